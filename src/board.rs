@@ -1,0 +1,333 @@
+//! Board geometry: sizes, the external line order, line names, boxes and the board's symmetry
+//! group. Everything outside the solver speaks in these terms; the solver keeps its own internal
+//! numbering (see [`crate::space`]).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Most lines a board may have: a position is one `u64`.
+pub const MAX_LINES: usize = 64;
+
+/// A line in the external order: all horizontal lines row by row (top to bottom, left to
+/// right), then all vertical lines row by row. This is OpenSpiel's dots_and_boxes order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Line(pub u8);
+
+/// A set of lines in the external order: bit i set = line i drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LineSet(pub u64);
+
+impl LineSet {
+    pub const EMPTY: LineSet = LineSet(0);
+
+    pub const fn contains(self, line: Line) -> bool {
+        self.0 >> line.0 & 1 == 1
+    }
+
+    pub const fn with(self, line: Line) -> LineSet {
+        LineSet(self.0 | 1 << line.0)
+    }
+
+    pub const fn len(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The lines in the set, in increasing order.
+    pub fn iter(self) -> impl Iterator<Item = Line> {
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            Some(Line(i as u8))
+        })
+    }
+}
+
+/// Why a board size was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    #[error("board '{0}' is not of the form MxN (M rows and N columns of boxes, e.g. 3x4)")]
+    Syntax(String),
+    #[error("board '{0}' has no boxes: rows and columns must both be at least 1")]
+    Empty(String),
+    #[error("board {rows}x{cols} has {lines} lines; at most 64 are supported (5x5 has 60)")]
+    TooManyLines { rows: usize, cols: usize, lines: usize },
+}
+
+/// A board of `rows` x `cols` boxes, at most [`MAX_LINES`] lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Board {
+    rows: u8,
+    cols: u8,
+}
+
+/// Whether a line is horizontal or vertical, with its coordinates as in `h(r,c)` / `v(r,c)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineCoord {
+    H(usize, usize),
+    V(usize, usize),
+}
+
+impl Board {
+    pub fn new(rows: usize, cols: usize) -> Result<Board, BoardError> {
+        if rows == 0 || cols == 0 {
+            return Err(BoardError::Empty(format!("{rows}x{cols}")));
+        }
+        let lines = rows * (cols + 1) + (rows + 1) * cols;
+        if lines > MAX_LINES {
+            return Err(BoardError::TooManyLines { rows, cols, lines });
+        }
+        Ok(Board { rows: rows as u8, cols: cols as u8 })
+    }
+
+    pub fn rows(self) -> usize {
+        self.rows as usize
+    }
+
+    pub fn cols(self) -> usize {
+        self.cols as usize
+    }
+
+    pub fn is_square(self) -> bool {
+        self.rows == self.cols
+    }
+
+    pub fn lines(self) -> usize {
+        self.rows() * (self.cols() + 1) + (self.rows() + 1) * self.cols()
+    }
+
+    pub fn boxes(self) -> usize {
+        self.rows() * self.cols()
+    }
+
+    /// Every line drawn.
+    pub fn full(self) -> LineSet {
+        LineSet(if self.lines() == 64 { u64::MAX } else { (1u64 << self.lines()) - 1 })
+    }
+
+    fn horizontals(self) -> usize {
+        (self.rows() + 1) * self.cols()
+    }
+
+    /// `h(r,c)`: horizontal line in dot row r (0..=rows), column c (0..cols).
+    pub fn h(self, r: usize, c: usize) -> Line {
+        debug_assert!(r <= self.rows() && c < self.cols());
+        Line((r * self.cols() + c) as u8)
+    }
+
+    /// `v(r,c)`: vertical line in box row r (0..rows), dot column c (0..=cols).
+    pub fn v(self, r: usize, c: usize) -> Line {
+        debug_assert!(r < self.rows() && c <= self.cols());
+        Line((self.horizontals() + r * (self.cols() + 1) + c) as u8)
+    }
+
+    pub fn coord(self, line: Line) -> LineCoord {
+        let i = line.0 as usize;
+        if i < self.horizontals() {
+            LineCoord::H(i / self.cols(), i % self.cols())
+        } else {
+            let j = i - self.horizontals();
+            LineCoord::V(j / (self.cols() + 1), j % (self.cols() + 1))
+        }
+    }
+
+    pub fn line_name(self, line: Line) -> String {
+        match self.coord(line) {
+            LineCoord::H(r, c) => format!("h({r},{c})"),
+            LineCoord::V(r, c) => format!("v({r},{c})"),
+        }
+    }
+
+    /// Reads `h(r,c)`, `v(r,c)` or a line number in the external order.
+    pub fn parse_line(self, text: &str) -> Option<Line> {
+        let t = text.trim();
+        if let Ok(n) = t.parse::<usize>() {
+            return (n < self.lines()).then_some(Line(n as u8));
+        }
+        let (kind, rest) = t.split_at_checked(1)?;
+        let inner = rest.strip_prefix('(')?.strip_suffix(')')?;
+        let (r, c) = inner.split_once(',')?;
+        let (r, c): (usize, usize) = (r.trim().parse().ok()?, c.trim().parse().ok()?);
+        match kind {
+            "h" if r <= self.rows() && c < self.cols() => Some(self.h(r, c)),
+            "v" if r < self.rows() && c <= self.cols() => Some(self.v(r, c)),
+            _ => None,
+        }
+    }
+
+    /// Index of box (r,c), row major.
+    pub fn box_index(self, r: usize, c: usize) -> usize {
+        r * self.cols() + c
+    }
+
+    /// The four sides of a box: h(r,c), h(r+1,c), v(r,c), v(r,c+1).
+    pub fn box_sides(self, b: usize) -> [Line; 4] {
+        let (r, c) = (b / self.cols(), b % self.cols());
+        [self.h(r, c), self.h(r + 1, c), self.v(r, c), self.v(r, c + 1)]
+    }
+
+    pub fn box_mask(self, b: usize) -> LineSet {
+        LineSet(self.box_sides(b).iter().fold(0, |m, l| m | 1 << l.0))
+    }
+
+    /// The one or two boxes a line borders.
+    pub fn line_boxes(self, line: Line) -> Vec<usize> {
+        let (m, n) = (self.rows(), self.cols());
+        match self.coord(line) {
+            LineCoord::H(r, c) => {
+                [r.checked_sub(1), (r < m).then_some(r)].into_iter().flatten().map(|r| self.box_index(r, c)).collect()
+            }
+            LineCoord::V(r, c) => {
+                [c.checked_sub(1), (c < n).then_some(c)].into_iter().flatten().map(|c| self.box_index(r, c)).collect()
+            }
+        }
+    }
+
+    /// Number of boxes completed by drawing `line` in a position where it is undrawn.
+    pub fn completes(self, drawn: LineSet, line: Line) -> u32 {
+        let after = drawn.with(line);
+        self.line_boxes(line).into_iter().filter(|&b| after.0 & self.box_mask(b).0 == self.box_mask(b).0).count() as u32
+    }
+
+    /// Boxes whose four sides are all drawn.
+    pub fn completed_boxes(self, drawn: LineSet) -> usize {
+        (0..self.boxes()).filter(|&b| drawn.0 & self.box_mask(b).0 == self.box_mask(b).0).count()
+    }
+
+    /// The board's symmetry group as line permutations, identity first: 4 elements for a
+    /// rectangle, 8 for a square.
+    pub fn symmetries(self) -> Vec<Symmetry> {
+        let (m2, n2) = (2 * self.rows() as i32, 2 * self.cols() as i32);
+        // A line is named by its midpoint in doubled coordinates (y, x); a symmetry maps
+        // midpoints to midpoints.
+        let count = if self.is_square() { 8 } else { 4 };
+        // Element k: bit 0 flips x, bit 1 flips y, bit 2 transposes first (squares only).
+        let transform = move |k: usize, y: i32, x: i32| {
+            let (y, x) = if k & 4 != 0 { (x, y) } else { (y, x) };
+            let x = if k & 1 != 0 { n2 - x } else { x };
+            let y = if k & 2 != 0 { m2 - y } else { y };
+            (y, x)
+        };
+        (0..count)
+            .map(|k| {
+                let perm = (0..self.lines())
+                    .map(|i| {
+                        let (y, x) = self.midpoint(Line(i as u8));
+                        let (y2, x2) = transform(k, y, x);
+                        self.at_midpoint(y2, x2)
+                    })
+                    .collect();
+                Symmetry { perm }
+            })
+            .collect()
+    }
+
+    fn midpoint(self, line: Line) -> (i32, i32) {
+        match self.coord(line) {
+            LineCoord::H(r, c) => (2 * r as i32, 2 * c as i32 + 1),
+            LineCoord::V(r, c) => (2 * r as i32 + 1, 2 * c as i32),
+        }
+    }
+
+    fn at_midpoint(self, y: i32, x: i32) -> Line {
+        if y % 2 == 0 {
+            self.h(y as usize / 2, (x as usize - 1) / 2)
+        } else {
+            self.v((y as usize - 1) / 2, x as usize / 2)
+        }
+    }
+}
+
+/// A symmetry of the board as a permutation of lines: `perm[i]` is the image of line i.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symmetry {
+    pub perm: Vec<Line>,
+}
+
+impl Symmetry {
+    pub fn apply(&self, set: LineSet) -> LineSet {
+        LineSet(set.iter().fold(0, |m, l| m | 1 << self.perm[l.0 as usize].0))
+    }
+}
+
+impl fmt::Display for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.rows, self.cols)
+    }
+}
+
+impl FromStr for Board {
+    type Err = BoardError;
+
+    fn from_str(s: &str) -> Result<Board, BoardError> {
+        let syntax = || BoardError::Syntax(s.to_string());
+        let (m, n) = s.trim().split_once(['x', 'X']).ok_or_else(syntax)?;
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(m) || !digits(n) {
+            return Err(syntax());
+        }
+        // Very long digit strings overflow; they are far too large anyway.
+        let m: usize = m.parse().unwrap_or(usize::MAX / 4);
+        let n: usize = n.parse().unwrap_or(usize::MAX / 4);
+        if m == 0 || n == 0 {
+            return Err(BoardError::Empty(s.trim().to_string()));
+        }
+        let lines = m.saturating_mul(n.saturating_add(1)).saturating_add(m.saturating_add(1).saturating_mul(n));
+        Board::new(m.min(1000), n.min(1000)).map_err(|_| BoardError::TooManyLines { rows: m, cols: n, lines })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_order_matches_openspiel() {
+        let b: Board = "1x2".parse().unwrap();
+        assert_eq!(b.lines(), 7);
+        assert_eq!(b.h(0, 0), Line(0));
+        assert_eq!(b.h(1, 1), Line(3));
+        assert_eq!(b.v(0, 0), Line(4));
+        assert_eq!(b.v(0, 2), Line(6));
+        assert_eq!(b.line_name(Line(5)), "v(0,1)");
+        assert_eq!(b.parse_line("v(0,1)"), Some(Line(5)));
+        assert_eq!(b.parse_line("5"), Some(Line(5)));
+        assert_eq!(b.parse_line("h(2,0)"), None);
+    }
+
+    #[test]
+    fn symmetries_are_permutations_preserving_boxes() {
+        for s in ["1x1", "1x3", "2x2", "3x4", "4x4", "5x5"] {
+            let b: Board = s.parse().unwrap();
+            let syms = b.symmetries();
+            assert_eq!(syms.len(), if b.is_square() { 8 } else { 4 });
+            for sym in &syms {
+                let mut seen = vec![false; b.lines()];
+                for l in &sym.perm {
+                    assert!(!seen[l.0 as usize]);
+                    seen[l.0 as usize] = true;
+                }
+                for bx in 0..b.boxes() {
+                    let image = sym.apply(b.box_mask(bx));
+                    assert!((0..b.boxes()).any(|c| b.box_mask(c) == image), "{s}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_are_checked() {
+        assert!(matches!("0x3".parse::<Board>(), Err(BoardError::Empty(_))));
+        assert!(matches!("6x6".parse::<Board>(), Err(BoardError::TooManyLines { lines: 84, .. })));
+        assert!(matches!("3by4".parse::<Board>(), Err(BoardError::Syntax(_))));
+        assert_eq!("5x5".parse::<Board>().unwrap().lines(), 60);
+        assert_eq!("1x21".parse::<Board>().unwrap().lines(), 64);
+    }
+}
