@@ -1,0 +1,202 @@
+//! One analysis of a position by any engine (the partitioned solver or a slow twin), as the
+//! command line and the benchmark report it: the value, every move's value, the best moves and
+//! what it cost.
+
+use serde::{Deserialize, Serialize};
+
+use crate::kernel::Value;
+use crate::position::Position;
+use crate::solve::{SolveOptions, move_value, solve};
+use crate::space::SpaceError;
+use crate::twins::{Dense, TwinError, minimax};
+
+/// Which solver computes the values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// Retrograde analysis over symmetric partitions (the real solver).
+    Partition,
+    /// Dense retrograde over all 2^k subsets of the undrawn lines (slow twin, k <= 32).
+    Dense,
+    /// Memoised minimax (slow twin, small positions only).
+    Minimax,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Space(#[from] SpaceError),
+    #[error(transparent)]
+    Twin(#[from] TwinError),
+    #[error(
+        "the position has {0} undrawn lines; solving in memory handles at most 32 (larger solves need the on-disk store)"
+    )]
+    TooLarge(usize),
+}
+
+/// Most undrawn lines a solve in memory takes.
+pub const MAX_FREE_IN_MEMORY: usize = 32;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveReport {
+    /// `h(r,c)` or `v(r,c)`.
+    pub line: String,
+    /// Line number in the external order.
+    pub index: u8,
+    /// Boxes the move completes.
+    pub boxes: u8,
+    /// Net future boxes for the mover after playing it, counting the boxes it completes.
+    pub value: i32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Analysis {
+    pub board: String,
+    /// The position as a line string.
+    pub lines: String,
+    pub engine: Engine,
+    pub value: i32,
+    pub moves: Vec<MoveReport>,
+    pub best: Vec<String>,
+    /// Positions stored (partitioned: after symmetry and interchangeable lines; dense: 2^k).
+    pub positions: u64,
+    pub groups: Vec<u32>,
+    pub partitions: usize,
+    pub seconds: f64,
+    pub positions_per_second: f64,
+    /// Most bytes of position values held at once.
+    pub peak_value_bytes: u64,
+    /// Peak resident memory of the whole process (VmHWM), when the system reports it.
+    pub peak_rss_bytes: Option<u64>,
+    pub threads: usize,
+}
+
+/// Solves `root` with `engine` and reports the root's value and every move.
+pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Analysis, AnalysisError> {
+    let free = root.undrawn().len() as usize;
+    let start = std::time::Instant::now();
+    let (value, moves, positions, groups, partitions, peak_value_bytes) = match engine {
+        Engine::Partition => {
+            if free > MAX_FREE_IN_MEMORY {
+                return Err(AnalysisError::TooLarge(free));
+            }
+            let s = solve(root, opts)?;
+            let moves = s.moves.iter().map(|m| (m.line, m.boxes, m.value)).collect();
+            let groups = s.space.groups.iter().map(|g| g.size).collect();
+            (s.value, moves, s.positions, groups, s.partitions, s.peak_bytes)
+        }
+        Engine::Dense => {
+            let d = Dense::solve(root)?;
+            let moves = root
+                .undrawn()
+                .iter()
+                .map(|l| {
+                    let n = root.board.completes(root.drawn, l) as i8;
+                    (l, n as u8, move_value(n, d.value(root.drawn.with(l))))
+                })
+                .collect();
+            let len = d.values.len() as u64;
+            (d.values[0], moves, len, vec![], 1, len)
+        }
+        Engine::Minimax => {
+            let value = minimax(root)?;
+            let moves = root
+                .undrawn()
+                .iter()
+                .map(|l| {
+                    let n = root.board.completes(root.drawn, l) as i8;
+                    let after = minimax(Position { board: root.board, drawn: root.drawn.with(l) })?;
+                    Ok((l, n as u8, move_value(n, after)))
+                })
+                .collect::<Result<Vec<_>, TwinError>>()?;
+            (value, moves, 0, vec![], 0, 0)
+        }
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(report(root, engine, value, &moves, positions, groups, partitions, peak_value_bytes, seconds, opts.threads))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    root: Position,
+    engine: Engine,
+    value: Value,
+    moves: &[(crate::board::Line, u8, Value)],
+    positions: u64,
+    groups: Vec<u32>,
+    partitions: usize,
+    peak_value_bytes: u64,
+    seconds: f64,
+    threads: usize,
+) -> Analysis {
+    let board = root.board;
+    let moves: Vec<MoveReport> = moves
+        .iter()
+        .map(|&(l, boxes, v)| MoveReport { line: board.line_name(l), index: l.0, boxes, value: v as i32 })
+        .collect();
+    let best = moves.iter().filter(|m| m.value == value as i32).map(|m| m.line.clone()).collect();
+    Analysis {
+        board: board.to_string(),
+        lines: root.to_line_string(),
+        engine,
+        value: value as i32,
+        moves,
+        best,
+        positions,
+        groups,
+        partitions,
+        seconds,
+        positions_per_second: if seconds > 0.0 { positions as f64 / seconds } else { 0.0 },
+        peak_value_bytes,
+        peak_rss_bytes: peak_rss_bytes(),
+        threads,
+    }
+}
+
+/// Peak resident set size of this process, from `/proc/self/status` (Linux).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+impl std::fmt::Display for Analysis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let free = self.lines.bytes().filter(|&b| b == b'0').count();
+        writeln!(f, "board {}, {} undrawn lines, {:?} engine", self.board, free, self.engine)?;
+        writeln!(f, "value {:+} (net future boxes for the player to move)", self.value)?;
+        writeln!(f, "moves (line: value)")?;
+        for m in &self.moves {
+            let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
+            writeln!(f, "  {:<8} {:+}{boxes}", m.line, m.value)?;
+        }
+        writeln!(f, "best {}", self.best.join(" "))?;
+        let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
+        if self.positions > 0 {
+            write!(f, "positions {}", self.positions)?;
+            if !groups.is_empty() {
+                write!(
+                    f,
+                    " in {} partitions of {} groups ({} lines)",
+                    self.partitions,
+                    groups.len(),
+                    groups.join("+")
+                )?;
+            }
+            writeln!(f)?;
+        }
+        writeln!(
+            f,
+            "time {:.3} s on {} thread(s), {:.1} M positions/s",
+            self.seconds,
+            self.threads,
+            self.positions_per_second / 1e6
+        )?;
+        write!(f, "peak memory {:.1} MB of values", self.peak_value_bytes as f64 / 1e6)?;
+        if let Some(rss) = self.peak_rss_bytes {
+            write!(f, ", {:.1} MB resident", rss as f64 / 1e6)?;
+        }
+        writeln!(f)
+    }
+}

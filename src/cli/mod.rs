@@ -1,0 +1,95 @@
+//! Argument parsing shared by the subcommands, and the dispatch. One module per subcommand.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use dab::board::Board;
+use dab::position::Position;
+
+mod bench;
+mod partitions;
+mod solve;
+
+/// Exit status for bad input (as clap uses for usage errors).
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+#[derive(Parser)]
+#[command(name = "dab", version, about = "Complete solutions of Dots-and-Boxes by retrograde analysis")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Value of a position (the empty board by default) and of every move.
+    Solve(solve::SolveArgs),
+    /// List the partitions of a solve: key, stored positions, bytes, the keys each reads.
+    Partitions(partitions::PartitionsArgs),
+    /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
+    Bench(bench::BenchArgs),
+}
+
+/// A position named on the command line: a board (empty), a board with a line string, or an
+/// ASCII-art file.
+#[derive(Args, Clone)]
+pub struct PositionArgs {
+    /// Board size MxN: M rows and N columns of boxes (e.g. 3x4).
+    pub board: Option<String>,
+    /// ASCII-art position file ('-' for stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "lines")]
+    pub position: Option<PathBuf>,
+    /// Line string: one '0'/'1' per line in the external order (needs BOARD).
+    #[arg(long, value_name = "STRING")]
+    pub lines: Option<String>,
+}
+
+/// An error for the user: printed as one line, exit status 2.
+pub type CliResult = Result<(), Box<dyn std::error::Error>>;
+
+impl PositionArgs {
+    pub fn position(&self) -> Result<Position, Box<dyn std::error::Error>> {
+        let board = self.board.as_deref().map(str::parse::<Board>).transpose()?;
+        if let Some(path) = &self.position {
+            let text = if path.as_os_str() == "-" {
+                let mut s = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut s)
+                    .map_err(|e| format!("cannot read the position from stdin: {e}"))?;
+                s
+            } else {
+                std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read position file '{}': {e}", path.display()))?
+            };
+            let pos = Position::from_art(&text).map_err(|e| format!("position file '{}': {e}", path.display()))?;
+            if let Some(b) = board.filter(|b| *b != pos.board) {
+                return Err(format!("position file '{}' is a {} board, not {b}", path.display(), pos.board).into());
+            }
+            return Ok(pos);
+        }
+        let Some(board) = board else {
+            return Err("give a board (e.g. 3x4), or --position FILE".into());
+        };
+        match &self.lines {
+            Some(s) => Ok(Position::from_line_string(board, s)?),
+            None => Ok(Position::empty(board)),
+        }
+    }
+}
+
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Solve(a) => solve::run(a),
+        Command::Partitions(a) => partitions::run(a),
+        Command::Bench(a) => bench::run_cmd(a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_BAD_INPUT
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! `dab solve`: the value of a position and of every move.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use dab::analysis::{Engine, analyse};
+use dab::solve::SolveOptions;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{CliResult, PositionArgs};
+
+#[derive(Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Number of line groups (partitions are counts of drawn lines per group).
+    #[arg(long, value_name = "G")]
+    pub groups: Option<usize>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "P")]
+    pub threads: Option<usize>,
+    /// Solver: the partitioned retrograde solver, or a slow twin.
+    #[arg(long, value_enum, default_value_t = Engine::Partition)]
+    pub engine: Engine,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(args: SolveArgs) -> CliResult {
+    let root = args.position.position()?;
+    let threads = match args.threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(p) => p,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
+    let progress = |done: u64, total: u64| bar.update(done, total);
+    let opts = SolveOptions { groups: args.groups, threads, keep_all: false, progress: Some(&progress) };
+    let analysis = analyse(root, args.engine, opts)?;
+    bar.finish();
+    if args.json {
+        println!("{}", serde_json::to_string(&analysis)?);
+    } else {
+        print!("{analysis}");
+    }
+    Ok(())
+}
+
+/// A progress bar on a terminal, shown only once a solve has run for a second.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    start: Instant,
+}
+
+impl Progress {
+    pub fn new(enabled: bool) -> Progress {
+        let bar = enabled.then(|| {
+            let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{wide_bar}] {percent}% of {human_len} positions, eta {eta}",
+                )
+                .expect("valid template"),
+            );
+            bar
+        });
+        Progress { bar, start: Instant::now() }
+    }
+
+    pub fn update(&self, done: u64, total: u64) {
+        if let Some(bar) = &self.bar {
+            if bar.is_hidden() && self.start.elapsed() > Duration::from_secs(1) {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
+            bar.set_length(total);
+            bar.set_position(done);
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! The command line: outputs, formats, and every kind of bad input (one clear message, exit 2).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn dab() -> Command {
+    Command::cargo_bin("dab").unwrap()
+}
+
+fn json(args: &[&str], stdin: Option<&str>) -> serde_json::Value {
+    let mut cmd = dab();
+    cmd.args(args);
+    if let Some(s) = stdin {
+        cmd.write_stdin(s);
+    }
+    let out = cmd.assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn solve_json_has_the_promised_fields() {
+    let v = json(&["solve", "2x2", "--json"], None);
+    assert_eq!(v["board"], "2x2");
+    assert_eq!(v["value"], 2);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 12);
+    let first = &v["moves"][0];
+    assert_eq!(first["line"], "h(0,0)");
+    assert!(first["value"].is_i64());
+    assert!(v["best"].as_array().unwrap().iter().all(|l| l.is_string()));
+    assert!(v["positions"].as_u64().unwrap() > 0);
+    assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn both_position_formats_give_the_same_answer() {
+    let art = "# the README's example\n+-+ +\n|   |\n+ +-+\n";
+    let a = json(&["solve", "--position", "-", "--json"], Some(art));
+    let b = json(&["solve", "1x2", "--lines", "1001101", "--json"], None);
+    assert_eq!(a["value"], -2);
+    assert_eq!(a["moves"], b["moves"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.txt");
+    std::fs::write(&file, art).unwrap();
+    let c = json(&["solve", "--position", file.to_str().unwrap(), "--json", "--engine", "minimax"], None);
+    assert_eq!(c["moves"], b["moves"]);
+}
+
+#[test]
+fn text_output_names_value_moves_and_costs() {
+    dab().args(["solve", "3x3", "--quiet"]).assert().success().stdout(
+        predicate::str::contains("value -3")
+            .and(predicate::str::contains("v(2,3)"))
+            .and(predicate::str::contains("best h(0,0)"))
+            .and(predicate::str::contains("positions 872448"))
+            .and(predicate::str::contains("M positions/s"))
+            .and(predicate::str::contains("peak memory")),
+    );
+}
+
+#[test]
+fn no_progress_bar_on_a_pipe() {
+    dab().args(["solve", "2x3"]).assert().success().stderr(predicate::str::is_empty());
+}
+
+fn bad(args: &[&str], stdin: Option<&str>, message: &str) {
+    let mut cmd = dab();
+    cmd.args(args);
+    if let Some(s) = stdin {
+        cmd.write_stdin(s);
+    }
+    cmd.assert().code(2).stdout(predicate::str::is_empty()).stderr(predicate::str::contains(message));
+}
+
+#[test]
+fn bad_input_is_refused_with_status_2() {
+    bad(&["solve", "6x6"], None, "board 6x6 has 84 lines; at most 64");
+    bad(&["solve", "0x3"], None, "board '0x3' has no boxes");
+    bad(&["solve", "3by4"], None, "not of the form MxN");
+    bad(&["solve", "1x2", "--lines", "100110"], None, "6 characters; board 1x2 has 7 lines");
+    bad(&["solve", "1x2", "--lines", "10011x1"], None, "'x' at position 6");
+    bad(&["solve", "--position", "-"], Some("+-+ +\n| x |\n+ +-+\n"), "row 2, column 3");
+    bad(&["solve", "--position", "-"], Some("+-+ +\n|   |\n"), "odd number");
+    bad(&["solve", "--position", "/nonexistent/p.txt"], None, "cannot read position file '/nonexistent/p.txt'");
+    bad(&["solve", "2x2", "--position", "-"], Some("+-+ +\n|   |\n+ +-+\n"), "is a 1x2 board, not 2x2");
+    bad(&["solve", "--lines", "0101"], None, "give a board");
+    bad(&["solve", "3x3", "--bogus"], None, "unexpected argument '--bogus'");
+    bad(&["solve", "3x4", "--groups", "1"], None, "at most 20 are allowed");
+    bad(&["solve", "3x3", "--groups", "0"], None, "--groups must be at least 1");
+    bad(&["solve", "3x3", "--threads", "0"], None, "--threads must be at least 1");
+    bad(&["solve", "4x4", "--engine", "dense"], None, "at most 32");
+    bad(&["solve", "4x4"], None, "at most 32");
+    bad(&["partitions", "9x9"], None, "at most 64");
+}
+
+#[test]
+fn partitions_lists_keys_positions_bytes_and_dependencies() {
+    let out = dab().args(["partitions", "3x3", "--groups", "2"]).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("key,lines,positions,bytes,deps"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 13 * 13);
+    assert_eq!(rows[0][0], "12-12");
+    let root = rows.last().unwrap();
+    assert_eq!((root[0], root[4]), ("0-0", "1-0:0-1"));
+    let total: u64 = rows.iter().map(|r| r[2].parse::<u64>().unwrap()).sum();
+    assert_eq!(total, 872448);
+    let v = json(&["partitions", "3x4", "--json"], None);
+    assert_eq!(v["groups"].as_array().unwrap().len(), 3);
+    let parts = v["partitions"].as_array().unwrap();
+    for p in parts {
+        let key: dab::key::PartitionKey = p["key"].as_str().unwrap().parse().unwrap();
+        assert_eq!(key.to_string(), p["key"].as_str().unwrap());
+    }
+}
+
+#[test]
+fn bench_writes_its_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bench.csv");
+    dab().args(["bench", "--cases", "2x2,1x4", "-o", out.to_str().unwrap()]).assert().success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with("case,engine,free_lines,value,positions,seconds"));
+    assert_eq!(text.lines().count(), 5);
+    dab().args(["bench", "--cases", "7x7", "-o", out.to_str().unwrap()]).assert().code(2);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text, "a failed run leaves the old report");
+}

@@ -1,0 +1,97 @@
+//! Property tests: rank/unrank is a bijection, values are invariant under the board's
+//! symmetries and under swapping interchangeable lines, and the formats round-trip.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use common::board;
+use dab::board::{Board, Line, LineSet};
+use dab::position::Position;
+use dab::solve::{Solution, SolveOptions, solve};
+use dab::space::Space;
+use proptest::prelude::*;
+
+/// Whole solves kept for lookups: a square (8 symmetries), a rectangle and a 1xN board.
+fn solved(i: usize) -> &'static Solution {
+    static CELLS: [OnceLock<Solution>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    CELLS[i].get_or_init(|| {
+        let b = ["3x3", "2x4", "1x6"][i];
+        solve(Position::empty(board(b)), SolveOptions { keep_all: true, ..Default::default() }).unwrap()
+    })
+}
+
+fn any_board() -> impl Strategy<Value = Board> {
+    (1usize..=6, 1usize..=6).prop_filter_map("at most 64 lines", |(m, n)| Board::new(m, n).ok())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn rank_and_unrank_are_inverse(b in prop::sample::select(vec!["2x2", "1x5", "2x3", "3x3", "3x4", "4x4"]),
+                                   groups in 1usize..=4, state in any::<u64>()) {
+        let root = Position::empty(board(b));
+        let Ok(space) = Space::new(root, Some(groups)) else { return Ok(()) };
+        let state = state & ((1u64 << space.free()) - 1);
+        let (key, index) = space.locate(state);
+        prop_assert!(index < space.partition_len(&key));
+        let stored = space.state_at(&key, index);
+        prop_assert_eq!(stored, space.canonical(state));
+        prop_assert_eq!(space.locate(stored), (key, index));
+    }
+
+    #[test]
+    fn values_are_invariant_under_symmetries(which in 0usize..3, state in any::<u64>()) {
+        let sol = solved(which);
+        let sp = &sol.space;
+        let state = state & ((1u64 << sp.free()) - 1);
+        let pos = sp.position_of(state);
+        let v = sol.value_of(state).unwrap();
+        for sym in sp.board().symmetries() {
+            let image = sp.state_of(sym.apply(pos.drawn));
+            prop_assert_eq!(sol.value_of(image).unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn values_are_invariant_under_swapping_interchangeable_lines(which in 0usize..3, state in any::<u64>(),
+                                                                 pick in any::<prop::sample::Index>()) {
+        let sol = solved(which);
+        let sp = &sol.space;
+        let b = sp.board();
+        let state = state & ((1u64 << sp.free()) - 1);
+        let pos = sp.position_of(state);
+        // Two border lines of one box, one drawn and one not.
+        let pairs: Vec<(Line, Line)> = (0..b.lines() as u8).flat_map(|x| (0..b.lines() as u8).map(move |y| (Line(x), Line(y))))
+            .filter(|&(x, y)| x != y && b.line_boxes(x).len() == 1 && b.line_boxes(x) == b.line_boxes(y))
+            .filter(|&(x, y)| pos.drawn.contains(x) && !pos.drawn.contains(y))
+            .collect();
+        if pairs.is_empty() { return Ok(()) }
+        let (x, y) = pairs[pick.index(pairs.len())];
+        let swapped = LineSet((pos.drawn.0 & !(1 << x.0)) | 1 << y.0);
+        prop_assert_eq!(sol.value_of(sp.state_of(swapped)).unwrap(), sol.value_of(state).unwrap());
+    }
+
+    #[test]
+    fn art_and_line_string_round_trip(b in any_board(), bits in any::<u64>()) {
+        let pos = Position { board: b, drawn: LineSet(bits & b.full().0) };
+        prop_assert_eq!(Position::from_art(&pos.to_art()).unwrap(), pos);
+        prop_assert_eq!(Position::from_line_string(b, &pos.to_line_string()).unwrap(), pos);
+    }
+}
+
+#[test]
+fn every_stored_configuration_has_its_own_rank() {
+    for (b, g) in [("3x3", 2), ("4x4", 4), ("1x7", 2), ("3x4", 3)] {
+        let space = Space::new(Position::empty(board(b)), Some(g)).unwrap();
+        for grp in &space.groups {
+            for (c, configs) in grp.configs.iter().enumerate() {
+                for (r, &x) in configs.iter().enumerate() {
+                    assert_eq!(x.count_ones() as usize, c);
+                    assert_eq!(grp.rank[x as usize] as usize, r, "{b}");
+                }
+            }
+        }
+    }
+}
