@@ -8,7 +8,7 @@
 //! Everything is prepared in [`Kernel::new`]; [`Kernel::compute`] allocates nothing per position.
 
 use crate::key::{MAX_GROUPS, PartitionKey};
-use crate::space::{MAX_GROUP_LINES, Space};
+use crate::space::{MAX_GROUP_LINES, Space, State};
 
 /// A mask bit no configuration has (groups have at most 20 lines): the box cannot complete.
 const NEVER: u32 = 1 << 31;
@@ -159,7 +159,7 @@ impl<'a> Kernel<'a> {
 
             // Moves in outer groups: whole rows.
             for l in 0..ioff {
-                if !sp.is_move(outer_state, l) {
+                if !sp.is_move(State(outer_state), l) {
                     continue;
                 }
                 let g = sp.line_group[l] as usize;

@@ -10,7 +10,7 @@ use crate::board::Line;
 use crate::kernel::{Kernel, Value};
 use crate::key::PartitionKey;
 use crate::position::Position;
-use crate::space::{Space, SpaceError};
+use crate::space::{Space, SpaceError, State};
 
 /// How to run a solve.
 #[derive(Clone, Copy)]
@@ -64,14 +64,14 @@ impl Solution {
     }
 
     /// Value of any position of the space (needs `keep_all`).
-    pub fn value_of(&self, state: u64) -> Option<Value> {
+    pub fn value_of(&self, state: State) -> Option<Value> {
         let tables = self.tables.as_ref()?;
         let (key, index) = self.space.locate(state);
         Some(tables[self.space.key_index(&key)][index])
     }
 }
 
-/// Value of drawing internal line `i` in `state`, given the value of the state after it.
+/// Value of a move that completes `boxes` boxes, given the value of the position after it.
 pub fn move_value(boxes: i8, after: Value) -> Value {
     if boxes > 0 { boxes + after } else { -after }
 }
@@ -183,9 +183,9 @@ pub fn compute_partition(
 fn root_move_values(space: &Space, tables: &[Vec<Value>]) -> Vec<MoveValue> {
     let mut by_line: Vec<MoveValue> = (0..space.free())
         .map(|i| {
-            let (key, index) = space.locate(1 << i);
+            let (key, index) = space.locate(State(1 << i));
             let after = tables[space.key_index(&key)][index];
-            let boxes = space.completes(0, i);
+            let boxes = space.completes(State(0), i);
             MoveValue { line: space.lines[i], boxes: boxes as u8, value: move_value(boxes, after) }
         })
         .collect();

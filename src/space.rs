@@ -3,8 +3,8 @@
 //! symmetry images, canonical forms), all built once here and never in the hot loop.
 //!
 //! Internal numbering: the k undrawn lines get bits 0..k, group by group (group 0 lowest), so a
-//! group's configuration is a contiguous bit field. A *state* (`u64`) has bit i set when
-//! internal line i is drawn. Two reductions shrink what is stored:
+//! group's configuration is a contiguous bit field. A [`State`] has bit i set when internal
+//! line i is drawn. Two reductions shrink what is stored:
 //! - interchangeable lines: undrawn lines that border exactly the same boxes (the border lines
 //!   of one box, e.g. a corner pair) form a *class*; only states whose drawn lines are a prefix
 //!   of each class are stored (*normalised*), and only the class's next line is a move;
@@ -71,6 +71,11 @@ impl Group {
         ((state >> self.offset) & ((1u64 << self.size) - 1)) as u32
     }
 }
+
+/// A position of a space in the internal numbering: bit i set = internal line i (the root's
+/// undrawn line `Space::lines[i]`) drawn. The root itself is `State(0)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct State(pub u64);
 
 /// Per internal line: for each box it borders, the other undrawn sides of that box.
 #[derive(Debug, Clone, Copy, Default)]
@@ -335,20 +340,21 @@ impl Space {
     }
 
     /// Internal state of a position of this space (its drawn lines must include the root's).
-    pub fn state_of(&self, drawn: LineSet) -> u64 {
-        self.lines.iter().enumerate().filter(|(_, l)| drawn.contains(**l)).fold(0, |m, (i, _)| m | 1 << i)
+    pub fn state_of(&self, drawn: LineSet) -> State {
+        State(self.lines.iter().enumerate().filter(|(_, l)| drawn.contains(**l)).fold(0, |m, (i, _)| m | 1 << i))
     }
 
     /// The position of an internal state.
-    pub fn position_of(&self, state: u64) -> Position {
+    pub fn position_of(&self, State(state): State) -> Position {
         let drawn =
             (0..self.lines.len()).filter(|i| state >> i & 1 == 1).fold(self.root.drawn, |d, i| d.with(self.lines[i]));
         Position { board: self.root.board, drawn }
     }
 
     /// The stored representative of any state: normalised classes, canonical group 0.
-    pub fn canonical(&self, state: u64) -> u64 {
-        let mut fields: Vec<u32> = self.groups.iter().map(|g| normalise(g, g.field(state), &self.class_prev)).collect();
+    pub fn canonical(&self, state: State) -> State {
+        let mut fields: Vec<u32> =
+            self.groups.iter().map(|g| normalise(g, g.field(state.0), &self.class_prev)).collect();
         if let Some(g0) = self.groups.first().filter(|g| g.canonical) {
             let s = g0.canon[fields[0] as usize];
             if s > 0 {
@@ -357,12 +363,12 @@ impl Space {
                 }
             }
         }
-        fields.iter().zip(&self.groups).fold(0, |m, (&f, g)| m | (f as u64) << g.offset)
+        State(fields.iter().zip(&self.groups).fold(0, |m, (&f, g)| m | (f as u64) << g.offset))
     }
 
     /// Partition and index of the stored representative of `state`.
-    pub fn locate(&self, state: u64) -> (PartitionKey, usize) {
-        let canon = self.canonical(state);
+    pub fn locate(&self, state: State) -> (PartitionKey, usize) {
+        let State(canon) = self.canonical(state);
         let counts: Vec<u8> = self.groups.iter().map(|g| g.field(canon).count_ones() as u8).collect();
         let key = PartitionKey::new(&counts);
         let strides = self.strides(&key);
@@ -377,24 +383,24 @@ impl Space {
 
     /// The state stored at `index` of partition `key` (the inverse of [`Space::locate`] on
     /// stored states).
-    pub fn state_at(&self, key: &PartitionKey, index: usize) -> u64 {
+    pub fn state_at(&self, key: &PartitionKey, index: usize) -> State {
         let strides = self.strides(key);
-        self.groups.iter().enumerate().fold(0, |m, (g, grp)| {
+        State(self.groups.iter().enumerate().fold(0, |m, (g, grp)| {
             let c = key.counts()[g] as usize;
             let rank = index / strides[g] % grp.count(c);
             m | (grp.configs[c][rank] as u64) << grp.offset
-        })
+        }))
     }
 
     /// Whether internal line `i` is a move in `state` (undrawn, and first undrawn of its class).
-    pub fn is_move(&self, state: u64, i: usize) -> bool {
-        state >> i & 1 == 0 && state & self.class_prev[i] == self.class_prev[i]
+    pub fn is_move(&self, State(s): State, i: usize) -> bool {
+        s >> i & 1 == 0 && s & self.class_prev[i] == self.class_prev[i]
     }
 
     /// Boxes completed by drawing internal line `i` in `state`.
-    pub fn completes(&self, state: u64, i: usize) -> i8 {
+    pub fn completes(&self, State(s): State, i: usize) -> i8 {
         let lb = &self.boxes[i];
-        lb.others[..lb.count as usize].iter().filter(|&&m| state & m == m).count() as i8
+        lb.others[..lb.count as usize].iter().filter(|&&m| s & m == m).count() as i8
     }
 
     /// Mask of all lines of group `g`.

@@ -9,7 +9,7 @@ use common::board;
 use dab::board::{Board, Line, LineSet};
 use dab::position::Position;
 use dab::solve::{Solution, SolveOptions, solve};
-use dab::space::Space;
+use dab::space::{Space, State};
 use proptest::prelude::*;
 
 /// Whole solves kept for lookups: a square (8 symmetries), a rectangle and a 1xN board.
@@ -33,7 +33,7 @@ proptest! {
                                    groups in 1usize..=4, state in any::<u64>()) {
         let root = Position::empty(board(b));
         let Ok(space) = Space::new(root, Some(groups)) else { return Ok(()) };
-        let state = state & ((1u64 << space.free()) - 1);
+        let state = State(state & ((1u64 << space.free()) - 1));
         let (key, index) = space.locate(state);
         prop_assert!(index < space.partition_len(&key));
         let stored = space.state_at(&key, index);
@@ -45,7 +45,7 @@ proptest! {
     fn values_are_invariant_under_symmetries(which in 0usize..3, state in any::<u64>()) {
         let sol = solved(which);
         let sp = &sol.space;
-        let state = state & ((1u64 << sp.free()) - 1);
+        let state = State(state & ((1u64 << sp.free()) - 1));
         let pos = sp.position_of(state);
         let v = sol.value_of(state).unwrap();
         for sym in sp.board().symmetries() {
@@ -60,7 +60,7 @@ proptest! {
         let sol = solved(which);
         let sp = &sol.space;
         let b = sp.board();
-        let state = state & ((1u64 << sp.free()) - 1);
+        let state = State(state & ((1u64 << sp.free()) - 1));
         let pos = sp.position_of(state);
         // Two border lines of one box, one drawn and one not.
         let pairs: Vec<(Line, Line)> = (0..b.lines() as u8).flat_map(|x| (0..b.lines() as u8).map(move |y| (Line(x), Line(y))))

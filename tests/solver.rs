@@ -6,7 +6,7 @@ mod common;
 use common::{Rng, board, random_position};
 use dab::position::Position;
 use dab::solve::{Solution, SolveOptions, solve};
-use dab::space::Space;
+use dab::space::{Space, State};
 use dab::twins::{Dense, minimax};
 
 fn solve_all(root: Position, groups: Option<usize>, threads: usize) -> Solution {
@@ -18,7 +18,7 @@ fn solve_all(root: Position, groups: Option<usize>, threads: usize) -> Solution 
 fn assert_matches_dense(sol: &Solution, dense: &Dense, what: &str) {
     let sp = &sol.space;
     assert_eq!(sp.free(), dense.free.len());
-    for state in 0..1u64 << sp.free() {
+    for state in (0..1u64 << sp.free()).map(State) {
         let pos = sp.position_of(state);
         assert_eq!(sol.value_of(state).unwrap(), dense.value(pos.drawn), "{what}: position {}", pos.to_line_string());
     }
