@@ -16,7 +16,10 @@ const NEVER: u32 = 1 << 31;
 /// A value of a position: net future boxes for the player to move.
 pub type Value = i8;
 
-/// An inner-group move: successor rank (low 24 bits) and local line (high 8 bits).
+/// An inner-group move. Low 24 bits: the successor's rank. High 8 bits: the *box key*
+/// `4 * line + inner_ok`, where bit k of `inner_ok` says the other sides of the line's box k
+/// that lie in the inner group are drawn. Whether the box completes then depends on the row
+/// only, through its outer sides: see [`Kernel::compute`]'s per-row box table.
 #[derive(Clone, Copy)]
 struct InnerMove(u32);
 
@@ -25,10 +28,13 @@ impl InnerMove {
         (self.0 & 0x00ff_ffff) as usize
     }
 
-    fn line(self) -> usize {
+    fn box_key(self) -> usize {
         (self.0 >> 24) as usize
     }
 }
+
+/// Box keys: 4 per inner line.
+const BOX_KEYS: usize = 4 * MAX_GROUP_LINES;
 
 /// Tables for the kernel over one space.
 pub struct Kernel<'a> {
@@ -79,7 +85,10 @@ impl<'a> Kernel<'a> {
                     if g.canonical && g.canon[y as usize] > 0 {
                         y = g.sym[g.canon[y as usize] as usize - 1][y as usize];
                     }
-                    list.push(InnerMove(g.rank[y as usize] | (j as u32) << 24));
+                    let inner_ok = (0..2)
+                        .filter(|&k| x & box_inner[off + j][k] == box_inner[off + j][k])
+                        .fold(0, |b, k| b | 1 << k);
+                    list.push(InnerMove(g.rank[y as usize] | (4 * j as u32 + inner_ok) << 24));
                 }
                 starts.push(list.len() as u32);
             }
@@ -124,7 +133,7 @@ impl<'a> Kernel<'a> {
         let ig = &groups[inner];
         let inner_cfgs = &ig.configs[ci];
         let ioff = ig.offset as usize;
-        let isize = ig.size as usize;
+        let inner_size = ig.size as usize;
         let strides = sp.strides(key);
         let mut succ_strides = [[0usize; MAX_GROUPS]; MAX_GROUPS];
         for (g, s) in succ_strides.iter_mut().enumerate().take(ng) {
@@ -141,7 +150,8 @@ impl<'a> Kernel<'a> {
         for h in 0..inner {
             ranks[h] = first_row * row_len / strides[h] % groups[h].count(counts[h] as usize);
         }
-        let mut masks = [(NEVER, NEVER); MAX_GROUP_LINES];
+        // Boxes completed by an inner move, by box key, for the current row.
+        let mut boxes_by_key = [0i8; BOX_KEYS];
         for best in out.chunks_exact_mut(row_len) {
             let mut fields = [0u32; MAX_GROUPS];
             let mut outer_state = 0u64;
@@ -189,17 +199,19 @@ impl<'a> Kernel<'a> {
 
             // Moves in the inner group: the same row of the successor, through the move table.
             if inner_succ_len > 0 {
-                for (j, m) in masks.iter_mut().enumerate().take(isize) {
-                    *m = mask_pair(ioff + j);
+                for j in 0..inner_size {
+                    let o = &self.box_outer[ioff + j];
+                    let ok0 = (outer_state & o[0] == o[0]) as i8;
+                    let ok1 = (outer_state & o[1] == o[1]) as i8;
+                    boxes_by_key[4 * j..4 * j + 4].copy_from_slice(&[0, ok0, ok1, ok0 + ok1]);
                 }
                 let ss = &succ_strides[inner];
                 let base: usize = (0..inner).map(|h| ranks[h] * ss[h]).sum();
                 let srow = &succ[inner][base..base + inner_succ_len];
-                for (i, (b, &cfg)) in best.iter_mut().zip(inner_cfgs).enumerate() {
+                for (i, b) in best.iter_mut().enumerate() {
                     let mut v = *b;
                     for &mv in &imoves[starts[i] as usize..starts[i + 1] as usize] {
-                        let (m0, m1) = masks[mv.line()];
-                        let n = ((cfg & m0) == m0) as i8 + ((cfg & m1) == m1) as i8;
+                        let n = boxes_by_key[mv.box_key()];
                         let s = srow[mv.rank()];
                         v = v.max(if n > 0 { s + n } else { -s });
                     }
