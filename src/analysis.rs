@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::board::Line;
 use crate::kernel::Value;
 use crate::position::Position;
 use crate::solve::{SolveOptions, move_value, solve};
@@ -71,19 +72,35 @@ pub struct Analysis {
     pub threads: usize,
 }
 
+/// What an engine found, before it is reported.
+struct Outcome {
+    value: Value,
+    /// (line, boxes it completes, value of playing it) for every undrawn line.
+    moves: Vec<(Line, u8, Value)>,
+    positions: u64,
+    groups: Vec<u32>,
+    partitions: usize,
+    peak_value_bytes: u64,
+}
+
 /// Solves `root` with `engine` and reports the root's value and every move.
 pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Analysis, AnalysisError> {
     let free = root.undrawn().len() as usize;
     let start = std::time::Instant::now();
-    let (value, moves, positions, groups, partitions, peak_value_bytes) = match engine {
+    let outcome = match engine {
         Engine::Partition => {
             if free > MAX_FREE_IN_MEMORY {
                 return Err(AnalysisError::TooLarge(free));
             }
             let s = solve(root, opts)?;
-            let moves = s.moves.iter().map(|m| (m.line, m.boxes, m.value)).collect();
-            let groups = s.space.groups.iter().map(|g| g.size).collect();
-            (s.value, moves, s.positions, groups, s.partitions, s.peak_bytes)
+            Outcome {
+                value: s.value,
+                moves: s.moves.iter().map(|m| (m.line, m.boxes, m.value)).collect(),
+                positions: s.positions,
+                groups: s.space.groups.iter().map(|g| g.size).collect(),
+                partitions: s.partitions,
+                peak_value_bytes: s.peak_bytes,
+            }
         }
         Engine::Dense => {
             let d = Dense::solve(root)?;
@@ -96,10 +113,9 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
                 })
                 .collect();
             let len = d.values.len() as u64;
-            (d.values[0], moves, len, vec![], 1, len)
+            Outcome { value: d.values[0], moves, positions: len, groups: vec![], partitions: 1, peak_value_bytes: len }
         }
         Engine::Minimax => {
-            let value = minimax(root)?;
             let moves = root
                 .undrawn()
                 .iter()
@@ -109,48 +125,35 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
                     Ok((l, n as u8, move_value(n, after)))
                 })
                 .collect::<Result<Vec<_>, TwinError>>()?;
-            (value, moves, 0, vec![], 0, 0)
+            let value = minimax(root)?;
+            Outcome { value, moves, positions: 0, groups: vec![], partitions: 0, peak_value_bytes: 0 }
         }
     };
     let seconds = start.elapsed().as_secs_f64();
-    Ok(report(root, engine, value, &moves, positions, groups, partitions, peak_value_bytes, seconds, opts.threads))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn report(
-    root: Position,
-    engine: Engine,
-    value: Value,
-    moves: &[(crate::board::Line, u8, Value)],
-    positions: u64,
-    groups: Vec<u32>,
-    partitions: usize,
-    peak_value_bytes: u64,
-    seconds: f64,
-    threads: usize,
-) -> Analysis {
     let board = root.board;
-    let moves: Vec<MoveReport> = moves
+    let moves: Vec<MoveReport> = outcome
+        .moves
         .iter()
         .map(|&(l, boxes, v)| MoveReport { line: board.line_name(l), index: l.0, boxes, value: v as i32 })
         .collect();
-    let best = moves.iter().filter(|m| m.value == value as i32).map(|m| m.line.clone()).collect();
-    Analysis {
+    let best = moves.iter().filter(|m| m.value == outcome.value as i32).map(|m| m.line.clone()).collect();
+    Ok(Analysis {
         board: board.to_string(),
         lines: root.to_line_string(),
         engine,
-        value: value as i32,
+        value: outcome.value as i32,
         moves,
         best,
-        positions,
-        groups,
-        partitions,
+        positions: outcome.positions,
+        groups: outcome.groups,
+        partitions: outcome.partitions,
         seconds,
-        positions_per_second: if seconds > 0.0 { positions as f64 / seconds } else { 0.0 },
-        peak_value_bytes,
+        positions_per_second: if seconds > 0.0 { outcome.positions as f64 / seconds } else { 0.0 },
+        peak_value_bytes: outcome.peak_value_bytes,
         peak_rss_bytes: peak_rss_bytes(),
-        threads,
-    }
+        // The twins run in one thread whatever was asked.
+        threads: if engine == Engine::Partition { opts.threads } else { 1 },
+    })
 }
 
 /// Peak resident set size of this process, from `/proc/self/status` (Linux).
@@ -186,13 +189,11 @@ impl std::fmt::Display for Analysis {
             }
             writeln!(f)?;
         }
-        writeln!(
-            f,
-            "time {:.3} s on {} thread(s), {:.1} M positions/s",
-            self.seconds,
-            self.threads,
-            self.positions_per_second / 1e6
-        )?;
+        write!(f, "time {:.3} s on {} thread(s)", self.seconds, self.threads)?;
+        if self.positions > 0 {
+            write!(f, ", {:.1} M positions/s", self.positions_per_second / 1e6)?;
+        }
+        writeln!(f)?;
         write!(f, "peak memory {:.1} MB of values", self.peak_value_bytes as f64 / 1e6)?;
         if let Some(rss) = self.peak_rss_bytes {
             write!(f, ", {:.1} MB resident", rss as f64 / 1e6)?;
