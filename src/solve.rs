@@ -167,8 +167,9 @@ pub fn compute_partition(
     let (rows, row_len) = kernel.shape(key);
     match pool {
         Some(pool) if rows > 1 => {
-            // Chunks of about 64 KiB keep scheduling overhead small and load balanced.
-            let rows_per_chunk = (65536 / row_len).clamp(1, rows);
+            // Chunks of about 8 KiB: small enough that mid-sized partitions split across threads, large
+            // enough that scheduling costs little next to the rows.
+            let rows_per_chunk = (8192 / row_len).clamp(1, rows);
             pool.install(|| {
                 out.par_chunks_mut(rows_per_chunk * row_len)
                     .enumerate()
