@@ -195,17 +195,20 @@ impl Space {
         bins
     }
 
-    /// The default number of groups: about ten lines a group, fewer when the blocks or the group
-    /// size limit say so.
+    /// The default number of groups for a root position.
     pub fn default_groups(root: Position) -> usize {
-        let blocks = Self::blocks(root, &Self::stabilizer(root));
-        let k = root.undrawn().len() as usize;
+        Self::groups_for(root.undrawn().len() as usize, &Self::blocks(root, &Self::stabilizer(root)))
+    }
+
+    /// About ten lines a group, fewer groups when there are few blocks, more when a group would
+    /// pass the size limit.
+    fn groups_for(k: usize, blocks: &[Vec<Line>]) -> usize {
         if k == 0 {
             return 0;
         }
-        let mut g = (k + 5) / 10;
-        g = g.clamp(1, blocks.len().min(MAX_GROUPS));
-        while g < blocks.len().min(MAX_GROUPS) && Self::pack(&blocks, g).iter().any(|b| b.len() > MAX_GROUP_LINES) {
+        let most = blocks.len().min(MAX_GROUPS);
+        let mut g = ((k + 5) / 10).clamp(1, most);
+        while g < most && Self::pack(blocks, g).iter().any(|b| b.len() > MAX_GROUP_LINES) {
             g += 1;
         }
         g
@@ -217,7 +220,7 @@ impl Space {
         let blocks = Self::blocks(root, &stab);
         let k = root.undrawn().len() as usize;
         let g = match groups {
-            None => Self::default_groups(root),
+            None => Self::groups_for(k, &blocks),
             Some(0) if k > 0 => return Err(SpaceError::ZeroGroups),
             Some(g) if g > MAX_GROUPS => return Err(SpaceError::AboveMax { asked: g }),
             Some(g) if g > blocks.len() && k > 0 => {
@@ -231,7 +234,7 @@ impl Space {
                 (g..=blocks.len()).find(|&h| Self::pack(&blocks, h).iter().all(|b| b.len() <= MAX_GROUP_LINES));
             return Err(SpaceError::GroupTooLarge { asked: g, size: big, suggest: suggest.unwrap_or(blocks.len()) });
         }
-        // Within a group keep blocks together and a class's lines consecutive (prefix order).
+        // Within a group, a class's lines are consecutive: their order is the prefix order.
         let mut lines = Vec::with_capacity(k);
         let mut line_group = Vec::with_capacity(k);
         let mut spans = Vec::new();
