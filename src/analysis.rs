@@ -104,27 +104,12 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
         }
         Engine::Dense => {
             let d = Dense::solve(root)?;
-            let moves = root
-                .undrawn()
-                .iter()
-                .map(|l| {
-                    let n = root.board.completes(root.drawn, l) as i8;
-                    (l, n as u8, move_value(n, d.value(root.drawn.with(l))))
-                })
-                .collect();
+            let moves = twin_moves(root, |after| Ok(d.value(after.drawn)))?;
             let len = d.values.len() as u64;
             Outcome { value: d.values[0], moves, positions: len, groups: vec![], partitions: 1, peak_value_bytes: len }
         }
         Engine::Minimax => {
-            let moves = root
-                .undrawn()
-                .iter()
-                .map(|l| {
-                    let n = root.board.completes(root.drawn, l) as i8;
-                    let after = minimax(Position { board: root.board, drawn: root.drawn.with(l) })?;
-                    Ok((l, n as u8, move_value(n, after)))
-                })
-                .collect::<Result<Vec<_>, TwinError>>()?;
+            let moves = twin_moves(root, minimax)?;
             let value = minimax(root)?;
             Outcome { value, moves, positions: 0, groups: vec![], partitions: 0, peak_value_bytes: 0 }
         }
@@ -156,6 +141,29 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
     })
 }
 
+/// Every undrawn line of `root` with the value of playing it, from a twin's value of the
+/// position after it.
+fn twin_moves(
+    root: Position,
+    value_after: impl Fn(Position) -> Result<Value, TwinError>,
+) -> Result<Vec<(Line, u8, Value)>, TwinError> {
+    root.undrawn()
+        .iter()
+        .map(|l| {
+            let n = root.board.completes(root.drawn, l) as i8;
+            let after = value_after(Position { board: root.board, drawn: root.drawn.with(l) })?;
+            Ok((l, n as u8, move_value(n, after)))
+        })
+        .collect()
+}
+
+impl Analysis {
+    /// Undrawn lines of the analysed position.
+    pub fn free_lines(&self) -> usize {
+        self.lines.bytes().filter(|&b| b == b'0').count()
+    }
+}
+
 /// Peak resident set size of this process, from `/proc/self/status` (Linux).
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -166,8 +174,7 @@ pub fn peak_rss_bytes() -> Option<u64> {
 
 impl std::fmt::Display for Analysis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let free = self.lines.bytes().filter(|&b| b == b'0').count();
-        writeln!(f, "board {}, {} undrawn lines, {:?} engine", self.board, free, self.engine)?;
+        writeln!(f, "board {}, {} undrawn lines, {:?} engine", self.board, self.free_lines(), self.engine)?;
         writeln!(f, "value {:+} (net future boxes for the player to move)", self.value)?;
         writeln!(f, "moves (line: value)")?;
         for m in &self.moves {

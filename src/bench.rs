@@ -120,7 +120,7 @@ pub fn run(exe: &Path, cases: &[Case], mut report: impl FnMut(&BenchRow)) -> Res
             });
         }
         for a in [&dense, &part] {
-            let free = a.lines.bytes().filter(|&b| b == b'0').count();
+            let free = a.free_lines();
             let row = BenchRow {
                 case: case.name().to_string(),
                 engine: a.engine,

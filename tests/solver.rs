@@ -44,8 +44,9 @@ fn every_position_of_every_board_up_to_24_lines_matches_the_dense_twin() {
         let dense = Dense::solve(root).unwrap();
         let max_groups = if b == "3x3" { 3 } else { 4 };
         for g in std::iter::once(None).chain((1..=max_groups).map(Some)) {
-            let Ok(space) = Space::new(root, g) else { continue };
-            drop(space);
+            if Space::new(root, g).is_err() {
+                continue;
+            }
             let sol = solve_all(root, g, 1);
             assert_matches_dense(&sol, &dense, &format!("{b} groups {g:?}"));
         }
