@@ -144,15 +144,10 @@ pub fn run(exe: &Path, cases: &[Case], mut report: impl FnMut(&BenchRow)) -> Res
 /// failed write leaves an earlier report intact.
 pub fn write_csv(rows: &[BenchRow], path: &Path) -> Result<(), BenchError> {
     let err = |source| BenchError::Write { path: path.display().to_string(), source };
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| err(e.into()))?;
-    }
-    let tmp = path.with_extension("csv.tmp");
-    let mut w = csv::Writer::from_path(&tmp).map_err(err)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
         w.serialize(r).map_err(err)?;
     }
-    w.flush().map_err(|e| err(e.into()))?;
-    drop(w);
-    std::fs::rename(&tmp, path).map_err(|e| err(e.into()))
+    let bytes = w.into_inner().map_err(|e| err(e.into_error().into()))?;
+    crate::files::write_atomic(path, &bytes).map_err(|e| err(e.into()))
 }

@@ -4,10 +4,17 @@
 pub mod analysis;
 pub mod bench;
 pub mod board;
+pub mod chart;
+pub mod cost;
+pub mod files;
+pub mod graph;
 pub mod kernel;
 pub mod key;
 pub mod partitions;
 pub mod position;
+pub mod report;
+pub mod schemes;
+pub mod sim;
 pub mod solve;
 pub mod space;
 pub mod twins;

@@ -8,7 +8,9 @@ use dab::board::Board;
 use dab::position::Position;
 
 mod bench;
+mod graph;
 mod partitions;
+mod sim;
 mod solve;
 
 /// Exit status for bad input (as clap uses for usage errors).
@@ -27,6 +29,10 @@ enum Command {
     Solve(solve::SolveArgs),
     /// List the partitions of a solve: key, stored positions, bytes, the keys each reads.
     Partitions(partitions::PartitionsArgs),
+    /// Build a job dependency graph: the solver's partitions or the thesis's quadrants.
+    Graph(graph::GraphArgs),
+    /// Simulate graphs on P processors: sweep, bounds, speedup, busy and Gantt charts.
+    Sim(sim::SimArgs),
     /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
     Bench(bench::BenchArgs),
 }
@@ -83,6 +89,8 @@ pub fn run() -> i32 {
     let result = match cli.command {
         Command::Solve(a) => solve::run(a),
         Command::Partitions(a) => partitions::run(a),
+        Command::Graph(a) => graph::run(a),
+        Command::Sim(a) => sim::run(a),
         Command::Bench(a) => bench::run_cmd(a),
     };
     match result {

@@ -1,0 +1,102 @@
+//! `dab sim`: sweep processor counts over one or more graphs; `sweep.csv` and charts in a
+//! report folder, a summary (or the sweep as JSON) on standard output.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use dab::graph::Graph;
+use dab::report::{self, Input, ReportOptions};
+use dab::sim::{Policy, Procs, ProcsList, SimOptions};
+
+use super::CliResult;
+
+#[derive(Args)]
+pub struct SimArgs {
+    /// Graph files (CSV or the thesis's format); several are drawn on the same axes.
+    #[arg(required = true, value_name = "GRAPH")]
+    pub graphs: Vec<PathBuf>,
+    /// Processor counts: N, A..B or unlimited, separated by commas.
+    #[arg(long, value_name = "LIST", default_value = "1..64")]
+    pub procs: ProcsList,
+    /// Ready-queue policies, separated by commas.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "fifo")]
+    pub policy: Vec<Policy>,
+    /// Ticks added to every job (dispatch latency).
+    #[arg(long, value_name = "TICKS", default_value_t = 0)]
+    pub overhead: u64,
+    /// Move each job's inputs to its processor at this many bytes per tick.
+    #[arg(long, value_name = "BYTES")]
+    pub bandwidth: Option<u64>,
+    /// Hold back starts that would make job outputs resident exceed this many bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub mem_limit: Option<u64>,
+    /// Processor counts for the busy-processors chart (default: 25 and the largest swept).
+    #[arg(long, value_name = "LIST")]
+    pub busy: Option<ProcsList>,
+    /// Processor count for the Gantt chart (default: 25, or the largest swept if smaller).
+    #[arg(long, value_name = "P")]
+    pub gantt: Option<ProcsList>,
+    /// Report folder (default: reports/<graph names joined by '+'>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Unit of the graph costs, for the chart axes.
+    #[arg(long, default_value = "ticks")]
+    pub unit: String,
+    /// Print the sweep as JSON instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: SimArgs) -> CliResult {
+    let inputs = args
+        .graphs
+        .iter()
+        .map(|path| {
+            let label = path.file_stem().map_or("graph".into(), |s| s.to_string_lossy().into_owned());
+            Graph::read(path).map(|graph| Input { label, graph })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let largest = args.procs.0.iter().rev().find_map(|p| match p {
+        Procs::Limited(p) => Some(*p),
+        Procs::Unlimited => None,
+    });
+    let default_p = |p: u32| Procs::Limited(largest.map_or(p, |l| l.min(p)));
+    let busy = match args.busy {
+        Some(list) => list.0,
+        None => {
+            let mut v = vec![default_p(25), largest.map_or(Procs::Unlimited, Procs::Limited)];
+            v.dedup();
+            v
+        }
+    };
+    let gantt = match args.gantt {
+        Some(ProcsList(list)) if list.len() == 1 => list[0],
+        Some(_) => return Err("--gantt takes one processor count".into()),
+        None => default_p(25),
+    };
+    let opts = ReportOptions {
+        procs: args.procs.0,
+        policies: args.policy,
+        sim: SimOptions {
+            overhead: args.overhead,
+            bandwidth: args.bandwidth,
+            mem_limit: args.mem_limit,
+            ..Default::default()
+        },
+        busy,
+        gantt: Some(gantt),
+        unit: args.unit,
+    };
+    let records = report::sweep(&inputs, &opts)?;
+    let dir = args.out.unwrap_or_else(|| {
+        PathBuf::from("reports").join(inputs.iter().map(|i| i.label.as_str()).collect::<Vec<_>>().join("+"))
+    });
+    let written = report::write(&dir, &inputs, &records, &opts)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&records)?);
+    } else {
+        print!("{}", report::summary(&records));
+        eprintln!("wrote {} files in {}", written.len(), dir.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,36 @@
+//! Writing output files safely: every report, graph and chart goes through a temporary file
+//! in the same folder and a rename, so a failed or interrupted write never leaves a
+//! half-written file where a good one was.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The temporary name `path` is written under before the rename.
+pub fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Creates the parent folder of `path` if it is missing.
+pub fn create_parent(path: &Path) -> std::io::Result<()> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir),
+        None => Ok(()),
+    }
+}
+
+/// Writes `bytes` to `path` atomically (temporary file, then rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    create_parent(path)?;
+    let tmp = temp_path(path);
+    let result = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.flush()
+    });
+    if let Err(e) = result.and_then(|()| std::fs::rename(&tmp, path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}

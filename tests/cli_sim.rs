@@ -1,0 +1,169 @@
+//! `dab graph` and `dab sim` from the command line: files written, reproducible bytes, and
+//! bad input refused with one clear message and exit status 2.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn dab() -> Command {
+    Command::cargo_bin("dab").unwrap()
+}
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/graphs").join(name)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn graph_then_sim_writes_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("q.csv");
+    dab()
+        .args(["graph", "4x4", "--scheme", "quadrants", "--symmetry", "dih8", "--split", "200000000", "-o", path(&g)])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("2987 jobs"));
+    let out = dir.path().join("report");
+    let json = dab()
+        .args(["sim", path(&g), "--procs", "1..30,unlimited", "--policy", "fifo,cp", "--json", "--out", path(&out)])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2 * 31);
+    assert_eq!(rows[0]["procs"], 1);
+    assert_eq!(rows[0]["makespan"], rows[0]["work"]);
+    assert_eq!(rows[30]["procs"], "unlimited");
+    assert_eq!(rows[30]["makespan"], rows[30]["critical_path"]);
+    for name in ["sweep.csv", "speedup.svg", "speedup.png", "busy.svg", "busy.png", "gantt.svg", "gantt.png"] {
+        assert!(out.join(name).metadata().unwrap().len() > 0, "{name}");
+    }
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert!(csv.starts_with(
+        "graph,policy,procs,makespan,work,critical_path,lower_bound,graham_bound,speedup,efficiency,avg_busy,max_busy,peak_memory\n"
+    ));
+}
+
+#[test]
+fn same_input_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        let out = dir.path().join(name);
+        let stdout = dab()
+            .args(["sim", path(&data("policies.csv")), path(&data("largest.csv")), "--procs", "1..4,unlimited"])
+            .args(["--policy", "fifo,cp,largest", "--out", path(&out)])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        (out, stdout)
+    };
+    let (a, sa) = run("a");
+    let (b, sb) = run("b");
+    assert_eq!(sa, sb);
+    let mut files: Vec<_> = std::fs::read_dir(&a).unwrap().map(|e| e.unwrap().file_name()).collect();
+    files.sort();
+    // Two graphs: one Gantt chart each.
+    assert!(files.iter().any(|f| f == "gantt-policies.svg") && files.iter().any(|f| f == "gantt-largest.png"));
+    for f in files {
+        assert_eq!(std::fs::read(a.join(&f)).unwrap(), std::fs::read(b.join(&f)).unwrap(), "{f:?}");
+    }
+}
+
+#[test]
+fn thesis_format_is_read_like_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let thesis = dir.path().join("g.txt");
+    dab().args(["graph", "3x3", "--split", "3000", "--format", "thesis", "-o", path(&thesis)]).assert().success();
+    assert!(std::fs::read_to_string(&thesis).unwrap().lines().any(|l| l.contains("::")));
+    let csv = dir.path().join("g.csv");
+    dab().args(["graph", "3x3", "--split", "3000", "-o", path(&csv)]).assert().success();
+    let sweep = |g: &Path| {
+        dab()
+            .args(["sim", path(g), "--procs", "1..8", "--json", "--out", path(&dir.path().join("r"))])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let (a, b) = (sweep(&thesis), sweep(&csv));
+    assert!(!a.is_empty());
+    // Same rows but for the graph's label.
+    assert_eq!(
+        String::from_utf8(a).unwrap().replace("\"g\"", "X"),
+        String::from_utf8(b).unwrap().replace("\"g\"", "X")
+    );
+}
+
+#[test]
+fn malformed_graphs_exit_2_with_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, message) in [
+        ("duplicate.csv", "line 4"),
+        ("cycle.csv", "cycle: a -> b -> c -> a"),
+        ("negative-cost.csv", "line 3: cost '-3'"),
+        ("missing-column.csv", "missing column 'bytes'"),
+        ("empty.csv", "no jobs"),
+        ("thesis-unknown.txt", "line 2"),
+    ] {
+        dab()
+            .args(["sim", path(&data(&format!("bad/{file}"))), "--out", path(dir.path())])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with("error: ").and(predicate::str::contains(message)));
+    }
+    dab()
+        .args(["sim", "no-such-graph.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read graph file 'no-such-graph.csv'"));
+    // Nothing was written for a refused graph.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn bad_options_exit_2() {
+    let g = data("policies.csv");
+    let cases: &[(&[&str], &str)] = &[
+        (&["graph", "3x3", "--scheme", "quadrants"], "square board with an even side"),
+        (&["graph", "4x4", "--scheme", "quadrants", "--groups", "3"], "--groups applies only to --scheme orbits"),
+        (&["graph", "3x4", "--symmetry", "dih8"], "--symmetry applies only to --scheme quadrants"),
+        (
+            &["graph", "4x4", "--scheme", "quadrants", "--split", "10", "--piece-deps", "fine"],
+            "fine piece dependencies",
+        ),
+        (&["graph", "3x3", "--split", "0"], "--split must be at least 1"),
+        (&["graph", "3x3", "--cost", "no-such-model.json"], "cannot read cost model 'no-such-model.json'"),
+        (&["sim", path(&g), "--procs", "0"], "processor list '0'"),
+        (&["sim", path(&g), "--procs", "5..2"], "processor list '5..2'"),
+        (&["sim", path(&g), "--bandwidth", "0"], "--bandwidth must be at least 1"),
+        (&["sim", path(&g), "--mem-limit", "3"], "--mem-limit 3 is too small"),
+        (&["sim", path(&g), "--policy", "random"], "invalid value 'random'"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (args, message) in cases {
+        dab()
+            .args(*args)
+            .args(if args[0] == "sim" { vec!["--out", path(dir.path())] } else { vec![] })
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(*message));
+    }
+}
+
+#[test]
+fn a_failed_graph_write_keeps_the_old_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g.csv");
+    std::fs::write(&g, "precious").unwrap();
+    // A bad option: the graph is never built, the file is untouched.
+    dab().args(["graph", "3x3", "--groups", "99", "-o", path(&g)]).assert().code(2);
+    assert_eq!(std::fs::read_to_string(&g).unwrap(), "precious");
+}
