@@ -71,7 +71,7 @@ pub enum BenchError {
     #[error("case {case}: the partitioned solver says {partition}, the dense twin {dense}")]
     Disagree { case: String, partition: i32, dense: i32 },
     #[error("cannot write '{path}': {source}")]
-    Write { path: String, source: csv::Error },
+    Write { path: String, source: std::io::Error },
 }
 
 /// Runs one engine on one case in a child process of `exe` (the `dab` binary).
@@ -143,11 +143,5 @@ pub fn run(exe: &Path, cases: &[Case], mut report: impl FnMut(&BenchRow)) -> Res
 /// Writes the rows as CSV: to a temporary file first, renamed over `path` once complete, so a
 /// failed write leaves an earlier report intact.
 pub fn write_csv(rows: &[BenchRow], path: &Path) -> Result<(), BenchError> {
-    let err = |source| BenchError::Write { path: path.display().to_string(), source };
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in rows {
-        w.serialize(r).map_err(err)?;
-    }
-    let bytes = w.into_inner().map_err(|e| err(e.into_error().into()))?;
-    crate::files::write_atomic(path, &bytes).map_err(|e| err(e.into()))
+    crate::files::write_csv(rows, path).map_err(|source| BenchError::Write { path: path.display().to_string(), source })
 }

@@ -34,3 +34,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Writes `rows` as CSV (a header from the first row's fields) to `path` atomically.
+pub fn write_csv<T: serde::Serialize>(rows: &[T], path: &Path) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r)?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    write_atomic(path, &bytes)
+}

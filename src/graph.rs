@@ -201,6 +201,16 @@ impl Graph {
         level
     }
 
+    /// Longest path (sum of `weight`) from the start of the graph to the start of each job.
+    pub fn top_levels(&self, weight: impl Fn(usize) -> u64) -> Vec<u64> {
+        let order = self.topological_order().expect("a validated graph has no cycle");
+        let mut level = vec![0u64; self.len()];
+        for &i in &order {
+            level[i] = self.needs(i).iter().map(|&k| level[k as usize] + weight(k as usize)).max().unwrap_or(0);
+        }
+        level
+    }
+
     /// Longest path of costs.
     pub fn critical_path(&self) -> u64 {
         self.bottom_levels(|i| self.jobs[i].cost).into_iter().max().unwrap_or(0)

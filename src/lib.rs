@@ -15,6 +15,7 @@ pub mod position;
 pub mod report;
 pub mod schemes;
 pub mod sim;
+pub mod simbench;
 pub mod solve;
 pub mod space;
 pub mod twins;

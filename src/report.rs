@@ -37,7 +37,7 @@ pub struct Record {
     pub row: SweepRow,
 }
 
-const COLUMNS: [&str; 13] = [
+const COLUMNS: [&str; 14] = [
     "graph",
     "policy",
     "procs",
@@ -45,6 +45,7 @@ const COLUMNS: [&str; 13] = [
     "work",
     "critical_path",
     "lower_bound",
+    "level_bound",
     "graham_bound",
     "speedup",
     "efficiency",
@@ -54,7 +55,7 @@ const COLUMNS: [&str; 13] = [
 ];
 
 impl Record {
-    fn fields(&self) -> [String; 13] {
+    fn fields(&self) -> [String; 14] {
         let r = &self.row;
         [
             self.graph.clone(),
@@ -64,6 +65,7 @@ impl Record {
             r.work.to_string(),
             r.critical_path.to_string(),
             r.lower_bound.to_string(),
+            r.level_bound.to_string(),
             r.graham_bound.to_string(),
             r.speedup.to_string(),
             r.efficiency.to_string(),
@@ -207,11 +209,14 @@ pub fn write(
     Ok(written)
 }
 
-/// The worst makespan / lower bound of a sweep and where it happens: how far the schedule
-/// can be from the best possible one.
-pub fn worst_ratio<'a>(rows: impl IntoIterator<Item = &'a SweepRow>) -> Option<(f64, Procs)> {
+/// The worst makespan / bound of a sweep and where it happens: how far the schedule can be
+/// from the best possible one.
+pub fn worst_ratio<'a>(
+    rows: impl IntoIterator<Item = &'a SweepRow>,
+    bound: impl Fn(&SweepRow) -> f64,
+) -> Option<(f64, Procs)> {
     rows.into_iter()
-        .map(|r| (r.makespan as f64 / r.lower_bound.max(1.0), r.procs))
+        .map(|r| (r.makespan as f64 / bound(r).max(1.0), r.procs))
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
 }
 
@@ -234,7 +239,7 @@ pub fn summary(records: &[Record]) -> String {
         let first = rows[0];
         let best =
             rows.iter().max_by(|a, b| a.speedup.total_cmp(&b.speedup).then(b.procs.cmp(&a.procs))).expect("rows");
-        let (ratio, at) = worst_ratio(rows.iter().copied()).expect("rows");
+        let (ratio, at) = worst_ratio(rows.iter().copied(), |r| r.lower_bound).expect("rows");
         let peak = rows.iter().map(|r| r.peak_memory).max().unwrap_or(0);
         out.push_str(&format!(
             "{:<32} {:<7} {:>10.3e} {:>10.3e} {:>8.2} {:>14} {:>18} {:>12.3e}\n",

@@ -144,6 +144,9 @@ pub struct SweepRow {
     pub critical_path: u64,
     /// max(CP, W/P): no schedule is shorter.
     pub lower_bound: f64,
+    /// A tighter bound from the levels: the jobs that cannot start before t need W(t)/P
+    /// more, and the jobs with a tail of at least t after them need W'(t)/P before it.
+    pub level_bound: f64,
     /// W/P + (1 - 1/P) CP: Graham's bound on any list schedule.
     pub graham_bound: f64,
     /// W / makespan (the makespan on one processor is W).
@@ -184,6 +187,25 @@ pub struct Simulator<'g> {
     priority: Vec<u64>,
     work: u64,
     critical_path: u64,
+    /// (t, work of the jobs whose earliest start or whose tail is at least t), per distinct t:
+    /// every such pair bounds the makespan by t + work / P.
+    level_cuts: Vec<(u64, u64)>,
+}
+
+/// For each distinct level t, the total duration of the jobs at level t or more.
+fn cuts(level: &[u64], duration: &[u64]) -> Vec<(u64, u64)> {
+    let mut order: Vec<usize> = (0..level.len()).collect();
+    order.sort_unstable_by_key(|&i| std::cmp::Reverse(level[i]));
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    let mut work = 0;
+    for i in order {
+        work += duration[i];
+        match out.last_mut() {
+            Some(last) if last.0 == level[i] => last.1 = work,
+            _ => out.push((level[i], work)),
+        }
+    }
+    out
 }
 
 /// Four decimals: enough for every ratio reported, and stable text.
@@ -206,12 +228,16 @@ impl<'g> Simulator<'g> {
             .collect();
         let levels = graph.bottom_levels(|i| duration[i]);
         let critical_path = levels.iter().copied().max().unwrap_or(0);
+        let tops = graph.top_levels(|i| duration[i]);
+        let tails: Vec<u64> = levels.iter().zip(&duration).map(|(b, d)| b - d).collect();
+        let mut level_cuts = cuts(&tops, &duration);
+        level_cuts.extend(cuts(&tails, &duration));
         let priority = match opts.policy {
             Policy::Fifo => Vec::new(),
             Policy::Cp => levels,
             Policy::Largest => duration.clone(),
         };
-        Ok(Simulator { graph, opts, work: duration.iter().sum(), duration, priority, critical_path })
+        Ok(Simulator { graph, opts, work: duration.iter().sum(), duration, priority, critical_path, level_cuts })
     }
 
     pub fn work(&self) -> u64 {
@@ -349,6 +375,12 @@ impl<'g> Simulator<'g> {
             }
             Procs::Unlimited => (cp, cp, max_busy.max(1) as f64),
         };
+        let level_bound = match procs {
+            Procs::Limited(p) => {
+                self.level_cuts.iter().map(|&(t, work)| t as f64 + work as f64 / p as f64).fold(lower_bound, f64::max)
+            }
+            Procs::Unlimited => cp,
+        };
         let speedup = if makespan == 0 { 1.0 } else { w / makespan as f64 };
         let row = SweepRow {
             procs,
@@ -356,6 +388,7 @@ impl<'g> Simulator<'g> {
             work: self.work,
             critical_path: self.critical_path,
             lower_bound: round4(lower_bound),
+            level_bound: round4(level_bound),
             graham_bound: round4(graham_bound),
             speedup: round4(speedup),
             efficiency: round4(speedup / per),

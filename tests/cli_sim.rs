@@ -47,7 +47,7 @@ fn graph_then_sim_writes_the_report() {
     }
     let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
     assert!(csv.starts_with(
-        "graph,policy,procs,makespan,work,critical_path,lower_bound,graham_bound,speedup,efficiency,avg_busy,max_busy,peak_memory\n"
+        "graph,policy,procs,makespan,work,critical_path,lower_bound,level_bound,graham_bound,speedup,efficiency,avg_busy,max_busy,peak_memory\n"
     ));
 }
 

@@ -159,7 +159,8 @@ proptest! {
             for p in 1..=8 {
                 let r = sim.run(Procs::Limited(p), false).unwrap().row;
                 let (lower, graham) = (r.lower_bound, r.graham_bound);
-                prop_assert!(lower <= r.makespan as f64 + 1e-6, "P={} lower {} > {}", p, lower, r.makespan);
+                prop_assert!(lower <= r.level_bound + 1e-6, "P={} lower {} > level {}", p, lower, r.level_bound);
+                prop_assert!(r.level_bound <= r.makespan as f64 + 1e-6, "P={} level {} > {}", p, r.level_bound, r.makespan);
                 prop_assert!(r.makespan as f64 <= graham + 1e-6, "P={} {} > graham {}", p, r.makespan, graham);
                 prop_assert!(r.max_busy <= p);
             }

@@ -1,23 +1,43 @@
-//! `dab bench`: the solver against the dense twin, single-threaded, CSV in `reports/`.
+//! `dab bench`: the solver against the dense twin, single-threaded (`--suite solve`), or the
+//! simulator's speed and schedule quality (`--suite sim`); CSV in `reports/`.
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use dab::bench::{Case, DEFAULT_CASES, run, write_csv};
+use dab::simbench::{self, MAX_PROCS, QUALITY_CASES};
 
 use super::CliResult;
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Suite {
+    Solve,
+    Sim,
+}
+
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
+    /// What to measure.
+    #[arg(long, value_enum, default_value_t = Suite::Solve)]
+    pub suite: Suite,
+    /// Solve cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_CASES.iter().map(|s| s.to_string()))]
     pub cases: Vec<String>,
-    /// Where to write the CSV.
-    #[arg(long, short, default_value = "reports/bench.csv")]
-    pub output: PathBuf,
+    /// Where to write the CSV (default: reports/bench.csv, or reports/bench-sim.csv and
+    /// reports/bench-sim-speed.csv).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
 }
 
 pub fn run_cmd(args: BenchArgs) -> CliResult {
+    match args.suite {
+        Suite::Solve => solve(args),
+        Suite::Sim => sim(args),
+    }
+}
+
+fn solve(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench.csv".into());
     let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
     let exe = std::env::current_exe()?;
     println!(
@@ -38,7 +58,72 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
             r.speedup_vs_dense.map_or(String::new(), |s| format!("{s:.1}x")),
         )
     })?;
-    write_csv(&rows, &args.output)?;
-    println!("wrote {}", args.output.display());
+    write_csv(&rows, &output)?;
+    println!("wrote {}", output.display());
+    Ok(())
+}
+
+fn sim(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench-sim.csv".into());
+    let speed_path = output.with_file_name(format!(
+        "{}-speed.csv",
+        output.file_stem().map_or("bench-sim".into(), |s| s.to_string_lossy().into_owned())
+    ));
+    let speed = simbench::speed()?;
+    println!(
+        "speed: {} ({} jobs, {} dependencies): sweep P = 1..{MAX_PROCS} with fifo and cp in {:.3} s on {} threads, {:.3} s on one (graph built in {:.3} s)",
+        speed.case,
+        speed.jobs,
+        speed.edges,
+        speed.sweep_seconds,
+        speed.threads,
+        speed.sweep_seconds_one_thread,
+        speed.build_seconds
+    );
+    println!(
+        "\n{:<26} {:<6} {:>6} {:>7} {:>8} {:>8} {:>5} {:>8} {:>5} {:>8} {:>8} {:>12} {:>12}",
+        "case",
+        "policy",
+        "jobs",
+        "edges",
+        "W/CP",
+        "worst",
+        "at P",
+        "vs level",
+        "at P",
+        "at P2",
+        "at P64",
+        "peak mem P2",
+        "peak P150"
+    );
+    let mut rows = Vec::new();
+    for case in QUALITY_CASES {
+        for r in simbench::quality(case)? {
+            println!(
+                "{:<26} {:<6} {:>6} {:>7} {:>8.2} {:>8.4} {:>5} {:>8.4} {:>5} {:>8.4} {:>8.4} {:>12.3e} {:>12.3e}",
+                r.case,
+                r.policy.to_string(),
+                r.jobs,
+                r.edges,
+                r.w_over_cp,
+                r.worst_ratio,
+                r.worst_at,
+                r.worst_level_ratio,
+                r.worst_level_at,
+                r.ratio_p2,
+                r.ratio_p64,
+                r.peak_memory_p2 as f64,
+                r.peak_memory_p150 as f64
+            );
+            rows.push(r);
+        }
+    }
+    let err = |p: &PathBuf| {
+        let p = p.display().to_string();
+        move |e: std::io::Error| format!("cannot write '{p}': {e}")
+    };
+    dab::files::write_csv(&[speed], &speed_path).map_err(err(&speed_path))?;
+    dab::files::write_csv(&rows, &output).map_err(err(&output))?;
+    println!("wrote {} and {}", output.display(), speed_path.display());
     Ok(())
 }
