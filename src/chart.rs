@@ -161,10 +161,18 @@ fn render(stem: &Path, size: (u32, u32), figure: &Figure) -> Result<(), ChartErr
     if let Some(dir) = stem.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| ChartError::Folder { path: dir.to_path_buf(), source })?;
     }
-    let svg = file(stem, "svg");
-    write(&svg, SVGBackend::new(&svg, size).into_drawing_area(), figure)?;
-    let png = file(stem, "png");
-    write(&png, BitMapBackend::new(&png, size).into_drawing_area(), figure)
+    // Each file is drawn under a temporary name and renamed when complete, so a failure never
+    // leaves a half-drawn chart where a good one was. The PNG encoder goes by the extension,
+    // hence `<stem>.tmp.png` rather than `<stem>.png.tmp`.
+    let tmp = file(stem, "tmp");
+    let (svg, svg_tmp) = (file(stem, "svg"), file(&tmp, "svg"));
+    write(&svg, SVGBackend::new(&svg_tmp, size).into_drawing_area(), figure)?;
+    let (png, png_tmp) = (file(stem, "png"), file(&tmp, "png"));
+    write(&png, BitMapBackend::new(&png_tmp, size).into_drawing_area(), figure)?;
+    for (from, to) in [(svg_tmp, svg), (png_tmp, png)] {
+        std::fs::rename(&from, &to).map_err(|e| ChartError::Draw { path: to, message: e.to_string() })?;
+    }
+    Ok(())
 }
 
 fn write<DB: DrawingBackend>(path: &Path, root: DrawingArea<DB, Shift>, figure: &Figure) -> Result<(), ChartError> {

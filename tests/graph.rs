@@ -190,3 +190,33 @@ fn orbits_graph_matches_the_partition_listing() {
     }
     assert_eq!(g.states(), 207_618_048);
 }
+
+#[test]
+fn a_cost_model_prices_every_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.json");
+    let model = r#"{"format": 1, "machine": "test", "per_job_ns": 100, "per_state_ns": 2, "per_move_ns": 0.5,
+                   "per_input_byte_ns": 0.25}"#;
+    std::fs::write(&path, model).unwrap();
+    let cost = CostSpec::parse(path.to_str().unwrap()).unwrap();
+    assert_eq!(cost.unit(), "ns");
+    let space = Space::new(Position::empty("2x3".parse().unwrap()), Some(2)).unwrap();
+    let g = schemes::orbits(&space, &cost, None).unwrap();
+    let by_name: HashMap<&str, &dab::graph::Job> = g.jobs.iter().map(|j| (j.name.as_str(), j)).collect();
+    for j in &g.jobs {
+        let lines: usize = j.name.split('-').map(|c| c.parse::<usize>().unwrap()).sum();
+        let moves = j.states * (space.free() - lines) as u64;
+        let input: u64 = j.deps.iter().map(|d| by_name[d.as_str()].bytes).sum();
+        let ns = 100.0 + 2.0 * j.states as f64 + 0.5 * moves as f64 + 0.25 * input as f64;
+        assert_eq!(j.cost, ns.round() as u64, "{}", j.name);
+    }
+    for (bad, message) in [
+        (r#"{"format": 9, "machine": "x"}"#, "has format 9"),
+        (r#"{"format": 1, "machine": "x", "per_state_ns": -1}"#, "per_state_ns = -1"),
+        ("not json", "is not a cost model file"),
+    ] {
+        std::fs::write(&path, bad).unwrap();
+        let err = CostSpec::parse(path.to_str().unwrap()).unwrap_err().to_string();
+        assert!(err.contains(message) && err.contains("model.json"), "{err}");
+    }
+}
