@@ -255,134 +255,42 @@ impl<'g> Simulator<'g> {
 
     /// Simulates on `procs` processors; `record` keeps the spans and busy steps.
     pub fn run(&self, procs: Procs, record: bool) -> Result<Run, SimError> {
-        let g = self.graph;
-        let n = g.len();
         let cap = match procs {
             Procs::Limited(p) => p as usize,
             Procs::Unlimited => usize::MAX,
         };
-        let mut missing: Vec<u32> = (0..n).map(|i| g.needs(i).len() as u32).collect();
-        let mut holders: Vec<u32> = (0..n).map(|i| g.needed_by(i).len() as u32).collect();
-        // Ready jobs: (policy priority, tie-break, job); the tie-break is the order they became
-        // ready for fifo, the job's index otherwise, so the largest entry is the one to start.
-        let mut ready: BinaryHeap<(u64, Reverse<u64>, u32)> = BinaryHeap::new();
-        let mut ready_seq = 0u64;
-        let make_ready = |ready: &mut BinaryHeap<_>, seq: &mut u64, i: u32| {
-            let entry = match self.opts.policy {
-                Policy::Fifo => (0, Reverse(*seq), i),
-                _ => (self.priority[i as usize], Reverse(i as u64), i),
-            };
-            *seq += 1;
-            ready.push(entry);
-        };
-        for (i, _) in missing.iter().enumerate().filter(|(_, m)| **m == 0) {
-            make_ready(&mut ready, &mut ready_seq, i as u32);
-        }
-        let mut events: PriorityQueue<u32, Reverse<(u64, u64)>> = PriorityQueue::with_capacity(cap.min(n));
-        let mut event_seq = 0u64;
-        let mut free: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
-        let mut next_proc = 0u32;
-        let mut proc_of = vec![0u32; n];
-        let (mut running, mut max_busy) = (0usize, 0usize);
-        let (mut resident, mut peak) = (0u64, 0u64);
-        let mut spans = Vec::new();
-        let mut busy: Vec<(u64, u32)> = Vec::new();
-        let mut held = Vec::new();
-        let mut now = 0u64;
+        let mut r = Replay::new(self, cap, record);
         loop {
-            // Start what can start now.
-            while running < cap {
-                let Some(entry) = ready.pop() else { break };
-                let i = entry.2 as usize;
-                let bytes = g.jobs[i].bytes;
-                if self.opts.mem_limit.is_some_and(|limit| resident + bytes > limit) {
-                    held.push(entry);
-                    continue;
-                }
-                resident += bytes;
-                peak = peak.max(resident);
-                let proc = free.pop().map_or_else(
-                    || {
-                        next_proc += 1;
-                        next_proc - 1
-                    },
-                    |Reverse(p)| p,
-                );
-                proc_of[i] = proc;
-                let end = now + self.duration[i];
-                events.push(entry.2, Reverse((end, event_seq)));
-                event_seq += 1;
-                running += 1;
-                if record {
-                    spans.push(Span { job: entry.2, proc, start: now, end });
-                }
-            }
-            if !held.is_empty() {
-                if running == 0 {
-                    let &(_, _, i) = held.iter().max().expect("held");
-                    return Err(SimError::MemLimit {
-                        limit: self.opts.mem_limit.unwrap_or(0),
-                        job: g.jobs[i as usize].name.clone(),
-                        needs: g.jobs[i as usize].bytes,
-                        resident,
-                    });
-                }
-                ready.extend(held.drain(..));
-            }
-            max_busy = max_busy.max(running);
-            if record {
-                match busy.last_mut() {
-                    Some(last) if last.1 == running as u32 => {}
-                    Some(last) if last.0 == now => last.1 = running as u32,
-                    _ => busy.push((now, running as u32)),
-                }
-            }
+            r.start_ready()?;
             // Finish every job that ends at the next event time.
-            let Some((_, &Reverse((t, _)))) = events.peek() else { break };
-            now = t;
-            while let Some((_, &Reverse((t, _)))) = events.peek() {
-                if t != now {
+            let Some((_, &Reverse((t, _)))) = r.events.peek() else { break };
+            r.now = t;
+            while let Some((&job, &Reverse((t, _)))) = r.events.peek() {
+                if t != r.now {
                     break;
                 }
-                let (job, _) = events.pop().expect("peeked");
-                let i = job as usize;
-                running -= 1;
-                free.push(Reverse(proc_of[i]));
-                for &k in g.needs(i) {
-                    holders[k as usize] -= 1;
-                    if holders[k as usize] == 0 {
-                        resident -= g.jobs[k as usize].bytes;
-                    }
-                }
-                if g.needed_by(i).is_empty() {
-                    resident -= g.jobs[i].bytes;
-                }
-                for &k in g.needed_by(i) {
-                    missing[k as usize] -= 1;
-                    if missing[k as usize] == 0 {
-                        make_ready(&mut ready, &mut ready_seq, k);
-                    }
-                }
+                r.events.pop();
+                r.finish(job as usize);
             }
         }
-        debug_assert!(missing.iter().all(|&m| m == 0), "every job ran");
-        let makespan = now;
+        debug_assert!(r.missing.iter().all(|&m| m == 0), "every job ran");
+        Ok(Run { row: self.row(procs, r.now, r.max_busy, r.peak), spans: r.spans, busy: r.busy })
+    }
+
+    /// The sweep line of a finished simulation.
+    fn row(&self, procs: Procs, makespan: u64, max_busy: usize, peak_memory: u64) -> SweepRow {
         let (w, cp) = (self.work as f64, self.critical_path as f64);
-        let (lower_bound, graham_bound, per) = match procs {
+        let (lower_bound, level_bound, graham_bound, per) = match procs {
             Procs::Limited(p) => {
                 let p = p as f64;
-                ((w / p).max(cp), w / p + (1.0 - 1.0 / p) * cp, p)
+                let lower = (w / p).max(cp);
+                let level = self.level_cuts.iter().map(|&(t, work)| t as f64 + work as f64 / p).fold(lower, f64::max);
+                (lower, level, w / p + (1.0 - 1.0 / p) * cp, p)
             }
-            Procs::Unlimited => (cp, cp, max_busy.max(1) as f64),
-        };
-        let level_bound = match procs {
-            Procs::Limited(p) => {
-                self.level_cuts.iter().map(|&(t, work)| t as f64 + work as f64 / p as f64).fold(lower_bound, f64::max)
-            }
-            Procs::Unlimited => cp,
+            Procs::Unlimited => (cp, cp, cp, max_busy.max(1) as f64),
         };
         let speedup = if makespan == 0 { 1.0 } else { w / makespan as f64 };
-        let row = SweepRow {
+        SweepRow {
             procs,
             makespan,
             work: self.work,
@@ -394,13 +302,162 @@ impl<'g> Simulator<'g> {
             efficiency: round4(speedup / per),
             avg_busy: round4(speedup),
             max_busy: max_busy as u32,
-            peak_memory: peak,
-        };
-        Ok(Run { row, spans, busy })
+            peak_memory,
+        }
     }
 
     /// One row per processor count, simulated in parallel, in the order given.
     pub fn sweep(&self, procs: &[Procs]) -> Result<Vec<SweepRow>, SimError> {
         procs.par_iter().map(|&p| self.run(p, false).map(|r| r.row)).collect()
+    }
+}
+
+/// The state of one simulation in progress.
+struct Replay<'s, 'g> {
+    sim: &'s Simulator<'g>,
+    cap: usize,
+    record: bool,
+    now: u64,
+    /// Jobs each job still waits for.
+    missing: Vec<u32>,
+    /// Unfinished jobs that need each job's output.
+    holders: Vec<u32>,
+    /// Ready jobs: (policy priority, tie-break, job); the tie-break is the order they became
+    /// ready for fifo, the job's index otherwise, so the largest entry is the one to start.
+    ready: BinaryHeap<(u64, Reverse<u64>, u32)>,
+    ready_seq: u64,
+    /// Completions: job -> (end time, sequence number), earliest first.
+    events: PriorityQueue<u32, Reverse<(u64, u64)>>,
+    event_seq: u64,
+    /// Free processor ids, lowest first; ids are handed out from 0 as needed.
+    free: BinaryHeap<Reverse<u32>>,
+    next_proc: u32,
+    proc_of: Vec<u32>,
+    running: usize,
+    max_busy: usize,
+    resident: u64,
+    peak: u64,
+    spans: Vec<Span>,
+    busy: Vec<(u64, u32)>,
+}
+
+impl<'s, 'g> Replay<'s, 'g> {
+    fn new(sim: &'s Simulator<'g>, cap: usize, record: bool) -> Replay<'s, 'g> {
+        let g = sim.graph;
+        let n = g.len();
+        let mut r = Replay {
+            sim,
+            cap,
+            record,
+            now: 0,
+            missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
+            holders: (0..n).map(|i| g.needed_by(i).len() as u32).collect(),
+            ready: BinaryHeap::new(),
+            ready_seq: 0,
+            events: PriorityQueue::with_capacity(cap.min(n)),
+            event_seq: 0,
+            free: BinaryHeap::new(),
+            next_proc: 0,
+            proc_of: vec![0; n],
+            running: 0,
+            max_busy: 0,
+            resident: 0,
+            peak: 0,
+            spans: Vec::new(),
+            busy: Vec::new(),
+        };
+        for i in 0..n {
+            if r.missing[i] == 0 {
+                r.make_ready(i as u32);
+            }
+        }
+        r
+    }
+
+    fn make_ready(&mut self, i: u32) {
+        let entry = match self.sim.opts.policy {
+            Policy::Fifo => (0, Reverse(self.ready_seq), i),
+            _ => (self.sim.priority[i as usize], Reverse(i as u64), i),
+        };
+        self.ready_seq += 1;
+        self.ready.push(entry);
+    }
+
+    /// Starts ready jobs, best first, while processors are free; with a memory limit, a job
+    /// whose output does not fit waits and the next one may start.
+    fn start_ready(&mut self) -> Result<(), SimError> {
+        let g = self.sim.graph;
+        let mut held = Vec::new();
+        while self.running < self.cap {
+            let Some(entry) = self.ready.pop() else { break };
+            let i = entry.2 as usize;
+            let bytes = g.jobs[i].bytes;
+            if self.sim.opts.mem_limit.is_some_and(|limit| self.resident + bytes > limit) {
+                held.push(entry);
+                continue;
+            }
+            self.resident += bytes;
+            self.peak = self.peak.max(self.resident);
+            let proc = match self.free.pop() {
+                Some(Reverse(p)) => p,
+                None => {
+                    self.next_proc += 1;
+                    self.next_proc - 1
+                }
+            };
+            self.proc_of[i] = proc;
+            let end = self.now + self.sim.duration[i];
+            self.events.push(entry.2, Reverse((end, self.event_seq)));
+            self.event_seq += 1;
+            self.running += 1;
+            if self.record {
+                self.spans.push(Span { job: entry.2, proc, start: self.now, end });
+            }
+        }
+        if let Some(&(_, _, i)) = held.iter().max() {
+            if self.running == 0 {
+                // Nothing running will ever free memory: the limit cannot be met.
+                return Err(SimError::MemLimit {
+                    limit: self.sim.opts.mem_limit.unwrap_or(0),
+                    job: g.jobs[i as usize].name.clone(),
+                    needs: g.jobs[i as usize].bytes,
+                    resident: self.resident,
+                });
+            }
+            self.ready.extend(held);
+        }
+        self.max_busy = self.max_busy.max(self.running);
+        if self.record {
+            let busy = self.running as u32;
+            match self.busy.last_mut() {
+                Some(last) if last.1 == busy => {}
+                Some(last) if last.0 == self.now => last.1 = busy,
+                _ => self.busy.push((self.now, busy)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Job `i` ends now: its processor is freed, inputs nobody else needs are released, and the
+    /// jobs waiting only for it become ready.
+    fn finish(&mut self, i: usize) {
+        let g = self.sim.graph;
+        self.running -= 1;
+        self.free.push(Reverse(self.proc_of[i]));
+        for &k in g.needs(i) {
+            self.holders[k as usize] -= 1;
+            if self.holders[k as usize] == 0 {
+                self.resident -= g.jobs[k as usize].bytes;
+            }
+        }
+        if g.needed_by(i).is_empty() {
+            self.resident -= g.jobs[i].bytes;
+        }
+        for &k in g.needed_by(i) {
+            self.missing[k as usize] -= 1;
+            if self.missing[k as usize] == 0 {
+                self.make_ready(k);
+            }
+        }
     }
 }
