@@ -33,6 +33,45 @@ impl InnerMove {
     }
 }
 
+/// A successor partition as the kernel reads it: whole rows, `len` values from `base` (a
+/// multiple of `len`). A partition in one piece is a plain slice; a partition computed in
+/// pieces (row ranges) is [`Pieces`].
+pub trait Rows: Sync {
+    fn row(&self, base: usize, len: usize) -> &[Value];
+}
+
+impl Rows for &[Value] {
+    #[inline]
+    fn row(&self, base: usize, len: usize) -> &[Value] {
+        &self[base..base + len]
+    }
+}
+
+/// A partition held as consecutive pieces: piece i holds values `starts[i]..starts[i+1]`. A
+/// piece the reader does not need may be empty; reading it is a bug and panics.
+pub struct Pieces<'a> {
+    starts: Vec<usize>,
+    parts: Vec<&'a [Value]>,
+}
+
+impl<'a> Pieces<'a> {
+    /// `parts[i]` starts at value `starts[i]`; `starts` is increasing, from 0.
+    pub fn new(starts: Vec<usize>, parts: Vec<&'a [Value]>) -> Pieces<'a> {
+        debug_assert_eq!(starts.len(), parts.len());
+        Pieces { starts, parts }
+    }
+}
+
+impl Rows for Pieces<'_> {
+    #[inline]
+    fn row(&self, base: usize, len: usize) -> &[Value] {
+        // Pieces are whole rows, so a row lies in the last piece starting at or before it.
+        let i = self.starts.partition_point(|&s| s <= base) - 1;
+        let at = base - self.starts[i];
+        &self.parts[i][at..at + len]
+    }
+}
+
 /// Box keys: 4 per inner line.
 const BOX_KEYS: usize = 4 * MAX_GROUP_LINES;
 
@@ -118,7 +157,7 @@ impl<'a> Kernel<'a> {
 
     /// Computes rows `first_row..` of partition `key` into `out` (a whole number of rows).
     /// `succ[g]` holds the partition `key.plus(g)` (empty where the group is full).
-    pub fn compute(&self, key: &PartitionKey, succ: &[&[Value]], out: &mut [Value], first_row: usize) {
+    pub fn compute<R: Rows>(&self, key: &PartitionKey, succ: &[R], out: &mut [Value], first_row: usize) {
         let sp = self.space;
         let groups = &sp.groups;
         let inner = self.inner;
@@ -184,7 +223,7 @@ impl<'a> Kernel<'a> {
                         let r = if h == g { grp.rank[moved as usize] as usize } else { ranks[h] };
                         base += r * ss[h];
                     }
-                    apply_row(best, &succ[g][base..base + row_len], inner_cfgs, m0, m1);
+                    apply_row(best, succ[g].row(base, row_len), inner_cfgs, m0, m1);
                 } else {
                     let s = s as usize - 1;
                     let mut base = 0;
@@ -193,7 +232,7 @@ impl<'a> Kernel<'a> {
                         base += groups[h].rank[groups[h].sym[s][f as usize] as usize] as usize * ss[h];
                     }
                     let map = &self.inner_sym[s][ci];
-                    apply_row_mapped(best, &succ[g][base..base + row_len], map, inner_cfgs, m0, m1);
+                    apply_row_mapped(best, succ[g].row(base, row_len), map, inner_cfgs, m0, m1);
                 }
             }
 
@@ -207,7 +246,7 @@ impl<'a> Kernel<'a> {
                 }
                 let ss = &succ_strides[inner];
                 let base: usize = (0..inner).map(|h| ranks[h] * ss[h]).sum();
-                let srow = &succ[inner][base..base + inner_succ_len];
+                let srow = succ[inner].row(base, inner_succ_len);
                 for (i, b) in best.iter_mut().enumerate() {
                     let mut v = *b;
                     for &mv in &imoves[starts[i] as usize..starts[i + 1] as usize] {

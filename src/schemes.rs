@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::board::{Board, LineSet};
 use crate::cost::{CostSpec, JobFeatures};
@@ -45,7 +45,7 @@ pub enum QuadrantSymmetry {
 }
 
 /// What a piece of a split job needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PieceDeps {
     /// Every piece needs the whole of every predecessor (the thesis's Fig. 4).
@@ -57,7 +57,7 @@ pub enum PieceDeps {
 
 /// Subpartitioning: jobs of more than `threshold` states become
 /// min(max_pieces, ceil(states / threshold)) pieces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Split {
     pub threshold: u64,
     pub max_pieces: u32,

@@ -17,7 +17,7 @@ use std::str::FromStr;
 
 use priority_queue::PriorityQueue;
 use rayon::prelude::*;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::graph::Graph;
 
@@ -85,7 +85,7 @@ impl FromStr for ProcsList {
 }
 
 /// Which ready job starts first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Policy {
     /// In the order jobs became ready (the thesis).

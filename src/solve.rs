@@ -1,7 +1,10 @@
 //! Whole solves in memory: every partition of a space from the full board back to the root,
 //! each kept only while a partition still to be computed reads it. Reports the root's value,
-//! every move's value and the cost.
+//! every move's value and the cost. [`solve`] runs the partitions as jobs on the executor;
+//! [`solve_in_order`], its slow twin, runs them one at a time in a fixed order, splitting each
+//! partition's rows across threads.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -9,6 +12,7 @@ use rayon::prelude::*;
 use crate::board::Line;
 use crate::kernel::{Kernel, Value};
 use crate::key::PartitionKey;
+use crate::plan::Checked;
 use crate::position::Position;
 use crate::space::{Space, SpaceError, State};
 
@@ -17,7 +21,7 @@ use crate::space::{Space, SpaceError, State};
 pub struct SolveOptions<'p> {
     /// Number of groups; None for the default.
     pub groups: Option<usize>,
-    /// Worker threads for the rows of a partition (1: sequential, in this thread).
+    /// Worker threads.
     pub threads: usize,
     /// Keep every partition (for lookups of any position afterwards).
     pub keep_all: bool,
@@ -76,21 +80,58 @@ pub fn move_value(boxes: i8, after: Value) -> Value {
     if boxes > 0 { boxes + after } else { -after }
 }
 
-/// Solves every position reachable from `root` and returns the root's value and moves.
+/// Solves every position reachable from `root` on the executor and returns the root's value
+/// and moves.
 pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SpaceError> {
     let start = Instant::now();
     let space = Space::new(root, opts.groups)?;
     if space.free() == 0 {
-        return Ok(Solution {
-            space,
-            value: 0,
-            moves: Vec::new(),
-            positions: 1,
-            partitions: 1,
-            peak_bytes: 1,
-            seconds: start.elapsed().as_secs_f64(),
-            tables: None,
-        });
+        return Ok(trivial(space, start));
+    }
+    let graph = crate::schemes::orbits(&space, &crate::cost::CostSpec::States, None).expect("no split to refuse");
+    let plan = Checked::from_graph(space, graph).expect("a space's own graph is a valid plan");
+    let run = crate::exec::execute(&plan, opts.threads, opts.keep_all, opts.progress);
+    let Checked { space, layout, .. } = plan;
+    let tables = run.tables.map(|jobs| {
+        let mut tables = vec![Vec::new(); space.key_count()];
+        for (values, l) in jobs.into_iter().zip(&layout) {
+            tables[space.key_index(&l.key)] = Arc::unwrap_or_clone(values);
+        }
+        tables
+    });
+    Ok(Solution {
+        value: run.value,
+        moves: run.moves,
+        positions: run.positions,
+        partitions: layout.len(),
+        peak_bytes: run.peak_bytes,
+        seconds: start.elapsed().as_secs_f64(),
+        tables,
+        space,
+    })
+}
+
+/// The solve of a position with no undrawn line.
+fn trivial(space: Space, start: Instant) -> Solution {
+    Solution {
+        space,
+        value: 0,
+        moves: Vec::new(),
+        positions: 1,
+        partitions: 1,
+        peak_bytes: 1,
+        seconds: start.elapsed().as_secs_f64(),
+        tables: None,
+    }
+}
+
+/// The slow twin of [`solve`]: partitions one at a time, most lines first, each split into row
+/// chunks across `threads` threads.
+pub fn solve_in_order(root: Position, opts: SolveOptions) -> Result<Solution, SpaceError> {
+    let start = Instant::now();
+    let space = Space::new(root, opts.groups)?;
+    if space.free() == 0 {
+        return Ok(trivial(space, start));
     }
     let kernel = Kernel::new(&space);
     let keys = space.keys();

@@ -1,0 +1,78 @@
+//! The executor against its slow twin (one partition at a time): the same value for every
+//! thread count, whole or split into pieces, and a trace that respects every dependency.
+
+use std::collections::HashMap;
+
+use dab::cost::CostSpec;
+use dab::exec::execute;
+use dab::kernel::Kernel;
+use dab::plan::Checked;
+use dab::position::Position;
+use dab::schemes::{self, PieceDeps, Split};
+use dab::solve::{SolveOptions, solve_in_order};
+use dab::space::Space;
+
+fn checked(board: &str, groups: usize, split: Option<Split>) -> Checked {
+    let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
+    let graph = schemes::orbits(&space, &CostSpec::States, split.as_ref()).unwrap();
+    Checked::from_graph(space, graph).unwrap()
+}
+
+#[test]
+fn every_thread_count_gives_the_twin_s_values() {
+    let cases = [
+        ("2x3", 2, None),
+        ("3x3", 3, None),
+        ("3x3", 3, Some(Split { threshold: 3000, max_pieces: 8, deps: PieceDeps::Fine })),
+        ("3x3", 2, Some(Split { threshold: 5000, max_pieces: 5, deps: PieceDeps::Whole })),
+        ("2x4", 3, Some(Split { threshold: 400, max_pieces: 16, deps: PieceDeps::Fine })),
+        ("1x5", 2, None),
+    ];
+    for (board, groups, split) in cases {
+        let twin = solve_in_order(
+            Position::empty(board.parse().unwrap()),
+            SolveOptions { groups: Some(groups), keep_all: true, ..Default::default() },
+        )
+        .unwrap();
+        let tables = twin.tables.as_ref().unwrap();
+        let plan = checked(board, groups, split);
+        let kernel = Kernel::new(&plan.space);
+        for threads in [1, 2, 3] {
+            let run = execute(&plan, threads, true, None);
+            assert_eq!(run.value, twin.value, "{board} {split:?} P={threads}");
+            assert_eq!(run.moves, twin.moves, "{board} {split:?} P={threads}");
+            // Every job's values equal the twin's rows.
+            for (values, l) in run.tables.as_ref().unwrap().iter().zip(&plan.layout) {
+                let (_, row_len) = kernel.shape(&l.key);
+                let whole = &tables[plan.space.key_index(&l.key)];
+                assert_eq!(values.as_slice(), &whole[l.first_row * row_len..(l.first_row + l.rows) * row_len]);
+            }
+            check_trace(&plan, &run.trace);
+        }
+    }
+}
+
+fn check_trace(plan: &Checked, trace: &[dab::exec::TraceRow]) {
+    let g = &plan.graph;
+    let by_name: HashMap<&str, &dab::exec::TraceRow> = trace.iter().map(|r| (r.job.as_str(), r)).collect();
+    assert_eq!(trace.len(), g.len(), "every job once");
+    assert_eq!(by_name.len(), g.len(), "no job twice");
+    for (i, job) in g.jobs.iter().enumerate() {
+        let row = by_name[job.name.as_str()];
+        assert!(row.start <= row.end);
+        assert_eq!(row.positions, job.states);
+        for &k in g.needs(i) {
+            let before = by_name[g.jobs[k as usize].name.as_str()];
+            assert!(before.end <= row.start, "{} starts before {} ends", job.name, before.job);
+        }
+    }
+}
+
+#[test]
+fn memory_is_released_as_the_simulator_assumes() {
+    let plan = checked("3x3", 3, None);
+    let one = execute(&plan, 1, false, None);
+    let all = execute(&plan, 1, true, None);
+    assert!(one.peak_bytes < all.peak_bytes / 2, "{} vs {}", one.peak_bytes, all.peak_bytes);
+    assert_eq!(all.peak_bytes, plan.graph.jobs.iter().map(|j| j.bytes).sum::<u64>());
+}
