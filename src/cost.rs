@@ -14,14 +14,34 @@ pub const MODEL_FORMAT: u32 = 1;
 pub struct JobFeatures {
     /// Positions it computes.
     pub states: u64,
-    /// Moves it examines: undrawn lines summed over its positions.
-    pub moves: u64,
+    /// Kernel rows (0 where jobs are not laid out in rows).
+    pub rows: u64,
+    /// Moves it examines in the outer groups (whole rows at a time) and in the inner group (one
+    /// position at a time): undrawn lines summed over its positions.
+    pub outer_moves: u64,
+    pub inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
 }
 
-/// Nanoseconds of a job: `per_job + per_state * states + per_move * moves + per_input_byte *
-/// input_bytes`.
+/// Number of terms of the cost model.
+pub const TERMS: usize = 6;
+
+impl JobFeatures {
+    /// The model's terms: 1 (per job), then each feature.
+    pub fn terms(&self) -> [f64; TERMS] {
+        [
+            1.0,
+            self.states as f64,
+            self.rows as f64,
+            self.outer_moves as f64,
+            self.inner_moves as f64,
+            self.input_bytes as f64,
+        ]
+    }
+}
+
+/// Nanoseconds of a job: a linear combination of its features, plus a per-job constant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostModel {
     pub format: u32,
@@ -32,15 +52,25 @@ pub struct CostModel {
     #[serde(default)]
     pub per_state_ns: f64,
     #[serde(default)]
-    pub per_move_ns: f64,
+    pub per_row_ns: f64,
+    #[serde(default)]
+    pub per_outer_move_ns: f64,
+    #[serde(default)]
+    pub per_inner_move_ns: f64,
     #[serde(default)]
     pub per_input_byte_ns: f64,
+    /// (threads, factor): jobs run `factor` times slower while `threads` threads are busy
+    /// (shared caches, memory bandwidth, hyperthreads). One thread is 1.
+    #[serde(default)]
+    pub contention: Vec<(u32, f64)>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum CostError {
     #[error("cannot read cost model '{path}': {source}")]
     Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot write cost model '{path}': {source}")]
+    Write { path: PathBuf, source: std::io::Error },
     #[error("cost model '{path}' is not a cost model file: {source}")]
     Parse { path: PathBuf, source: serde_json::Error },
     #[error("cost model '{path}' has format {found}; this dab reads format {MODEL_FORMAT}")]
@@ -57,7 +87,8 @@ impl CostModel {
         if model.format != MODEL_FORMAT {
             return Err(CostError::Format { path: path.into(), found: model.format });
         }
-        for (field, value) in model.coefficients() {
+        let factors = model.contention.iter().map(|&(_, f)| ("contention", f));
+        for (field, value) in model.coefficients().into_iter().chain(factors) {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(CostError::Coefficient { path: path.into(), field, value });
             }
@@ -65,21 +96,52 @@ impl CostModel {
         Ok(model)
     }
 
-    fn coefficients(&self) -> [(&'static str, f64); 4] {
+    /// The slowdown of jobs with `threads` threads busy: measured counts as they are, more
+    /// threads than measured as the most measured.
+    pub fn contention(&self, threads: usize) -> f64 {
+        self.contention
+            .iter()
+            .filter(|&&(t, _)| t as usize <= threads)
+            .max_by_key(|&&(t, _)| t)
+            .map_or(1.0, |&(_, f)| f)
+    }
+
+    /// The coefficients by name, in the order of [`JobFeatures::terms`].
+    pub fn coefficients(&self) -> [(&'static str, f64); TERMS] {
         [
             ("per_job_ns", self.per_job_ns),
             ("per_state_ns", self.per_state_ns),
-            ("per_move_ns", self.per_move_ns),
+            ("per_row_ns", self.per_row_ns),
+            ("per_outer_move_ns", self.per_outer_move_ns),
+            ("per_inner_move_ns", self.per_inner_move_ns),
             ("per_input_byte_ns", self.per_input_byte_ns),
         ]
     }
 
+    /// A model with these coefficients (in the order of [`JobFeatures::terms`]).
+    pub fn from_coefficients(machine: String, c: [f64; TERMS], contention: Vec<(u32, f64)>) -> CostModel {
+        CostModel {
+            format: MODEL_FORMAT,
+            machine,
+            per_job_ns: c[0],
+            per_state_ns: c[1],
+            per_row_ns: c[2],
+            per_outer_move_ns: c[3],
+            per_inner_move_ns: c[4],
+            per_input_byte_ns: c[5],
+            contention,
+        }
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), CostError> {
+        let text = serde_json::to_string_pretty(self).expect("a model serialises");
+        crate::files::write_atomic(path, text.as_bytes())
+            .map_err(|source| CostError::Write { path: path.into(), source })
+    }
+
     /// Predicted nanoseconds of a job, rounded.
     pub fn nanoseconds(&self, f: JobFeatures) -> u64 {
-        let ns = self.per_job_ns
-            + self.per_state_ns * f.states as f64
-            + self.per_move_ns * f.moves as f64
-            + self.per_input_byte_ns * f.input_bytes as f64;
+        let ns: f64 = self.coefficients().iter().zip(f.terms()).map(|((_, c), x)| c * x).sum();
         ns.round() as u64
     }
 }

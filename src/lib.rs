@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod bench;
 pub mod board;
+pub mod calibrate;
 pub mod chart;
 pub mod cost;
 pub mod exec;

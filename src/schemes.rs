@@ -86,8 +86,13 @@ struct Part {
     name: String,
     units: u64,
     unit_states: u64,
-    /// Undrawn lines in each of its positions.
-    undrawn: u64,
+    /// Undrawn lines in each of its positions outside the kernel's inner group (all of them
+    /// for quadrants, which have no rows).
+    outer_undrawn: u64,
+    /// Undrawn lines of the inner group.
+    inner_undrawn: u64,
+    /// Whether units are kernel rows.
+    rows: bool,
     deps: Vec<usize>,
 }
 
@@ -112,13 +117,19 @@ impl Part {
 type Reads<'a> = dyn Fn(usize, u64, u64, usize) -> Vec<(u64, u64)> + 'a;
 
 /// Turns parts into jobs, splitting them, with costs from `cost`.
-fn assemble(parts: &[Part], split: Option<&Split>, cost: &CostSpec, reads: Option<&Reads>) -> Graph {
+fn assemble(
+    parts: &[Part],
+    split: Option<&Split>,
+    cost: &CostSpec,
+    reads: Option<&Reads>,
+) -> (Graph, Vec<JobFeatures>) {
     let bounds: Vec<Vec<u64>> = parts.iter().map(|p| p.bounds(split)).collect();
     let piece_name = |p: usize, i: usize| {
         if bounds[p].len() == 2 { parts[p].name.clone() } else { format!("{}_{i}", parts[p].name) }
     };
     let piece_bytes = |p: usize, i: usize| (bounds[p][i + 1] - bounds[p][i]) * parts[p].unit_states;
     let mut jobs = Vec::new();
+    let mut all_features = Vec::new();
     for (p, part) in parts.iter().enumerate() {
         for i in 0..bounds[p].len() - 1 {
             let (lo, hi) = (bounds[p][i], bounds[p][i + 1]);
@@ -142,9 +153,12 @@ fn assemble(parts: &[Part], split: Option<&Split>, cost: &CostSpec, reads: Optio
             let states = (hi - lo) * part.unit_states;
             let features = JobFeatures {
                 states,
-                moves: states * part.undrawn,
+                rows: if part.rows { hi - lo } else { 0 },
+                outer_moves: states * part.outer_undrawn,
+                inner_moves: states * part.inner_undrawn,
                 input_bytes: deps.iter().map(|&(d, j)| piece_bytes(d, j)).sum(),
             };
+            all_features.push(features);
             jobs.push(Job {
                 name: piece_name(p, i),
                 cost: cost.cost(features),
@@ -154,7 +168,7 @@ fn assemble(parts: &[Part], split: Option<&Split>, cost: &CostSpec, reads: Optio
             });
         }
     }
-    Graph::new(jobs, None).expect("a built graph is valid")
+    (Graph::new(jobs, None).expect("a built graph is valid"), all_features)
 }
 
 fn check_split(split: Option<&Split>) -> Result<(), SchemeError> {
@@ -166,6 +180,15 @@ fn check_split(split: Option<&Split>) -> Result<(), SchemeError> {
 
 /// The solver's partitions of `space` as a graph.
 pub fn orbits(space: &Space, cost: &CostSpec, split: Option<&Split>) -> Result<Graph, SchemeError> {
+    orbits_with_features(space, cost, split).map(|(g, _)| g)
+}
+
+/// [`orbits`], with what each job's cost was computed from.
+pub fn orbits_with_features(
+    space: &Space,
+    cost: &CostSpec,
+    split: Option<&Split>,
+) -> Result<(Graph, Vec<JobFeatures>), SchemeError> {
     check_split(split)?;
     let keys = space.keys();
     let ng = space.groups.len();
@@ -179,7 +202,10 @@ pub fn orbits(space: &Space, cost: &CostSpec, split: Option<&Split>) -> Result<G
                 name: k.to_string(),
                 units: len / row_len(k),
                 unit_states: row_len(k),
-                undrawn: (space.free() - k.total()) as u64,
+                inner_undrawn: (space.groups[ng - 1].size - k.counts()[ng - 1] as u32) as u64,
+                outer_undrawn: (space.free() - k.total()) as u64
+                    - (space.groups[ng - 1].size - k.counts()[ng - 1] as u32) as u64,
+                rows: true,
                 deps: {
                     // In job order, as every reader of the graph lists them.
                     let mut d: Vec<usize> = space.successors(k).iter().map(|s| key_position(&keys, s)).collect();
@@ -330,12 +356,14 @@ pub fn quadrants(
                 name: format!("{}_{}_{}_{}", k[0], k[1], k[2], k[3]),
                 units: k.iter().map(|&x| binomial(q as u64, x as u64)).product(),
                 unit_states: 1,
-                undrawn: 4 * q as u64 - total(k) as u64,
+                outer_undrawn: 4 * q as u64 - total(k) as u64,
+                inner_undrawn: 0,
+                rows: false,
                 deps,
             }
         })
         .collect();
-    Ok(assemble(&parts, split, cost, None))
+    Ok(assemble(&parts, split, cost, None).0)
 }
 
 /// Index of `key` in `keys`, which are in the order of [`Space::keys`].

@@ -8,6 +8,7 @@ use dab::board::Board;
 use dab::position::Position;
 
 mod bench;
+mod calibrate;
 mod graph;
 mod partitions;
 mod sim;
@@ -33,6 +34,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Simulate graphs on P processors: sweep, bounds, speedup, busy and Gantt charts.
     Sim(sim::SimArgs),
+    /// Time the kernel on this machine and fit the cost model (saved under sims/).
+    Calibrate(calibrate::CalibrateArgs),
     /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
     Bench(bench::BenchArgs),
 }
@@ -84,6 +87,15 @@ impl PositionArgs {
     }
 }
 
+/// `--threads`: at least 1; all cores when not given.
+pub fn threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::Error>> {
+    match arg {
+        Some(0) => Err("--threads must be at least 1".into()),
+        Some(p) => Ok(p),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
 pub fn run() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -92,6 +104,7 @@ pub fn run() -> i32 {
         Command::Graph(a) => graph::run(a),
         Command::Sim(a) => sim::run(a),
         Command::Bench(a) => bench::run_cmd(a),
+        Command::Calibrate(a) => calibrate::run(a),
     };
     match result {
         Ok(()) => 0,

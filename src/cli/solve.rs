@@ -33,11 +33,7 @@ pub struct SolveArgs {
 
 pub fn run(args: SolveArgs) -> CliResult {
     let root = args.position.position()?;
-    let threads = match args.threads {
-        Some(0) => return Err("--threads must be at least 1".into()),
-        Some(p) => p,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = super::threads(args.threads)?;
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let opts = SolveOptions { groups: args.groups, threads, keep_all: false, progress: Some(&progress) };

@@ -1,0 +1,332 @@
+//! Calibration: times the kernel job by job on this machine (solves of several boards on one
+//! thread, then on all threads), fits the cost model's coefficients to the one-thread times,
+//! and measures how much slower jobs run when every thread is busy (the contention factor).
+//! The fit minimises the squared relative error weighted by job time, so the jobs that make
+//! up the makespan count most; terms whose removal costs less than 2 % of the fit are dropped.
+
+use serde::Serialize;
+
+use crate::cost::{CostModel, JobFeatures, TERMS};
+use crate::exec::execute;
+use crate::plan::Checked;
+use crate::position::Position;
+use crate::space::{Space, SpaceError};
+
+/// One job's measured time with its features.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sample {
+    pub board: String,
+    pub groups: usize,
+    pub threads: usize,
+    pub job: String,
+    pub states: u64,
+    pub rows: u64,
+    pub outer_moves: u64,
+    pub inner_moves: u64,
+    pub input_bytes: u64,
+    pub seconds: f64,
+}
+
+impl Sample {
+    pub fn features(&self) -> JobFeatures {
+        JobFeatures {
+            states: self.states,
+            rows: self.rows,
+            outer_moves: self.outer_moves,
+            inner_moves: self.inner_moves,
+            input_bytes: self.input_bytes,
+        }
+    }
+}
+
+/// Runs a whole solve of `root` on the executor and returns every job's time and features.
+pub fn measure(root: Position, groups: Option<usize>, threads: usize) -> Result<(Vec<Sample>, f64), SpaceError> {
+    let space = Space::new(root, groups)?;
+    let (graph, features) =
+        crate::schemes::orbits_with_features(&space, &crate::cost::CostSpec::States, None).expect("no split");
+    let plan = Checked::from_graph(space, graph).expect("own graph");
+    let run = execute(&plan, threads, false, None);
+    let index: std::collections::HashMap<&str, usize> =
+        plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    let samples = run
+        .trace
+        .iter()
+        .map(|t| {
+            let f = features[index[t.job.as_str()]];
+            Sample {
+                board: plan.space.board().to_string(),
+                groups: plan.space.groups.len(),
+                threads,
+                job: t.job.clone(),
+                states: f.states,
+                rows: f.rows,
+                outer_moves: f.outer_moves,
+                inner_moves: f.inner_moves,
+                input_bytes: f.input_bytes,
+                seconds: t.end - t.start,
+            }
+        })
+        .collect();
+    Ok((samples, run.seconds))
+}
+
+/// Weighted least squares over the terms in `mask`: minimises sum of (pred - t)^2 / t.
+/// Returns the coefficients (0 outside the mask) and the objective, or None when the system
+/// is singular.
+fn least_squares(samples: &[Sample], mask: [bool; TERMS]) -> Option<([f64; TERMS], f64)> {
+    let idx: Vec<usize> = (0..TERMS).filter(|&k| mask[k]).collect();
+    let m = idx.len();
+    let mut a = vec![vec![0.0f64; m + 1]; m];
+    for s in samples.iter().filter(|s| s.seconds > 0.0) {
+        let x = s.features().terms();
+        let t = s.seconds * 1e9;
+        let w = 1.0 / t;
+        for (r, &i) in idx.iter().enumerate() {
+            for (c, &j) in idx.iter().enumerate() {
+                a[r][c] += w * x[i] * x[j];
+            }
+            a[r][m] += w * x[i] * t;
+        }
+    }
+    // Gaussian elimination with partial pivoting, scaled per row.
+    for col in 0..m {
+        let pivot = (col..m).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
+        if a[pivot][col].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(col, pivot);
+        for r in 0..m {
+            if r != col {
+                let f = a[r][col] / a[col][col];
+                for c in col..=m {
+                    a[r][c] -= f * a[col][c];
+                }
+            }
+        }
+    }
+    let mut coef = [0.0; TERMS];
+    for (r, &i) in idx.iter().enumerate() {
+        coef[i] = a[r][m] / a[r][r];
+        if !coef[i].is_finite() {
+            return None;
+        }
+    }
+    Some((coef, objective(samples, &coef)))
+}
+
+fn predict(coef: &[f64; TERMS], f: JobFeatures) -> f64 {
+    f.terms().iter().zip(coef).map(|(x, c)| x * c).sum()
+}
+
+fn objective(samples: &[Sample], coef: &[f64; TERMS]) -> f64 {
+    samples
+        .iter()
+        .filter(|s| s.seconds > 0.0)
+        .map(|s| {
+            let t = s.seconds * 1e9;
+            (predict(coef, s.features()) - t).powi(2) / t
+        })
+        .sum()
+}
+
+/// The fitted coefficients and the terms kept.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fit {
+    pub coefficients: [f64; TERMS],
+    pub kept: Vec<&'static str>,
+}
+
+/// Non-negative fit: the best of all term subsets whose coefficients are all >= 0, then terms
+/// dropped while that costs less than 2 % of the objective.
+pub fn fit(samples: &[Sample]) -> Fit {
+    let mut best: Option<([f64; TERMS], f64, [bool; TERMS])> = None;
+    for bits in 1u32..1 << TERMS {
+        let mask: [bool; TERMS] = std::array::from_fn(|k| bits >> k & 1 != 0);
+        if let Some((coef, obj)) = least_squares(samples, mask)
+            && coef.iter().all(|&c| c >= 0.0)
+            && best.as_ref().is_none_or(|b| obj < b.1)
+        {
+            best = Some((coef, obj, mask));
+        }
+    }
+    let mut state_only = [false; TERMS];
+    state_only[1] = true;
+    let mut unit = [0.0; TERMS];
+    unit[1] = 1.0;
+    let (mut coef, mut obj, mut mask) = best.unwrap_or((unit, f64::INFINITY, state_only));
+    loop {
+        let mut dropped = false;
+        for k in 0..TERMS {
+            if !mask[k] || mask.iter().filter(|&&m| m).count() == 1 {
+                continue;
+            }
+            let mut fewer = mask;
+            fewer[k] = false;
+            if let Some((c, o)) = least_squares(samples, fewer)
+                && c.iter().all(|&x| x >= 0.0)
+                && o <= obj * 1.02
+            {
+                (coef, obj, mask, dropped) = (c, o, fewer, true);
+                break;
+            }
+        }
+        if !dropped {
+            break;
+        }
+    }
+    let names = CostModel::from_coefficients(String::new(), coef, Vec::new()).coefficients();
+    Fit { coefficients: coef, kept: (0..TERMS).filter(|&k| mask[k]).map(|k| names[k].0).collect() }
+}
+
+/// Per-job relative errors |pred - actual| / actual of a set of samples under a model:
+/// median and 90th percentile, and the error of the summed time.
+#[derive(Clone, Debug, Serialize)]
+pub struct ErrorStats {
+    pub board: String,
+    pub threads: usize,
+    pub jobs: usize,
+    pub median: f64,
+    pub p90: f64,
+    /// |sum pred - sum actual| / sum actual.
+    pub total: f64,
+    pub fitted_on: bool,
+}
+
+/// Quantile `q` (0..=1) of sorted values, nearest rank.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+pub fn errors(model: &CostModel, samples: &[Sample], threads: usize, fitted_on: bool) -> ErrorStats {
+    let factor = model.contention(threads);
+    let mut errs: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.seconds > 0.0)
+        .map(|s| {
+            let p = model.nanoseconds(s.features()) as f64 * factor;
+            (p - s.seconds * 1e9).abs() / (s.seconds * 1e9)
+        })
+        .collect();
+    errs.sort_by(f64::total_cmp);
+    let actual: f64 = samples.iter().map(|s| s.seconds * 1e9).sum();
+    let predicted: f64 = samples.iter().map(|s| model.nanoseconds(s.features()) as f64 * factor).sum();
+    ErrorStats {
+        board: samples.first().map_or(String::new(), |s| s.board.clone()),
+        threads,
+        jobs: errs.len(),
+        median: quantile(&errs, 0.5),
+        p90: quantile(&errs, 0.9),
+        total: (predicted - actual).abs() / actual.max(1e-9),
+        fitted_on,
+    }
+}
+
+/// What this machine is, for the model file: CPU model, cores, memory.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines().find(|l| l.starts_with("MemTotal")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(String::new(), |kb| format!(", {:.0} GiB", kb as f64 / 1048576.0));
+    format!("{cpu}, {cores} cores{mem}")
+}
+
+/// A model from a fit on one-thread samples and the contention measured with more threads:
+/// (threads, summed actual time / summed one-thread prediction).
+pub fn model(fit: &Fit, contention: Vec<(u32, f64)>) -> CostModel {
+    CostModel::from_coefficients(machine(), fit.coefficients, contention)
+}
+
+/// Summed actual time over summed prediction: how much slower jobs run with `threads` busy.
+pub fn contention_factor(model: &CostModel, samples: &[Sample]) -> f64 {
+    let actual: f64 = samples.iter().map(|s| s.seconds * 1e9).sum();
+    let predicted: f64 = samples.iter().map(|s| model.nanoseconds(s.features()) as f64).sum();
+    actual / predicted.max(1.0)
+}
+
+/// A board to time, with its grouping (None: the default).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub board: crate::board::Board,
+    pub groups: Option<usize>,
+}
+
+impl std::str::FromStr for Case {
+    type Err = String;
+
+    /// `3x4` or `3x4/4` (4 groups).
+    fn from_str(s: &str) -> Result<Case, String> {
+        let (b, g) = s.split_once('/').map_or((s, None), |(b, g)| (b, Some(g)));
+        let board = b.parse().map_err(|e| format!("calibration case '{s}': {e}"))?;
+        let groups = g
+            .map(|g| g.parse::<usize>().map_err(|_| format!("calibration case '{s}': '{g}' is not a number of groups")))
+            .transpose()?;
+        Ok(Case { board, groups })
+    }
+}
+
+/// The default cases: small to mid-sized boards, and 3x4 with a second grouping.
+pub const DEFAULT_CASES: &str = "3x3,2x5,3x4,3x4/4";
+/// The default board left out of the fit, to test the model on.
+pub const DEFAULT_HOLDOUT: &str = "2x6";
+
+pub struct Calibration {
+    pub model: CostModel,
+    pub fit: Fit,
+    pub stats: Vec<ErrorStats>,
+    pub samples: Vec<Sample>,
+}
+
+/// Times `cases` on one thread and on `threads` threads, fits the model on the one-thread
+/// times, and tests it on `holdout` (not fitted on). `report` hears each stage.
+pub fn run(
+    cases: &[Case],
+    holdout: &[Case],
+    threads: usize,
+    report: &mut dyn FnMut(&str),
+) -> Result<Calibration, SpaceError> {
+    let time = |case: &Case, p: usize, report: &mut dyn FnMut(&str)| {
+        let (s, secs) = measure(Position::empty(case.board), case.groups, p)?;
+        report(&format!("timed {} ({} jobs) on {p} thread(s): {secs:.2} s", case.board, s.len()));
+        Ok::<_, SpaceError>(s)
+    };
+    let mut one = Vec::new();
+    for c in cases {
+        one.push(time(c, 1, report)?);
+    }
+    let fit = fit(&one.concat());
+    let mut model = model(&fit, Vec::new());
+    let mut stats: Vec<ErrorStats> = one.iter().map(|s| errors(&model, s, 1, true)).collect();
+    let mut samples = one.concat();
+    if threads > 1 {
+        let mut many = Vec::new();
+        for c in cases {
+            many.push(time(c, threads, report)?);
+        }
+        model.contention = vec![(threads as u32, contention_factor(&model, &many.concat()))];
+        stats.extend(many.iter().map(|s| errors(&model, s, threads, true)));
+        samples.extend(many.concat());
+    }
+    for c in holdout {
+        for p in if threads > 1 { vec![1, threads] } else { vec![1] } {
+            let s = time(c, p, report)?;
+            stats.push(errors(&model, &s, p, false));
+            samples.extend(s);
+        }
+    }
+    Ok(Calibration { model, fit, stats, samples })
+}
