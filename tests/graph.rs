@@ -195,19 +195,28 @@ fn orbits_graph_matches_the_partition_listing() {
 fn a_cost_model_prices_every_job() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("model.json");
-    let model = r#"{"format": 1, "machine": "test", "per_job_ns": 100, "per_state_ns": 2, "per_move_ns": 0.5,
-                   "per_input_byte_ns": 0.25}"#;
+    let model = r#"{"format": 1, "machine": "test", "per_job_ns": 100, "per_state_ns": 2, "per_row_ns": 7,
+                   "per_outer_move_ns": 0.5, "per_inner_move_ns": 1.5, "per_input_byte_ns": 0.25}"#;
     std::fs::write(&path, model).unwrap();
     let cost = CostSpec::parse(path.to_str().unwrap()).unwrap();
     assert_eq!(cost.unit(), "ns");
     let space = Space::new(Position::empty("2x3".parse().unwrap()), Some(2)).unwrap();
+    let kernel = Kernel::new(&space);
     let g = schemes::orbits(&space, &cost, None).unwrap();
     let by_name: HashMap<&str, &dab::graph::Job> = g.jobs.iter().map(|j| (j.name.as_str(), j)).collect();
+    let inner_size = space.groups[1].size as u64;
     for j in &g.jobs {
-        let lines: usize = j.name.split('-').map(|c| c.parse::<usize>().unwrap()).sum();
-        let moves = j.states * (space.free() - lines) as u64;
+        let key: PartitionKey = j.name.parse().unwrap();
+        let (rows, _) = kernel.shape(&key);
+        let inner_undrawn = inner_size - key.counts()[1] as u64;
+        let outer_undrawn = (space.free() - key.total()) as u64 - inner_undrawn;
         let input: u64 = j.deps.iter().map(|d| by_name[d.as_str()].bytes).sum();
-        let ns = 100.0 + 2.0 * j.states as f64 + 0.5 * moves as f64 + 0.25 * input as f64;
+        let ns = 100.0
+            + 2.0 * j.states as f64
+            + 7.0 * rows as f64
+            + 0.5 * (j.states * outer_undrawn) as f64
+            + 1.5 * (j.states * inner_undrawn) as f64
+            + 0.25 * input as f64;
         assert_eq!(j.cost, ns.round() as u64, "{}", j.name);
     }
     for (bad, message) in [
