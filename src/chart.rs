@@ -1,5 +1,6 @@
 //! Charts of parallel-schedule simulations, as SVG and PNG files: speedup against the processor
-//! count (with its bounds), processors busy over time, and Gantt charts of one schedule. This
+//! count (with its bounds), processors busy over time, Gantt charts of one schedule, and a
+//! predicted schedule beside the actual one with a scatter of their job durations. This
 //! module owns the drawing only: callers hand in plain numbers and labels. Text uses DejaVu Sans
 //! embedded in the binary, so no font library is needed at build or run time, and the same input
 //! always gives the same bytes.
@@ -12,7 +13,6 @@ use plotters::chart::{ChartContext, SeriesLabelPosition};
 use plotters::coord::Shift;
 use plotters::coord::cartesian::Cartesian2d;
 use plotters::coord::ranged1d::{AsRangedCoord, KeyPointHint, NoDefaultFormatting, ValueFormatter};
-use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -29,6 +29,18 @@ const GANTT_MAX_HEIGHT: u32 = 4000;
 const GANTT_FRAME: u32 = 120;
 /// Above this many bars, bar labels are not even tried: they could not be read.
 const MAX_LABELLED_BARS: usize = 200;
+/// Comparison charts: two Gantt panels side by side over a duration scatter of fixed height, plus
+/// room for the title; the panels' height grows with the lanes as a Gantt chart's does.
+const COMPARE_WIDTH: u32 = 1600;
+const COMPARE_TITLE: u32 = 40;
+const SCATTER_HEIGHT: u32 = 560;
+/// The scatter's tolerance band: actual within a factor of 1.2 of predicted.
+const BAND: f64 = 1.2;
+/// The scatter's axes reach this factor past the extreme durations, so no point sits on a frame.
+const PAD: f64 = 1.15;
+/// Up to this many points, scatter dots are larger and nearly opaque; past it, small and
+/// translucent, so that dense clouds show their density.
+const FEW_POINTS: usize = 300;
 
 /// Distinct colours for series and bars (Tableau 10 without its grey, which marks the ideal line).
 const PALETTE: [RGBColor; 9] = [
@@ -93,6 +105,13 @@ pub struct GanttBar {
     pub label: String,
 }
 
+/// One job's predicted and actual duration, for the scatter panel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ComparePoint {
+    pub predicted: f64,
+    pub actual: f64,
+}
+
 /// Writes `<stem>.svg` and `<stem>.png`: speedup against processors for each series, with its
 /// bound, its W/CP ceiling and the ideal speedup = P.
 pub fn speedup(stem: &Path, title: &str, x_label: &str, series: &[SpeedupSeries]) -> Result<(), ChartError> {
@@ -115,28 +134,88 @@ pub fn gantt(stem: &Path, title: &str, time_unit: &str, procs: u32, bars: &[Gant
     if procs == 0 || bars.is_empty() {
         return Err(input(stem, "no processors or no bars to draw"));
     }
-    if let Some(b) = bars.iter().find(|b| b.proc >= procs || b.end < b.start) {
-        let message = format!(
-            "bar '{}' on processor {} over [{}, {}) does not fit {procs} processors",
-            b.label, b.proc, b.start, b.end
-        );
-        return Err(input(stem, &message));
+    fit(stem, procs, bars)?;
+    render(stem, (GANTT_WIDTH, gantt_height(procs)), &Figure::Gantt { title, time_unit, procs, bars })
+}
+
+/// Writes `<stem>.svg` and `<stem>.png`: the predicted and the actual schedule of one run as two
+/// Gantt charts side by side, on the same time axis (0 to the larger of the two makespans) and the
+/// same `procs` lanes, and below them a scatter of every job's predicted against actual duration
+/// (log-log axes, with the line y = x and, lightly, y = 1.2x and y = x/1.2 marking ±20 %).
+/// `time_unit` is the unit of the bars' start and end and of the points. Points with a duration
+/// that is not positive cannot sit on log axes: they are left out, and counted in the caption.
+pub fn compare(
+    stem: &Path,
+    title: &str,
+    time_unit: &str,
+    procs: u32,
+    predicted: &[GanttBar],
+    actual: &[GanttBar],
+    points: &[ComparePoint],
+) -> Result<(), ChartError> {
+    if procs == 0 || (predicted.is_empty() && actual.is_empty()) {
+        return Err(input(stem, "no processors or no bars to draw"));
     }
-    let height = procs.saturating_mul(12).saturating_add(GANTT_FRAME).clamp(GANTT_MIN_HEIGHT, GANTT_MAX_HEIGHT);
-    render(stem, (GANTT_WIDTH, height), &Figure::Gantt { title, time_unit, procs, bars })
+    fit(stem, procs, predicted)?;
+    fit(stem, procs, actual)?;
+    let size = (COMPARE_WIDTH, COMPARE_TITLE + gantt_height(procs) + SCATTER_HEIGHT);
+    render(stem, size, &Figure::Compare { title, time_unit, procs, predicted, actual, points })
 }
 
 /// What to draw: one value per public function, so that one generic `draw` serves both backends.
 enum Figure<'s> {
-    Speedup { title: &'s str, x_label: &'s str, series: &'s [SpeedupSeries] },
-    Busy { title: &'s str, time_unit: &'s str, series: &'s [BusySeries] },
-    Gantt { title: &'s str, time_unit: &'s str, procs: u32, bars: &'s [GanttBar] },
+    Speedup {
+        title: &'s str,
+        x_label: &'s str,
+        series: &'s [SpeedupSeries],
+    },
+    Busy {
+        title: &'s str,
+        time_unit: &'s str,
+        series: &'s [BusySeries],
+    },
+    Gantt {
+        title: &'s str,
+        time_unit: &'s str,
+        procs: u32,
+        bars: &'s [GanttBar],
+    },
+    Compare {
+        title: &'s str,
+        time_unit: &'s str,
+        procs: u32,
+        predicted: &'s [GanttBar],
+        actual: &'s [GanttBar],
+        points: &'s [ComparePoint],
+    },
 }
 
 type DrawResult<T, DB> = Result<T, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+/// A chart drawn on the coordinates of the axis specs X and Y.
+type Chart<'a, DB, X, Y> =
+    ChartContext<'a, DB, Cartesian2d<<X as AsRangedCoord>::CoordDescType, <Y as AsRangedCoord>::CoordDescType>>;
 
 fn input(stem: &Path, message: &str) -> ChartError {
     ChartError::Input { path: stem.to_path_buf(), message: message.to_string() }
+}
+
+/// Every bar on one of the `procs` lanes and not ending before it starts.
+fn fit(stem: &Path, procs: u32, bars: &[GanttBar]) -> Result<(), ChartError> {
+    match bars.iter().find(|b| b.proc >= procs || b.end < b.start) {
+        Some(b) => {
+            let message = format!(
+                "bar '{}' on processor {} over [{}, {}) does not fit {procs} processors",
+                b.label, b.proc, b.start, b.end
+            );
+            Err(input(stem, &message))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Gantt lanes' height in pixels, frame included: the same in a Gantt and a comparison chart.
+fn gantt_height(procs: u32) -> u32 {
+    procs.saturating_mul(12).saturating_add(GANTT_FRAME).clamp(GANTT_MIN_HEIGHT, GANTT_MAX_HEIGHT)
 }
 
 /// `stem` plus an extension, appended rather than replaced: stems may contain dots ("p2.5").
@@ -184,30 +263,37 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure) -> Dr
     match *figure {
         Figure::Speedup { title, x_label, series } => draw_speedup(&root, title, x_label, series)?,
         Figure::Busy { title, time_unit, series } => draw_busy(&root, title, time_unit, series)?,
-        Figure::Gantt { title, time_unit, procs, bars } => draw_gantt(&root, title, time_unit, procs, bars)?,
+        Figure::Gantt { title, time_unit, procs, bars } => {
+            draw_gantt(&root, title, time_unit, &GanttScale::new(procs, &[bars]), bars)?;
+        }
+        Figure::Compare { title, time_unit, procs, predicted, actual, points } => {
+            draw_compare(&root, title, time_unit, procs, [predicted, actual], points)?;
+        }
     }
     root.present()
 }
 
-/// The frame all charts share: caption, an f64 x axis from 0, the given y axis, descriptions,
-/// and a mesh whose tick labels are compact.
+/// The frame all charts share: caption, the given f64 x axis and y axis, descriptions, and a mesh
+/// whose tick labels are compact.
 struct Frame<'s> {
     title: &'s str,
     x_desc: &'s str,
-    x_max: f64,
     y_desc: &'s str,
     /// Horizontal grid lines; off for Gantt charts, whose y ticks sit in the middle of the lanes.
     y_grid: bool,
 }
 
-fn frame<'a, DB, Y>(
+fn frame<'a, DB, X, Y>(
     root: &'a DrawingArea<DB, Shift>,
     f: &Frame,
+    x: X,
     y: Y,
     y_format: &dyn Fn(&Y::Value) -> String,
-) -> DrawResult<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y::CoordDescType>>, DB>
+) -> DrawResult<Chart<'a, DB, X, Y>, DB>
 where
     DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
     Y: AsRangedCoord,
     Y::CoordDescType: ValueFormatter<Y::Value>,
 {
@@ -216,7 +302,7 @@ where
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(72)
-        .build_cartesian_2d(0.0..f.x_max, y)?;
+        .build_cartesian_2d(x, y)?;
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(f.x_desc)
         .y_desc(f.y_desc)
@@ -258,8 +344,8 @@ fn draw_speedup<DB: DrawingBackend>(
     let values = series.iter().flat_map(|s| s.points.iter().flat_map(|p| [p.speedup, p.bound]).chain([s.ceiling]));
     let x_max = (f64::from(max_procs) * 1.03).max(1.0);
     let y_max = top(values.filter(|v| v.is_finite()).fold(0.0, f64::max) * 1.05);
-    let f = Frame { title, x_desc: x_label, x_max, y_desc: "speedup", y_grid: true };
-    let mut chart = frame(root, &f, 0.0..y_max, &compact_tick)?;
+    let f = Frame { title, x_desc: x_label, y_desc: "speedup", y_grid: true };
+    let mut chart = frame(root, &f, 0.0..x_max, 0.0..y_max, &compact_tick)?;
 
     let corner = x_max.min(y_max);
     chart
@@ -305,9 +391,10 @@ fn draw_busy<DB: DrawingBackend>(
     let end = series.iter().filter_map(|s| s.steps.last()).map(|&(t, _)| t).max().unwrap_or(0);
     let most = series.iter().flat_map(|s| &s.steps).map(|&(_, b)| b).max().unwrap_or(0);
     let x_desc = format!("time ({time_unit})");
-    let f = Frame { title, x_desc: &x_desc, x_max: top(end as f64 * 1.02), y_desc: "busy processors", y_grid: true };
+    let f = Frame { title, x_desc: &x_desc, y_desc: "busy processors", y_grid: true };
+    let x = 0.0..top(end as f64 * 1.02);
     // Integer y: processors come whole, so ticks should too.
-    let mut chart = frame(root, &f, 0..most.saturating_add((most / 20).max(1)), &|v| compact(f64::from(*v)))?;
+    let mut chart = frame(root, &f, x, 0..most.saturating_add((most / 20).max(1)), &|v| compact(f64::from(*v)))?;
 
     for (s, colour) in series.iter().zip(PALETTE.iter().copied().cycle()) {
         let line = colour.stroke_width(2);
@@ -324,35 +411,57 @@ fn draw_busy<DB: DrawingBackend>(
     legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
+/// What the Gantt panels of one chart share: lanes, time axis and a colour per kind of bar.
+struct GanttScale<'b> {
+    procs: u32,
+    x_max: f64,
+    /// Sorted: a kind's colour is picked by its place here.
+    kinds: Vec<&'b str>,
+}
+
+impl<'b> GanttScale<'b> {
+    /// Time from 0 to the latest end in any of `schedules`; one colour per kind by the kinds'
+    /// sorted order rather than a hash, which would give two of a handful of kinds the same
+    /// colour too often. Charts with the same kinds agree.
+    fn new(procs: u32, schedules: &[&'b [GanttBar]]) -> Self {
+        let bars = || schedules.iter().flat_map(|s| s.iter());
+        let end = bars().map(|b| b.end).max().unwrap_or(0);
+        let kinds = bars().map(|b| kind(&b.label)).collect::<BTreeSet<_>>().into_iter().collect();
+        GanttScale { procs, x_max: top(end as f64), kinds }
+    }
+
+    fn colour(&self, bar: &GanttBar) -> RGBColor {
+        PALETTE[self.kinds.binary_search(&kind(&bar.label)).unwrap_or(0) % PALETTE.len()]
+    }
+}
+
+/// One Gantt chart filling `root`, on the lanes and time axis of `scale`.
 fn draw_gantt<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     time_unit: &str,
-    procs: u32,
+    scale: &GanttScale,
     bars: &[GanttBar],
 ) -> DrawResult<(), DB> {
-    let end = bars.iter().map(|b| b.end).max().unwrap_or(0);
+    let procs = scale.procs;
     // Label every lane unless lanes are too thin to hold text.
     let lane_px = f64::from(root.dim_in_pixel().1.saturating_sub(GANTT_FRAME).max(1)) / f64::from(procs);
     let stride = (12.0 / lane_px).ceil().max(1.0) as u32;
     let x_desc = format!("time ({time_unit})");
-    let f = Frame { title, x_desc: &x_desc, x_max: top(end as f64), y_desc: "processor", y_grid: false };
-    let mut chart = frame(root, &f, Lanes { procs, stride }, &Lanes::format)?;
+    let f = Frame { title, x_desc: &x_desc, y_desc: "processor", y_grid: false };
+    let x_max = scale.x_max;
+    let mut chart = frame(root, &f, 0.0..x_max, Lanes { procs, stride }, &Lanes::format)?;
     // Processor p's lane spans [p, p + 1) on the `Lanes` axis.
     let row = f64::from;
 
-    let x_max = f.x_max;
     let shaded = (0..procs).filter(|p| p % 2 == 1);
     chart.draw_series(
         shaded.map(|p| Rectangle::new([(0.0, row(p)), (x_max, row(p) + 1.0)], BLACK.mix(0.04).filled())),
     )?;
 
-    // One colour per kind, by the kinds' sorted order rather than a hash: a hash would give two of
-    // a handful of kinds the same colour too often. Charts with the same kinds agree.
-    let kinds: Vec<&str> = bars.iter().map(|b| kind(&b.label)).collect::<BTreeSet<_>>().into_iter().collect();
     chart.draw_series(bars.iter().flat_map(|b| {
         let corners = [(b.start as f64, row(b.proc) + 0.1), (b.end as f64, row(b.proc) + 0.9)];
-        let colour = PALETTE[kinds.binary_search(&kind(&b.label)).unwrap_or(0) % PALETTE.len()];
+        let colour = scale.colour(b);
         [Rectangle::new(corners, lighten(colour).filled()), Rectangle::new(corners, colour.stroke_width(1))]
     }))?;
 
@@ -372,6 +481,84 @@ fn draw_gantt<DB: DrawingBackend>(
         chart.draw_series(labels)?;
     }
     Ok(())
+}
+
+/// The two schedules side by side under the title, both on one `GanttScale`, and the duration
+/// scatter below them.
+fn draw_compare<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    time_unit: &str,
+    procs: u32,
+    [predicted, actual]: [&[GanttBar]; 2],
+    points: &[ComparePoint],
+) -> DrawResult<(), DB> {
+    let body = root.titled(title, (FONT, 28))?;
+    let (width, height) = body.dim_in_pixel();
+    let (schedules, scatter) = body.split_vertically(height.saturating_sub(SCATTER_HEIGHT));
+    let (left, right) = schedules.split_horizontally(width / 2);
+    let scale = GanttScale::new(procs, &[predicted, actual]);
+    draw_gantt(&left, "predicted", time_unit, &scale, predicted)?;
+    draw_gantt(&right, "actual", time_unit, &scale, actual)?;
+    draw_scatter(&scatter, time_unit, points)
+}
+
+/// Actual against predicted duration, one dot per job (plain circles, so that thousands stay quick
+/// to draw), on log-log axes with y = x and the ±20 % band.
+fn draw_scatter<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    time_unit: &str,
+    points: &[ComparePoint],
+) -> DrawResult<(), DB> {
+    let positive = |v: f64| v > 0.0 && v.is_finite();
+    let shown: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| positive(p.predicted) && positive(p.actual))
+        .map(|p| (p.predicted, p.actual))
+        .collect();
+    let left_out = match points.len() - shown.len() {
+        0 => String::new(),
+        n => format!("; {n} not positive, not shown"),
+    };
+    if shown.is_empty() {
+        let (w, h) = root.dim_in_pixel();
+        let message = format!("durations: no job with a positive predicted and actual duration{left_out}");
+        let style = TextStyle::from((FONT, 20)).pos(Pos::new(HPos::Center, VPos::Center));
+        return root.draw_text(&message, &style, (w as i32 / 2, h as i32 / 2));
+    }
+    let within = shown.iter().filter(|&&(p, a)| a <= p * BAND && a >= p / BAND).count();
+    let title = format!("durations: {within} of {} jobs within ±20 %{left_out}", shown.len());
+    let (x_desc, y_desc) = (format!("predicted ({time_unit})"), format!("actual ({time_unit})"));
+    let f = Frame { title: &title, x_desc: &x_desc, y_desc: &y_desc, y_grid: true };
+    // One range for both axes, so that y = x runs corner to corner.
+    let (lo, hi) =
+        shown.iter().flat_map(|&(p, a)| [p, a]).fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let axis = Log { lo: lo / PAD, hi: hi * PAD };
+    let mut chart = frame(root, &f, axis, axis, &compact_tick)?;
+    let (lo, hi) = (axis.lo, axis.hi);
+
+    let (radius, dot) = match shown.len() {
+        n if n <= FEW_POINTS => (3, PALETTE[0].mix(0.8).filled()),
+        _ => (2, PALETTE[0].mix(0.35).filled()),
+    };
+    chart
+        .draw_series(shown.iter().map(|&xy| Circle::new(xy, radius, dot)))?
+        .label("job")
+        .legend(move |xy| Circle::new(xy, 3, dot));
+    // On top of the dots, which could hide them.
+    let line = IDEAL.stroke_width(2);
+    chart
+        .draw_series(LineSeries::new([(lo, lo), (hi, hi)], line))?
+        .label("actual = predicted")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], line));
+    let band = IDEAL.mix(0.6).stroke_width(1);
+    chart
+        .draw_series(DashedLineSeries::new([(lo, lo * BAND), (hi / BAND, hi)], 6, 4, band))?
+        .label("±20 %")
+        .legend(move |(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 6, 4, band));
+    chart.draw_series(DashedLineSeries::new([(lo * BAND, lo), (hi, hi / BAND)], 6, 4, band))?;
+    // Upper left: jobs far slower than predicted, rarely many.
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 /// The Gantt y axis: processor p's lane is [p, p + 1), drawn top down so that P0 is on top,
@@ -408,6 +595,66 @@ impl ValueFormatter<f64> for Lanes {
     }
 }
 
+/// A log axis over [lo, hi], 0 < lo < hi, with ticks at 1, 2 and 5 or finer steps of each decade
+/// as far as the room allows; plotters' own log axis puts no tick at all on a range inside one
+/// decade, as 300 to 800.
+#[derive(Clone, Copy)]
+struct Log {
+    lo: f64,
+    hi: f64,
+}
+
+impl Log {
+    /// The values m · 10^(k - 1) in range, for every mantissa m in `tenths` and every decade k
+    /// that is a multiple of `every`.
+    fn ticks(&self, tenths: &[u32], every: i32) -> Vec<f64> {
+        let (first, last) = (self.lo.log10().floor() as i32, self.hi.log10().ceil() as i32);
+        let decades = (first..=last).filter(|k| k.rem_euclid(every) == 0);
+        let values = decades.flat_map(|k| tenths.iter().map(move |&m| f64::from(m) * 10f64.powi(k - 1)));
+        values.filter(|v| (self.lo..=self.hi).contains(v)).collect()
+    }
+}
+
+impl Ranged for Log {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, (from, to): (i32, i32)) -> i32 {
+        let share = (value.ln() - self.lo.ln()) / (self.hi.ln() - self.lo.ln());
+        from + (share * f64::from(to - from)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        let most = hint.max_num_points().max(2);
+        let decades = (self.hi / self.lo).log10().ceil().max(1.0) as usize;
+        let every = decades.div_ceil(most).max(1);
+        let mut ticks = self.ticks(&[10], every as i32);
+        if every > 1 {
+            return ticks;
+        }
+        // Ever finer steps while they fit, and past that until there are two ticks to read by.
+        let tenths: Vec<u32> = (10..100).collect();
+        for steps in [&[10, 20, 50][..], &[10, 20, 30, 40, 50, 60, 70, 80, 90], &tenths[..]] {
+            let more = self.ticks(steps, 1);
+            if more.len() > most && ticks.len() >= 2 {
+                break;
+            }
+            ticks = more;
+        }
+        ticks
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+impl ValueFormatter<f64> for Log {
+    fn format(value: &f64) -> String {
+        compact(*value)
+    }
+}
+
 /// An axis end that plotters can draw: positive, finite.
 fn top(v: f64) -> f64 {
     if v.is_finite() && v > 0.0 { v } else { 1.0 }
@@ -428,7 +675,7 @@ fn compact_tick(v: &f64) -> String {
     compact(*v)
 }
 
-/// Tick and legend numbers, short enough not to collide: 0.25, 12.5, 1.5k, 120G.
+/// Tick and legend numbers, short enough not to collide: 0.0015, 0.25, 12.5, 1.5k, 120G.
 fn compact(v: f64) -> String {
     const SUFFIX: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
     if !v.is_finite() {
@@ -440,7 +687,8 @@ fn compact(v: f64) -> String {
         } else if v.abs() >= 1.0 || v == 0.0 {
             2
         } else {
-            3
+            // Three significant digits: log axes tick durations far below 1 (0.0015 s).
+            (2 - v.abs().log10().floor() as i32).max(3) as usize
         };
         return trim(format!("{v:.digits$}"));
     }
@@ -468,7 +716,21 @@ fn trim(s: String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::compact;
+    use plotters::coord::ranged1d::Ranged;
+
+    use super::{Log, compact};
+
+    #[test]
+    fn log_ticks() {
+        let ticks = |lo, hi| Log { lo, hi }.key_points(10);
+        // Inside one decade, where plotters' own log axis has none.
+        assert_eq!(ticks(300.0, 800.0), [300.0, 400.0, 500.0, 600.0, 700.0, 800.0]);
+        assert_eq!(ticks(1300.0, 1700.0), [1300.0, 1400.0, 1500.0, 1600.0, 1700.0]);
+        assert_eq!(ticks(90.0, 1100.0), [100.0, 200.0, 500.0, 1000.0]);
+        assert_eq!(ticks(0.5, 5e4), [1.0, 10.0, 100.0, 1000.0, 10_000.0]);
+        // Too many decades for one tick each: every other one.
+        assert_eq!(ticks(1.0, 1e15).len(), 8);
+    }
 
     #[test]
     fn compact_numbers() {
@@ -483,6 +745,9 @@ mod tests {
             (1.2e11, "120G"),
             (2.5e6, "2.5M"),
             (-3e4, "-30k"),
+            (0.0015, "0.0015"),
+            (0.0002, "0.0002"),
+            (0.060000000000000005, "0.06"),
         ];
         for (v, s) in cases {
             assert_eq!(compact(v), s, "{v}");

@@ -45,6 +45,8 @@ pub struct Prediction {
     pub procs: u32,
     pub makespan_seconds: f64,
     pub peak_memory: u64,
+    /// Jobs run this many times slower than their cost with `procs` threads busy.
+    pub job_factor: f64,
 }
 
 /// One candidate the planner simulated.

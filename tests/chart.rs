@@ -1,5 +1,5 @@
 //! The charts: both files written for each kind, deterministic, errors rather than panics on
-//! empty input, and a large Gantt chart.
+//! empty input, and large Gantt and comparison charts.
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +44,25 @@ fn bars(procs: u32, count: u32) -> Vec<GanttBar> {
             GanttBar { proc, start, end: start + 900, label: format!("{kind} {i}") }
         })
         .collect()
+}
+
+/// A predicted schedule and the actual one: every job in the same place, predicted to take 900,
+/// 450, 225 or 112 ticks and taking from 25 % less to 10 % more.
+fn schedules(procs: u32, count: u32) -> (Vec<GanttBar>, Vec<GanttBar>) {
+    let mut predicted = bars(procs, count);
+    let mut actual = predicted.clone();
+    for (i, (p, a)) in predicted.iter_mut().zip(&mut actual).enumerate() {
+        let span = 900 >> (i % 4);
+        let factor = 0.75 + 0.35 * ((i * 7919) % 100) as f64 / 100.0;
+        p.end = p.start + span;
+        a.end = a.start + (span as f64 * factor) as u64;
+    }
+    (predicted, actual)
+}
+
+fn durations(predicted: &[GanttBar], actual: &[GanttBar]) -> Vec<ComparePoint> {
+    let span = |b: &GanttBar| (b.end - b.start) as f64;
+    predicted.iter().zip(actual).map(|(p, a)| ComparePoint { predicted: span(p), actual: span(a) }).collect()
 }
 
 fn files(stem: &Path) -> (Vec<u8>, Vec<u8>) {
@@ -99,10 +118,13 @@ fn same_input_same_bytes() {
         speedup(&s.with_file_name(format!("{name}-speedup")), "t", "processors", &sweeps()).unwrap();
         busy(&s.with_file_name(format!("{name}-busy")), "t", "ticks", &busies()).unwrap();
         gantt(&s.with_file_name(format!("{name}-gantt")), "t", "s", 5, &bars(5, 40)).unwrap();
+        let (predicted, actual) = schedules(5, 40);
+        let compared = s.with_file_name(format!("{name}-compare"));
+        compare(&compared, "t", "µs", 5, &predicted, &actual, &durations(&predicted, &actual)).unwrap();
         s
     };
     let (a, b) = (draw_all("a"), draw_all("b"));
-    for kind in ["speedup", "busy", "gantt"] {
+    for kind in ["speedup", "busy", "gantt", "compare"] {
         let first = files(&a.with_file_name(format!("a-{kind}")));
         let second = files(&b.with_file_name(format!("b-{kind}")));
         assert!(first == second, "{kind} charts differ");
@@ -121,6 +143,14 @@ fn empty_input_is_an_error() {
     assert!(gantt(&s, "t", "s", 0, &bars(1, 1)).is_err());
     let err = gantt(&s, "t", "s", 2, &bars(3, 3)).unwrap_err().to_string();
     assert!(err.contains("empty") && err.contains("processor 2"), "{err}");
+    let (predicted, actual) = schedules(2, 6);
+    let points = durations(&predicted, &actual);
+    assert!(compare(&s, "t", "µs", 2, &[], &[], &points).is_err());
+    assert!(compare(&s, "t", "µs", 0, &predicted, &actual, &points).is_err());
+    let err = compare(&s, "t", "µs", 2, &predicted, &bars(3, 3), &points).unwrap_err().to_string();
+    assert!(err.contains("processor 2"), "{err}");
+    let err = compare(&s, "t", "µs", 2, &bars(3, 3), &actual, &points).unwrap_err().to_string();
+    assert!(err.contains("processor 2"), "{err}");
     // Nothing written, not even the folder.
     assert!(!s.parent().unwrap().exists());
 }
@@ -131,4 +161,40 @@ fn large_gantt_chart() {
     let s = stem(&dir, "large");
     gantt(&s, "Schedule, P = 150", "ticks", 150, &bars(150, 5_000)).unwrap();
     check(&s, &["P0", "P149"]);
+}
+
+#[test]
+fn compare_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = stem(&dir, "compare");
+    let (predicted, actual) = schedules(2, 6);
+    let mut points = durations(&predicted, &actual);
+    // Not on log axes: left out, not an error.
+    points.push(ComparePoint { predicted: 0.0, actual: 5.0 });
+    compare(&s, "Predicted and actual, P = 2", "µs", 2, &predicted, &actual, &points).unwrap();
+    check(&s, &["predicted", "actual", "P0", "P1", "solve 0", "µs", "1 not positive"]);
+    let (svg, png) = files(&s);
+    assert!(!svg.is_empty() && !png.is_empty());
+}
+
+#[test]
+fn compare_chart_without_positive_durations() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = stem(&dir, "no-durations");
+    let (predicted, actual) = schedules(2, 6);
+    let zero = ComparePoint { predicted: 0.0, actual: 3.0 };
+    compare(&s, "t", "µs", 2, &predicted, &actual, &[zero]).unwrap();
+    check(&s, &["predicted", "actual", "no job with a positive"]);
+    compare(&s, "t", "µs", 2, &predicted, &[], &[]).unwrap();
+    check(&s, &["predicted", "actual"]);
+}
+
+#[test]
+fn large_compare_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = stem(&dir, "large-compare");
+    let (predicted, actual) = schedules(2, 3_000);
+    let points = durations(&predicted, &actual);
+    compare(&s, "Predicted and actual, P = 2", "µs", 2, &predicted, &actual, &points).unwrap();
+    check(&s, &["predicted", "actual", "P0", "P1"]);
 }

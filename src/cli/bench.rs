@@ -13,6 +13,7 @@ use super::CliResult;
 pub enum Suite {
     Solve,
     Sim,
+    Run,
 }
 
 #[derive(Args)]
@@ -20,6 +21,12 @@ pub struct BenchArgs {
     /// What to measure.
     #[arg(long, value_enum, default_value_t = Suite::Solve)]
     pub suite: Suite,
+    /// Boards for `--suite run`.
+    #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
+    pub boards: Vec<String>,
+    /// Cost model for `--suite run`.
+    #[arg(long, value_name = "FILE", default_value = super::plan::DEFAULT_MODEL)]
+    pub cost: PathBuf,
     /// Solve cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_CASES.iter().map(|s| s.to_string()))]
     pub cases: Vec<String>,
@@ -33,6 +40,7 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
     match args.suite {
         Suite::Solve => solve(args),
         Suite::Sim => sim(args),
+        Suite::Run => run_suite(args),
     }
 }
 
@@ -125,5 +133,72 @@ fn sim(args: BenchArgs) -> CliResult {
     dab::files::write_csv(&[speed], &speed_path).map_err(err(&speed_path))?;
     dab::files::write_csv(&rows, &output).map_err(err(&output))?;
     println!("wrote {} and {}", output.display(), speed_path.display());
+    Ok(())
+}
+
+fn run_suite(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench-run.csv".into());
+    let cand_path = output.with_file_name(format!(
+        "{}-candidates.csv",
+        output.file_stem().map_or("bench-run".into(), |s| s.to_string_lossy().into_owned())
+    ));
+    let dir = output.with_extension("");
+    let all = super::threads(None)? as u32;
+    let model = dab::cost::CostModel::load(&args.cost).map_err(|e| format!("{e} (run dab calibrate to make one)"))?;
+    let opts = dab::planner::PlanOptions { threads: all, mem_limit: None, model, groups: None };
+    println!(
+        "{:<6} {:>7} {:<28} {:>6} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8}",
+        "board", "threads", "plan", "jobs", "predicted", "actual", "error", "job median", "job p90", "speedup"
+    );
+    let mut rows = Vec::new();
+    for b in &args.boards {
+        b.parse::<dab::board::Board>()?;
+        for r in dab::runbench::runs(b, &[1, all], &opts, &dir)? {
+            println!(
+                "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.1}% {:>9.1}% {:>7.1}% {:>8}",
+                r.board,
+                r.threads,
+                r.plan,
+                r.jobs,
+                r.predicted_seconds,
+                r.actual_seconds,
+                100.0 * r.error,
+                100.0 * r.job_error_median,
+                100.0 * r.job_error_p90,
+                r.speedup.map_or(String::new(), |s| format!("{s:.2}x"))
+            );
+            rows.push(r);
+        }
+    }
+    println!("\nevery candidate run on {all} threads:");
+    println!("{:<6} {:<28} {:>6} {:>10} {:>10}", "board", "candidate", "jobs", "predicted", "actual");
+    let mut cands = Vec::new();
+    for b in &args.boards {
+        let cs = dab::runbench::candidates(b, all, &opts)?;
+        let best = cs.iter().map(|c| c.actual_seconds).fold(f64::INFINITY, f64::min);
+        for c in &cs {
+            println!(
+                "{:<6} {:<28} {:>6} {:>9.3}s {:>9.3}s{}",
+                c.board,
+                c.candidate,
+                c.jobs,
+                c.predicted_seconds,
+                c.actual_seconds,
+                if c.chosen {
+                    format!("  <- chosen ({:.1} % over the fastest run)", 100.0 * (c.actual_seconds / best - 1.0))
+                } else {
+                    String::new()
+                }
+            );
+        }
+        cands.extend(cs);
+    }
+    let err = |p: &PathBuf| {
+        let p = p.display().to_string();
+        move |e: std::io::Error| format!("cannot write '{p}': {e}")
+    };
+    dab::files::write_csv(&rows, &output).map_err(err(&output))?;
+    dab::files::write_csv(&cands, &cand_path).map_err(err(&cand_path))?;
+    println!("wrote {} and {}", output.display(), cand_path.display());
     Ok(())
 }

@@ -9,8 +9,11 @@ use dab::position::Position;
 
 mod bench;
 mod calibrate;
+mod compare;
 mod graph;
 mod partitions;
+mod plan;
+mod run;
 mod sim;
 mod solve;
 
@@ -34,6 +37,12 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Simulate graphs on P processors: sweep, bounds, speedup, busy and Gantt charts.
     Sim(sim::SimArgs),
+    /// Plan, run and compare (the default board, 3x4, when none is named).
+    Run(run::RunArgs),
+    /// Pick a plan: candidate groupings and splits simulated with the calibrated costs.
+    Plan(plan::PlanArgs),
+    /// A plan's prediction against a run's trace.
+    Compare(compare::CompareArgs),
     /// Time the kernel on this machine and fit the cost model (saved under sims/).
     Calibrate(calibrate::CalibrateArgs),
     /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
@@ -105,6 +114,9 @@ pub fn run() -> i32 {
         Command::Sim(a) => sim::run(a),
         Command::Bench(a) => bench::run_cmd(a),
         Command::Calibrate(a) => calibrate::run(a),
+        Command::Run(a) => run::run(a),
+        Command::Plan(a) => plan::run(a),
+        Command::Compare(a) => compare::run(a),
     };
     match result {
         Ok(()) => 0,

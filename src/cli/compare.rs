@@ -1,0 +1,50 @@
+//! `dab compare`: a plan's prediction against a run's trace.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use dab::compare::{compare, read_trace};
+use dab::plan::Plan;
+
+use super::CliResult;
+
+#[derive(Args)]
+pub struct CompareArgs {
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    #[arg(long, value_name = "FILE")]
+    pub trace: PathBuf,
+    /// Threads of the run (default: as the trace says).
+    #[arg(long, value_name = "P")]
+    pub threads: Option<u32>,
+    /// Folder for compare.svg/.png (default: the trace's folder).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: CompareArgs) -> CliResult {
+    let plan = Plan::load(&args.plan)?;
+    if plan.format != dab::plan::PLAN_FORMAT {
+        return Err(format!(
+            "plan '{}': format {} is not supported (this dab reads {})",
+            args.plan.display(),
+            plan.format,
+            dab::plan::PLAN_FORMAT
+        )
+        .into());
+    }
+    let (trace, info) = read_trace(&args.trace)?;
+    let detail = compare(&plan, &trace, &info, args.threads)
+        .map_err(|e| format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display()))?;
+    let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));
+    dab::runner::write_compare(&plan, &detail, &dir)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&detail.comparison)?);
+    } else {
+        println!("{}", detail.comparison);
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! `dab plan`: simulate candidate plans with the calibrated costs and pick one.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use dab::cost::CostModel;
+use dab::planner::{self, PlanOptions};
+
+use super::{CliResult, PositionArgs};
+
+/// Where `dab calibrate` saves the model, and where plans look for it.
+pub const DEFAULT_MODEL: &str = "sims/cost-model.json";
+
+#[derive(Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    #[command(flatten)]
+    pub common: PlanCommon,
+    /// Where to write the plan (default: <report folder>/plan.json).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Report folder (default: reports/<board>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Options shared by `dab plan` and `dab run`.
+#[derive(Args)]
+pub struct PlanCommon {
+    /// Threads to plan for (default: all cores).
+    #[arg(long, value_name = "P")]
+    pub threads: Option<usize>,
+    /// Most bytes of partition values resident at once.
+    #[arg(long, value_name = "BYTES")]
+    pub mem_limit: Option<u64>,
+    /// Cost model from `dab calibrate`.
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_MODEL)]
+    pub cost: PathBuf,
+    /// Group counts to try (default: the solver's and its neighbours).
+    #[arg(long, value_delimiter = ',', value_name = "G,G")]
+    pub groups: Option<Vec<usize>>,
+}
+
+impl PlanCommon {
+    pub fn options(&self) -> Result<PlanOptions, Box<dyn std::error::Error>> {
+        let model = CostModel::load(&self.cost).map_err(|e| format!("{e} (run dab calibrate to make one)"))?;
+        Ok(PlanOptions {
+            threads: super::threads(self.threads)? as u32,
+            mem_limit: self.mem_limit,
+            model,
+            groups: self.groups.clone(),
+        })
+    }
+}
+
+/// Prints the candidates and the choice.
+pub fn print_choice(planned: &planner::Planned) {
+    println!("{:<32} {:>6} {:>12} {:>14} {:>5}", "candidate", "jobs", "predicted s", "peak memory", "fits");
+    for (i, c) in planned.candidates.iter().enumerate() {
+        println!(
+            "{:<32} {:>6} {:>12.3} {:>14} {:>5}{}",
+            c.label(),
+            c.candidate.jobs,
+            c.candidate.predicted_seconds,
+            c.candidate.peak_memory,
+            if c.candidate.fits { "yes" } else { "no" },
+            if i == planned.chosen { "  <- chosen" } else { "" }
+        );
+    }
+    println!("chose {}", planned.plan.reason);
+}
+
+pub fn run(args: PlanArgs) -> CliResult {
+    let root = args.position.position()?;
+    let planned = planner::plan(root, &args.common.options()?)?;
+    let dir = args.out.unwrap_or_else(|| dab::runner::default_dir(&planned.plan.board, root.drawn.is_empty()));
+    let path = args.output.unwrap_or_else(|| dir.join("plan.json"));
+    print_choice(&planned);
+    let files = dab::runner::write_plan(&planned, &path, &dir)?;
+    eprintln!("wrote {}", files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "));
+    Ok(())
+}

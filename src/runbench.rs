@@ -1,0 +1,102 @@
+//! `dab bench --suite run`: plan, run and compare boards at one thread and at all threads,
+//! then run every candidate the planner considered, to see whether the simulator ranked them
+//! right.
+
+use serde::Serialize;
+
+use crate::exec::execute;
+use crate::planner::{self, PlanOptions, PlannerError};
+use crate::position::Position;
+use crate::runner::RunError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunBenchError {
+    #[error(transparent)]
+    Planner(#[from] PlannerError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// One board at one thread count: the chosen plan's prediction against its run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRow {
+    pub board: String,
+    pub threads: u32,
+    pub plan: String,
+    pub jobs: usize,
+    pub predicted_seconds: f64,
+    pub actual_seconds: f64,
+    pub error: f64,
+    pub job_error_median: f64,
+    pub job_error_p90: f64,
+    /// Actual one-thread time over this run's (filled on the rows after the first).
+    pub speedup: Option<f64>,
+    pub value: i8,
+}
+
+/// One candidate of one board's plan, actually run.
+#[derive(Clone, Debug, Serialize)]
+pub struct CandidateRow {
+    pub board: String,
+    pub threads: u32,
+    pub candidate: String,
+    pub jobs: usize,
+    pub predicted_seconds: f64,
+    pub actual_seconds: f64,
+    pub chosen: bool,
+}
+
+/// Plans and runs `board` at each thread count (the first is the speedup's base).
+pub fn runs(
+    board: &str,
+    threads: &[u32],
+    opts: &PlanOptions,
+    dir: &std::path::Path,
+) -> Result<Vec<RunRow>, RunBenchError> {
+    let root = Position::empty(board.parse().expect("a benchmark board"));
+    let mut rows: Vec<RunRow> = Vec::new();
+    for &p in threads {
+        let planned = planner::plan(root, &PlanOptions { threads: p, ..opts.clone() })?;
+        let sub = dir.join(format!("{board}-p{p}"));
+        crate::runner::write_plan(&planned, &sub.join("plan.json"), &sub)?;
+        let (run, detail, _) = crate::runner::run(&planned.plan, p as usize, &sub, None)?;
+        let c = detail.expect("a plan with a cost model compares").comparison;
+        rows.push(RunRow {
+            board: board.to_string(),
+            threads: p,
+            plan: planned.candidates[planned.chosen].label(),
+            jobs: c.jobs,
+            predicted_seconds: c.predicted_seconds,
+            actual_seconds: c.actual_seconds,
+            error: c.error,
+            job_error_median: c.job_error_median,
+            job_error_p90: c.job_error_p90,
+            speedup: rows.first().map(|r| r.actual_seconds / c.actual_seconds),
+            value: run.value,
+        });
+    }
+    Ok(rows)
+}
+
+/// Runs every candidate of the plan for `board` on `threads` threads.
+pub fn candidates(board: &str, threads: u32, opts: &PlanOptions) -> Result<Vec<CandidateRow>, RunBenchError> {
+    let root = Position::empty(board.parse().expect("a benchmark board"));
+    let opts = PlanOptions { threads, ..opts.clone() };
+    let planned = planner::plan(root, &opts)?;
+    let mut rows = Vec::new();
+    for (i, c) in planned.candidates.iter().enumerate() {
+        let plan = planner::plan_for(c, &opts).map_err(|e| RunBenchError::Run(e.into()))?;
+        let checked = plan.check().map_err(|e| RunBenchError::Run(e.into()))?;
+        let run = execute(&checked, threads as usize, false, None);
+        rows.push(CandidateRow {
+            board: board.to_string(),
+            threads,
+            candidate: c.label(),
+            jobs: c.candidate.jobs,
+            predicted_seconds: c.candidate.predicted_seconds,
+            actual_seconds: run.seconds,
+            chosen: i == planned.chosen,
+        });
+    }
+    Ok(rows)
+}

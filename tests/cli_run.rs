@@ -1,0 +1,174 @@
+//! `dab plan`, `dab run`, `dab compare` and `dab calibrate` from the command line: the files
+//! they write, hand-computed comparisons, and every refused plan or trace (exit status 2).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn dab() -> Command {
+    Command::cargo_bin("dab").unwrap()
+}
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn model() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sims/cost-model.json")
+}
+
+#[test]
+fn compare_gives_the_hand_computed_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dab()
+        .args(["compare", "--plan", path(&data("compare/plan.json")), "--trace", path(&data("compare/trace.csv"))])
+        .args(["--json", "--out", path(dir.path())])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let got: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let want: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data("compare/expected.json")).unwrap()).unwrap();
+    for (k, v) in want.as_object().unwrap() {
+        match v.as_f64() {
+            Some(x) => assert!((got[k].as_f64().unwrap() - x).abs() < 1e-9, "{k}: {} vs {x}", got[k]),
+            None => assert_eq!(&got[k], v, "{k}"),
+        }
+    }
+    assert!(dir.path().join("compare.svg").exists() && dir.path().join("compare.png").exists());
+}
+
+#[test]
+fn plan_run_compare_on_a_small_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = path(dir.path());
+    dab()
+        .args(["plan", "2x3", "--threads", "2", "--cost", path(&model()), "--out", d])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("chose"));
+    for f in ["plan.json", "speedup.svg", "speedup.png", "candidates.svg", "candidates.png"] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+    let plan = dir.path().join("plan.json");
+    for threads in ["1", "2", "3"] {
+        let out = dab()
+            .args(["run", "--plan", path(&plan), "--threads", threads, "--json", "--quiet", "--out", d])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["value"], published("2x3"));
+        assert_eq!(v["threads"].to_string(), threads);
+        for k in ["predicted_seconds", "actual_seconds", "error"] {
+            assert!(v[k].as_f64().unwrap() >= 0.0, "{k}");
+        }
+    }
+    // The trace of the last run compares again from the files alone.
+    dab()
+        .args(["compare", "--plan", path(&plan), "--trace", path(&dir.path().join("trace.csv")), "--json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"threads\":3"));
+    // Plan and run in one go.
+    dab()
+        .args(["run", "2x2", "--threads", "2", "--cost", path(&model()), "--out", d, "--quiet"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("value of 2x2: {}", published("2x2"))));
+}
+
+/// The published value of an empty board, from `tests/data/empty-board-values.csv`.
+fn published(board: &str) -> i64 {
+    let text = std::fs::read_to_string(data("empty-board-values.csv")).unwrap();
+    let line = text.lines().find(|l| l.starts_with(&format!("{board},"))).unwrap();
+    line.split(',').nth(3).unwrap().parse().unwrap()
+}
+
+/// Writes `text` to a file in `dir` and returns its path.
+fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn bad_plans_and_traces_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    dab().args(["plan", "2x3", "--threads", "2", "--cost", path(&model()), "--out", path(d)]).assert().success();
+    let good = std::fs::read_to_string(d.join("plan.json")).unwrap();
+    let mut plan: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let old = file(d, "old.json", &good.replacen("\"format\": 1", "\"format\": 0", 1));
+    let jobs = plan["jobs"].as_array_mut().unwrap();
+    let last = jobs.pop().unwrap();
+    let missing = file(d, "missing.json", &plan.to_string());
+    let trace = d.join("trace.csv");
+    dab().args(["run", "--plan", path(&d.join("plan.json")), "--quiet", "--out", path(d)]).assert().success();
+    let trace_text = std::fs::read_to_string(&trace).unwrap();
+    let first_job = trace_text.lines().nth(2).unwrap().split(',').next().unwrap().to_string();
+    let short_trace = file(
+        d,
+        "short.csv",
+        &trace_text.lines().filter(|l| !l.starts_with(&format!("{first_job},"))).collect::<Vec<_>>().join("\n"),
+    );
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (vec!["run".into(), "3x3".into(), "--plan".into(), path(&d.join("plan.json")).into()], "is for 2x3".into()),
+        (vec!["run".into(), "--plan".into(), path(&old).into()], "format 0 is not supported".into()),
+        (vec!["run".into(), "--plan".into(), path(&missing).into()], "no job for rows".into()),
+        (
+            vec!["run".into(), "--plan".into(), "no-such-plan.json".into()],
+            "cannot read plan 'no-such-plan.json'".into(),
+        ),
+        (
+            vec!["run".into(), "--plan".into(), path(&file(d, "junk.json", "{not json")).into()],
+            "is not a plan file".into(),
+        ),
+        (
+            vec!["compare".into(), "--plan".into(), path(&missing).into(), "--trace".into(), path(&trace).into()],
+            format!("job '{}' is not in the plan", last["name"].as_str().unwrap()),
+        ),
+        (
+            vec![
+                "compare".into(),
+                "--plan".into(),
+                path(&d.join("plan.json")).into(),
+                "--trace".into(),
+                path(&short_trace).into(),
+            ],
+            "missing from the trace".into(),
+        ),
+        (
+            vec![
+                "compare".into(),
+                "--plan".into(),
+                path(&data("compare/plan.json")).into(),
+                "--trace".into(),
+                path(&trace).into(),
+            ],
+            "the trace is of 2x3, the plan of 1x1".into(),
+        ),
+        (vec!["plan".into(), "2x3".into(), "--cost".into(), "no-model.json".into()], "run dab calibrate".into()),
+        (
+            vec!["plan".into(), "2x3".into(), "--threads".into(), "0".into(), "--cost".into(), path(&model()).into()],
+            "--threads must be at least 1".into(),
+        ),
+    ];
+    for (args, message) in cases {
+        dab()
+            .args(&args)
+            .args(["--out", path(d)])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with("error: ").and(predicate::str::contains(message.as_str())));
+    }
+}
