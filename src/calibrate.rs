@@ -39,35 +39,62 @@ impl Sample {
     }
 }
 
-/// Runs a whole solve of `root` on the executor and returns every job's time and features.
-pub fn measure(root: Position, groups: Option<usize>, threads: usize) -> Result<(Vec<Sample>, f64), SpaceError> {
+/// Runs a whole solve of `root` on the executor on each thread count of `threads`, `repeats`
+/// times in turn (so that every count sees the same moments of a shared machine), and returns
+/// per thread count every job's median time with its features, and the median wall time.
+pub fn measure(
+    root: Position,
+    groups: Option<usize>,
+    threads: &[usize],
+    repeats: usize,
+) -> Result<Vec<(Vec<Sample>, f64)>, SpaceError> {
     let space = Space::new(root, groups)?;
     let (graph, features) =
         crate::schemes::orbits_with_features(&space, &crate::cost::CostSpec::States, None).expect("no split");
     let plan = Checked::from_graph(space, graph).expect("own graph");
-    let run = execute(&plan, threads, false, None);
     let index: std::collections::HashMap<&str, usize> =
         plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
-    let samples = run
-        .trace
-        .iter()
-        .map(|t| {
-            let f = features[index[t.job.as_str()]];
-            Sample {
-                board: plan.space.board().to_string(),
-                groups: plan.space.groups.len(),
-                threads,
-                job: t.job.clone(),
-                states: f.states,
-                rows: f.rows,
-                outer_moves: f.outer_moves,
-                inner_moves: f.inner_moves,
-                input_bytes: f.input_bytes,
-                seconds: t.end - t.start,
+    let mut times = vec![vec![Vec::new(); plan.graph.len()]; threads.len()];
+    let mut walls = vec![Vec::new(); threads.len()];
+    for _ in 0..repeats.max(1) {
+        for (k, &p) in threads.iter().enumerate() {
+            let run = execute(&plan, p, false, None);
+            for t in &run.trace {
+                times[k][index[t.job.as_str()]].push(t.end - t.start);
             }
+            walls[k].push(run.seconds);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Ok(threads
+        .iter()
+        .zip(times.iter_mut().zip(&mut walls))
+        .map(|(&p, (times, walls))| {
+            let samples = plan
+                .graph
+                .jobs
+                .iter()
+                .zip(&features)
+                .zip(times.iter_mut())
+                .map(|((job, f), t)| Sample {
+                    board: plan.space.board().to_string(),
+                    groups: plan.space.groups.len(),
+                    threads: p,
+                    job: job.name.clone(),
+                    states: f.states,
+                    rows: f.rows,
+                    outer_moves: f.outer_moves,
+                    inner_moves: f.inner_moves,
+                    input_bytes: f.input_bytes,
+                    seconds: median(t),
+                })
+                .collect();
+            (samples, median(walls))
         })
-        .collect();
-    Ok((samples, run.seconds))
+        .collect())
 }
 
 /// Weighted least squares over the terms in `mask`: minimises sum of (pred - t)^2 / t.
@@ -280,8 +307,8 @@ impl std::str::FromStr for Case {
     }
 }
 
-/// The default cases: small to mid-sized boards, and 3x4 with a second grouping.
-pub const DEFAULT_CASES: &str = "3x3,2x5,3x4,3x4/4";
+/// The default cases: small to mid-sized boards in the groupings the planner tries.
+pub const DEFAULT_CASES: &str = "3x3,2x5,2x5/2,3x4/2,3x4/3,3x4/4";
 /// The default board left out of the fit, to test the model on.
 pub const DEFAULT_HOLDOUT: &str = "2x6";
 
@@ -292,42 +319,51 @@ pub struct Calibration {
     pub samples: Vec<Sample>,
 }
 
-/// Times `cases` on one thread and on `threads` threads, fits the model on the one-thread
+/// Times `cases` (each `repeats` times) on one thread and on `threads` threads, fits the model on the one-thread
 /// times, and tests it on `holdout` (not fitted on). `report` hears each stage.
 pub fn run(
     cases: &[Case],
     holdout: &[Case],
     threads: usize,
+    repeats: usize,
     report: &mut dyn FnMut(&str),
 ) -> Result<Calibration, SpaceError> {
-    let time = |case: &Case, p: usize, report: &mut dyn FnMut(&str)| {
-        let (s, secs) = measure(Position::empty(case.board), case.groups, p)?;
-        report(&format!("timed {} ({} jobs) on {p} thread(s): {secs:.2} s", case.board, s.len()));
-        Ok::<_, SpaceError>(s)
-    };
-    let mut one = Vec::new();
-    for c in cases {
-        one.push(time(c, 1, report)?);
-    }
-    let fit = fit(&one.concat());
-    let mut model = model(&fit, Vec::new());
-    let mut stats: Vec<ErrorStats> = one.iter().map(|s| errors(&model, s, 1, true)).collect();
-    let mut samples = one.concat();
-    if threads > 1 {
-        let mut many = Vec::new();
-        for c in cases {
-            many.push(time(c, threads, report)?);
+    let counts: Vec<usize> = if threads > 1 { vec![1, threads] } else { vec![1] };
+    let time = |case: &Case, report: &mut dyn FnMut(&str)| {
+        let runs = measure(Position::empty(case.board), case.groups, &counts, repeats)?;
+        for (&p, (s, secs)) in counts.iter().zip(&runs) {
+            report(&format!(
+                "timed {} ({} jobs) on {p} thread(s), median of {repeats}: {secs:.2} s",
+                case.board,
+                s.len()
+            ));
         }
-        model.contention = vec![(threads as u32, contention_factor(&model, &many.concat()))];
-        stats.extend(many.iter().map(|s| errors(&model, s, threads, true)));
-        samples.extend(many.concat());
+        Ok::<_, SpaceError>(runs.into_iter().map(|(s, _)| s).collect::<Vec<_>>())
+    };
+    let mut fitted = Vec::new();
+    for c in cases {
+        fitted.push(time(c, report)?);
     }
-    for c in holdout {
-        for p in if threads > 1 { vec![1, threads] } else { vec![1] } {
-            let s = time(c, p, report)?;
-            stats.push(errors(&model, &s, p, false));
+    let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].clone()).collect();
+    let fit = fit(&one);
+    let mut model = model(&fit, Vec::new());
+    if threads > 1 {
+        let many: Vec<Sample> = fitted.iter().flat_map(|runs| runs[1].clone()).collect();
+        model.contention = vec![(threads as u32, contention_factor(&model, &many))];
+    }
+    let mut stats = Vec::new();
+    let mut samples = Vec::new();
+    let mut record = |runs: Vec<Vec<Sample>>, fitted_on: bool, stats: &mut Vec<ErrorStats>| {
+        for (&p, s) in counts.iter().zip(runs) {
+            stats.push(errors(&model, &s, p, fitted_on));
             samples.extend(s);
         }
+    };
+    for runs in fitted {
+        record(runs, true, &mut stats);
+    }
+    for c in holdout {
+        record(time(c, report)?, false, &mut stats);
     }
     Ok(Calibration { model, fit, stats, samples })
 }

@@ -46,11 +46,13 @@ pub struct CandidateRow {
     pub chosen: bool,
 }
 
-/// Plans and runs `board` at each thread count (the first is the speedup's base).
+/// Plans and runs `board` at each thread count (the first is the speedup's base), each run
+/// `repeats` times; the run with the median time is the one compared.
 pub fn runs(
     board: &str,
     threads: &[u32],
     opts: &PlanOptions,
+    repeats: usize,
     dir: &std::path::Path,
 ) -> Result<Vec<RunRow>, RunBenchError> {
     let root = Position::empty(board.parse().expect("a benchmark board"));
@@ -59,8 +61,18 @@ pub fn runs(
         let planned = planner::plan(root, &PlanOptions { threads: p, ..opts.clone() })?;
         let sub = dir.join(format!("{board}-p{p}"));
         crate::runner::write_plan(&planned, &sub.join("plan.json"), &sub)?;
-        let (run, detail, _) = crate::runner::run(&planned.plan, p as usize, &sub, None)?;
-        let c = detail.expect("a plan with a cost model compares").comparison;
+        let mut all = Vec::new();
+        for _ in 0..repeats.max(1) {
+            all.push(crate::runner::run(&planned.plan, p as usize, &sub, None)?);
+        }
+        all.sort_by(|a, b| a.0.seconds.total_cmp(&b.0.seconds));
+        let (run, detail, _) = all.swap_remove(all.len() / 2);
+        let detail = detail.expect("a plan with a cost model compares");
+        // The files show the median run.
+        let info = crate::compare::TraceInfo { board: Some(board.into()), threads: Some(p), value: Some(run.value) };
+        crate::compare::write_trace(&sub.join("trace.csv"), &run.trace, &info).map_err(RunError::from)?;
+        crate::runner::write_compare(&planned.plan, &detail, &sub)?;
+        let c = detail.comparison;
         rows.push(RunRow {
             board: board.to_string(),
             threads: p,
@@ -78,8 +90,14 @@ pub fn runs(
     Ok(rows)
 }
 
-/// Runs every candidate of the plan for `board` on `threads` threads.
-pub fn candidates(board: &str, threads: u32, opts: &PlanOptions) -> Result<Vec<CandidateRow>, RunBenchError> {
+/// Runs every candidate of the plan for `board` on `threads` threads, `repeats` times each
+/// (median time).
+pub fn candidates(
+    board: &str,
+    threads: u32,
+    opts: &PlanOptions,
+    repeats: usize,
+) -> Result<Vec<CandidateRow>, RunBenchError> {
     let root = Position::empty(board.parse().expect("a benchmark board"));
     let opts = PlanOptions { threads, ..opts.clone() };
     let planned = planner::plan(root, &opts)?;
@@ -87,14 +105,16 @@ pub fn candidates(board: &str, threads: u32, opts: &PlanOptions) -> Result<Vec<C
     for (i, c) in planned.candidates.iter().enumerate() {
         let plan = planner::plan_for(c, &opts).map_err(|e| RunBenchError::Run(e.into()))?;
         let checked = plan.check().map_err(|e| RunBenchError::Run(e.into()))?;
-        let run = execute(&checked, threads as usize, false, None);
+        let mut times: Vec<f64> =
+            (0..repeats.max(1)).map(|_| execute(&checked, threads as usize, false, None).seconds).collect();
+        times.sort_by(f64::total_cmp);
         rows.push(CandidateRow {
             board: board.to_string(),
             threads,
             candidate: c.label(),
             jobs: c.candidate.jobs,
             predicted_seconds: c.candidate.predicted_seconds,
-            actual_seconds: run.seconds,
+            actual_seconds: times[times.len() / 2],
             chosen: i == planned.chosen,
         });
     }

@@ -27,6 +27,9 @@ pub struct BenchArgs {
     /// Cost model for `--suite run`.
     #[arg(long, value_name = "FILE", default_value = super::plan::DEFAULT_MODEL)]
     pub cost: PathBuf,
+    /// Runs of each plan or candidate in `--suite run` (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
     /// Solve cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_CASES.iter().map(|s| s.to_string()))]
     pub cases: Vec<String>,
@@ -153,7 +156,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
     let mut rows = Vec::new();
     for b in &args.boards {
         b.parse::<dab::board::Board>()?;
-        for r in dab::runbench::runs(b, &[1, all], &opts, &dir)? {
+        for r in dab::runbench::runs(b, &[1, all], &opts, args.repeats, &dir)? {
             println!(
                 "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.1}% {:>9.1}% {:>7.1}% {:>8}",
                 r.board,
@@ -174,7 +177,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
     println!("{:<6} {:<28} {:>6} {:>10} {:>10}", "board", "candidate", "jobs", "predicted", "actual");
     let mut cands = Vec::new();
     for b in &args.boards {
-        let cs = dab::runbench::candidates(b, all, &opts)?;
+        let cs = dab::runbench::candidates(b, all, &opts, args.repeats)?;
         let best = cs.iter().map(|c| c.actual_seconds).fold(f64::INFINITY, f64::min);
         for c in &cs {
             println!(

@@ -18,6 +18,9 @@ pub struct CalibrateArgs {
     /// Threads for the all-threads timing (default: all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    /// Runs per case; each job's median time is fitted.
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
     /// Where to save the model.
     #[arg(long, short, default_value = "sims/cost-model.json")]
     pub output: PathBuf,
@@ -28,7 +31,7 @@ pub struct CalibrateArgs {
 
 pub fn run(args: CalibrateArgs) -> CliResult {
     let threads = super::threads(args.threads)?;
-    let cal = calibrate::run(&args.cases, &args.holdout, threads, &mut |m| eprintln!("{m}"))?;
+    let cal = calibrate::run(&args.cases, &args.holdout, threads, args.repeats, &mut |m| eprintln!("{m}"))?;
     let m = &cal.model;
     println!("machine: {}", m.machine);
     let terms: Vec<String> =
