@@ -51,9 +51,17 @@ struct Reads {
     groups: Vec<(Vec<usize>, Vec<u32>)>,
 }
 
+/// A job's inputs: per group, the pieces of the successor partition it reads (None where it
+/// needs no values of that piece).
+type Inputs = Vec<Vec<Option<Arc<Vec<Value>>>>>;
+
+/// Everything the workers share, behind one lock.
 struct Shared {
+    /// Ready jobs: (priority, job), best first; ties go to the earlier job of the plan.
     ready: BinaryHeap<(u64, Reverse<u32>)>,
+    /// Unfinished jobs each job still waits for.
     missing: Vec<u32>,
+    /// Unfinished jobs that read each job's values.
     holders: Vec<u32>,
     values: Vec<Option<Arc<Vec<Value>>>>,
     unstarted: usize,
@@ -64,15 +72,76 @@ struct Shared {
     root: Option<(Value, Vec<MoveValue>)>,
 }
 
-/// Runs every job of `plan` on `threads` threads. `keep` keeps every job's values (tests);
-/// `progress(done, total)` is called as positions complete.
-pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dyn Fn(u64, u64) + Sync)>) -> Execution {
-    let start = Instant::now();
-    let (space, graph, layout) = (&plan.space, &plan.graph, &plan.layout);
-    let kernel = Kernel::new(space);
-    let n = graph.len();
-    let total: u64 = graph.jobs.iter().map(|j| j.states).sum();
-    // Pieces of each partition in row order, with their first values.
+impl Shared {
+    fn new(plan: &Checked) -> Shared {
+        let g = &plan.graph;
+        let n = g.len();
+        let mut s = Shared {
+            ready: BinaryHeap::new(),
+            missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
+            holders: (0..n).map(|i| g.needed_by(i).len() as u32).collect(),
+            values: vec![None; n],
+            unstarted: n,
+            resident: 0,
+            peak: 0,
+            done_positions: 0,
+            trace: Vec::with_capacity(n),
+            root: None,
+        };
+        for i in 0..n {
+            if s.missing[i] == 0 {
+                s.ready.push((plan.priority[i], Reverse(i as u32)));
+            }
+        }
+        s
+    }
+
+    /// Starts `job`: its output counts as resident from now; returns the values it reads.
+    fn start(&mut self, plan: &Checked, reads: &Reads, job: usize) -> Inputs {
+        let g = &plan.graph;
+        self.unstarted -= 1;
+        self.resident += g.jobs[job].bytes;
+        self.peak = self.peak.max(self.resident);
+        let needs = g.needs(job);
+        reads
+            .groups
+            .iter()
+            .map(|(_, jobs)| {
+                jobs.iter().map(|k| if needs.contains(k) { self.values[*k as usize].clone() } else { None }).collect()
+            })
+            .collect()
+    }
+
+    /// `job` has produced `out`: keeps it for its readers, frees the inputs nobody else reads,
+    /// and makes ready the jobs that waited only for it.
+    fn finish(&mut self, plan: &Checked, job: usize, out: Vec<Value>, keep: bool) {
+        let g = &plan.graph;
+        if keep || !g.needed_by(job).is_empty() {
+            self.values[job] = Some(Arc::new(out));
+        } else {
+            self.resident -= g.jobs[job].bytes;
+        }
+        for &k in g.needs(job) {
+            let k = k as usize;
+            self.holders[k] -= 1;
+            if self.holders[k] == 0 && !keep {
+                self.values[k] = None;
+                self.resident -= g.jobs[k].bytes;
+            }
+        }
+        for &k in g.needed_by(job) {
+            self.missing[k as usize] -= 1;
+            if self.missing[k as usize] == 0 {
+                self.ready.push((plan.priority[k as usize], Reverse(k)));
+            }
+        }
+        self.done_positions += g.jobs[job].states;
+    }
+}
+
+/// Per job, the pieces of each successor partition in row order.
+fn reads(plan: &Checked, kernel: &Kernel) -> Vec<Reads> {
+    let (space, layout) = (&plan.space, &plan.layout);
     let mut pieces: HashMap<PartitionKey, (Vec<usize>, Vec<u32>)> = HashMap::new();
     for (i, l) in layout.iter().enumerate() {
         let (_, row_len) = kernel.shape(&l.key);
@@ -80,7 +149,7 @@ pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dy
         e.0.push(l.first_row * row_len);
         e.1.push(i as u32);
     }
-    let reads: Vec<Reads> = layout
+    layout
         .iter()
         .map(|l| Reads {
             groups: (0..l.key.groups())
@@ -93,30 +162,45 @@ pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dy
                 })
                 .collect(),
         })
+        .collect()
+}
+
+/// Computes one job from its inputs; the root job also gives the value of every move.
+fn compute(
+    plan: &Checked,
+    kernel: &Kernel,
+    reads: &Reads,
+    job: usize,
+    inputs: &Inputs,
+) -> (Vec<Value>, Option<(Value, Vec<MoveValue>)>) {
+    let l = plan.layout[job];
+    let (_, row_len) = kernel.shape(&l.key);
+    let views: Vec<Pieces> = reads
+        .groups
+        .iter()
+        .zip(inputs)
+        .map(|((starts, _), parts)| {
+            Pieces::new(starts.clone(), parts.iter().map(|p| p.as_ref().map_or(&[][..], |v| v.as_slice())).collect())
+        })
         .collect();
-    let mut shared = Shared {
-        ready: BinaryHeap::new(),
-        missing: (0..n).map(|i| graph.needs(i).len() as u32).collect(),
-        holders: (0..n).map(|i| graph.needed_by(i).len() as u32).collect(),
-        values: vec![None; n],
-        unstarted: n,
-        resident: 0,
-        peak: 0,
-        done_positions: 0,
-        trace: Vec::with_capacity(n),
-        root: None,
-    };
-    for i in 0..n {
-        if shared.missing[i] == 0 {
-            shared.ready.push((plan.priority[i], Reverse(i as u32)));
-        }
-    }
-    let state = (Mutex::new(shared), Condvar::new());
+    let mut out = vec![0 as Value; l.rows * row_len];
+    kernel.compute(&l.key, &views, &mut out, l.first_row);
+    let root = (l.key.total() == 0).then(|| (out[0], root_moves(plan, &views)));
+    (out, root)
+}
+
+/// Runs every job of `plan` on `threads` threads. `keep` keeps every job's values (tests);
+/// `progress(done, total)` is called as positions complete.
+pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dyn Fn(u64, u64) + Sync)>) -> Execution {
+    let start = Instant::now();
+    let kernel = Kernel::new(&plan.space);
+    let total: u64 = plan.graph.jobs.iter().map(|j| j.states).sum();
+    let reads = reads(plan, &kernel);
+    let state = (Mutex::new(Shared::new(plan)), Condvar::new());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
     pool.broadcast(|ctx| {
         let (lock, wake) = &state;
         loop {
-            // Take the best ready job, with the values it reads.
             let (job, inputs) = {
                 let mut s = lock.lock().expect("executor lock");
                 let job = loop {
@@ -128,79 +212,32 @@ pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dy
                     }
                     s = wake.wait(s).expect("executor lock");
                 };
-                s.unstarted -= 1;
-                s.resident += graph.jobs[job].bytes;
-                s.peak = s.peak.max(s.resident);
-                let needs = graph.needs(job);
-                let inputs: Vec<Vec<Option<Arc<Vec<Value>>>>> = reads[job]
-                    .groups
-                    .iter()
-                    .map(|(_, jobs)| {
-                        jobs.iter()
-                            .map(|k| if needs.contains(k) { s.values[*k as usize].clone() } else { None })
-                            .collect()
-                    })
-                    .collect();
-                (job, inputs)
+                (job, s.start(plan, &reads[job], job))
             };
             let began = start.elapsed().as_secs_f64();
-            let l = layout[job];
-            let (_, row_len) = kernel.shape(&l.key);
-            let views: Vec<Pieces> = reads[job]
-                .groups
-                .iter()
-                .zip(&inputs)
-                .map(|((starts, _), parts)| {
-                    Pieces::new(
-                        starts.clone(),
-                        parts.iter().map(|p| p.as_ref().map_or(&[][..], |v| v.as_slice())).collect(),
-                    )
-                })
-                .collect();
-            let mut out = vec![0 as Value; l.rows * row_len];
-            kernel.compute(&l.key, &views, &mut out, l.first_row);
-            let root = (l.key.total() == 0).then(|| (out[0], root_moves(plan, &views)));
-            drop(views);
+            let (out, root) = compute(plan, &kernel, &reads[job], job, &inputs);
+            // Inputs go before the lock is taken, so a freed partition really is freed.
             drop(inputs);
             let ended = start.elapsed().as_secs_f64();
-            let (done, states) = {
+            let positions = plan.graph.jobs[job].states;
+            let done = {
                 let mut s = lock.lock().expect("executor lock");
-                let states = graph.jobs[job].states;
-                let sink = graph.needed_by(job).is_empty();
-                if keep || !sink {
-                    s.values[job] = Some(Arc::new(out));
-                } else {
-                    s.resident -= graph.jobs[job].bytes;
-                }
-                for &k in graph.needs(job) {
-                    let k = k as usize;
-                    s.holders[k] -= 1;
-                    if s.holders[k] == 0 && !keep {
-                        s.values[k] = None;
-                        s.resident -= graph.jobs[k].bytes;
-                    }
-                }
-                for &k in graph.needed_by(job) {
-                    s.missing[k as usize] -= 1;
-                    if s.missing[k as usize] == 0 {
-                        s.ready.push((plan.priority[k as usize], Reverse(k)));
-                    }
-                }
+                s.finish(plan, job, out, keep);
                 if root.is_some() {
                     s.root = root;
                 }
-                s.done_positions += states;
-                s.trace.push(TraceRow {
-                    job: graph.jobs[job].name.clone(),
+                let row = TraceRow {
+                    job: plan.graph.jobs[job].name.clone(),
                     thread: ctx.index(),
                     start: began,
                     end: ended,
-                    positions: states,
-                });
+                    positions,
+                };
+                s.trace.push(row);
                 wake.notify_all();
-                (s.done_positions, states)
+                s.done_positions
             };
-            if let (Some(p), true) = (progress, states > 0) {
+            if let (Some(p), true) = (progress, positions > 0) {
                 p(done, total);
             }
         }
