@@ -29,6 +29,8 @@ pub enum AnalysisError {
     Space(#[from] SpaceError),
     #[error(transparent)]
     Twin(#[from] TwinError),
+    #[error(transparent)]
+    Solve(#[from] crate::solve::SolveError),
     #[error(
         "the position has {0} undrawn lines; solving in memory handles at most 32 (larger solves need the on-disk store)"
     )]

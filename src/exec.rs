@@ -17,6 +17,7 @@ use crate::key::PartitionKey;
 use crate::plan::Checked;
 use crate::solve::{MoveValue, move_value};
 use crate::space::State;
+use crate::store::{Store, StoreError};
 
 /// One job's run, seconds from the start of the execution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,6 +43,22 @@ pub struct Execution {
     pub peak_bytes: u64,
     /// Every job's values, by job, when asked to keep them.
     pub tables: Option<Vec<Arc<Vec<Value>>>>,
+    /// Jobs found finished in the store and not run again.
+    pub resumed: usize,
+}
+
+/// How to run a plan.
+#[derive(Clone, Copy, Default)]
+pub struct ExecOptions<'a> {
+    pub threads: usize,
+    /// Keep every job's values (tests).
+    pub keep: bool,
+    /// Called with (positions done, positions in all) as jobs finish.
+    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// Write every job to this store, and skip the jobs it already holds.
+    pub store: Option<&'a Store>,
+    /// Hears about store files that failed their check (they are computed again).
+    pub report: Option<&'a (dyn Fn(&str) + Sync)>,
 }
 
 /// The successor partitions a job reads, as pieces: per group, the jobs of `key.plus(g)` in
@@ -70,6 +87,10 @@ struct Shared {
     done_positions: u64,
     trace: Vec<TraceRow>,
     root: Option<(Value, Vec<MoveValue>)>,
+    /// Jobs found finished in the store: never run, never made ready.
+    stored: Vec<bool>,
+    /// The first store error; it stops every worker.
+    error: Option<StoreError>,
 }
 
 impl Shared {
@@ -87,6 +108,8 @@ impl Shared {
             done_positions: 0,
             trace: Vec::with_capacity(n),
             root: None,
+            stored: vec![false; n],
+            error: None,
         };
         for i in 0..n {
             if s.missing[i] == 0 {
@@ -96,7 +119,28 @@ impl Shared {
         s
     }
 
-    /// Starts `job`: its output counts as resident from now; returns the values it reads.
+    /// Marks `done` (jobs already in the store) finished without running them.
+    fn resume(&mut self, plan: &Checked, done: &[bool]) {
+        let g = &plan.graph;
+        for (job, _) in done.iter().enumerate().filter(|(_, d)| **d) {
+            self.unstarted -= 1;
+            self.stored[job] = true;
+            self.done_positions += g.jobs[job].states;
+            for &k in g.needs(job) {
+                self.holders[k as usize] -= 1;
+            }
+            for &k in g.needed_by(job) {
+                self.missing[k as usize] -= 1;
+            }
+        }
+        self.ready = (0..g.len())
+            .filter(|&i| !done[i] && self.missing[i] == 0)
+            .map(|i| (plan.priority[i], Reverse(i as u32)))
+            .collect();
+    }
+
+    /// Starts `job`: its output counts as resident from now; returns the values it reads that
+    /// are in memory (those in the store are loaded by the caller, outside the lock).
     fn start(&mut self, plan: &Checked, reads: &Reads, job: usize) -> Inputs {
         let g = &plan.graph;
         self.unstarted -= 1;
@@ -124,14 +168,13 @@ impl Shared {
         for &k in g.needs(job) {
             let k = k as usize;
             self.holders[k] -= 1;
-            if self.holders[k] == 0 && !keep {
-                self.values[k] = None;
+            if self.holders[k] == 0 && !keep && self.values[k].take().is_some() {
                 self.resident -= g.jobs[k].bytes;
             }
         }
         for &k in g.needed_by(job) {
             self.missing[k as usize] -= 1;
-            if self.missing[k as usize] == 0 {
+            if self.missing[k as usize] == 0 && !self.stored[k as usize] {
                 self.ready.push((plan.priority[k as usize], Reverse(k)));
             }
         }
@@ -165,6 +208,19 @@ fn reads(plan: &Checked, kernel: &Kernel) -> Vec<Reads> {
         .collect()
 }
 
+/// The kernel's view of a job's inputs: per group, the successor's pieces (empty where not
+/// needed).
+fn views<'a>(reads: &Reads, inputs: &'a Inputs) -> Vec<Pieces<'a>> {
+    reads
+        .groups
+        .iter()
+        .zip(inputs)
+        .map(|((starts, _), parts)| {
+            Pieces::new(starts.clone(), parts.iter().map(|p| p.as_ref().map_or(&[][..], |v| v.as_slice())).collect())
+        })
+        .collect()
+}
+
 /// Computes one job from its inputs; the root job also gives the value of every move.
 fn compute(
     plan: &Checked,
@@ -175,36 +231,89 @@ fn compute(
 ) -> (Vec<Value>, Option<(Value, Vec<MoveValue>)>) {
     let l = plan.layout[job];
     let (_, row_len) = kernel.shape(&l.key);
-    let views: Vec<Pieces> = reads
-        .groups
-        .iter()
-        .zip(inputs)
-        .map(|((starts, _), parts)| {
-            Pieces::new(starts.clone(), parts.iter().map(|p| p.as_ref().map_or(&[][..], |v| v.as_slice())).collect())
-        })
-        .collect();
+    let views = views(reads, inputs);
     let mut out = vec![0 as Value; l.rows * row_len];
     kernel.compute(&l.key, &views, &mut out, l.first_row);
     let root = (l.key.total() == 0).then(|| (out[0], root_moves(plan, &views)));
     (out, root)
 }
 
-/// Runs every job of `plan` on `threads` threads. `keep` keeps every job's values (tests);
-/// `progress(done, total)` is called as positions complete.
+/// Runs every job of `plan` on `threads` threads, in memory. `keep` keeps every job's values
+/// (tests); `progress(done, total)` is called as positions complete.
 pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dyn Fn(u64, u64) + Sync)>) -> Execution {
+    execute_with(plan, &ExecOptions { threads, keep, progress, ..Default::default() })
+        .expect("without a store nothing can fail")
+}
+
+/// Loads into `inputs` the pieces `job` needs that are in the store.
+fn load_inputs(
+    plan: &Checked,
+    store: &Store,
+    reads: &Reads,
+    job: usize,
+    on_disk: &[bool],
+    inputs: &mut Inputs,
+) -> Result<u64, StoreError> {
+    let needs = plan.graph.needs(job);
+    let mut loaded = 0;
+    for ((_, jobs), parts) in reads.groups.iter().zip(inputs.iter_mut()) {
+        for (&k, part) in jobs.iter().zip(parts.iter_mut()) {
+            if part.is_none() && on_disk[k as usize] && needs.contains(&k) {
+                let j = &plan.graph.jobs[k as usize];
+                *part = Some(Arc::new(store.read(&j.name, &plan.layout[k as usize], j.states)?));
+                loaded += j.bytes;
+            }
+        }
+    }
+    Ok(loaded)
+}
+
+/// The jobs the store already holds, checked; a file that fails its check is reported and
+/// its job runs again.
+fn finished_in_store(plan: &Checked, store: &Store, report: Option<&(dyn Fn(&str) + Sync)>) -> Vec<bool> {
+    plan.graph
+        .jobs
+        .iter()
+        .zip(&plan.layout)
+        .map(|(j, l)| {
+            store.has(&j.name)
+                && match store.read(&j.name, l, j.states) {
+                    Ok(_) => true,
+                    Err(e) => {
+                        if let Some(r) = report {
+                            r(&format!("{e}; computing it again"));
+                        }
+                        false
+                    }
+                }
+        })
+        .collect()
+}
+
+/// Runs every job of `plan`; with a store, skips the jobs it holds and writes every other job
+/// to it before counting the job done. A store error stops the run cleanly.
+pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, StoreError> {
     let start = Instant::now();
     let kernel = Kernel::new(&plan.space);
     let total: u64 = plan.graph.jobs.iter().map(|j| j.states).sum();
     let reads = reads(plan, &kernel);
-    let state = (Mutex::new(Shared::new(plan)), Condvar::new());
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("thread pool");
+    let mut shared = Shared::new(plan);
+    // Jobs whose values are in the store, not in memory; fixed for the whole run.
+    let on_disk =
+        opts.store.map_or_else(|| vec![false; plan.graph.len()], |store| finished_in_store(plan, store, opts.report));
+    let resumed = on_disk.iter().filter(|&&d| d).count();
+    if resumed > 0 {
+        shared.resume(plan, &on_disk);
+    }
+    let state = (Mutex::new(shared), Condvar::new());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
     pool.broadcast(|ctx| {
         let (lock, wake) = &state;
         loop {
-            let (job, inputs) = {
+            let (job, mut inputs) = {
                 let mut s = lock.lock().expect("executor lock");
                 let job = loop {
-                    if s.unstarted == 0 {
+                    if s.unstarted == 0 || s.error.is_some() {
                         return;
                     }
                     if let Some((_, Reverse(j))) = s.ready.pop() {
@@ -214,15 +323,33 @@ pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dy
                 };
                 (job, s.start(plan, &reads[job], job))
             };
+            let fail = |e: StoreError| {
+                let mut s = lock.lock().expect("executor lock");
+                s.error.get_or_insert(e);
+                wake.notify_all();
+            };
+            let mut loaded = 0;
+            if let Some(store) = opts.store {
+                match load_inputs(plan, store, &reads[job], job, &on_disk, &mut inputs) {
+                    Ok(bytes) => loaded = bytes,
+                    Err(e) => return fail(e),
+                }
+            }
             let began = start.elapsed().as_secs_f64();
             let (out, root) = compute(plan, &kernel, &reads[job], job, &inputs);
             // Inputs go before the lock is taken, so a freed partition really is freed.
             drop(inputs);
             let ended = start.elapsed().as_secs_f64();
+            if let Some(store) = opts.store
+                && let Err(e) = store.write(&plan.graph.jobs[job].name, &plan.layout[job], &out)
+            {
+                return fail(e);
+            }
             let positions = plan.graph.jobs[job].states;
             let done = {
                 let mut s = lock.lock().expect("executor lock");
-                s.finish(plan, job, out, keep);
+                s.peak = s.peak.max(s.resident + loaded);
+                s.finish(plan, job, out, opts.keep);
                 if root.is_some() {
                     s.root = root;
                 }
@@ -237,23 +364,42 @@ pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dy
                 wake.notify_all();
                 s.done_positions
             };
-            if let (Some(p), true) = (progress, positions > 0) {
+            if let (Some(p), true) = (opts.progress, positions > 0) {
                 p(done, total);
             }
         }
     });
     let s = state.0.into_inner().expect("executor lock");
-    let (value, moves) = s.root.expect("the root partition was computed");
-    Execution {
+    if let Some(e) = s.error {
+        return Err(e);
+    }
+    let (value, moves) = match s.root {
+        Some(root) => root,
+        None => root_from_store(plan, &reads, opts.store.expect("the root was not run, so it was stored"))?,
+    };
+    Ok(Execution {
         value,
         moves,
         trace: s.trace,
         seconds: start.elapsed().as_secs_f64(),
-        threads: threads.max(1),
+        threads: opts.threads.max(1),
         positions: total,
         peak_bytes: s.peak,
-        tables: keep.then(|| s.values.into_iter().map(|v| v.expect("kept")).collect()),
-    }
+        tables: opts.keep.then(|| s.values.into_iter().map(|v| v.expect("kept")).collect()),
+        resumed,
+    })
+}
+
+/// The root's value and moves when every job was already in the store.
+fn root_from_store(plan: &Checked, reads: &[Reads], store: &Store) -> Result<(Value, Vec<MoveValue>), StoreError> {
+    let root = plan.layout.iter().position(|l| l.key.total() == 0).expect("a root job");
+    let j = &plan.graph.jobs[root];
+    let value = store.read(&j.name, &plan.layout[root], j.states)?[0];
+    let mut inputs: Inputs = reads[root].groups.iter().map(|(_, jobs)| vec![None; jobs.len()]).collect();
+    let all = vec![true; plan.graph.len()];
+    load_inputs(plan, store, &reads[root], root, &all, &mut inputs)?;
+    let views = views(&reads[root], &inputs);
+    Ok((value, root_moves(plan, &views)))
 }
 
 /// Values of every undrawn line of the root, read from the root's successors.

@@ -25,4 +25,5 @@ pub mod sim;
 pub mod simbench;
 pub mod solve;
 pub mod space;
+pub mod store;
 pub mod twins;

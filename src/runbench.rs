@@ -63,7 +63,7 @@ pub fn runs(
         crate::runner::write_plan(&planned, &sub.join("plan.json"), &sub)?;
         let mut all = Vec::new();
         for _ in 0..repeats.max(1) {
-            all.push(crate::runner::run(&planned.plan, p as usize, &sub, None)?);
+            all.push(crate::runner::run(&planned.plan, p as usize, &sub, None, None, None)?);
         }
         all.sort_by(|a, b| a.0.seconds.total_cmp(&b.0.seconds));
         let (run, detail, _) = all.swap_remove(all.len() / 2);

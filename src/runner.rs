@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::chart::{self, ChartError, ComparePoint, GanttBar, SpeedupPoint, SpeedupSeries};
 use crate::compare::{self, CompareError, Detail, TraceInfo};
-use crate::exec::{Execution, execute};
+use crate::exec::{ExecOptions, Execution, execute_with};
 use crate::plan::{Plan, PlanError};
 use crate::planner::{Evaluated, Planned};
+use crate::store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -19,6 +20,8 @@ pub enum RunError {
     Compare(#[from] CompareError),
     #[error(transparent)]
     Chart(#[from] ChartError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// The report folder of a root position: `reports/<board>` for an empty board.
@@ -72,20 +75,26 @@ pub fn write_plan(planned: &Planned, plan_path: &Path, dir: &Path) -> Result<Vec
     Ok(files)
 }
 
-/// Runs a plan on `threads` threads, writes `trace.csv` into `dir`, and compares.
+/// Runs a plan on `threads` threads, writes `trace.csv` into `dir`, and compares. With a
+/// store, jobs it holds are not run again and every other job is written to it; a resumed run
+/// is not compared (its trace misses the jobs it skipped).
 pub fn run(
     plan: &Plan,
     threads: usize,
     dir: &Path,
+    store: Option<&Path>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+    report: Option<&(dyn Fn(&str) + Sync)>,
 ) -> Result<(Execution, Option<Detail>, Vec<PathBuf>), RunError> {
     let checked = plan.check()?;
-    let run = execute(&checked, threads, false, progress);
+    let store = store.map(|base| Store::open(base, &checked)).transpose()?;
+    let opts = ExecOptions { threads, progress, store: store.as_ref(), report, ..Default::default() };
+    let run = execute_with(&checked, &opts)?;
     let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads as u32), value: Some(run.value) };
     let trace_path = dir.join("trace.csv");
     compare::write_trace(&trace_path, &run.trace, &info)?;
     let mut files = vec![trace_path];
-    let detail = if plan.unit == "ns" {
+    let detail = if plan.unit == "ns" && run.resumed == 0 {
         let detail = compare::compare(plan, &run.trace, &info, Some(threads as u32))?;
         files.extend(write_compare(plan, &detail, dir)?);
         Some(detail)

@@ -27,11 +27,22 @@ pub struct SolveOptions<'p> {
     pub keep_all: bool,
     /// Called after each partition with (positions done, positions in all).
     pub progress: Option<&'p (dyn Fn(u64, u64) + Sync)>,
+    /// Durable store: every partition is written there, and a solve on an existing store
+    /// resumes from the partitions it holds.
+    pub store: Option<&'p std::path::Path>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    #[error(transparent)]
+    Space(#[from] SpaceError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
 }
 
 impl Default for SolveOptions<'_> {
     fn default() -> Self {
-        SolveOptions { groups: None, threads: 1, keep_all: false, progress: None }
+        SolveOptions { groups: None, threads: 1, keep_all: false, progress: None, store: None }
     }
 }
 
@@ -82,7 +93,7 @@ pub fn move_value(boxes: i8, after: Value) -> Value {
 
 /// Solves every position reachable from `root` on the executor and returns the root's value
 /// and moves.
-pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SpaceError> {
+pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError> {
     let start = Instant::now();
     let space = Space::new(root, opts.groups)?;
     if space.free() == 0 {
@@ -90,7 +101,16 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SpaceError>
     }
     let graph = crate::schemes::orbits(&space, &crate::cost::CostSpec::States, None).expect("no split to refuse");
     let plan = Checked::from_graph(space, graph).expect("a space's own graph is a valid plan");
-    let run = crate::exec::execute(&plan, opts.threads, opts.keep_all, opts.progress);
+    let store = opts.store.map(|base| crate::store::Store::open(base, &plan)).transpose()?;
+    let exec = crate::exec::ExecOptions {
+        threads: opts.threads,
+        keep: opts.keep_all,
+        progress: opts.progress,
+        store: store.as_ref(),
+        report: None,
+    };
+    let run = crate::exec::execute_with(&plan, &exec)?;
+    drop(store);
     let Checked { space, layout, .. } = plan;
     let tables = run.tables.map(|jobs| {
         let mut tables = vec![Vec::new(); space.key_count()];

@@ -10,7 +10,7 @@ use dab::space::{Space, State};
 use dab::twins::{Dense, minimax};
 
 fn solve_all(root: Position, groups: Option<usize>, threads: usize) -> Solution {
-    solve(root, SolveOptions { groups, threads, keep_all: true, progress: None }).unwrap()
+    solve(root, SolveOptions { groups, threads, keep_all: true, ..Default::default() }).unwrap()
 }
 
 /// Every one of the 2^k positions of the space, looked up through canonicalisation, and every

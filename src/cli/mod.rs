@@ -16,6 +16,7 @@ mod plan;
 mod run;
 mod sim;
 mod solve;
+mod verify;
 
 /// Exit status for bad input (as clap uses for usage errors).
 pub const EXIT_BAD_INPUT: i32 = 2;
@@ -43,6 +44,8 @@ enum Command {
     Plan(plan::PlanArgs),
     /// A plan's prediction against a run's trace.
     Compare(compare::CompareArgs),
+    /// Check every file of a store.
+    Verify(verify::VerifyArgs),
     /// Time the kernel on this machine and fit the cost model (saved under sims/).
     Calibrate(calibrate::CalibrateArgs),
     /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
@@ -117,6 +120,7 @@ pub fn run() -> i32 {
         Command::Run(a) => run::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Verify(a) => verify::run(a),
     };
     match result {
         Ok(()) => 0,

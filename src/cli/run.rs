@@ -27,6 +27,10 @@ pub struct RunArgs {
     /// Report folder (default: reports/<board>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Durable store: every job's values are written here, and a run on an existing store
+    /// resumes, skipping the jobs it holds.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
@@ -76,7 +80,12 @@ pub fn run(args: RunArgs) -> CliResult {
     };
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
-    let (run, detail, files) = dab::runner::run(&plan, threads, &dir, Some(&progress))?;
+    let report = |m: &str| eprintln!("{m}");
+    let (run, detail, files) =
+        dab::runner::run(&plan, threads, &dir, args.store.as_deref(), Some(&progress), Some(&report))?;
+    if run.resumed > 0 {
+        eprintln!("resumed: {} of {} jobs were already in the store", run.resumed, plan.jobs.len());
+    }
     bar.finish();
     match (&detail, args.json) {
         (Some(d), true) => println!("{}", serde_json::to_string(&d.comparison)?),

@@ -26,6 +26,9 @@ pub struct SolveArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Durable store: every partition is written here; a solve on an existing store resumes.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<std::path::PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -34,9 +37,18 @@ pub struct SolveArgs {
 pub fn run(args: SolveArgs) -> CliResult {
     let root = args.position.position()?;
     let threads = super::threads(args.threads)?;
+    if args.store.is_some() && args.engine != Engine::Partition {
+        return Err("--store works only with --engine partition".into());
+    }
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
-    let opts = SolveOptions { groups: args.groups, threads, keep_all: false, progress: Some(&progress) };
+    let opts = SolveOptions {
+        groups: args.groups,
+        threads,
+        keep_all: false,
+        progress: Some(&progress),
+        store: args.store.as_deref(),
+    };
     let analysis = analyse(root, args.engine, opts)?;
     bar.finish();
     if args.json {

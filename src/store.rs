@@ -1,0 +1,266 @@
+//! The durable partition store: one file per job (a partition, or a row range of one), named
+//! by the job, in a folder per board, root and grouping. A file is a header (magic, format
+//! version, then JSON naming the board, root, grouping, key, rows, positions and value
+//! encoding), the values (one byte a position), and a CRC-32 of everything before it. It is
+//! written under a temporary name, flushed to disk, then renamed, so a file that exists under
+//! its own name was complete when written; a file that fails any check is reported by name and
+//! never used. One run at a time holds the folder's lock (released by the system if the run
+//! dies).
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::kernel::Value;
+use crate::plan::{Checked, Layout};
+
+/// First bytes of every store file.
+pub const MAGIC: &[u8; 8] = b"DABPART\n";
+/// Store files this version reads and writes.
+pub const STORE_FORMAT: u32 = 1;
+/// What a value byte means.
+pub const ENCODING: &str = "i8: net future boxes for the player to move";
+/// File name extension of a job's values.
+const EXT: &str = "dab";
+const LOCK: &str = "LOCK";
+
+/// A file's header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub board: String,
+    pub root: String,
+    pub groups: usize,
+    pub key: String,
+    pub first_row: u64,
+    pub rows: u64,
+    pub positions: u64,
+    pub encoding: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot create store folder '{path}': {source}")]
+    Folder { path: PathBuf, source: std::io::Error },
+    #[error("store '{path}' is in use by another run (its lock is held)")]
+    Locked { path: PathBuf },
+    #[error("cannot lock store '{path}': {source}")]
+    Lock { path: PathBuf, source: std::io::Error },
+    #[error("cannot write '{path}': {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot read '{path}': {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("'{path}' is damaged: {reason}")]
+    Damaged { path: PathBuf, reason: String },
+}
+
+/// The store folder of one plan's space, locked for this run.
+pub struct Store {
+    dir: PathBuf,
+    /// Held for the life of the store; the lock goes with the file.
+    _lock: File,
+    /// What every file of this folder must say besides its job.
+    board: String,
+    root: String,
+    groups: usize,
+}
+
+/// The folder of a space inside a store: board, then root (when not empty) and grouping.
+pub fn folder(base: &Path, plan: &Checked) -> PathBuf {
+    let space = &plan.space;
+    let root = space.root.to_line_string();
+    let grouping = if root.contains('1') {
+        format!("root-{root}-g{}", space.groups.len())
+    } else {
+        format!("g{}", space.groups.len())
+    };
+    base.join(space.board().to_string()).join(grouping)
+}
+
+impl Store {
+    /// Opens (creating it if needed) and locks the folder of `plan`'s space under `base`.
+    pub fn open(base: &Path, plan: &Checked) -> Result<Store, StoreError> {
+        let dir = folder(base, plan);
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Folder { path: dir.clone(), source })?;
+        let lock_path = dir.join(LOCK);
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|source| StoreError::Lock { path: lock_path.clone(), source })?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Err(StoreError::Locked { path: dir }),
+            Err(std::fs::TryLockError::Error(source)) => return Err(StoreError::Lock { path: lock_path, source }),
+        }
+        Ok(Store {
+            dir,
+            _lock: lock,
+            board: plan.space.board().to_string(),
+            root: plan.space.root.to_line_string(),
+            groups: plan.space.groups.len(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of job `name`.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.{EXT}"))
+    }
+
+    fn header(&self, layout: &Layout, positions: u64) -> Header {
+        Header {
+            board: self.board.clone(),
+            root: self.root.clone(),
+            groups: self.groups,
+            key: layout.key.to_string(),
+            first_row: layout.first_row as u64,
+            rows: layout.rows as u64,
+            positions,
+            encoding: ENCODING.into(),
+        }
+    }
+
+    /// Writes job `name`'s values durably: temporary file, flushed to disk, renamed.
+    pub fn write(&self, name: &str, layout: &Layout, values: &[Value]) -> Result<(), StoreError> {
+        let path = self.path(name);
+        let tmp = crate::files::temp_path(&path);
+        let err = |source| StoreError::Write { path: path.clone(), source };
+        let header = serde_json::to_vec(&self.header(layout, values.len() as u64)).expect("a header serialises");
+        let mut bytes = Vec::with_capacity(16 + header.len() + values.len() + 4);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&STORE_FORMAT.to_le_bytes());
+        bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&header);
+        bytes.extend(values.iter().map(|&v| v as u8));
+        let crc = crc32fast::hash(&bytes);
+        bytes.extend_from_slice(&crc.to_le_bytes());
+        let written = File::create(&tmp).and_then(|mut f| {
+            f.write_all(&bytes)?;
+            f.sync_all()
+        });
+        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &path)) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(err(e));
+        }
+        // The rename itself must reach the disk too.
+        File::open(&self.dir).and_then(|d| d.sync_all()).map_err(err)
+    }
+
+    /// Whether job `name` has a file (checked or not).
+    pub fn has(&self, name: &str) -> bool {
+        self.path(name).exists()
+    }
+
+    /// Reads and checks job `name`'s values against what the plan says they are.
+    pub fn read(&self, name: &str, layout: &Layout, positions: u64) -> Result<Vec<Value>, StoreError> {
+        let path = self.path(name);
+        let mut bytes = Vec::new();
+        File::open(&path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(|source| StoreError::Read { path: path.clone(), source })?;
+        let damaged = |reason: String| StoreError::Damaged { path: path.clone(), reason };
+        let (header, values) = parse(&bytes).map_err(damaged)?;
+        let want = self.header(layout, positions);
+        if header != want {
+            return Err(damaged(format!(
+                "it holds {} rows {}+{} of board {} (root {}, {} groups), not {} rows {}+{} of board {} (root {}, {} groups)",
+                header.key,
+                header.first_row,
+                header.rows,
+                header.board,
+                header.root,
+                header.groups,
+                want.key,
+                want.first_row,
+                want.rows,
+                want.board,
+                want.root,
+                want.groups
+            )));
+        }
+        Ok(values)
+    }
+}
+
+/// Splits a file into its header and values, checking magic, format, length and checksum.
+pub fn parse(bytes: &[u8]) -> Result<(Header, Vec<Value>), String> {
+    if bytes.len() < 20 || &bytes[..8] != MAGIC {
+        return Err("not a dab store file (no magic)".into());
+    }
+    let format = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    let len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
+    let header: Option<Header> = bytes.get(16..16 + len).and_then(|h| serde_json::from_slice(h).ok());
+    let end = header.as_ref().map(|h| 16 + len + h.positions as usize);
+    if let Some(end) = end.filter(|&e| bytes.len() != e + 4) {
+        return Err(format!("{} bytes where {} were expected (truncated or extended)", bytes.len(), end + 4));
+    }
+    // The checksum covers everything before it, header included: any changed byte shows.
+    let (body, crc) = bytes.split_at(bytes.len() - 4);
+    if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+        return Err("checksum mismatch (a byte has changed)".into());
+    }
+    if format != STORE_FORMAT {
+        return Err(format!("store format {format}, this dab reads {STORE_FORMAT}"));
+    }
+    let header = header.ok_or("unreadable header")?;
+    Ok((header, body[16 + len..].iter().map(|&b| b as Value).collect()))
+}
+
+/// What `dab verify` found.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Verification {
+    pub files: usize,
+    pub positions: u64,
+    /// Files that failed a check, with the reason.
+    pub damaged: Vec<(PathBuf, String)>,
+}
+
+/// Checks every store file under `base`: magic, format, length, checksum, and that its header
+/// agrees with its place (board folder, file name).
+pub fn verify(base: &Path) -> Result<Verification, StoreError> {
+    let mut out = Verification::default();
+    let mut stack = vec![base.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let read_err = |source| StoreError::Read { path: dir.clone(), source };
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(read_err)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(read_err)?;
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == EXT) {
+                out.files += 1;
+                let bytes = std::fs::read(&path).map_err(|source| StoreError::Read { path: path.clone(), source })?;
+                match parse(&bytes).and_then(|(h, _)| placed(&path, base, &h).map(|()| h.positions)) {
+                    Ok(positions) => out.positions += positions,
+                    Err(reason) => out.damaged.push((path, reason)),
+                }
+            }
+        }
+    }
+    out.damaged.sort();
+    Ok(out)
+}
+
+/// Whether a file's header agrees with its name and folder.
+fn placed(path: &Path, base: &Path, h: &Header) -> Result<(), String> {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let key = stem.split('_').next().unwrap_or("");
+    if key != h.key {
+        return Err(format!("it holds partition {} but is named {stem}", h.key));
+    }
+    let board = path.strip_prefix(base).ok().and_then(|p| p.components().next()).and_then(|c| c.as_os_str().to_str());
+    match board {
+        Some(b) if b != h.board => Err(format!("it holds board {} but lies in folder {b}", h.board)),
+        _ => Ok(()),
+    }
+}

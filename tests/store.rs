@@ -1,0 +1,171 @@
+//! The durable store: resumed runs give the same values and the same files, byte for byte;
+//! damaged, truncated, misplaced files are named and computed again; a write error stops the
+//! run cleanly and a later run resumes; two runs cannot share a store; a run killed at any
+//! moment resumes to the same store.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use dab::exec::{ExecOptions, execute_with};
+use dab::plan::Checked;
+use dab::position::Position;
+use dab::space::Space;
+use dab::store::{Store, StoreError, folder};
+use predicates::prelude::*;
+
+mod common;
+
+fn plan(board: &str, groups: usize) -> Checked {
+    let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
+    let graph = dab::schemes::orbits(&space, &dab::cost::CostSpec::States, None).unwrap();
+    Checked::from_graph(space, graph).unwrap()
+}
+
+/// Every file of a folder tree with its bytes.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "dab") {
+                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn run(plan: &Checked, base: &Path, threads: usize) -> Result<(i8, usize, Vec<String>), StoreError> {
+    let store = Store::open(base, plan)?;
+    let reports = std::sync::Mutex::new(Vec::new());
+    let report = |m: &str| reports.lock().unwrap().push(m.to_string());
+    let r =
+        execute_with(plan, &ExecOptions { threads, store: Some(&store), report: Some(&report), ..Default::default() })?;
+    Ok((r.value, r.resumed, reports.into_inner().unwrap()))
+}
+
+#[test]
+fn damage_is_named_and_repaired() {
+    let p = plan("3x3", 3);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (value, resumed, _) = run(&p, a.path(), 2).unwrap();
+    assert_eq!((value, resumed), (-3, 0));
+    let clean = files(a.path());
+    assert_eq!(clean.len(), p.graph.len());
+    // Copy the store, then damage it four ways.
+    for (rel, bytes) in &clean {
+        let to = b.path().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+    let dir = folder(b.path(), &p);
+    let name = |i: usize| dir.join(format!("{}.dab", p.graph.jobs[i].name));
+    let mut flipped = std::fs::read(name(40)).unwrap();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x10;
+    std::fs::write(name(40), flipped).unwrap();
+    let long = std::fs::read(name(60)).unwrap();
+    std::fs::write(name(60), &long[..long.len() - 3]).unwrap();
+    std::fs::remove_file(name(80)).unwrap();
+    // Another partition's file under this job's name.
+    std::fs::copy(name(101), name(100)).unwrap();
+    let v = dab::store::verify(b.path()).unwrap();
+    assert_eq!(v.damaged.len(), 3, "{:?}", v.damaged);
+    let (value, resumed, reports) = run(&p, b.path(), 2).unwrap();
+    assert_eq!(value, -3);
+    assert_eq!(resumed, p.graph.len() - 4);
+    let text = reports.join("\n");
+    for (i, why) in [(40, "checksum"), (60, "truncated"), (100, "it holds")] {
+        assert!(text.contains(&p.graph.jobs[i].name) && text.contains(why), "{text}");
+    }
+    let repaired = files(b.path());
+    let differ: Vec<_> = clean.keys().filter(|k| repaired.get(*k) != clean.get(*k)).collect();
+    for k in &differ {
+        let (x, y) = (&clean[*k], &repaired[*k]);
+        let first = x.iter().zip(y.iter()).position(|(a, b)| a != b);
+        eprintln!("{k:?}: {} vs {} bytes, first difference at {first:?}", x.len(), y.len());
+    }
+    assert!(differ.is_empty(), "the repaired store differs from the clean one in {differ:?}");
+    assert_eq!(repaired.len(), clean.len());
+}
+
+#[test]
+fn a_full_store_answers_without_running() {
+    let p = plan("2x3", 2);
+    let dir = tempfile::tempdir().unwrap();
+    let first = run(&p, dir.path(), 1).unwrap();
+    let again = run(&p, dir.path(), 3).unwrap();
+    assert_eq!(again.0, first.0);
+    assert_eq!(again.1, p.graph.len());
+    let s = Store::open(dir.path(), &p).unwrap();
+    let r = execute_with(&p, &ExecOptions { threads: 2, store: Some(&s), ..Default::default() }).unwrap();
+    let twin = dab::solve::solve_in_order(
+        Position::empty("2x3".parse().unwrap()),
+        dab::solve::SolveOptions { groups: Some(2), ..Default::default() },
+    )
+    .unwrap();
+    assert_eq!((r.value, r.moves), (twin.value, twin.moves));
+}
+
+#[test]
+fn two_runs_cannot_share_a_store() {
+    let p = plan("2x2", 2);
+    let dir = tempfile::tempdir().unwrap();
+    let _held = Store::open(dir.path(), &p).unwrap();
+    assert!(matches!(Store::open(dir.path(), &p), Err(StoreError::Locked { .. })));
+    Command::cargo_bin("dab")
+        .unwrap()
+        .args(["solve", "2x2", "--groups", "2", "--store", dir.path().to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("in use by another run"));
+}
+
+#[test]
+fn a_write_error_stops_the_run_and_a_later_run_resumes() {
+    let p = plan("3x3", 3);
+    let dir = tempfile::tempdir().unwrap();
+    let blocked = folder(dir.path(), &p).join(format!("{}.dab", p.graph.jobs[30].name));
+    // A folder where the file must go: the rename fails (also for root, unlike permissions).
+    std::fs::create_dir_all(&blocked).unwrap();
+    match run(&p, dir.path(), 2) {
+        Err(StoreError::Write { path, .. }) => assert_eq!(path, blocked),
+        other => panic!("{:?}", other.map(|r| r.0)),
+    }
+    std::fs::remove_dir(&blocked).unwrap();
+    let (value, resumed, _) = run(&p, dir.path(), 2).unwrap();
+    assert_eq!(value, -3);
+    assert!(resumed > 0 && resumed < p.graph.len());
+}
+
+#[test]
+fn killed_runs_resume_to_the_same_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (clean, killed) = (dir.path().join("clean"), dir.path().join("killed"));
+    let solve = |store: &Path| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"));
+        c.args(["solve", "3x4", "--groups", "3", "--threads", "2", "--quiet", "--store", store.to_str().unwrap()]);
+        c.stdout(Stdio::null()).stderr(Stdio::null());
+        c
+    };
+    assert!(solve(&clean).status().unwrap().success());
+    let mut rng = common::Rng(7);
+    for _ in 0..4 {
+        let mut child = solve(&killed).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(200 + rng.below(1500) as u64));
+        // SIGKILL: no chance to clean up.
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let out = solve(&killed).output().unwrap();
+    assert!(out.status.success());
+    // Temporary files of killed writes may be left; every job file is identical.
+    assert_eq!(files(&killed), files(&clean));
+    assert!(dab::store::verify(&killed).unwrap().damaged.is_empty());
+}
