@@ -59,6 +59,9 @@ pub struct ExecOptions<'a> {
     pub store: Option<&'a Store>,
     /// Hears about store files that failed their check (they are computed again).
     pub report: Option<&'a (dyn Fn(&str) + Sync)>,
+    /// The opening book: delete the store files of partitions with more than this many lines
+    /// as soon as no job still to run reads them.
+    pub keep_lines: Option<usize>,
 }
 
 /// The successor partitions a job reads, as pieces: per group, the jobs of `key.plus(g)` in
@@ -87,8 +90,10 @@ struct Shared {
     done_positions: u64,
     trace: Vec<TraceRow>,
     root: Option<(Value, Vec<MoveValue>)>,
-    /// Jobs found finished in the store: never run, never made ready.
+    /// Jobs found finished in the store (or pruned from it): never run, never made ready.
     stored: Vec<bool>,
+    /// Store files to delete, collected under the lock and deleted outside it.
+    to_delete: Vec<usize>,
     /// The first store error; it stops every worker.
     error: Option<StoreError>,
 }
@@ -109,6 +114,7 @@ impl Shared {
             trace: Vec::with_capacity(n),
             root: None,
             stored: vec![false; n],
+            to_delete: Vec::new(),
             error: None,
         };
         for i in 0..n {
@@ -158,7 +164,7 @@ impl Shared {
 
     /// `job` has produced `out`: keeps it for its readers, frees the inputs nobody else reads,
     /// and makes ready the jobs that waited only for it.
-    fn finish(&mut self, plan: &Checked, job: usize, out: Vec<Value>, keep: bool) {
+    fn finish(&mut self, plan: &Checked, job: usize, out: Vec<Value>, keep: bool, keep_lines: Option<usize>) {
         let g = &plan.graph;
         if keep || !g.needed_by(job).is_empty() {
             self.values[job] = Some(Arc::new(out));
@@ -168,8 +174,13 @@ impl Shared {
         for &k in g.needs(job) {
             let k = k as usize;
             self.holders[k] -= 1;
-            if self.holders[k] == 0 && !keep && self.values[k].take().is_some() {
-                self.resident -= g.jobs[k].bytes;
+            if self.holders[k] == 0 {
+                if !keep && self.values[k].take().is_some() {
+                    self.resident -= g.jobs[k].bytes;
+                }
+                if keep_lines.is_some_and(|most| plan.layout[k].key.total() > most) {
+                    self.to_delete.push(k);
+                }
             }
         }
         for &k in g.needed_by(job) {
@@ -290,6 +301,21 @@ fn finished_in_store(plan: &Checked, store: &Store, report: Option<&(dyn Fn(&str
         .collect()
 }
 
+/// The jobs not to run: those the store holds and, with an opening book, those it pruned: a
+/// job without a file runs only if it belongs to the book or a job that runs reads it.
+fn to_skip(plan: &Checked, in_store: &[bool], keep_lines: Option<usize>) -> Vec<bool> {
+    let Some(most) = keep_lines else { return in_store.to_vec() };
+    let g = &plan.graph;
+    let mut runs = vec![false; g.len()];
+    // Readers before the jobs they read: the reverse of a topological order.
+    let order = g.topological_order().expect("a plan has no cycle");
+    for &i in order.iter().rev() {
+        runs[i] =
+            !in_store[i] && (plan.layout[i].key.total() <= most || g.needed_by(i).iter().any(|&k| runs[k as usize]));
+    }
+    runs.iter().map(|r| !r).collect()
+}
+
 /// Runs every job of `plan`; with a store, skips the jobs it holds and writes every other job
 /// to it before counting the job done. A store error stops the run cleanly.
 pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, StoreError> {
@@ -301,9 +327,18 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Sto
     // Jobs whose values are in the store, not in memory; fixed for the whole run.
     let on_disk =
         opts.store.map_or_else(|| vec![false; plan.graph.len()], |store| finished_in_store(plan, store, opts.report));
-    let resumed = on_disk.iter().filter(|&&d| d).count();
+    let skip = to_skip(plan, &on_disk, opts.keep_lines);
+    let resumed = skip.iter().filter(|&&d| d).count();
     if resumed > 0 {
-        shared.resume(plan, &on_disk);
+        shared.resume(plan, &skip);
+    }
+    if let (Some(store), Some(most)) = (opts.store, opts.keep_lines) {
+        // Files left from earlier runs that no job still to run reads.
+        for (i, _) in on_disk.iter().enumerate().filter(|(i, d)| **d && shared.holders[*i] == 0) {
+            if plan.layout[i].key.total() > most {
+                store.remove(&plan.graph.jobs[i].name)?;
+            }
+        }
     }
     let state = (Mutex::new(shared), Condvar::new());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
@@ -346,10 +381,10 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Sto
                 return fail(e);
             }
             let positions = plan.graph.jobs[job].states;
-            let done = {
+            let (done, to_delete) = {
                 let mut s = lock.lock().expect("executor lock");
                 s.peak = s.peak.max(s.resident + loaded);
-                s.finish(plan, job, out, opts.keep);
+                s.finish(plan, job, out, opts.keep, opts.keep_lines);
                 if root.is_some() {
                     s.root = root;
                 }
@@ -362,8 +397,15 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Sto
                 };
                 s.trace.push(row);
                 wake.notify_all();
-                s.done_positions
+                (s.done_positions, std::mem::take(&mut s.to_delete))
             };
+            if let Some(store) = opts.store {
+                for k in to_delete {
+                    if let Err(e) = store.remove(&plan.graph.jobs[k].name) {
+                        return fail(e);
+                    }
+                }
+            }
             if let (Some(p), true) = (opts.progress, positions > 0) {
                 p(done, total);
             }

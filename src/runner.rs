@@ -76,19 +76,20 @@ pub fn write_plan(planned: &Planned, plan_path: &Path, dir: &Path) -> Result<Vec
 }
 
 /// Runs a plan on `threads` threads, writes `trace.csv` into `dir`, and compares. With a
-/// store, jobs it holds are not run again and every other job is written to it; a resumed run
-/// is not compared (its trace misses the jobs it skipped).
+/// store (and its opening book's line limit), jobs it holds are not run again and every other
+/// job is written to it; a resumed run is not compared (its trace misses the jobs it skipped).
 pub fn run(
     plan: &Plan,
     threads: usize,
     dir: &Path,
-    store: Option<&Path>,
+    store: Option<(&Path, Option<usize>)>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     report: Option<&(dyn Fn(&str) + Sync)>,
 ) -> Result<(Execution, Option<Detail>, Vec<PathBuf>), RunError> {
     let checked = plan.check()?;
-    let store = store.map(|base| Store::open(base, &checked)).transpose()?;
-    let opts = ExecOptions { threads, progress, store: store.as_ref(), report, ..Default::default() };
+    let keep_lines = store.and_then(|(_, k)| k);
+    let store = store.map(|(base, _)| Store::open(base, &checked)).transpose()?;
+    let opts = ExecOptions { threads, progress, store: store.as_ref(), report, keep_lines, ..Default::default() };
     let run = execute_with(&checked, &opts)?;
     let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads as u32), value: Some(run.value) };
     let trace_path = dir.join("trace.csv");

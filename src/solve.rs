@@ -30,6 +30,8 @@ pub struct SolveOptions<'p> {
     /// Durable store: every partition is written there, and a solve on an existing store
     /// resumes from the partitions it holds.
     pub store: Option<&'p std::path::Path>,
+    /// With a store, keep only the partitions with at most this many lines (the opening book).
+    pub keep_lines: Option<usize>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +44,7 @@ pub enum SolveError {
 
 impl Default for SolveOptions<'_> {
     fn default() -> Self {
-        SolveOptions { groups: None, threads: 1, keep_all: false, progress: None, store: None }
+        SolveOptions { groups: None, threads: 1, keep_all: false, progress: None, store: None, keep_lines: None }
     }
 }
 
@@ -108,6 +110,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
         progress: opts.progress,
         store: store.as_ref(),
         report: None,
+        keep_lines: opts.keep_lines,
     };
     let run = crate::exec::execute_with(&plan, &exec)?;
     drop(store);

@@ -152,6 +152,15 @@ impl Store {
         File::open(&self.dir).and_then(|d| d.sync_all()).map_err(err)
     }
 
+    /// Deletes job `name`'s file (the opening book keeps only the small partitions).
+    pub fn remove(&self, name: &str) -> Result<(), StoreError> {
+        let path = self.path(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Write { path, source: e }),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether job `name` has a file (checked or not).
     pub fn has(&self, name: &str) -> bool {
         self.path(name).exists()

@@ -169,3 +169,45 @@ fn killed_runs_resume_to_the_same_store() {
     assert_eq!(files(&killed), files(&clean));
     assert!(dab::store::verify(&killed).unwrap().damaged.is_empty());
 }
+
+fn run_book(plan: &Checked, base: &Path, keep: usize) -> Result<dab::exec::Execution, StoreError> {
+    let store = Store::open(base, plan)?;
+    execute_with(plan, &ExecOptions { threads: 2, store: Some(&store), keep_lines: Some(keep), ..Default::default() })
+}
+
+#[test]
+fn the_opening_book_keeps_only_small_partitions() {
+    let p = plan("3x3", 3);
+    let (clean, broken) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let first = run_book(&p, clean.path(), 6).unwrap();
+    assert_eq!(first.value, -3);
+    let book = files(clean.path());
+    let lines = |name: &Path| -> usize {
+        let stem = name.file_stem().unwrap().to_str().unwrap();
+        stem.split('_').next().unwrap().split('-').map(|c| c.parse::<usize>().unwrap()).sum()
+    };
+    assert!(book.keys().all(|f| lines(f) <= 6), "only partitions of at most 6 lines stay");
+    let expected = p.layout.iter().filter(|l| l.key.total() <= 6).count();
+    assert_eq!(book.len(), expected);
+    // The book answers alone: nothing runs, the moves come from the 1-line partitions.
+    let again = run_book(&p, clean.path(), 6).unwrap();
+    assert_eq!((again.value, &again.moves, again.resumed), (first.value, &first.moves, p.graph.len()));
+    assert!(again.trace.is_empty());
+    // A run stopped half-way by a write error resumes to the same book.
+    let blocked = folder(broken.path(), &p).join(format!("{}.dab", p.graph.jobs[p.graph.len() / 2].name));
+    std::fs::create_dir_all(&blocked).unwrap();
+    assert!(run_book(&p, broken.path(), 6).is_err());
+    std::fs::remove_dir(&blocked).unwrap();
+    assert_eq!(run_book(&p, broken.path(), 6).unwrap().value, -3);
+    assert_eq!(files(broken.path()), book);
+}
+
+#[test]
+fn book_options_are_checked() {
+    for (args, message) in [
+        (vec!["solve", "2x2", "--keep-lines", "3"], "--keep-lines needs --store"),
+        (vec!["solve", "2x2", "--keep-lines", "0", "--store", "x"], "--keep-lines must be at least 1"),
+    ] {
+        Command::cargo_bin("dab").unwrap().args(args).assert().code(2).stderr(predicate::str::contains(message));
+    }
+}

@@ -31,6 +31,8 @@ pub struct RunArgs {
     /// resumes, skipping the jobs it holds.
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub book: super::solve::BookArgs,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
@@ -81,8 +83,14 @@ pub fn run(args: RunArgs) -> CliResult {
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| eprintln!("{m}");
-    let (run, detail, files) =
-        dab::runner::run(&plan, threads, &dir, args.store.as_deref(), Some(&progress), Some(&report))?;
+    let (run, detail, files) = dab::runner::run(
+        &plan,
+        threads,
+        &dir,
+        args.book.store(args.store.as_deref())?,
+        Some(&progress),
+        Some(&report),
+    )?;
     if run.resumed > 0 {
         eprintln!("resumed: {} of {} jobs were already in the store", run.resumed, plan.jobs.len());
     }

@@ -29,6 +29,8 @@ pub struct SolveArgs {
     /// Durable store: every partition is written here; a solve on an existing store resumes.
     #[arg(long, value_name = "DIR")]
     pub store: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub book: BookArgs,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -48,6 +50,7 @@ pub fn run(args: SolveArgs) -> CliResult {
         keep_all: false,
         progress: Some(&progress),
         store: args.store.as_deref(),
+        keep_lines: args.book.store(args.store.as_deref())?.and_then(|(_, k)| k),
     };
     let analysis = analyse(root, args.engine, opts)?;
     bar.finish();
@@ -57,6 +60,31 @@ pub fn run(args: SolveArgs) -> CliResult {
         print!("{analysis}");
     }
     Ok(())
+}
+
+/// A store folder with its opening book's line limit.
+pub type StoreSpec<'a> = Option<(&'a std::path::Path, Option<usize>)>;
+
+/// The opening book of a store.
+#[derive(clap::Args)]
+pub struct BookArgs {
+    /// Keep in the store only the partitions with at most K lines (the opening book),
+    /// deleting the others as soon as no job still to run reads them.
+    #[arg(long, value_name = "K")]
+    pub keep_lines: Option<usize>,
+}
+
+impl BookArgs {
+    /// The store with its book limit, checking that the limit makes sense.
+    pub fn store<'a>(&self, store: Option<&'a std::path::Path>) -> Result<StoreSpec<'a>, Box<dyn std::error::Error>> {
+        match (store, self.keep_lines) {
+            (None, Some(_)) => Err("--keep-lines needs --store".into()),
+            (_, Some(0)) => {
+                Err("--keep-lines must be at least 1: the first moves are read from the 1-line partitions".into())
+            }
+            (s, k) => Ok(s.map(|s| (s, k))),
+        }
+    }
 }
 
 /// A progress bar on a terminal, shown only once a solve has run for a second.
