@@ -17,6 +17,7 @@ pub mod partitions;
 pub mod plan;
 pub mod planner;
 pub mod position;
+pub mod query;
 pub mod report;
 pub mod runbench;
 pub mod runner;

@@ -273,3 +273,85 @@ fn placed(path: &Path, base: &Path, h: &Header) -> Result<(), String> {
         _ => Ok(()),
     }
 }
+
+/// A store folder opened for reading only: no lock, so queries may run beside a solve.
+pub struct Reader {
+    dir: PathBuf,
+    space: crate::space::Space,
+    /// Per partition key: (first row, rows, file) of each of its files.
+    files: std::collections::HashMap<String, Vec<(u64, u64, PathBuf)>>,
+}
+
+impl Reader {
+    /// Opens the folder of the empty board's space with `groups` groups (None: the only
+    /// grouping the store holds for that board).
+    pub fn open(base: &Path, board: crate::board::Board, groups: Option<usize>) -> Result<Reader, StoreError> {
+        let board_dir = base.join(board.to_string());
+        let not_found = |what: String| StoreError::Read {
+            path: board_dir.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, what),
+        };
+        let groups = match groups {
+            Some(g) => g,
+            None => {
+                let found: Vec<usize> = std::fs::read_dir(&board_dir)
+                    .map_err(|source| StoreError::Read { path: board_dir.clone(), source })?
+                    .filter_map(|e| e.ok()?.file_name().to_str()?.strip_prefix('g')?.parse().ok())
+                    .collect();
+                match found.as_slice() {
+                    [g] => *g,
+                    [] => return Err(not_found(format!("no grouping of the empty {board} board in this store"))),
+                    _ => return Err(not_found(format!("several groupings ({found:?}): choose one with --groups"))),
+                }
+            }
+        };
+        let space = crate::space::Space::new(crate::position::Position::empty(board), Some(groups))
+            .map_err(|e| not_found(e.to_string()))?;
+        let dir = board_dir.join(format!("g{groups}"));
+        let mut files: std::collections::HashMap<String, Vec<(u64, u64, PathBuf)>> = Default::default();
+        for entry in std::fs::read_dir(&dir).map_err(|source| StoreError::Read { path: dir.clone(), source })? {
+            let path = entry.map_err(|source| StoreError::Read { path: dir.clone(), source })?.path();
+            if path.extension().is_none_or(|e| e != EXT) {
+                continue;
+            }
+            let header = read_header(&path)?;
+            files.entry(header.key.clone()).or_default().push((header.first_row, header.rows, path));
+        }
+        Ok(Reader { dir, space, files })
+    }
+
+    pub fn space(&self) -> &crate::space::Space {
+        &self.space
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The value of a position of the board, if the store holds its partition.
+    pub fn value(&self, drawn: crate::board::LineSet) -> Result<Option<Value>, StoreError> {
+        let (key, index) = self.space.locate(self.space.state_of(drawn));
+        let Some(parts) = self.files.get(&key.to_string()) else { return Ok(None) };
+        let row_len = self.space.groups.last().map_or(1, |g| g.count(key.counts()[key.groups() - 1] as usize));
+        let row = (index / row_len) as u64;
+        let Some((first, _, path)) = parts.iter().find(|(f, r, _)| (*f..f + r).contains(&row)) else { return Ok(None) };
+        let bytes = std::fs::read(path).map_err(|source| StoreError::Read { path: path.clone(), source })?;
+        let (_, values) = parse(&bytes).map_err(|reason| StoreError::Damaged { path: path.clone(), reason })?;
+        Ok(Some(values[index - *first as usize * row_len]))
+    }
+}
+
+/// A file's header alone (the file is checked when its values are read).
+fn read_header(path: &Path) -> Result<Header, StoreError> {
+    let damaged = |reason: &str| StoreError::Damaged { path: path.to_path_buf(), reason: reason.into() };
+    let mut f = File::open(path).map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?;
+    let mut head = [0u8; 16];
+    f.read_exact(&mut head).map_err(|_| damaged("shorter than a header"))?;
+    if &head[..8] != MAGIC {
+        return Err(damaged("not a dab store file (no magic)"));
+    }
+    let len = u32::from_le_bytes(head[12..16].try_into().expect("4 bytes")) as usize;
+    let mut json = vec![0u8; len];
+    f.read_exact(&mut json).map_err(|_| damaged("unreadable header (truncated?)"))?;
+    serde_json::from_slice(&json).map_err(|_| damaged("unreadable header"))
+}

@@ -211,3 +211,36 @@ fn book_options_are_checked() {
         Command::cargo_bin("dab").unwrap().args(args).assert().code(2).stderr(predicate::str::contains(message));
     }
 }
+
+#[test]
+fn queries_answer_from_the_book_and_beyond_it() {
+    let p = plan("3x3", 3);
+    let dir = tempfile::tempdir().unwrap();
+    run_book(&p, dir.path(), 12).unwrap();
+    let reader = dab::store::Reader::open(dir.path(), "3x3".parse().unwrap(), None).unwrap();
+    let mut rng = common::Rng(11);
+    let board = "3x3".parse().unwrap();
+    for drawn in [0, 3, 7, 11, 12, 13, 18, 23] {
+        for _ in 0..4 {
+            let pos = common::random_position(board, 24 - drawn, &mut rng);
+            let a = dab::query::query(&reader, pos, 1).unwrap();
+            let s = dab::solve::solve(pos, dab::solve::SolveOptions::default()).unwrap();
+            assert_eq!(a.source, if drawn < 12 { "store" } else { "solved" }, "{drawn} lines");
+            assert_eq!(a.value, s.value as i32);
+            let want: Vec<i32> = s.moves.iter().map(|m| m.value as i32).collect();
+            assert_eq!(a.moves.iter().map(|m| m.value).collect::<Vec<_>>(), want);
+        }
+    }
+    Command::cargo_bin("dab")
+        .unwrap()
+        .args(["query", "3x3", "--store", dir.path().to_str().unwrap(), "--json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"value\":-3").and(predicate::str::contains("\"source\":\"store\"")));
+    Command::cargo_bin("dab")
+        .unwrap()
+        .args(["query", "2x2", "--store", dir.path().to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("2x2"));
+}

@@ -13,6 +13,7 @@ mod compare;
 mod graph;
 mod partitions;
 mod plan;
+mod query;
 mod run;
 mod sim;
 mod solve;
@@ -44,6 +45,8 @@ enum Command {
     Plan(plan::PlanArgs),
     /// A plan's prediction against a run's trace.
     Compare(compare::CompareArgs),
+    /// A position's value and every move's, from a store (solved on the spot beyond its book).
+    Query(query::QueryArgs),
     /// Check every file of a store.
     Verify(verify::VerifyArgs),
     /// Time the kernel on this machine and fit the cost model (saved under sims/).
@@ -121,6 +124,7 @@ pub fn run() -> i32 {
         Command::Plan(a) => plan::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Query(a) => query::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,44 @@
+//! `dab query`: a position's value and every move's, from a store.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliResult, PositionArgs};
+
+#[derive(Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// The store folder.
+    #[arg(long, value_name = "DIR")]
+    pub store: PathBuf,
+    /// The grouping to read (needed when the store holds several for the board).
+    #[arg(long, value_name = "G")]
+    pub groups: Option<usize>,
+    /// Threads for a position the store does not reach.
+    #[arg(long, value_name = "P")]
+    pub threads: Option<usize>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: QueryArgs) -> CliResult {
+    let pos = args.position.position()?;
+    let reader = dab::store::Reader::open(&args.store, pos.board, args.groups)?;
+    let a = dab::query::query(&reader, pos, super::threads(args.threads)?)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&a)?);
+    } else {
+        println!(
+            "value {} ({}, {:.3} s)",
+            a.value,
+            if a.source == "store" { "from the store" } else { "solved now" },
+            a.seconds
+        );
+        for m in &a.moves {
+            println!("  {:<8} {:>3}{}", m.line, m.value, if m.value == a.value { "  best" } else { "" });
+        }
+    }
+    Ok(())
+}
