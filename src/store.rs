@@ -355,3 +355,112 @@ fn read_header(path: &Path) -> Result<Header, StoreError> {
     f.read_exact(&mut json).map_err(|_| damaged("unreadable header (truncated?)"))?;
     serde_json::from_slice(&json).map_err(|_| damaged("unreadable header"))
 }
+
+/// Every store file under `base`, sorted.
+fn store_files(base: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let mut out = Vec::new();
+    let mut stack = vec![base.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let read_err = |source| StoreError::Read { path: dir.clone(), source };
+        for e in std::fs::read_dir(&dir).map_err(read_err)? {
+            let path = e.map_err(read_err)?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == EXT) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The outcome of recomputing one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Recomputed {
+    pub file: PathBuf,
+    /// `same`, `different`, or why it could not be recomputed.
+    pub outcome: String,
+}
+
+/// Recomputes `n` files picked at random (seeded) from the files they read in the same
+/// folder, and compares the values.
+pub fn recompute(base: &Path, n: usize, seed: u64) -> Result<Vec<Recomputed>, StoreError> {
+    let files = store_files(base)?;
+    let mut state = seed;
+    let mut picked: Vec<usize> = Vec::new();
+    while picked.len() < n.min(files.len()) {
+        // SplitMix64 steps: reproducible without a dependency.
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let i = ((z ^ (z >> 31)) % files.len() as u64) as usize;
+        if !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    picked.iter().map(|&i| recompute_one(&files[i])).collect()
+}
+
+fn recompute_one(path: &Path) -> Result<Recomputed, StoreError> {
+    let outcome = |o: String| Ok(Recomputed { file: path.to_path_buf(), outcome: o });
+    let bytes = std::fs::read(path).map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?;
+    let (h, values) = match parse(&bytes) {
+        Ok(x) => x,
+        Err(reason) => return outcome(format!("damaged: {reason}")),
+    };
+    let Some(space) = h
+        .board
+        .parse()
+        .ok()
+        .and_then(|b| crate::position::Position::from_line_string(b, &h.root).ok())
+        .and_then(|root| crate::space::Space::new(root, Some(h.groups)).ok())
+    else {
+        return outcome(format!(
+            "its header names no valid space ({} root {} with {} groups)",
+            h.board, h.root, h.groups
+        ));
+    };
+    let Ok(key) = h.key.parse::<crate::key::PartitionKey>() else { return outcome(format!("bad key {}", h.key)) };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut pieces: std::collections::HashMap<String, Vec<(u64, PathBuf)>> = Default::default();
+    for f in store_files(dir)? {
+        if let Ok(fh) = read_header(&f) {
+            pieces.entry(fh.key.clone()).or_default().push((fh.first_row, f));
+        }
+    }
+    let kernel = crate::kernel::Kernel::new(&space);
+    let mut loaded: Vec<(Vec<usize>, Vec<Vec<Value>>)> = Vec::new();
+    for g in 0..key.groups() {
+        if key.counts()[g] as u32 >= space.groups[g].size {
+            loaded.push((Vec::new(), Vec::new()));
+            continue;
+        }
+        let succ = key.plus(g);
+        let (rows, row_len) = kernel.shape(&succ);
+        let mut parts = pieces.get(&succ.to_string()).cloned().unwrap_or_default();
+        parts.sort();
+        let mut starts = Vec::new();
+        let mut data = Vec::new();
+        let mut next = 0u64;
+        for (first, f) in parts {
+            let b = std::fs::read(&f).map_err(|source| StoreError::Read { path: f.clone(), source })?;
+            let Ok((_, v)) = parse(&b) else { return outcome(format!("it reads {}, which is damaged", f.display())) };
+            next = first + (v.len() / row_len) as u64;
+            starts.push(first as usize * row_len);
+            data.push(v);
+        }
+        if next != rows as u64 {
+            return outcome(format!("cannot recompute: partition {succ}, which it reads, is not (all) in the store"));
+        }
+        loaded.push((starts, data));
+    }
+    let views: Vec<crate::kernel::Pieces> = loaded
+        .iter()
+        .map(|(starts, data)| crate::kernel::Pieces::new(starts.clone(), data.iter().map(|d| d.as_slice()).collect()))
+        .collect();
+    let mut out = vec![0 as Value; values.len()];
+    kernel.compute(&key, &views, &mut out, h.first_row as usize);
+    outcome(if out == values { "same".into() } else { "different: the values disagree with a recomputation".into() })
+}

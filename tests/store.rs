@@ -244,3 +244,39 @@ fn queries_answer_from_the_book_and_beyond_it() {
         .code(2)
         .stderr(predicate::str::contains("2x2"));
 }
+
+#[test]
+fn recomputation_catches_wrong_values_with_good_checksums() {
+    let p = plan("2x3", 2);
+    let dir = tempfile::tempdir().unwrap();
+    run(&p, dir.path(), 2).unwrap();
+    let n = p.graph.len();
+    let clean = dab::store::recompute(dir.path(), n, 3).unwrap();
+    assert_eq!(clean.len(), n);
+    assert!(clean.iter().all(|r| r.outcome == "same"), "{clean:?}");
+    // A job rewritten with one wrong value: its checksum is right, its values are not.
+    let i = (0..n).find(|&i| p.graph.jobs[i].states > 4 && !p.graph.needs(i).is_empty()).unwrap();
+    let store = Store::open(dir.path(), &p).unwrap();
+    let mut values = store.read(&p.graph.jobs[i].name, &p.layout[i], p.graph.jobs[i].states).unwrap();
+    values[1] = values[1].wrapping_add(2);
+    store.write(&p.graph.jobs[i].name, &p.layout[i], &values).unwrap();
+    drop(store);
+    assert!(dab::store::verify(dir.path()).unwrap().damaged.is_empty());
+    let all = dab::store::recompute(dir.path(), n, 3).unwrap();
+    let wrong: Vec<_> = all.iter().filter(|r| r.outcome.starts_with("different")).collect();
+    // The changed job, and possibly jobs that read it (recomputed from the wrong input).
+    let file = |k: usize| format!("{}.dab", p.graph.jobs[k].name);
+    assert!(wrong.iter().any(|r| r.file.ends_with(file(i))));
+    assert!(
+        wrong
+            .iter()
+            .all(|r| r.file.ends_with(file(i))
+                || p.graph.needed_by(i).iter().any(|&k| r.file.ends_with(file(k as usize))))
+    );
+    Command::cargo_bin("dab")
+        .unwrap()
+        .args(["verify", "--store", dir.path().to_str().unwrap(), "--recompute", &n.to_string()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!("{} disagree with a recomputation", wrong.len())));
+}
