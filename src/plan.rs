@@ -166,11 +166,16 @@ pub fn layout(space: &Space, graph: &Graph) -> Result<Vec<Layout>, PlanError> {
     Ok(out)
 }
 
+/// Each job's priority: the longest cost path from it to the end of the graph.
+fn priorities(graph: &Graph) -> Vec<u64> {
+    graph.bottom_levels(|i| graph.jobs[i].cost)
+}
+
 impl Checked {
     /// An orbits graph of `space` ready to run, priorities by longest remaining cost.
     pub fn from_graph(space: Space, graph: Graph) -> Result<Checked, PlanError> {
         let layout = layout(&space, &graph)?;
-        let priority = graph.bottom_levels(|i| graph.jobs[i].cost);
+        let priority = priorities(&graph);
         Ok(Checked { space, graph, layout, priority })
     }
 }
@@ -188,7 +193,7 @@ impl Plan {
         machine: Option<String>,
     ) -> Result<Plan, PlanError> {
         let layout = layout(space, graph)?;
-        let priority = graph.bottom_levels(|i| graph.jobs[i].cost);
+        let priority = priorities(graph);
         let jobs = graph
             .jobs
             .iter()

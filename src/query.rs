@@ -50,9 +50,7 @@ pub fn query(reader: &Reader, pos: Position, threads: usize) -> Result<Answer, Q
         let after = pos.drawn.with(line);
         let boxes = board.completes(pos.drawn, line) as i8;
         match reader.value(after)? {
-            // The full board is not a partition of the store: it is worth 0.
             Some(v) => moves.push((line, boxes, move_value(boxes, v))),
-            None if after.len() as usize == board.lines() => moves.push((line, boxes, move_value(boxes, 0))),
             None => from_store = None,
         }
     }

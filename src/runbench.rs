@@ -61,16 +61,14 @@ pub fn runs(
         let planned = planner::plan(root, &PlanOptions { threads: p, ..opts.clone() })?;
         let sub = dir.join(format!("{board}-p{p}"));
         crate::runner::write_plan(&planned, &sub.join("plan.json"), &sub)?;
-        let mut all = Vec::new();
-        for _ in 0..repeats.max(1) {
-            all.push(crate::runner::run(&planned.plan, p as usize, &sub, None, None, None)?);
-        }
-        all.sort_by(|a, b| a.0.seconds.total_cmp(&b.0.seconds));
-        let (run, detail, _) = all.swap_remove(all.len() / 2);
-        let detail = detail.expect("a plan with a cost model compares");
-        // The files show the median run.
+        // Every repeat runs the same checked plan; only the median run is written and compared.
+        let checked = planned.plan.check().map_err(RunError::from)?;
+        let mut all: Vec<_> = (0..repeats.max(1)).map(|_| execute(&checked, p as usize, false, None)).collect();
+        all.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let run = all.swap_remove(all.len() / 2);
         let info = crate::compare::TraceInfo { board: Some(board.into()), threads: Some(p), value: Some(run.value) };
         crate::compare::write_trace(&sub.join("trace.csv"), &run.trace, &info).map_err(RunError::from)?;
+        let detail = crate::compare::compare(&planned.plan, &run.trace, &info, Some(p)).map_err(RunError::from)?;
         crate::runner::write_compare(&planned.plan, &detail, &sub)?;
         let c = detail.comparison;
         rows.push(RunRow {

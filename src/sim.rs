@@ -209,7 +209,7 @@ fn cuts(level: &[u64], duration: &[u64]) -> Vec<(u64, u64)> {
 }
 
 /// Four decimals: enough for every ratio reported, and stable text.
-fn round4(x: f64) -> f64 {
+pub fn round4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
 }
 

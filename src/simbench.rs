@@ -11,7 +11,7 @@ use crate::graph::Graph;
 use crate::position::Position;
 use crate::report::worst_ratio;
 use crate::schemes::{self, PieceDeps, QuadrantSymmetry, SchemeError, Split};
-use crate::sim::{Policy, Procs, SimError, SimOptions, Simulator};
+use crate::sim::{Policy, Procs, SimError, SimOptions, Simulator, round4};
 use crate::space::Space;
 
 /// Processor counts of every sweep here.
@@ -140,10 +140,6 @@ fn limited(p: Procs) -> u32 {
         Procs::Limited(p) => p,
         Procs::Unlimited => 0,
     }
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
 }
 
 fn ratio_at(row: &crate::sim::SweepRow) -> f64 {

@@ -234,26 +234,12 @@ pub struct Verification {
 /// agrees with its place (board folder, file name).
 pub fn verify(base: &Path) -> Result<Verification, StoreError> {
     let mut out = Verification::default();
-    let mut stack = vec![base.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let read_err = |source| StoreError::Read { path: dir.clone(), source };
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(read_err)?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .map_err(read_err)?;
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == EXT) {
-                out.files += 1;
-                let bytes = std::fs::read(&path).map_err(|source| StoreError::Read { path: path.clone(), source })?;
-                match parse(&bytes).and_then(|(h, _)| placed(&path, base, &h).map(|()| h.positions)) {
-                    Ok(positions) => out.positions += positions,
-                    Err(reason) => out.damaged.push((path, reason)),
-                }
-            }
+    for path in store_files(base)? {
+        out.files += 1;
+        let bytes = std::fs::read(&path).map_err(|source| StoreError::Read { path: path.clone(), source })?;
+        match parse(&bytes).and_then(|(h, _)| placed(&path, base, &h).map(|()| h.positions)) {
+            Ok(positions) => out.positions += positions,
+            Err(reason) => out.damaged.push((path, reason)),
         }
     }
     out.damaged.sort();
@@ -274,12 +260,31 @@ fn placed(path: &Path, base: &Path, h: &Header) -> Result<(), String> {
     }
 }
 
+/// The files of one store folder by partition key: (first row, rows, file), by first row.
+type Index = std::collections::HashMap<String, Vec<(u64, u64, PathBuf)>>;
+
+/// Reads the headers of every file of one store folder (not its subfolders).
+fn index(dir: &Path) -> Result<Index, StoreError> {
+    let mut files = Index::new();
+    for entry in std::fs::read_dir(dir).map_err(|source| StoreError::Read { path: dir.to_path_buf(), source })? {
+        let path = entry.map_err(|source| StoreError::Read { path: dir.to_path_buf(), source })?.path();
+        if path.extension().is_some_and(|e| e == EXT)
+            && let Ok(h) = read_header(&path)
+        {
+            files.entry(h.key.clone()).or_default().push((h.first_row, h.rows, path));
+        }
+    }
+    for parts in files.values_mut() {
+        parts.sort();
+    }
+    Ok(files)
+}
+
 /// A store folder opened for reading only: no lock, so queries may run beside a solve.
 pub struct Reader {
     dir: PathBuf,
     space: crate::space::Space,
-    /// Per partition key: (first row, rows, file) of each of its files.
-    files: std::collections::HashMap<String, Vec<(u64, u64, PathBuf)>>,
+    files: Index,
 }
 
 impl Reader {
@@ -308,15 +313,7 @@ impl Reader {
         let space = crate::space::Space::new(crate::position::Position::empty(board), Some(groups))
             .map_err(|e| not_found(e.to_string()))?;
         let dir = board_dir.join(format!("g{groups}"));
-        let mut files: std::collections::HashMap<String, Vec<(u64, u64, PathBuf)>> = Default::default();
-        for entry in std::fs::read_dir(&dir).map_err(|source| StoreError::Read { path: dir.clone(), source })? {
-            let path = entry.map_err(|source| StoreError::Read { path: dir.clone(), source })?.path();
-            if path.extension().is_none_or(|e| e != EXT) {
-                continue;
-            }
-            let header = read_header(&path)?;
-            files.entry(header.key.clone()).or_default().push((header.first_row, header.rows, path));
-        }
+        let files = index(&dir)?;
         Ok(Reader { dir, space, files })
     }
 
@@ -328,8 +325,12 @@ impl Reader {
         &self.dir
     }
 
-    /// The value of a position of the board, if the store holds its partition.
+    /// The value of a position of the board, if the store holds its partition. The full
+    /// board is worth 0 whether or not its file was kept.
     pub fn value(&self, drawn: crate::board::LineSet) -> Result<Option<Value>, StoreError> {
+        if drawn.len() as usize == self.space.board().lines() {
+            return Ok(Some(0));
+        }
         let (key, index) = self.space.locate(self.space.state_of(drawn));
         let Some(parts) = self.files.get(&key.to_string()) else { return Ok(None) };
         let row_len = self.space.groups.last().map_or(1, |g| g.count(key.counts()[key.groups() - 1] as usize));
@@ -400,10 +401,21 @@ pub fn recompute(base: &Path, n: usize, seed: u64) -> Result<Vec<Recomputed>, St
             picked.push(i);
         }
     }
-    picked.iter().map(|&i| recompute_one(&files[i])).collect()
+    let mut indexes: std::collections::HashMap<PathBuf, Index> = Default::default();
+    picked
+        .iter()
+        .map(|&i| {
+            let dir = files[i].parent().unwrap_or(Path::new(".")).to_path_buf();
+            if !indexes.contains_key(&dir) {
+                indexes.insert(dir.clone(), index(&dir)?);
+            }
+            recompute_one(&files[i], &indexes[&dir])
+        })
+        .collect()
 }
 
-fn recompute_one(path: &Path) -> Result<Recomputed, StoreError> {
+/// Recomputes one file from the files of its folder that it reads.
+fn recompute_one(path: &Path, pieces: &Index) -> Result<Recomputed, StoreError> {
     let outcome = |o: String| Ok(Recomputed { file: path.to_path_buf(), outcome: o });
     let bytes = std::fs::read(path).map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?;
     let (h, values) = match parse(&bytes) {
@@ -423,13 +435,6 @@ fn recompute_one(path: &Path) -> Result<Recomputed, StoreError> {
         ));
     };
     let Ok(key) = h.key.parse::<crate::key::PartitionKey>() else { return outcome(format!("bad key {}", h.key)) };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut pieces: std::collections::HashMap<String, Vec<(u64, PathBuf)>> = Default::default();
-    for f in store_files(dir)? {
-        if let Ok(fh) = read_header(&f) {
-            pieces.entry(fh.key.clone()).or_default().push((fh.first_row, f));
-        }
-    }
     let kernel = crate::kernel::Kernel::new(&space);
     let mut loaded: Vec<(Vec<usize>, Vec<Vec<Value>>)> = Vec::new();
     for g in 0..key.groups() {
@@ -439,13 +444,12 @@ fn recompute_one(path: &Path) -> Result<Recomputed, StoreError> {
         }
         let succ = key.plus(g);
         let (rows, row_len) = kernel.shape(&succ);
-        let mut parts = pieces.get(&succ.to_string()).cloned().unwrap_or_default();
-        parts.sort();
+        let parts = pieces.get(&succ.to_string()).map_or(&[][..], |p| p.as_slice());
         let mut starts = Vec::new();
         let mut data = Vec::new();
         let mut next = 0u64;
-        for (first, f) in parts {
-            let b = std::fs::read(&f).map_err(|source| StoreError::Read { path: f.clone(), source })?;
+        for &(first, _, ref f) in parts {
+            let b = std::fs::read(f).map_err(|source| StoreError::Read { path: f.clone(), source })?;
             let Ok((_, v)) = parse(&b) else { return outcome(format!("it reads {}, which is damaged", f.display())) };
             next = first + (v.len() / row_len) as u64;
             starts.push(first as usize * row_len);

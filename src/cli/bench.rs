@@ -129,12 +129,8 @@ fn sim(args: BenchArgs) -> CliResult {
             rows.push(r);
         }
     }
-    let err = |p: &PathBuf| {
-        let p = p.display().to_string();
-        move |e: std::io::Error| format!("cannot write '{p}': {e}")
-    };
-    dab::files::write_csv(&[speed], &speed_path).map_err(err(&speed_path))?;
-    dab::files::write_csv(&rows, &output).map_err(err(&output))?;
+    write(&[speed], &speed_path)?;
+    write(&rows, &output)?;
     println!("wrote {} and {}", output.display(), speed_path.display());
     Ok(())
 }
@@ -196,12 +192,13 @@ fn run_suite(args: BenchArgs) -> CliResult {
         }
         cands.extend(cs);
     }
-    let err = |p: &PathBuf| {
-        let p = p.display().to_string();
-        move |e: std::io::Error| format!("cannot write '{p}': {e}")
-    };
-    dab::files::write_csv(&rows, &output).map_err(err(&output))?;
-    dab::files::write_csv(&cands, &cand_path).map_err(err(&cand_path))?;
+    write(&rows, &output)?;
+    write(&cands, &cand_path)?;
     println!("wrote {} and {}", output.display(), cand_path.display());
     Ok(())
+}
+
+/// Writes benchmark rows as CSV, naming the file on failure.
+fn write<T: serde::Serialize>(rows: &[T], path: &std::path::Path) -> Result<(), String> {
+    dab::files::write_csv(rows, path).map_err(|e| format!("cannot write '{}': {e}", path.display()))
 }
