@@ -432,6 +432,42 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Sto
     })
 }
 
+/// What [`run_job`] did with one job.
+#[derive(Clone, Debug)]
+pub struct JobRun {
+    /// False when the store already held a sound file for the job.
+    pub computed: bool,
+    /// Seconds spent reading inputs, computing and writing.
+    pub seconds: f64,
+    pub positions: u64,
+}
+
+/// Computes one job of `plan` from the store files of the jobs it needs and writes its own
+/// file atomically: one cluster task. A job whose file is already there and sound is left
+/// alone, so running a task twice is harmless; a missing or damaged input is an error that
+/// names its file.
+pub fn run_job(plan: &Checked, store: &Store, job: usize) -> Result<JobRun, StoreError> {
+    let start = Instant::now();
+    let j = &plan.graph.jobs[job];
+    if store.has(&j.name) && store.read(&j.name, &plan.layout[job], j.states).is_ok() {
+        return Ok(JobRun { computed: false, seconds: start.elapsed().as_secs_f64(), positions: j.states });
+    }
+    let kernel = Kernel::new(&plan.space);
+    let reads = reads(plan, &kernel);
+    let mut inputs: Inputs = reads[job].groups.iter().map(|(_, jobs)| vec![None; jobs.len()]).collect();
+    load_inputs(plan, store, &reads[job], job, &vec![true; plan.graph.len()], &mut inputs)?;
+    let (out, _) = compute(plan, &kernel, &reads[job], job, &inputs);
+    store.write(&j.name, &plan.layout[job], &out)?;
+    Ok(JobRun { computed: true, seconds: start.elapsed().as_secs_f64(), positions: j.states })
+}
+
+/// The root's value and the value of every move, from a store that holds the root job and
+/// the jobs it reads (the end of a cluster run).
+pub fn stored_root(plan: &Checked, store: &Store) -> Result<(Value, Vec<MoveValue>), StoreError> {
+    let kernel = Kernel::new(&plan.space);
+    root_from_store(plan, &reads(plan, &kernel), store)
+}
+
 /// The root's value and moves when every job was already in the store.
 fn root_from_store(plan: &Checked, reads: &[Reads], store: &Store) -> Result<(Value, Vec<MoveValue>), StoreError> {
     let root = plan.layout.iter().position(|l| l.key.total() == 0).expect("a root job");

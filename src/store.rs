@@ -25,6 +25,8 @@ pub const ENCODING: &str = "i8: net future boxes for the player to move";
 /// File name extension of a job's values.
 const EXT: &str = "dab";
 const LOCK: &str = "LOCK";
+/// Ending of a file being written.
+const TMP: &str = ".tmp";
 
 /// A file's header.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,8 +81,27 @@ pub fn folder(base: &Path, plan: &Checked) -> PathBuf {
 }
 
 impl Store {
-    /// Opens (creating it if needed) and locks the folder of `plan`'s space under `base`.
+    /// Opens (creating it if needed) and locks the folder of `plan`'s space under `base` for
+    /// this run alone, and clears temporary files that dead runs left behind.
     pub fn open(base: &Path, plan: &Checked) -> Result<Store, StoreError> {
+        let store = Store::open_locked(base, plan, true)?;
+        let stale =
+            std::fs::read_dir(&store.dir).map_err(|source| StoreError::Read { path: store.dir.clone(), source })?;
+        for entry in stale.flatten() {
+            if entry.file_name().to_string_lossy().ends_with(TMP) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        Ok(store)
+    }
+
+    /// Opens the folder for one cluster task: tasks share the lock with each other (each
+    /// writes only its own job's file) but not with a run that holds it alone.
+    pub fn open_shared(base: &Path, plan: &Checked) -> Result<Store, StoreError> {
+        Store::open_locked(base, plan, false)
+    }
+
+    fn open_locked(base: &Path, plan: &Checked, alone: bool) -> Result<Store, StoreError> {
         let dir = folder(base, plan);
         std::fs::create_dir_all(&dir).map_err(|source| StoreError::Folder { path: dir.clone(), source })?;
         let lock_path = dir.join(LOCK);
@@ -90,7 +111,8 @@ impl Store {
             .write(true)
             .open(&lock_path)
             .map_err(|source| StoreError::Lock { path: lock_path.clone(), source })?;
-        match lock.try_lock() {
+        let locked = if alone { lock.try_lock() } else { lock.try_lock_shared() };
+        match locked {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => return Err(StoreError::Locked { path: dir }),
             Err(std::fs::TryLockError::Error(source)) => return Err(StoreError::Lock { path: lock_path, source }),
@@ -129,7 +151,8 @@ impl Store {
     /// Writes job `name`'s values durably: temporary file, flushed to disk, renamed.
     pub fn write(&self, name: &str, layout: &Layout, values: &[Value]) -> Result<(), StoreError> {
         let path = self.path(name);
-        let tmp = crate::files::temp_path(&path);
+        // Per process: two cluster tasks may write the same job at once (a requeue).
+        let tmp = self.dir.join(format!("{name}.{EXT}.{}{TMP}", std::process::id()));
         let err = |source| StoreError::Write { path: path.clone(), source };
         let header = serde_json::to_vec(&self.header(layout, values.len() as u64)).expect("a header serialises");
         let mut bytes = Vec::with_capacity(16 + header.len() + values.len() + 4);
