@@ -1,9 +1,11 @@
 //! The executor: runs a plan's jobs on a rayon pool of P threads. Rayon has no task
 //! dependencies, so each job counts its unfinished predecessors and becomes ready at zero;
 //! every worker takes the best ready job (the plan's priority, then plan order) from one
-//! shared queue, computes it with the kernel, and releases what it made ready. A job's values
-//! are resident from its start until every job that needs them has finished, as in the
-//! simulator's memory model. Every job's start and end go to the trace.
+//! shared queue, computes it with the kernel, and releases what it made ready. Memory is
+//! counted by [`Residency`], as the simulator counts it: a job's values are resident from its
+//! start until every job that needs them has finished; under `mem_limit`, values still needed
+//! are dropped to the store and read back by their next reader. Every job's start and end go
+//! to the trace.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -14,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::kernel::{Kernel, Pieces, Rows, Value};
 use crate::key::PartitionKey;
+use crate::memory::{Admission, Residency};
 use crate::plan::Checked;
 use crate::solve::{MoveValue, move_value};
 use crate::space::State;
@@ -39,7 +42,7 @@ pub struct Execution {
     pub seconds: f64,
     pub threads: usize,
     pub positions: u64,
-    /// Most bytes of job values resident at once.
+    /// Most bytes of job values resident at once, counted as the simulator counts them.
     pub peak_bytes: u64,
     /// Every job's values, by job, when asked to keep them.
     pub tables: Option<Vec<Arc<Vec<Value>>>>,
@@ -62,6 +65,25 @@ pub struct ExecOptions<'a> {
     /// The opening book: delete the store files of partitions with more than this many lines
     /// as soon as no job still to run reads them.
     pub keep_lines: Option<usize>,
+    /// Most bytes of job values resident at once. With a store, values still needed are
+    /// dropped and read back; without one, jobs wait for memory. A job that can never fit
+    /// stops the run with [`ExecError::MemLimit`].
+    pub mem_limit: Option<u64>,
+}
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(
+        "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
+    )]
+    MemLimit { limit: u64, job: String, needs: u64 },
+    #[error(
+        "--mem-limit {limit} cannot be kept without a store: job '{job}' cannot start until memory is freed, and nothing running will free it"
+    )]
+    Stuck { limit: u64, job: String },
 }
 
 /// The successor partitions a job reads, as pieces: per group, the jobs of `key.plus(g)` in
@@ -75,18 +97,23 @@ struct Reads {
 /// needs no values of that piece).
 type Inputs = Vec<Vec<Option<Arc<Vec<Value>>>>>;
 
+/// One job's values in memory, when resident. Outside the shared lock, so that a reader can
+/// load them from the store while other workers go on; [`Residency`] (under the lock) decides
+/// what is resident, and a slot is emptied only under the lock and only when no running job
+/// uses it.
+type Slot = Mutex<Option<Arc<Vec<Value>>>>;
+
 /// Everything the workers share, behind one lock.
 struct Shared {
     /// Ready jobs: (priority, job), best first; ties go to the earlier job of the plan.
     ready: BinaryHeap<(u64, Reverse<u32>)>,
     /// Unfinished jobs each job still waits for.
     missing: Vec<u32>,
-    /// Unfinished jobs that read each job's values.
-    holders: Vec<u32>,
-    values: Vec<Option<Arc<Vec<Value>>>>,
+    memory: Residency,
+    /// Every job's values, when asked to keep them (tests); not counted as resident.
+    kept: Vec<Option<Arc<Vec<Value>>>>,
     unstarted: usize,
-    resident: u64,
-    peak: u64,
+    running: usize,
     done_positions: u64,
     trace: Vec<TraceRow>,
     root: Option<(Value, Vec<MoveValue>)>,
@@ -94,22 +121,21 @@ struct Shared {
     stored: Vec<bool>,
     /// Store files to delete, collected under the lock and deleted outside it.
     to_delete: Vec<usize>,
-    /// The first store error; it stops every worker.
-    error: Option<StoreError>,
+    /// The first error; it stops every worker.
+    error: Option<ExecError>,
 }
 
 impl Shared {
-    fn new(plan: &Checked) -> Shared {
+    fn new(plan: &Checked, mem_limit: Option<u64>, evict: bool) -> Shared {
         let g = &plan.graph;
         let n = g.len();
         let mut s = Shared {
             ready: BinaryHeap::new(),
             missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
-            holders: (0..n).map(|i| g.needed_by(i).len() as u32).collect(),
-            values: vec![None; n],
+            memory: Residency::new(g, mem_limit, evict),
+            kept: vec![None; n],
             unstarted: n,
-            resident: 0,
-            peak: 0,
+            running: 0,
             done_positions: 0,
             trace: Vec::with_capacity(n),
             root: None,
@@ -132,9 +158,7 @@ impl Shared {
             self.unstarted -= 1;
             self.stored[job] = true;
             self.done_positions += g.jobs[job].states;
-            for &k in g.needs(job) {
-                self.holders[k as usize] -= 1;
-            }
+            self.memory.done_before(g.needs(job));
             for &k in g.needed_by(job) {
                 self.missing[k as usize] -= 1;
             }
@@ -145,42 +169,49 @@ impl Shared {
             .collect();
     }
 
-    /// Starts `job`: its output counts as resident from now; returns the values it reads that
-    /// are in memory (those in the store are loaded by the caller, outside the lock).
-    fn start(&mut self, plan: &Checked, reads: &Reads, job: usize) -> Inputs {
+    /// Takes the best ready job that fits in memory, drops what it evicts and counts it
+    /// running. None: no ready job fits now.
+    fn start(&mut self, plan: &Checked, slots: &[Slot]) -> Option<usize> {
         let g = &plan.graph;
-        self.unstarted -= 1;
-        self.resident += g.jobs[job].bytes;
-        self.peak = self.peak.max(self.resident);
-        let needs = g.needs(job);
-        reads
-            .groups
-            .iter()
-            .map(|(_, jobs)| {
-                jobs.iter().map(|k| if needs.contains(k) { self.values[*k as usize].clone() } else { None }).collect()
-            })
-            .collect()
+        let mut held = Vec::new();
+        let mut started = None;
+        while let Some(entry) = self.ready.pop() {
+            let job = entry.1.0 as usize;
+            match self.memory.try_start(job, g.needs(job)) {
+                Some(Admission { evict, .. }) => {
+                    for k in evict {
+                        slots[k as usize].lock().expect("slot lock").take();
+                    }
+                    started = Some(job);
+                    break;
+                }
+                None => held.push(entry),
+            }
+        }
+        self.ready.extend(held);
+        if started.is_some() {
+            self.unstarted -= 1;
+            self.running += 1;
+        }
+        started
     }
 
     /// `job` has produced `out`: keeps it for its readers, frees the inputs nobody else reads,
     /// and makes ready the jobs that waited only for it.
-    fn finish(&mut self, plan: &Checked, job: usize, out: Vec<Value>, keep: bool, keep_lines: Option<usize>) {
+    fn finish(&mut self, plan: &Checked, slots: &[Slot], job: usize, out: Vec<Value>, opts: &ExecOptions) {
         let g = &plan.graph;
-        if keep || !g.needed_by(job).is_empty() {
-            self.values[job] = Some(Arc::new(out));
-        } else {
-            self.resident -= g.jobs[job].bytes;
+        let out = Arc::new(out);
+        if opts.keep {
+            self.kept[job] = Some(out.clone());
+        }
+        *slots[job].lock().expect("slot lock") = Some(out);
+        for k in self.memory.finish(job, g.needs(job)) {
+            slots[k as usize].lock().expect("slot lock").take();
         }
         for &k in g.needs(job) {
             let k = k as usize;
-            self.holders[k] -= 1;
-            if self.holders[k] == 0 {
-                if !keep && self.values[k].take().is_some() {
-                    self.resident -= g.jobs[k].bytes;
-                }
-                if keep_lines.is_some_and(|most| plan.layout[k].key.total() > most) {
-                    self.to_delete.push(k);
-                }
+            if self.memory.readers(k) == 0 && opts.keep_lines.is_some_and(|most| plan.layout[k].key.total() > most) {
+                self.to_delete.push(k);
             }
         }
         for &k in g.needed_by(job) {
@@ -189,6 +220,7 @@ impl Shared {
                 self.ready.push((plan.priority[k as usize], Reverse(k)));
             }
         }
+        self.running -= 1;
         self.done_positions += g.jobs[job].states;
     }
 }
@@ -256,27 +288,42 @@ pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dy
         .expect("without a store nothing can fail")
 }
 
-/// Loads into `inputs` the pieces `job` needs that are in the store.
-fn load_inputs(
+/// Empty slots, one per job.
+fn slots(plan: &Checked) -> Vec<Slot> {
+    (0..plan.graph.len()).map(|_| Mutex::new(None)).collect()
+}
+
+/// The pieces `job` reads: from memory, or read from the store into their slot, where the
+/// next reader finds them.
+fn gather(
     plan: &Checked,
-    store: &Store,
+    store: Option<&Store>,
     reads: &Reads,
     job: usize,
-    on_disk: &[bool],
-    inputs: &mut Inputs,
-) -> Result<u64, StoreError> {
+    slots: &[Slot],
+) -> Result<Inputs, StoreError> {
     let needs = plan.graph.needs(job);
-    let mut loaded = 0;
-    for ((_, jobs), parts) in reads.groups.iter().zip(inputs.iter_mut()) {
-        for (&k, part) in jobs.iter().zip(parts.iter_mut()) {
-            if part.is_none() && on_disk[k as usize] && needs.contains(&k) {
-                let j = &plan.graph.jobs[k as usize];
-                *part = Some(Arc::new(store.read(&j.name, &plan.layout[k as usize], j.states)?));
-                loaded += j.bytes;
-            }
-        }
-    }
-    Ok(loaded)
+    reads
+        .groups
+        .iter()
+        .map(|(_, jobs)| {
+            jobs.iter()
+                .map(|&k| {
+                    if !needs.contains(&k) {
+                        return Ok(None);
+                    }
+                    let mut slot = slots[k as usize].lock().expect("slot lock");
+                    if slot.is_none() {
+                        // Not in memory: finished before this run, or evicted; either way stored.
+                        let store = store.expect("values leave memory only when a store holds them");
+                        let j = &plan.graph.jobs[k as usize];
+                        *slot = Some(Arc::new(store.read(&j.name, &plan.layout[k as usize], j.states)?));
+                    }
+                    Ok(slot.clone())
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The jobs the store already holds, checked; a file that fails its check is reported and
@@ -317,13 +364,14 @@ fn to_skip(plan: &Checked, in_store: &[bool], keep_lines: Option<usize>) -> Vec<
 }
 
 /// Runs every job of `plan`; with a store, skips the jobs it holds and writes every other job
-/// to it before counting the job done. A store error stops the run cleanly.
-pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, StoreError> {
+/// to it before counting the job done. A store error, or a memory limit that cannot be kept,
+/// stops the run cleanly.
+pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, ExecError> {
     let start = Instant::now();
     let kernel = Kernel::new(&plan.space);
     let total: u64 = plan.graph.jobs.iter().map(|j| j.states).sum();
     let reads = reads(plan, &kernel);
-    let mut shared = Shared::new(plan);
+    let mut shared = Shared::new(plan, opts.mem_limit, opts.store.is_some());
     // Jobs whose values are in the store, not in memory; fixed for the whole run.
     let on_disk =
         opts.store.map_or_else(|| vec![false; plan.graph.len()], |store| finished_in_store(plan, store, opts.report));
@@ -334,42 +382,53 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Sto
     }
     if let (Some(store), Some(most)) = (opts.store, opts.keep_lines) {
         // Files left from earlier runs that no job still to run reads.
-        for (i, _) in on_disk.iter().enumerate().filter(|(i, d)| **d && shared.holders[*i] == 0) {
+        for (i, _) in on_disk.iter().enumerate().filter(|(i, d)| **d && shared.memory.readers(*i) == 0) {
             if plan.layout[i].key.total() > most {
                 store.remove(&plan.graph.jobs[i].name)?;
             }
         }
     }
+    let slots = slots(plan);
     let state = (Mutex::new(shared), Condvar::new());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
     pool.broadcast(|ctx| {
         let (lock, wake) = &state;
         loop {
-            let (job, mut inputs) = {
+            let job = {
                 let mut s = lock.lock().expect("executor lock");
-                let job = loop {
+                loop {
                     if s.unstarted == 0 || s.error.is_some() {
                         return;
                     }
-                    if let Some((_, Reverse(j))) = s.ready.pop() {
-                        break j as usize;
+                    if let Some(job) = s.start(plan, &slots) {
+                        break job;
+                    }
+                    if s.running == 0 && !s.ready.is_empty() {
+                        // Nothing running will free memory: the limit cannot be kept.
+                        let (_, Reverse(j)) = *s.ready.peek().expect("a ready job");
+                        let (j, limit) = (j as usize, opts.mem_limit.unwrap_or(0));
+                        let name = plan.graph.jobs[j].name.clone();
+                        let needs = s.memory.alone(j, plan.graph.needs(j));
+                        s.error = Some(if opts.store.is_some() || needs > limit {
+                            ExecError::MemLimit { limit, job: name, needs }
+                        } else {
+                            ExecError::Stuck { limit, job: name }
+                        });
+                        wake.notify_all();
+                        return;
                     }
                     s = wake.wait(s).expect("executor lock");
-                };
-                (job, s.start(plan, &reads[job], job))
+                }
             };
-            let fail = |e: StoreError| {
+            let fail = |e: ExecError| {
                 let mut s = lock.lock().expect("executor lock");
                 s.error.get_or_insert(e);
                 wake.notify_all();
             };
-            let mut loaded = 0;
-            if let Some(store) = opts.store {
-                match load_inputs(plan, store, &reads[job], job, &on_disk, &mut inputs) {
-                    Ok(bytes) => loaded = bytes,
-                    Err(e) => return fail(e),
-                }
-            }
+            let inputs = match gather(plan, opts.store, &reads[job], job, &slots) {
+                Ok(inputs) => inputs,
+                Err(e) => return fail(e.into()),
+            };
             let began = start.elapsed().as_secs_f64();
             let (out, root) = compute(plan, &kernel, &reads[job], job, &inputs);
             // Inputs go before the lock is taken, so a freed partition really is freed.
@@ -378,13 +437,12 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Sto
             if let Some(store) = opts.store
                 && let Err(e) = store.write(&plan.graph.jobs[job].name, &plan.layout[job], &out)
             {
-                return fail(e);
+                return fail(e.into());
             }
             let positions = plan.graph.jobs[job].states;
             let (done, to_delete) = {
                 let mut s = lock.lock().expect("executor lock");
-                s.peak = s.peak.max(s.resident + loaded);
-                s.finish(plan, job, out, opts.keep, opts.keep_lines);
+                s.finish(plan, &slots, job, out, opts);
                 if root.is_some() {
                     s.root = root;
                 }
@@ -402,7 +460,7 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Sto
             if let Some(store) = opts.store {
                 for k in to_delete {
                     if let Err(e) = store.remove(&plan.graph.jobs[k].name) {
-                        return fail(e);
+                        return fail(e.into());
                     }
                 }
             }
@@ -426,8 +484,8 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Sto
         seconds: start.elapsed().as_secs_f64(),
         threads: opts.threads.max(1),
         positions: total,
-        peak_bytes: s.peak,
-        tables: opts.keep.then(|| s.values.into_iter().map(|v| v.expect("kept")).collect()),
+        peak_bytes: s.memory.peak(),
+        tables: opts.keep.then(|| s.kept.into_iter().map(|v| v.expect("kept")).collect()),
         resumed,
     })
 }
@@ -454,8 +512,7 @@ pub fn run_job(plan: &Checked, store: &Store, job: usize) -> Result<JobRun, Stor
     }
     let kernel = Kernel::new(&plan.space);
     let reads = reads(plan, &kernel);
-    let mut inputs: Inputs = reads[job].groups.iter().map(|(_, jobs)| vec![None; jobs.len()]).collect();
-    load_inputs(plan, store, &reads[job], job, &vec![true; plan.graph.len()], &mut inputs)?;
+    let inputs = gather(plan, Some(store), &reads[job], job, &slots(plan))?;
     let (out, _) = compute(plan, &kernel, &reads[job], job, &inputs);
     store.write(&j.name, &plan.layout[job], &out)?;
     Ok(JobRun { computed: true, seconds: start.elapsed().as_secs_f64(), positions: j.states })
@@ -473,9 +530,7 @@ fn root_from_store(plan: &Checked, reads: &[Reads], store: &Store) -> Result<(Va
     let root = plan.layout.iter().position(|l| l.key.total() == 0).expect("a root job");
     let j = &plan.graph.jobs[root];
     let value = store.read(&j.name, &plan.layout[root], j.states)?[0];
-    let mut inputs: Inputs = reads[root].groups.iter().map(|(_, jobs)| vec![None; jobs.len()]).collect();
-    let all = vec![true; plan.graph.len()];
-    load_inputs(plan, store, &reads[root], root, &all, &mut inputs)?;
+    let inputs = gather(plan, Some(store), &reads[root], root, &slots(plan))?;
     let views = views(&reads[root], &inputs);
     Ok((value, root_moves(plan, &views)))
 }

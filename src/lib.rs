@@ -13,6 +13,7 @@ pub mod files;
 pub mod graph;
 pub mod kernel;
 pub mod key;
+pub mod memory;
 pub mod partitions;
 pub mod plan;
 pub mod planner;

@@ -33,7 +33,9 @@ pub enum PlannerError {
     ZeroThreads,
     #[error("no grouping of this position can be solved: {0}")]
     NoGrouping(SpaceError),
-    #[error("no candidate fits in --mem-limit {limit} bytes on {threads} threads: the smallest needs {least} bytes")]
+    #[error(
+        "no candidate fits in --mem-limit {limit} bytes on {threads} threads: the smallest needs {least} bytes (its largest job with every partition that job reads)"
+    )]
     NoFit { limit: u64, threads: u32, least: u64 },
     #[error(transparent)]
     Plan(#[from] PlanError),
@@ -145,7 +147,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<Planned, PlannerError>
     let chosen = choose(&candidates).ok_or_else(|| PlannerError::NoFit {
         limit: opts.mem_limit.unwrap_or(0),
         threads: opts.threads,
-        least: least_memory(&candidates, opts),
+        least: least_memory(&candidates),
     })?;
     let mut plan = plan_for(&candidates[chosen], opts)?;
     plan.candidates = candidates.iter().map(|c| c.candidate.clone()).collect();
@@ -175,15 +177,8 @@ fn choose(candidates: &[Evaluated]) -> Option<usize> {
 }
 
 /// The least peak memory any candidate needs on one processor without a limit.
-fn least_memory(candidates: &[Evaluated], opts: &PlanOptions) -> u64 {
-    candidates
-        .iter()
-        .filter_map(|c| {
-            let sim = Simulator::new(&c.graph, SimOptions { policy: Policy::Cp, ..Default::default() }).ok()?;
-            sim.run(Procs::Limited(opts.threads), false).ok().map(|r| r.row.peak_memory)
-        })
-        .min()
-        .unwrap_or(0)
+fn least_memory(candidates: &[Evaluated]) -> u64 {
+    candidates.iter().map(|c| crate::memory::least_limit(&c.graph)).min().unwrap_or(0)
 }
 
 /// Why the chosen candidate won, in a sentence or two.

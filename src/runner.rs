@@ -22,6 +22,10 @@ pub enum RunError {
     Chart(#[from] ChartError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Exec(#[from] crate::exec::ExecError),
+    #[error("--mem-limit needs --store: values that do not fit in memory are dropped and read back from the store")]
+    MemLimitWithoutStore,
 }
 
 /// The report folder of a root position: `reports/<board>` for an empty board.
@@ -87,9 +91,14 @@ pub fn run(
     report: Option<&(dyn Fn(&str) + Sync)>,
 ) -> Result<(Execution, Option<Detail>, Vec<PathBuf>), RunError> {
     let checked = plan.check()?;
+    if plan.mem_limit.is_some() && store.is_none() {
+        return Err(RunError::MemLimitWithoutStore);
+    }
     let keep_lines = store.and_then(|(_, k)| k);
     let store = store.map(|(base, _)| Store::open(base, &checked)).transpose()?;
-    let opts = ExecOptions { threads, progress, store: store.as_ref(), report, keep_lines, ..Default::default() };
+    let mem_limit = plan.mem_limit;
+    let opts =
+        ExecOptions { threads, progress, store: store.as_ref(), report, keep_lines, mem_limit, ..Default::default() };
     let run = execute_with(&checked, &opts)?;
     let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads as u32), value: Some(run.value) };
     let trace_path = dir.join("trace.csv");

@@ -7,8 +7,10 @@
 //! start, best first by the policy, while a processor is free (and, with a memory limit, while
 //! their output fits). A job occupies its processor for its *duration*: per-job overhead
 //! (dispatch latency), the transfer of its inputs at `bandwidth` bytes per tick, and its cost.
-//! Memory: a job's output is resident from its start until every job needing it has
-//! finished (a job nothing needs frees it when it finishes).
+//! Memory is counted by [`crate::memory::Residency`], as the executor counts it: a job's output
+//! is resident from its start until every job needing it has finished; under a memory limit,
+//! values that readers still need may be evicted to the store and read back by the next
+//! reader, and a job starts only when its output and the inputs it must read back fit.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -20,6 +22,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::graph::Graph;
+use crate::memory::Residency;
 
 /// Processors: a number, or as many as the graph can use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -113,7 +116,8 @@ pub struct SimOptions {
     pub overhead: u64,
     /// Bytes per tick for moving a job's inputs to its processor; None: no transfers.
     pub bandwidth: Option<u64>,
-    /// Most bytes of job outputs resident at once; None: no limit.
+    /// Most bytes of job values resident at once (values evicted to the store are read back
+    /// when needed); None: no limit.
     pub mem_limit: Option<u64>,
 }
 
@@ -128,9 +132,9 @@ pub enum SimError {
     #[error("--bandwidth must be at least 1 byte per tick")]
     ZeroBandwidth,
     #[error(
-        "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes while {resident} bytes are held for jobs that cannot run before it"
+        "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
     )]
-    MemLimit { limit: u64, job: String, needs: u64, resident: u64 },
+    MemLimit { limit: u64, job: String, needs: u64 },
 }
 
 /// One line of a sweep.
@@ -274,7 +278,7 @@ impl<'g> Simulator<'g> {
             }
         }
         debug_assert!(r.missing.iter().all(|&m| m == 0), "every job ran");
-        Ok(Run { row: self.row(procs, r.now, r.max_busy, r.peak), spans: r.spans, busy: r.busy })
+        Ok(Run { row: self.row(procs, r.now, r.max_busy, r.memory.peak()), spans: r.spans, busy: r.busy })
     }
 
     /// The sweep line of a finished simulation.
@@ -320,8 +324,6 @@ struct Replay<'s, 'g> {
     now: u64,
     /// Jobs each job still waits for.
     missing: Vec<u32>,
-    /// Unfinished jobs that need each job's output.
-    holders: Vec<u32>,
     /// Ready jobs: (policy priority, tie-break, job); the tie-break is the order they became
     /// ready for fifo, the job's index otherwise, so the largest entry is the one to start.
     ready: BinaryHeap<(u64, Reverse<u64>, u32)>,
@@ -335,8 +337,7 @@ struct Replay<'s, 'g> {
     proc_of: Vec<u32>,
     running: usize,
     max_busy: usize,
-    resident: u64,
-    peak: u64,
+    memory: Residency,
     spans: Vec<Span>,
     busy: Vec<(u64, u32)>,
 }
@@ -351,7 +352,6 @@ impl<'s, 'g> Replay<'s, 'g> {
             record,
             now: 0,
             missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
-            holders: (0..n).map(|i| g.needed_by(i).len() as u32).collect(),
             ready: BinaryHeap::new(),
             ready_seq: 0,
             events: PriorityQueue::with_capacity(cap.min(n)),
@@ -361,8 +361,7 @@ impl<'s, 'g> Replay<'s, 'g> {
             proc_of: vec![0; n],
             running: 0,
             max_busy: 0,
-            resident: 0,
-            peak: 0,
+            memory: Residency::new(g, sim.opts.mem_limit, true),
             spans: Vec::new(),
             busy: Vec::new(),
         };
@@ -391,13 +390,10 @@ impl<'s, 'g> Replay<'s, 'g> {
         while self.running < self.cap {
             let Some(entry) = self.ready.pop() else { break };
             let i = entry.2 as usize;
-            let bytes = g.jobs[i].bytes;
-            if self.sim.opts.mem_limit.is_some_and(|limit| self.resident + bytes > limit) {
+            if self.memory.try_start(i, g.needs(i)).is_none() {
                 held.push(entry);
                 continue;
             }
-            self.resident += bytes;
-            self.peak = self.peak.max(self.resident);
             let proc = match self.free.pop() {
                 Some(Reverse(p)) => p,
                 None => {
@@ -420,8 +416,7 @@ impl<'s, 'g> Replay<'s, 'g> {
                 return Err(SimError::MemLimit {
                     limit: self.sim.opts.mem_limit.unwrap_or(0),
                     job: g.jobs[i as usize].name.clone(),
-                    needs: g.jobs[i as usize].bytes,
-                    resident: self.resident,
+                    needs: self.memory.alone(i as usize, g.needs(i as usize)),
                 });
             }
             self.ready.extend(held);
@@ -444,15 +439,7 @@ impl<'s, 'g> Replay<'s, 'g> {
         let g = self.sim.graph;
         self.running -= 1;
         self.free.push(Reverse(self.proc_of[i]));
-        for &k in g.needs(i) {
-            self.holders[k as usize] -= 1;
-            if self.holders[k as usize] == 0 {
-                self.resident -= g.jobs[k as usize].bytes;
-            }
-        }
-        if g.needed_by(i).is_empty() {
-            self.resident -= g.jobs[i].bytes;
-        }
+        self.memory.finish(i, g.needs(i));
         for &k in g.needed_by(i) {
             self.missing[k as usize] -= 1;
             if self.missing[k as usize] == 0 {

@@ -40,6 +40,8 @@ pub enum SolveError {
     Space(#[from] SpaceError),
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Exec(#[from] crate::exec::ExecError),
 }
 
 impl Default for SolveOptions<'_> {
@@ -111,6 +113,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
         store: store.as_ref(),
         report: None,
         keep_lines: opts.keep_lines,
+        mem_limit: None,
     };
     let run = crate::exec::execute_with(&plan, &exec)?;
     drop(store);

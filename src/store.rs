@@ -25,6 +25,8 @@ pub const ENCODING: &str = "i8: net future boxes for the player to move";
 /// File name extension of a job's values.
 const EXT: &str = "dab";
 const LOCK: &str = "LOCK";
+/// Bytes written at a time.
+const CHUNK: usize = 1 << 16;
 /// Ending of a file being written.
 const TMP: &str = ".tmp";
 
@@ -155,17 +157,26 @@ impl Store {
         let tmp = self.dir.join(format!("{name}.{EXT}.{}{TMP}", std::process::id()));
         let err = |source| StoreError::Write { path: path.clone(), source };
         let header = serde_json::to_vec(&self.header(layout, values.len() as u64)).expect("a header serialises");
-        let mut bytes = Vec::with_capacity(16 + header.len() + values.len() + 4);
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&STORE_FORMAT.to_le_bytes());
-        bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        bytes.extend_from_slice(&header);
-        bytes.extend(values.iter().map(|&v| v as u8));
-        let crc = crc32fast::hash(&bytes);
-        bytes.extend_from_slice(&crc.to_le_bytes());
-        let written = File::create(&tmp).and_then(|mut f| {
-            f.write_all(&bytes)?;
-            f.sync_all()
+        let mut head = Vec::with_capacity(16 + header.len());
+        head.extend_from_slice(MAGIC);
+        head.extend_from_slice(&STORE_FORMAT.to_le_bytes());
+        head.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        head.extend_from_slice(&header);
+        let written = File::create(&tmp).and_then(|f| {
+            // In chunks, so that writing a partition never holds a second copy of it.
+            let mut out = std::io::BufWriter::with_capacity(CHUNK, f);
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&head);
+            out.write_all(&head)?;
+            let mut chunk = Vec::with_capacity(CHUNK);
+            for part in values.chunks(CHUNK) {
+                chunk.clear();
+                chunk.extend(part.iter().map(|&v| v as u8));
+                crc.update(&chunk);
+                out.write_all(&chunk)?;
+            }
+            out.write_all(&crc.finalize().to_le_bytes())?;
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()
         });
         if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &path)) {
             let _ = std::fs::remove_file(&tmp);
@@ -197,7 +208,7 @@ impl Store {
             .and_then(|mut f| f.read_to_end(&mut bytes))
             .map_err(|source| StoreError::Read { path: path.clone(), source })?;
         let damaged = |reason: String| StoreError::Damaged { path: path.clone(), reason };
-        let (header, values) = parse(&bytes).map_err(damaged)?;
+        let (header, values) = parse(bytes).map_err(damaged)?;
         let want = self.header(layout, positions);
         if header != want {
             return Err(damaged(format!(
@@ -221,7 +232,8 @@ impl Store {
 }
 
 /// Splits a file into its header and values, checking magic, format, length and checksum.
-pub fn parse(bytes: &[u8]) -> Result<(Header, Vec<Value>), String> {
+/// The values reuse the file's buffer: reading a partition never holds it twice.
+pub fn parse(mut bytes: Vec<u8>) -> Result<(Header, Vec<Value>), String> {
     if bytes.len() < 20 || &bytes[..8] != MAGIC {
         return Err("not a dab store file (no magic)".into());
     }
@@ -241,7 +253,10 @@ pub fn parse(bytes: &[u8]) -> Result<(Header, Vec<Value>), String> {
         return Err(format!("store format {format}, this dab reads {STORE_FORMAT}"));
     }
     let header = header.ok_or("unreadable header")?;
-    Ok((header, body[16 + len..].iter().map(|&b| b as Value).collect()))
+    bytes.truncate(bytes.len() - 4);
+    bytes.drain(..16 + len);
+    // In place: a map over a vector's own iterator into a same-sized type keeps the buffer.
+    Ok((header, bytes.into_iter().map(|b| b as Value).collect()))
 }
 
 /// What `dab verify` found.
@@ -260,7 +275,7 @@ pub fn verify(base: &Path) -> Result<Verification, StoreError> {
     for path in store_files(base)? {
         out.files += 1;
         let bytes = std::fs::read(&path).map_err(|source| StoreError::Read { path: path.clone(), source })?;
-        match parse(&bytes).and_then(|(h, _)| placed(&path, base, &h).map(|()| h.positions)) {
+        match parse(bytes).and_then(|(h, _)| placed(&path, base, &h).map(|()| h.positions)) {
             Ok(positions) => out.positions += positions,
             Err(reason) => out.damaged.push((path, reason)),
         }
@@ -360,7 +375,7 @@ impl Reader {
         let row = (index / row_len) as u64;
         let Some((first, _, path)) = parts.iter().find(|(f, r, _)| (*f..f + r).contains(&row)) else { return Ok(None) };
         let bytes = std::fs::read(path).map_err(|source| StoreError::Read { path: path.clone(), source })?;
-        let (_, values) = parse(&bytes).map_err(|reason| StoreError::Damaged { path: path.clone(), reason })?;
+        let (_, values) = parse(bytes).map_err(|reason| StoreError::Damaged { path: path.clone(), reason })?;
         Ok(Some(values[index - *first as usize * row_len]))
     }
 }
@@ -441,7 +456,7 @@ pub fn recompute(base: &Path, n: usize, seed: u64) -> Result<Vec<Recomputed>, St
 fn recompute_one(path: &Path, pieces: &Index) -> Result<Recomputed, StoreError> {
     let outcome = |o: String| Ok(Recomputed { file: path.to_path_buf(), outcome: o });
     let bytes = std::fs::read(path).map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?;
-    let (h, values) = match parse(&bytes) {
+    let (h, values) = match parse(bytes) {
         Ok(x) => x,
         Err(reason) => return outcome(format!("damaged: {reason}")),
     };
@@ -473,7 +488,7 @@ fn recompute_one(path: &Path, pieces: &Index) -> Result<Recomputed, StoreError> 
         let mut next = 0u64;
         for &(first, _, ref f) in parts {
             let b = std::fs::read(f).map_err(|source| StoreError::Read { path: f.clone(), source })?;
-            let Ok((_, v)) = parse(&b) else { return outcome(format!("it reads {}, which is damaged", f.display())) };
+            let Ok((_, v)) = parse(b) else { return outcome(format!("it reads {}, which is damaged", f.display())) };
             next = first + (v.len() / row_len) as u64;
             starts.push(first as usize * row_len);
             data.push(v);

@@ -87,6 +87,34 @@ fn plan_run_compare_on_a_small_board() {
         .stdout(predicate::str::contains(format!("value of 2x2: {}", published("2x2"))));
 }
 
+#[test]
+fn a_memory_limit_is_planned_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, store) = (path(dir.path()), dir.path().join("store"));
+    let run = |extra: &[&str]| {
+        let mut c = dab();
+        c.args(["run", "3x3", "--threads", "2", "--cost", path(&model()), "--out", d, "--quiet", "--json"]);
+        c.args(extra);
+        c.assert()
+    };
+    // Without a store, nothing could be dropped from memory: refused before any work.
+    run(&["--mem-limit", "100K"]).code(2).stderr(predicate::str::contains("--mem-limit needs --store"));
+    assert!(!dir.path().join("plan.json").exists());
+    run(&["--mem-limit", "lots", "--store", path(&store)]).code(2).stderr(predicate::str::contains("'lots'"));
+    let out = run(&["--mem-limit", "100K", "--store", path(&store)]).success().get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["value"], published("3x3"));
+    assert_eq!(v["mem_limit"], 100_000);
+    let (peak, predicted) = (v["peak_bytes"].as_u64().unwrap(), v["predicted_peak_bytes"].as_u64().unwrap());
+    assert!(peak <= 100_000 && predicted <= 100_000, "{peak} {predicted}");
+    // A limit below the largest job with its inputs: the planner says what the least is.
+    dab()
+        .args(["plan", "3x3", "--mem-limit", "1K", "--cost", path(&model()), "--out", d])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the smallest needs"));
+}
+
 /// The published value of an empty board, from `tests/data/empty-board-values.csv`.
 fn published(board: &str) -> i64 {
     let text = std::fs::read_to_string(data("empty-board-values.csv")).unwrap();

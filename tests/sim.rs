@@ -61,11 +61,35 @@ fn memory_is_held_until_every_reader_has_finished() {
     assert_eq!(sim(1, None).unwrap().row.peak_memory, 50);
     assert_eq!(sim(2, None).unwrap().row.peak_memory, 50);
     assert_eq!(sim(2, Some(50)).unwrap().row.makespan, 9);
-    // With 40 bytes, c can never start: b's 20 are held for it.
+    // With 40 bytes, c can never start: it needs its own 30 and b's 20 at once.
     match sim(2, Some(40)) {
-        Err(SimError::MemLimit { job, needs: 30, resident: 20, .. }) => assert_eq!(job, "c"),
+        Err(SimError::MemLimit { job, needs: 50, .. }) => assert_eq!(job, "c"),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn memory_limit_evicts_values_and_reads_them_back() {
+    let g = Graph::read(&data("evict.csv")).unwrap();
+    let sim = |limit: Option<u64>| {
+        Simulator::new(&g, SimOptions { mem_limit: limit, ..Default::default() })
+            .unwrap()
+            .run(Procs::Limited(1), true)
+            .unwrap()
+            .row
+    };
+    // a waits for d while b and c run: 90 bytes at c's start.
+    assert_eq!(sim(None).peak_memory, 90);
+    // Under 70, a goes to the store when c starts and comes back for d: c + a + d = 70.
+    let limited = sim(Some(70));
+    assert_eq!((limited.peak_memory, limited.makespan), (70, 4));
+    // d alone needs a, c and itself.
+    assert!(matches!(
+        Simulator::new(&g, SimOptions { mem_limit: Some(69), ..Default::default() })
+            .unwrap()
+            .run(Procs::Limited(1), false),
+        Err(SimError::MemLimit { needs: 70, .. })
+    ));
 }
 
 #[test]

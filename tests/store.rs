@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use assert_cmd::Command;
-use dab::exec::{ExecOptions, execute_with};
+use dab::exec::{ExecError, ExecOptions, execute_with};
 use dab::plan::Checked;
 use dab::position::Position;
 use dab::space::Space;
@@ -41,7 +41,7 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn run(plan: &Checked, base: &Path, threads: usize) -> Result<(i8, usize, Vec<String>), StoreError> {
+fn run(plan: &Checked, base: &Path, threads: usize) -> Result<(i8, usize, Vec<String>), ExecError> {
     let store = Store::open(base, plan)?;
     let reports = std::sync::Mutex::new(Vec::new());
     let report = |m: &str| reports.lock().unwrap().push(m.to_string());
@@ -135,7 +135,7 @@ fn a_write_error_stops_the_run_and_a_later_run_resumes() {
     // A folder where the file must go: the rename fails (also for root, unlike permissions).
     std::fs::create_dir_all(&blocked).unwrap();
     match run(&p, dir.path(), 2) {
-        Err(StoreError::Write { path, .. }) => assert_eq!(path, blocked),
+        Err(ExecError::Store(StoreError::Write { path, .. })) => assert_eq!(path, blocked),
         other => panic!("{:?}", other.map(|r| r.0)),
     }
     std::fs::remove_dir(&blocked).unwrap();
@@ -170,7 +170,7 @@ fn killed_runs_resume_to_the_same_store() {
     assert!(dab::store::verify(&killed).unwrap().damaged.is_empty());
 }
 
-fn run_book(plan: &Checked, base: &Path, keep: usize) -> Result<dab::exec::Execution, StoreError> {
+fn run_book(plan: &Checked, base: &Path, keep: usize) -> Result<dab::exec::Execution, ExecError> {
     let store = Store::open(base, plan)?;
     execute_with(plan, &ExecOptions { threads: 2, store: Some(&store), keep_lines: Some(keep), ..Default::default() })
 }

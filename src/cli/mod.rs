@@ -102,6 +102,13 @@ impl PositionArgs {
     }
 }
 
+/// A size in bytes: `8G`, `500MB`, `2GiB`, `1.5 GB` or plain bytes (K, M, G are powers of 1000;
+/// Ki, Mi, Gi of 1024).
+pub fn bytes(text: &str) -> Result<u64, String> {
+    parse_size::parse_size(text)
+        .map_err(|e| format!("'{text}' is not a size in bytes ({e}); examples: 8G, 500MB, 2GiB"))
+}
+
 /// `--threads`: at least 1; all cores when not given.
 pub fn threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::Error>> {
     match arg {

@@ -31,8 +31,9 @@ pub struct PlanCommon {
     /// Threads to plan for (default: all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
-    /// Most bytes of partition values resident at once.
-    #[arg(long, value_name = "BYTES")]
+    /// Most bytes of partition values resident at once (8G, 500MB, ...); values still needed
+    /// are dropped and read back from the store, so `dab run` needs `--store` with it.
+    #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
     pub mem_limit: Option<u64>,
     /// Cost model from `dab calibrate`.
     #[arg(long, value_name = "FILE", default_value = DEFAULT_MODEL)]

@@ -42,10 +42,16 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> CliResult {
+    if args.common.mem_limit.is_some() && args.store.is_none() {
+        return Err(dab::runner::RunError::MemLimitWithoutStore.into());
+    }
     let named = args.position.board.is_some() || args.position.position.is_some();
     let (plan, dir) = match &args.plan {
         Some(path) => {
-            let plan = Plan::load(path)?;
+            let mut plan = Plan::load(path)?;
+            if args.common.mem_limit.is_some() {
+                plan.mem_limit = args.common.mem_limit;
+            }
             if named {
                 let root = args.position.position()?;
                 if root.board.to_string() != plan.board || root.to_line_string() != plan.root {
@@ -95,22 +101,35 @@ pub fn run(args: RunArgs) -> CliResult {
         eprintln!("resumed: {} of {} jobs were already in the store", run.resumed, plan.jobs.len());
     }
     bar.finish();
-    match (&detail, args.json) {
-        (Some(d), true) => println!("{}", serde_json::to_string(&d.comparison)?),
-        (None, true) => println!(
-            "{}",
-            serde_json::json!({"board": plan.board, "value": run.value, "threads": threads, "actual_seconds": run.seconds})
-        ),
-        (d, false) => {
-            println!(
-                "value of {}: {} ({} positions, {:.3} s on {threads} thread(s))",
-                plan.board, run.value, run.positions, run.seconds
-            );
-            if let Some(d) = d {
-                println!("{}", d.comparison);
+    let predicted_peak = plan.predicted(threads as u32).map(|p| p.peak_memory);
+    if args.json {
+        let mut out = match &detail {
+            Some(d) => serde_json::to_value(&d.comparison)?,
+            None => {
+                serde_json::json!({"board": plan.board, "value": run.value, "threads": threads, "actual_seconds": run.seconds})
             }
+        };
+        out["peak_bytes"] = run.peak_bytes.into();
+        out["predicted_peak_bytes"] = predicted_peak.into();
+        out["mem_limit"] = plan.mem_limit.into();
+        println!("{out}");
+    } else {
+        println!(
+            "value of {}: {} ({} positions, {:.3} s on {threads} thread(s))",
+            plan.board, run.value, run.positions, run.seconds
+        );
+        if let Some(d) = &detail {
+            println!("{}", d.comparison);
         }
+        let limit = plan.mem_limit.map_or(String::new(), |m| format!(", limit {}", mb(m)));
+        let predicted = predicted_peak.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
+        println!("peak resident partition values: {}{predicted}{limit}", mb(run.peak_bytes));
     }
     eprintln!("wrote {} files in {}", files.len(), dir.display());
     Ok(())
+}
+
+/// Bytes as megabytes for people.
+fn mb(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
 }

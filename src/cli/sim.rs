@@ -27,8 +27,9 @@ pub struct SimArgs {
     /// Move each job's inputs to its processor at this many bytes per tick.
     #[arg(long, value_name = "BYTES")]
     pub bandwidth: Option<u64>,
-    /// Hold back starts that would make job outputs resident exceed this many bytes.
-    #[arg(long, value_name = "BYTES")]
+    /// Most bytes of job values resident at once (8G, 500MB, ...): values still needed are
+    /// dropped to the store and read back, and a job starts only when it fits.
+    #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
     pub mem_limit: Option<u64>,
     /// Processor counts for the busy-processors chart (default: 25 and the largest swept).
     #[arg(long, value_name = "LIST")]
