@@ -63,6 +63,12 @@ pub struct CostModel {
     /// (shared caches, memory bandwidth, hyperthreads). One thread is 1.
     #[serde(default)]
     pub contention: Vec<(u32, f64)>,
+    /// Writing a job's values to a store: per file (create, flush to disk, rename) and per
+    /// byte. Zero in models made before stores were timed.
+    #[serde(default)]
+    pub store_per_file_ns: f64,
+    #[serde(default)]
+    pub store_per_byte_ns: f64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -130,6 +136,8 @@ impl CostModel {
             per_inner_move_ns: c[4],
             per_input_byte_ns: c[5],
             contention,
+            store_per_file_ns: 0.0,
+            store_per_byte_ns: 0.0,
         }
     }
 
@@ -137,6 +145,11 @@ impl CostModel {
         let text = serde_json::to_string_pretty(self).expect("a model serialises");
         crate::files::write_atomic(path, text.as_bytes())
             .map_err(|source| CostError::Write { path: path.into(), source })
+    }
+
+    /// Predicted nanoseconds of writing `bytes` of values to a store, rounded.
+    pub fn store_nanoseconds(&self, bytes: u64) -> u64 {
+        (self.store_per_file_ns + self.store_per_byte_ns * bytes as f64).round() as u64
     }
 
     /// Predicted nanoseconds of a job, rounded.

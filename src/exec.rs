@@ -425,20 +425,21 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Exe
                 s.error.get_or_insert(e);
                 wake.notify_all();
             };
+            // A job's span covers its store reads and its write: the plan costs them too.
+            let began = start.elapsed().as_secs_f64();
             let inputs = match gather(plan, opts.store, &reads[job], job, &slots) {
                 Ok(inputs) => inputs,
                 Err(e) => return fail(e.into()),
             };
-            let began = start.elapsed().as_secs_f64();
             let (out, root) = compute(plan, &kernel, &reads[job], job, &inputs);
             // Inputs go before the lock is taken, so a freed partition really is freed.
             drop(inputs);
-            let ended = start.elapsed().as_secs_f64();
             if let Some(store) = opts.store
                 && let Err(e) = store.write(&plan.graph.jobs[job].name, &plan.layout[job], &out)
             {
                 return fail(e.into());
             }
+            let ended = start.elapsed().as_secs_f64();
             let positions = plan.graph.jobs[job].states;
             let (done, to_delete) = {
                 let mut s = lock.lock().expect("executor lock");

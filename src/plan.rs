@@ -77,6 +77,9 @@ pub struct Plan {
     /// The machine of the cost model.
     pub machine: Option<String>,
     pub mem_limit: Option<u64>,
+    /// Whether job costs include writing the job to a store.
+    #[serde(default)]
+    pub store_writes: bool,
     pub predicted_seconds: f64,
     pub predicted_peak_memory: u64,
     pub predictions: Vec<Prediction>,
@@ -223,6 +226,7 @@ impl Plan {
             unit: unit.into(),
             machine,
             mem_limit: None,
+            store_writes: false,
             predicted_seconds: 0.0,
             predicted_peak_memory: 0,
             predictions: Vec::new(),

@@ -25,6 +25,8 @@ pub struct PlanOptions {
     pub model: CostModel,
     /// Group counts to try (None: the default one and its neighbours).
     pub groups: Option<Vec<usize>>,
+    /// The run writes every job to a store: each job's cost includes its write.
+    pub store: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -121,7 +123,12 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<Planned, PlannerError>
             }
         };
         for split in splits(&space) {
-            let graph = schemes::orbits(&space, &cost, split.as_ref()).expect("valid split");
+            let mut graph = schemes::orbits(&space, &cost, split.as_ref()).expect("valid split");
+            if opts.store {
+                for j in &mut graph.jobs {
+                    j.cost += opts.model.store_nanoseconds(j.bytes);
+                }
+            }
             let predictions = predict(&graph, opts, sweep);
             let at = predictions[opts.threads as usize - 1].as_ref();
             let cp = graph.critical_path().max(1);
@@ -160,6 +167,7 @@ pub fn plan_for(c: &Evaluated, opts: &PlanOptions) -> Result<Plan, PlanError> {
     let machine = Some(opts.model.machine.clone());
     let mut plan = Plan::new(&c.space, &c.graph, c.candidate.split, Policy::Cp, opts.threads, "ns", machine)?;
     plan.mem_limit = opts.mem_limit;
+    plan.store_writes = opts.store;
     plan.predicted_seconds = c.candidate.predicted_seconds;
     plan.predicted_peak_memory = c.candidate.peak_memory;
     plan.predictions = c.predictions.iter().flatten().cloned().collect();

@@ -115,6 +115,33 @@ fn a_memory_limit_is_planned_and_kept() {
         .stderr(predicate::str::contains("the smallest needs"));
 }
 
+#[test]
+fn store_writes_are_timed_and_planned_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model.json");
+    std::fs::copy(self::model(), &model).unwrap();
+    dab()
+        .args(["calibrate", "--store-only", "--repeats", "1", "-o", path(&model), "--store-dir", path(dir.path())])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ms per file"));
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
+    assert!(m["store_per_file_ns"].as_f64().unwrap() > 0.0);
+    // Only the model and nothing of the timing folder is left.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    let plan = |extra: &[&str]| {
+        let out = dir.path().join("plan.json");
+        let mut c = dab();
+        c.args(["plan", "2x3", "--threads", "1", "--cost", path(&model), "--out", path(dir.path()), "-o", path(&out)]);
+        c.args(extra).assert().success();
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        (v["predicted_seconds"].as_f64().unwrap(), v["store_writes"].as_bool().unwrap())
+    };
+    let (without, with) = (plan(&[]), plan(&["--with-store"]));
+    assert!(!without.1 && with.1);
+    assert!(with.0 > without.0, "{with:?} {without:?}");
+}
+
 /// The published value of an empty board, from `tests/data/empty-board-values.csv`.
 fn published(board: &str) -> i64 {
     let text = std::fs::read_to_string(data("empty-board-values.csv")).unwrap();

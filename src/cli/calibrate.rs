@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use dab::calibrate::{self, Case, DEFAULT_CASES, DEFAULT_HOLDOUT};
+use dab::cost::CostModel;
 
 use super::CliResult;
 
@@ -27,12 +28,51 @@ pub struct CalibrateArgs {
     /// Every timed job, as CSV.
     #[arg(long, default_value = "reports/calibration.csv")]
     pub samples: PathBuf,
+    /// Where to time store writes: a folder on the disk that will hold stores (default: the
+    /// system's temporary folder).
+    #[arg(long, value_name = "DIR")]
+    pub store_dir: Option<PathBuf>,
+    /// Only time store writes, and add them to the model already in --output.
+    #[arg(long)]
+    pub store_only: bool,
+}
+
+/// Times store writes and puts them in `model`.
+fn store_terms(args: &CalibrateArgs, model: &mut CostModel) -> CliResult {
+    let dir = args.store_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let t = calibrate::time_store(&dir, &calibrate::STORE_SIZES, args.repeats)?;
+    (model.store_per_file_ns, model.store_per_byte_ns) = (t.per_file_ns, t.per_byte_ns);
+    println!(
+        "store writes in {}: {:.2} ms per file + {:.3} ns per byte",
+        dir.display(),
+        t.per_file_ns / 1e6,
+        t.per_byte_ns
+    );
+    for (bytes, secs) in &t.sizes {
+        let predicted = model.store_nanoseconds(*bytes) as f64 / 1e9;
+        println!(
+            "  {:>10} bytes: {:>8.2} ms measured, error {:>5.1} %",
+            bytes,
+            secs * 1e3,
+            100.0 * (predicted - secs).abs() / secs
+        );
+    }
+    Ok(())
 }
 
 pub fn run(args: CalibrateArgs) -> CliResult {
+    if args.store_only {
+        let mut model = CostModel::load(&args.output)?;
+        store_terms(&args, &mut model)?;
+        model.save(&args.output)?;
+        println!("saved {}", args.output.display());
+        return Ok(());
+    }
     let threads = super::threads(args.threads)?;
     let cal = calibrate::run(&args.cases, &args.holdout, threads, args.repeats, &mut |m| eprintln!("{m}"))?;
-    let m = &cal.model;
+    let mut model = cal.model.clone();
+    store_terms(&args, &mut model)?;
+    let m = &model;
     println!("machine: {}", m.machine);
     let terms: Vec<String> =
         m.coefficients().iter().filter(|(_, c)| *c > 0.0).map(|(name, c)| format!("{name} = {c:.4}")).collect();

@@ -23,6 +23,9 @@ pub struct PlanArgs {
     /// Report folder (default: reports/<board>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Plan for a run with `--store`: every job's cost includes writing its file.
+    #[arg(long)]
+    pub with_store: bool,
 }
 
 /// Options shared by `dab plan` and `dab run`.
@@ -44,13 +47,15 @@ pub struct PlanCommon {
 }
 
 impl PlanCommon {
-    pub fn options(&self) -> Result<PlanOptions, Box<dyn std::error::Error>> {
+    /// The planner's options; `store`: the run writes a store.
+    pub fn options(&self, store: bool) -> Result<PlanOptions, Box<dyn std::error::Error>> {
         let model = CostModel::load(&self.cost).map_err(|e| format!("{e} (run dab calibrate to make one)"))?;
         Ok(PlanOptions {
             threads: super::threads(self.threads)? as u32,
             mem_limit: self.mem_limit,
             model,
             groups: self.groups.clone(),
+            store,
         })
     }
 }
@@ -74,7 +79,7 @@ pub fn print_choice(planned: &planner::Planned) {
 
 pub fn run(args: PlanArgs) -> CliResult {
     let root = args.position.position()?;
-    let planned = planner::plan(root, &args.common.options()?)?;
+    let planned = planner::plan(root, &args.common.options(args.with_store)?)?;
     let dir = args.out.unwrap_or_else(|| dab::runner::default_dir(&planned.plan.board, root.drawn.is_empty()));
     let path = args.output.unwrap_or_else(|| dir.join("plan.json"));
     print_choice(&planned);

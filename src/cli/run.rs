@@ -70,7 +70,7 @@ pub fn run(args: RunArgs) -> CliResult {
         }
         None => {
             let root = if named { args.position.position()? } else { Position::empty(DEFAULT_BOARD.parse()?) };
-            let planned = dab::planner::plan(root, &args.common.options()?)?;
+            let planned = dab::planner::plan(root, &args.common.options(args.store.is_some())?)?;
             if !args.json {
                 print_choice(&planned);
             }
