@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod chart;
 pub mod compare;
 pub mod cost;
+pub mod endgame;
 pub mod exec;
 pub mod files;
 pub mod graph;
