@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use dab::endgame::{Component, Endgame, Minimax, OpenRule, ValueCase, analyse_position};
 use dab::position::Position;
 use dab::solve::{SolveOptions, solve};
+use predicates::prelude::*;
 
 /// A random multiset: up to `max` components, chains of 3 to 12 and loops of 4 to 12, biased
 /// towards the small components the theorems' cases turn on.
@@ -112,4 +113,66 @@ fn theorems_match_the_solver_on_real_boards() {
         assert!(cases.contains(&format!("Theorem 4.1{case}")), "no position for Theorem 4.1{case}: {cases:?}");
     }
     assert!(cases.contains("4-loop + 3 + 3"));
+}
+
+fn dab() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("dab").unwrap()
+}
+
+fn refused(args: &[&str], stdin: Option<&str>, message: &str) {
+    let mut cmd = dab();
+    cmd.args(args);
+    if let Some(s) = stdin {
+        cmd.write_stdin(s);
+    }
+    cmd.assert().code(2).stdout(predicate::str::is_empty()).stderr(predicate::str::contains(message));
+}
+
+#[test]
+fn malformed_component_lists_are_refused() {
+    refused(&["endgame", "C3 C2 L4"], None, "component 'C2': a chain needs at least 3 boxes");
+    refused(&["endgame", "C3 L5"], None, "component 'L5': a loop needs an even number of boxes, at least 4");
+    refused(&["endgame", "C3 L2"], None, "component 'L2'");
+    refused(&["endgame", "C3 X4"], None, "component 'X4' is not C<k>");
+    refused(&["endgame", "C3 C"], None, "component 'C' is not C<k>");
+    refused(&["endgame", "C3 L4x"], None, "component 'L4x'");
+    refused(&["endgame", "C99999999999999999999"], None, "is not C<k>");
+    refused(&["endgame", " "], None, "the component list is empty");
+    refused(&["endgame"], None, "required");
+}
+
+#[test]
+fn positions_that_are_not_loops_and_chains_name_the_obstacle() {
+    refused(&["endgame", "--position", "-"], Some("+ +\n\n+ +\n"), "a box with 4 undrawn sides at (0,0)");
+    refused(&["endgame", "--position", "-"], Some("+-+\n\n+ +\n"), "a box with 3 undrawn sides at (0,0)");
+    refused(&["endgame", "--position", "-"], Some("+-+\n| |\n+ +\n"), "a box with 3 drawn sides at (0,0)");
+    refused(&["endgame", "--position", "-"], Some("+-+ +-+\n    | |\n+-+-+-+\n"), "a chain of 2 boxes at (0,0) (0,1)");
+    refused(&["endgame", "--position", "-"], Some("+-+-+\n    |\n+-+-+\n"), "a box with 3 drawn sides at (0,1)");
+    refused(&["endgame", "--position", "-"], Some("+-+\n  |\n+ +\n"), "a chain of 1 box at (0,0)");
+    refused(&["endgame", "--position", "no/such/file.txt"], None, "cannot read position file");
+}
+
+#[test]
+fn the_command_answers_lists_and_positions() {
+    let out = dab().args(["endgame", "C3 C3 L4 L8", "--json"]).assert().success().get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["components"], "C3 C3 L4 L8");
+    assert_eq!(v["controlled_value"], 0);
+    assert_eq!((v["v"].as_i64(), v["value"].as_i64()), (Some(0), Some(0)));
+    assert_eq!(v["open"], "L4");
+    assert_eq!(v["opened"][0]["component"], "C3");
+    assert!(v["convention"].as_str().unwrap().contains("value = -v"));
+    dab().args(["endgame", "C3 L4 L8"]).assert().success().stdout(
+        predicate::str::contains("value v(G) = 1 (Theorem 4.1(3a)")
+            .and(predicate::str::contains("open L4"))
+            .and(predicate::str::contains("player to move (the opener): -1")),
+    );
+    // Eight 3-chains on 3x8: 32 undrawn lines, answered without solving.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/eight-3-chains-3x8.txt");
+    let out = dab().args(["endgame", "--position", file, "--json"]).assert().success().get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["endgame"]["components"], "C3 C3 C3 C3 C3 C3 C3 C3");
+    assert_eq!(v["value"], -2);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 32);
+    assert_eq!(v["play"], "h(0,1)");
 }

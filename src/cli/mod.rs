@@ -10,6 +10,7 @@ use dab::position::Position;
 mod bench;
 mod calibrate;
 mod compare;
+mod endgame;
 mod graph;
 mod partitions;
 mod plan;
@@ -53,6 +54,8 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
     Bench(bench::BenchArgs),
+    /// Loops-and-chains endgames (Allcock): values and best play from a component list or a position.
+    Endgame(endgame::EndgameArgs),
 }
 
 /// A position named on the command line: a board (empty), a board with a line string, or an
@@ -125,6 +128,7 @@ pub fn run() -> i32 {
         Command::Compare(a) => compare::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Query(a) => query::run(a),
+        Command::Endgame(a) => endgame::run(a),
     };
     match result {
         Ok(()) => 0,
