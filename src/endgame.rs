@@ -410,8 +410,18 @@ pub struct Found {
 
 /// What stops the theorems from applying to a position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the endgame theorems need a position made only of loops, chains of 3 or more boxes and completed boxes: {}", .0.join("; "))]
+#[error("the endgame theorems need a position made only of loops, chains of 3 or more boxes and completed boxes: {}", shown(.0))]
 pub struct NotLoopsAndChains(pub Vec<String>);
+
+/// The first few obstacles (an early position has one per box).
+fn shown(problems: &[String]) -> String {
+    const MOST: usize = 4;
+    let mut text = problems.iter().take(MOST).cloned().collect::<Vec<_>>().join("; ");
+    if problems.len() > MOST {
+        text += &format!("; and {} more", problems.len() - MOST);
+    }
+    text
+}
 
 /// A box as `(r,c)`.
 fn box_name(board: Board, b: usize) -> String {

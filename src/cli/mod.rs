@@ -12,8 +12,10 @@ mod calibrate;
 mod compare;
 mod endgame;
 mod graph;
+mod hint;
 mod partitions;
 mod plan;
+mod play;
 mod query;
 mod run;
 mod sim;
@@ -56,6 +58,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Loops-and-chains endgames (Allcock): values and best play from a component list or a position.
     Endgame(endgame::EndgameArgs),
+    /// Every move's value and the best moves: from a store, a solve, or the endgame theorems.
+    Hint(hint::HintArgs),
+    /// Play a game in the terminal against a perfect opponent.
+    Play(play::PlayArgs),
 }
 
 /// A position named on the command line: a board (empty), a board with a line string, or an
@@ -129,6 +135,8 @@ pub fn run() -> i32 {
         Command::Verify(a) => verify::run(a),
         Command::Query(a) => query::run(a),
         Command::Endgame(a) => endgame::run(a),
+        Command::Hint(a) => hint::run(a),
+        Command::Play(a) => play::run(a),
     };
     match result {
         Ok(()) => 0,
