@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::Rng;
 use std::collections::{HashMap, HashSet};
 
+use common::{Rng, dab, json_out, refused};
 use dab::endgame::{Component, Endgame, Minimax, OpenRule, ValueCase, analyse_position};
 use dab::position::Position;
 use dab::solve::{SolveOptions, solve};
@@ -115,19 +115,6 @@ fn theorems_match_the_solver_on_real_boards() {
     assert!(cases.contains("4-loop + 3 + 3"));
 }
 
-fn dab() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("dab").unwrap()
-}
-
-fn refused(args: &[&str], stdin: Option<&str>, message: &str) {
-    let mut cmd = dab();
-    cmd.args(args);
-    if let Some(s) = stdin {
-        cmd.write_stdin(s);
-    }
-    cmd.assert().code(2).stdout(predicate::str::is_empty()).stderr(predicate::str::contains(message));
-}
-
 #[test]
 fn malformed_component_lists_are_refused() {
     refused(&["endgame", "C3 C2 L4"], None, "component 'C2': a chain needs at least 3 boxes");
@@ -154,8 +141,7 @@ fn positions_that_are_not_loops_and_chains_name_the_obstacle() {
 
 #[test]
 fn the_command_answers_lists_and_positions() {
-    let out = dab().args(["endgame", "C3 C3 L4 L8", "--json"]).assert().success().get_output().stdout.clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_out(&["endgame", "C3 C3 L4 L8", "--json"], None);
     assert_eq!(v["components"], "C3 C3 L4 L8");
     assert_eq!(v["controlled_value"], 0);
     assert_eq!((v["v"].as_i64(), v["value"].as_i64()), (Some(0), Some(0)));
@@ -169,8 +155,7 @@ fn the_command_answers_lists_and_positions() {
     );
     // Eight 3-chains on 3x8: 32 undrawn lines, answered without solving.
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/eight-3-chains-3x8.txt");
-    let out = dab().args(["endgame", "--position", file, "--json"]).assert().success().get_output().stdout.clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_out(&["endgame", "--position", file, "--json"], None);
     assert_eq!(v["endgame"]["components"], "C3 C3 C3 C3 C3 C3 C3 C3");
     assert_eq!(v["value"], -2);
     assert_eq!(v["moves"].as_array().unwrap().len(), 32);

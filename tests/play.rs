@@ -1,14 +1,12 @@
 //! `dab play` driven through stdin, and `dab hint` from each of its sources.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{dab, json_out, refused};
 use dab::board::{Board, Line};
 use dab::play::{Game, Player};
 use dab::solve::{SolveOptions, solve};
 use predicates::prelude::*;
-
-fn dab() -> Command {
-    Command::cargo_bin("dab").unwrap()
-}
 
 /// Plays a game in the library: the player always draws the highest undrawn line, the opponent
 /// the lowest of the solver's best moves. Returns the player's moves and dab's, and the score.
@@ -97,25 +95,16 @@ fn boxes_show_their_owner_and_bad_boards_are_refused() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("you draw v(0,1) (vertical line 3) and take 1\n+-+\n|Y|\n+-+\nyou 1, dab 0\n"), "{text}");
     assert!(text.contains("game over: you 1, dab 0: you win by 1"), "{text}");
-    dab().args(["play", "4x4"]).assert().code(2).stderr(predicate::str::contains("give --store DIR"));
-    dab().args(["play", "3by3"]).assert().code(2).stderr(predicate::str::contains("not of the form MxN"));
-    dab().args(["play", "2x2", "--first", "nobody"]).assert().code(2);
-}
-
-fn hint_json(args: &[&str], stdin: Option<&str>) -> serde_json::Value {
-    let mut cmd = dab();
-    cmd.args(args);
-    if let Some(s) = stdin {
-        cmd.write_stdin(s);
-    }
-    serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap()
+    refused(&["play", "4x4"], None, "give --store DIR");
+    refused(&["play", "3by3"], None, "not of the form MxN");
+    refused(&["play", "2x2", "--first", "nobody"], None, "invalid value 'nobody'");
 }
 
 #[test]
 fn hints_name_their_source() {
-    let solved = hint_json(&["hint", "2x2", "--lines", "111100000000", "--json"], None);
+    let solved = json_out(&["hint", "2x2", "--lines", "111100000000", "--json"], None);
     assert_eq!(solved["source"], "solved");
-    let truth = hint_json(&["solve", "2x2", "--lines", "111100000000", "--json"], None);
+    let truth = json_out(&["solve", "2x2", "--lines", "111100000000", "--json"], None);
     assert_eq!(
         (&solved["value"], &solved["moves"], &solved["best"]),
         (&truth["value"], &truth["moves"], &truth["best"])
@@ -125,13 +114,13 @@ fn hints_name_their_source() {
     let store = dir.path().join("store");
     dab().args(["solve", "2x2", "--quiet", "--store", store.to_str().unwrap()]).assert().success();
     let stored =
-        hint_json(&["hint", "2x2", "--lines", "111100000000", "--store", store.to_str().unwrap(), "--json"], None);
+        json_out(&["hint", "2x2", "--lines", "111100000000", "--store", store.to_str().unwrap(), "--json"], None);
     assert_eq!(stored["source"], "store");
     assert_eq!(stored["moves"], truth["moves"]);
 
     // Eight 3-chains, 32 undrawn lines: the theorems answer at once.
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/eight-3-chains-3x8.txt");
-    let endgame = hint_json(&["hint", "--position", file, "--json"], None);
+    let endgame = json_out(&["hint", "--position", file, "--json"], None);
     assert_eq!(endgame["source"], "endgame");
     assert_eq!(endgame["value"], -2);
     dab()
@@ -140,10 +129,8 @@ fn hints_name_their_source() {
         .success()
         .stdout(predicate::str::contains("value -2 for the player to move (from the endgame theorems"));
 
-    dab().args(["hint", "5x5"]).assert().code(2).stderr(
-        predicate::str::contains("60 undrawn lines, too many to solve in memory")
-            .and(predicate::str::contains("a box with 4 undrawn sides at (0,0)"))
-            .and(predicate::str::contains("and 21 more")),
-    );
-    dab().args(["hint", "2x2", "--groups", "2"]).assert().code(2).stderr(predicate::str::contains("--store"));
+    refused(&["hint", "5x5"], None, "60 undrawn lines, too many to solve in memory");
+    refused(&["hint", "5x5"], None, "a box with 4 undrawn sides at (0,0); a box with 4 undrawn sides at (0,1)");
+    refused(&["hint", "5x5"], None, "and 21 more");
+    refused(&["hint", "2x2", "--groups", "2"], None, "--store");
 }

@@ -10,12 +10,8 @@ use super::{CliResult, PositionArgs};
 pub struct HintArgs {
     #[command(flatten)]
     pub position: PositionArgs,
-    /// A store to read first (solved on the spot when it does not hold the position).
-    #[arg(long, value_name = "DIR")]
-    pub store: Option<PathBuf>,
-    /// The store's grouping (needed when the store holds several for the board).
-    #[arg(long, value_name = "G", requires = "store")]
-    pub groups: Option<usize>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Worker threads for a solve (default: all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
@@ -23,9 +19,21 @@ pub struct HintArgs {
     pub json: bool,
 }
 
+/// A store to read values from, with its grouping.
+#[derive(Args)]
+pub struct StoreArgs {
+    /// A store of the board: values are read from it first (positions beyond its book are solved on the spot).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// The store's grouping (needed when the store holds several for the board).
+    #[arg(long, value_name = "G", requires = "store")]
+    pub groups: Option<usize>,
+}
+
 pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
-    let reader = args.store.as_deref().map(|s| dab::store::Reader::open(s, pos.board, args.groups)).transpose()?;
+    let reader =
+        args.store.store.as_deref().map(|s| dab::store::Reader::open(s, pos.board, args.store.groups)).transpose()?;
     let a = dab::hint::hint(pos, reader.as_ref(), super::threads(args.threads)?)?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);

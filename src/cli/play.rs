@@ -1,7 +1,6 @@
 //! `dab play`: a game in the terminal against a perfect opponent, one command a line on stdin.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 use clap::Args;
 use dab::board::Board;
@@ -16,12 +15,8 @@ pub struct PlayArgs {
     /// Who moves first.
     #[arg(long, value_enum, default_value_t = Player::You)]
     pub first: Player,
-    /// A store of the board to read the values from instead of solving.
-    #[arg(long, value_name = "DIR")]
-    pub store: Option<PathBuf>,
-    /// The store's grouping (needed when the store holds several for the board).
-    #[arg(long, value_name = "G", requires = "store")]
-    pub groups: Option<usize>,
+    #[command(flatten)]
+    pub store: super::hint::StoreArgs,
     /// Worker threads for solving (default: all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
@@ -31,11 +26,11 @@ pub fn run(args: PlayArgs) -> CliResult {
     let board: Board = args.board.parse()?;
     let threads = super::threads(args.threads)?;
     let start = std::time::Instant::now();
-    let oracle = match &args.store {
-        Some(dir) => Oracle::store(dir, board, args.groups, threads)?,
+    let oracle = match &args.store.store {
+        Some(dir) => Oracle::store(dir, board, args.store.groups, threads)?,
         None => Oracle::solved(board, threads)?,
     };
-    if args.store.is_none() {
+    if args.store.store.is_none() {
         println!("solved {board} in {:.1} s", start.elapsed().as_secs_f64());
     }
     let stdin = std::io::stdin();
