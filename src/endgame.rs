@@ -403,7 +403,7 @@ pub struct Found {
     /// Its undrawn lines.
     pub lines: Vec<String>,
     #[serde(skip)]
-    pub kind: Option<Component>,
+    pub kind: Component,
     #[serde(skip)]
     pub line_set: LineSet,
 }
@@ -473,20 +473,19 @@ pub fn components(pos: Position) -> Result<Vec<Found>, NotLoopsAndChains> {
         }
         let (boxes, lines) = walk(b, Some(border), &mut seen);
         let lines = lines.with(border);
-        let kind = (boxes.len() >= 3).then_some(Component::Chain(boxes.len() as u32));
-        if kind.is_none() {
+        if boxes.len() < 3 {
             let names: Vec<String> = boxes.iter().map(|&x| box_name(board, x)).collect();
             let plural = if boxes.len() == 1 { "box" } else { "boxes" };
             problems.push(format!("a chain of {} {plural} at {}", boxes.len(), names.join(" ")));
         }
-        found.push((boxes, lines, kind));
+        found.push((boxes.clone(), lines, Component::Chain(boxes.len() as u32)));
     }
     for b in 0..board.boxes() {
         if seen[b] || undrawn_sides(b).is_empty() {
             continue;
         }
         let (boxes, lines) = walk(b, None, &mut seen);
-        found.push((boxes.clone(), lines, Some(Component::Loop(boxes.len() as u32))));
+        found.push((boxes.clone(), lines, Component::Loop(boxes.len() as u32)));
     }
     if !problems.is_empty() {
         return Err(NotLoopsAndChains(problems));
@@ -494,7 +493,7 @@ pub fn components(pos: Position) -> Result<Vec<Found>, NotLoopsAndChains> {
     Ok(found
         .into_iter()
         .map(|(boxes, lines, kind)| Found {
-            component: kind.map_or_else(String::new, |k| k.to_string()),
+            component: kind.to_string(),
             boxes: boxes.iter().map(|&x| box_name(board, x)).collect(),
             lines: lines.iter().map(|l| board.line_name(l)).collect(),
             kind,
@@ -600,13 +599,12 @@ pub struct PositionReport {
 /// Answers a position made only of loops, long chains and completed boxes.
 pub fn analyse_position(pos: Position) -> Result<PositionReport, NotLoopsAndChains> {
     let found = components(pos)?;
-    let g = Endgame::new(found.iter().filter_map(|f| f.kind).collect());
+    let g = Endgame::new(found.iter().map(|f| f.kind).collect());
     let endgame = report(&g);
     let board = pos.board;
     let mut moves: Vec<MoveReport> = Vec::new();
     for f in &found {
-        let kind = f.kind.expect("only loops and long chains are left");
-        let margin = g.after_opening(kind).expect("a component of the endgame").margin;
+        let margin = g.after_opening(f.kind).expect("a component of the endgame").margin;
         moves.extend(f.line_set.iter().map(|l| MoveReport {
             line: board.line_name(l),
             index: l.0,
@@ -619,7 +617,7 @@ pub fn analyse_position(pos: Position) -> Result<PositionReport, NotLoopsAndChai
     let best = moves.iter().filter(|m| m.value == value).map(|m| m.line.clone()).collect();
     let play = g
         .opener_choice()
-        .and_then(|(c, _)| found.iter().filter(|f| f.kind == Some(c)).filter_map(|f| f.line_set.iter().next()).min());
+        .and_then(|(c, _)| found.iter().filter(|f| f.kind == c).filter_map(|f| f.line_set.iter().next()).min());
     Ok(PositionReport {
         board: board.to_string(),
         lines: pos.to_line_string(),

@@ -28,7 +28,7 @@ fn expected_game(board: Board, first: Player) -> (Vec<Line>, Vec<Line>, (usize, 
     (yours, dabs, game.score())
 }
 
-fn check_whole_game(size: &str, first: Player, first_arg: &str) {
+fn check_whole_game(size: &str, first: Player, extra: &[&str]) {
     let board: Board = size.parse().unwrap();
     let (yours, dabs, (you, dab_score)) = expected_game(board, first);
     // Moves typed alternately by name and by number.
@@ -37,7 +37,7 @@ fn check_whole_game(size: &str, first: Player, first_arg: &str) {
         .enumerate()
         .map(|(i, &l)| if i % 2 == 0 { board.line_name(l) } else { l.0.to_string() } + "\n")
         .collect();
-    let out = dab().args(["play", size, "--first", first_arg, "--threads", "1"]).write_stdin(input).assert().success();
+    let out = dab().args(["play", size, "--threads", "1"]).args(extra).write_stdin(input).assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let played: Vec<String> = text
         .lines()
@@ -52,9 +52,14 @@ fn check_whole_game(size: &str, first: Player, first_arg: &str) {
 
 #[test]
 fn whole_games_end_with_the_score_perfect_play_gives() {
-    check_whole_game("3x3", Player::You, "you");
-    check_whole_game("2x2", Player::Dab, "dab");
-    check_whole_game("2x3", Player::Dab, "dab");
+    check_whole_game("3x3", Player::You, &[]);
+    check_whole_game("2x2", Player::Dab, &["--first", "dab"]);
+    check_whole_game("2x3", Player::You, &["--first", "you"]);
+    // The same game with the values read from a store instead of solved.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    dab().args(["solve", "2x3", "--quiet", "--store", store.to_str().unwrap()]).assert().success();
+    check_whole_game("2x3", Player::Dab, &["--first", "dab", "--store", store.to_str().unwrap()]);
 }
 
 #[test]
