@@ -62,14 +62,9 @@ fn no_progress_bar_on_a_pipe() {
     dab().args(["solve", "2x3"]).assert().success().stderr(predicate::str::is_empty());
 }
 
-fn bad(args: &[&str], stdin: Option<&str>, message: &str) {
-    let mut cmd = dab();
-    cmd.args(args);
-    if let Some(s) = stdin {
-        cmd.write_stdin(s);
-    }
-    cmd.assert().code(2).stdout(predicate::str::is_empty()).stderr(predicate::str::contains(message));
-}
+mod common;
+
+use common::refused as bad;
 
 #[test]
 fn bad_input_is_refused_with_status_2() {

@@ -10,9 +10,12 @@ use dab::position::Position;
 mod bench;
 mod calibrate;
 mod compare;
+mod endgame;
 mod graph;
+mod hint;
 mod partitions;
 mod plan;
+mod play;
 mod query;
 mod run;
 mod sim;
@@ -53,6 +56,12 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
     Bench(bench::BenchArgs),
+    /// Loops-and-chains endgames (Allcock): values and best play from a component list or a position.
+    Endgame(endgame::EndgameArgs),
+    /// Every move's value and the best moves: from a store, a solve, or the endgame theorems.
+    Hint(hint::HintArgs),
+    /// Play a game in the terminal against a perfect opponent.
+    Play(play::PlayArgs),
 }
 
 /// A position named on the command line: a board (empty), a board with a line string, or an
@@ -132,6 +141,9 @@ pub fn run() -> i32 {
         Command::Compare(a) => compare::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Query(a) => query::run(a),
+        Command::Endgame(a) => endgame::run(a),
+        Command::Hint(a) => hint::run(a),
+        Command::Play(a) => play::run(a),
     };
     match result {
         Ok(()) => 0,

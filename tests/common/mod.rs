@@ -35,3 +35,30 @@ pub fn random_position(board: Board, free: usize, rng: &mut Rng) -> Position {
 pub fn board(s: &str) -> Board {
     s.parse().unwrap()
 }
+
+/// The `dab` binary built for the tests.
+pub fn dab() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("dab").unwrap()
+}
+
+/// Runs `dab` with `args` (and `stdin`) and expects a refusal: exit status 2, nothing on stdout,
+/// `message` on stderr.
+pub fn refused(args: &[&str], stdin: Option<&str>, message: &str) {
+    use predicates::prelude::*;
+    let mut cmd = dab();
+    cmd.args(args);
+    if let Some(s) = stdin {
+        cmd.write_stdin(s);
+    }
+    cmd.assert().code(2).stdout(predicate::str::is_empty()).stderr(predicate::str::contains(message));
+}
+
+/// Runs `dab` with `args` (and `stdin`), expects success and reads stdout as one JSON value.
+pub fn json_out(args: &[&str], stdin: Option<&str>) -> serde_json::Value {
+    let mut cmd = dab();
+    cmd.args(args);
+    if let Some(s) = stdin {
+        cmd.write_stdin(s);
+    }
+    serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap()
+}

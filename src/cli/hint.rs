@@ -1,0 +1,55 @@
+//! `dab hint`: every move's value and the best moves, and which source answered.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{CliResult, PositionArgs};
+
+#[derive(Args)]
+pub struct HintArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Worker threads for a solve (default: all cores).
+    #[arg(long, value_name = "P")]
+    pub threads: Option<usize>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A store to read values from, with its grouping.
+#[derive(Args)]
+pub struct StoreArgs {
+    /// A store of the board: values are read from it first (positions beyond its book are solved on the spot).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// The store's grouping (needed when the store holds several for the board).
+    #[arg(long, value_name = "G", requires = "store")]
+    pub groups: Option<usize>,
+}
+
+pub fn run(args: HintArgs) -> CliResult {
+    let pos = args.position.position()?;
+    let reader =
+        args.store.store.as_deref().map(|s| dab::store::Reader::open(s, pos.board, args.store.groups)).transpose()?;
+    let a = dab::hint::hint(pos, reader.as_ref(), super::threads(args.threads)?)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&a)?);
+        return Ok(());
+    }
+    let source = match a.source.as_str() {
+        "store" => "read from the store",
+        "solved" => "solved now",
+        _ => "from the endgame theorems (Allcock)",
+    };
+    println!("value {:+} for the player to move ({source}, {:.3} s)", a.value, a.seconds);
+    println!("best {}", a.best.join(" "));
+    println!("moves (line: value, net future boxes for the mover)");
+    for m in &a.moves {
+        let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
+        println!("  {:<8} {:+}{boxes}", m.line, m.value);
+    }
+    Ok(())
+}

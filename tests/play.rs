@@ -1,0 +1,141 @@
+//! `dab play` driven through stdin, and `dab hint` from each of its sources.
+
+mod common;
+
+use common::{dab, json_out, refused};
+use dab::board::{Board, Line};
+use dab::play::{Game, Player};
+use dab::solve::{SolveOptions, solve};
+use predicates::prelude::*;
+
+/// Plays a game in the library: the player always draws the highest undrawn line, the opponent
+/// the lowest of the solver's best moves. Returns the player's moves and dab's, and the score.
+fn expected_game(board: Board, first: Player) -> (Vec<Line>, Vec<Line>, (usize, usize)) {
+    let mut game = Game::new(board, first);
+    let (mut yours, mut dabs) = (Vec::new(), Vec::new());
+    while !game.is_over() {
+        if game.to_move == Player::You {
+            let line = game.pos.undrawn().iter().last().unwrap();
+            yours.push(line);
+            game.play(line);
+        } else {
+            let s = solve(game.pos, SolveOptions::default()).unwrap();
+            let line = s.best()[0];
+            dabs.push(line);
+            game.play(line);
+        }
+    }
+    (yours, dabs, game.score())
+}
+
+fn check_whole_game(size: &str, first: Player, extra: &[&str]) {
+    let board: Board = size.parse().unwrap();
+    let (yours, dabs, (you, dab_score)) = expected_game(board, first);
+    // Moves typed alternately by name and by number.
+    let input: String = yours
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| if i % 2 == 0 { board.line_name(l) } else { l.0.to_string() } + "\n")
+        .collect();
+    let out = dab().args(["play", size, "--threads", "1"]).args(extra).write_stdin(input).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let played: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("dab draws "))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = dabs.iter().map(|&l| board.line_name(l)).collect();
+    assert_eq!(played, expected, "dab's moves");
+    assert_eq!(text.matches("you draw ").count(), yours.len());
+    assert!(text.contains(&format!("game over: you {you}, dab {dab_score}")), "{text}");
+}
+
+#[test]
+fn whole_games_end_with_the_score_perfect_play_gives() {
+    check_whole_game("3x3", Player::You, &[]);
+    check_whole_game("2x2", Player::Dab, &["--first", "dab"]);
+    check_whole_game("2x3", Player::You, &["--first", "you"]);
+    // The same game with the values read from a store instead of solved.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    dab().args(["solve", "2x3", "--quiet", "--store", store.to_str().unwrap()]).assert().success();
+    check_whole_game("2x3", Player::Dab, &["--first", "dab", "--store", store.to_str().unwrap()]);
+}
+
+#[test]
+fn illegal_moves_are_refused_and_undo_goes_back_to_the_previous_move() {
+    let input = "hint\nh(0,0)\nh(0,0)\nh(3,0)\n12\nv(1,)\nplease\nundo\nundo\nv(0,0)\nquit\nh(2,1)\n";
+    let out = dab().args(["play", "2x2", "--threads", "1"]).write_stdin(input).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for expected in [
+        "hint: with best play you net +2 of the boxes still to take; best h(0,0) h(0,1)",
+        "you draw h(0,0) (horizontal line 0)",
+        "dab draws h(0,1) (horizontal line 1)",
+        "refused: h(0,0) (line 0) is already drawn",
+        "refused: no such line: h(3,0) (board 2x2 has h(r,c) for r 0..=2, c 0..=1",
+        "refused: no such line: 12 (board 2x2 has lines 0 to 11)",
+        "refused: cannot read 'v(1,)'",
+        "refused: cannot read 'please'",
+        "undone: back to before your last move\n+ + +\n\n+ + +\n\n+ + +\nyou 0, dab 0; your move",
+        "nothing to undo: you have not moved yet",
+        "you draw v(0,0) (vertical line 6)",
+        "you quit at you 0, dab 0",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    assert!(!text.contains("h(2,1) ("), "nothing is read after quit");
+    // End of input stops the game cleanly.
+    dab()
+        .args(["play", "2x2", "--first", "dab"])
+        .write_stdin("")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("end of input: the game stops unfinished"));
+}
+
+#[test]
+fn boxes_show_their_owner_and_bad_boards_are_refused() {
+    // 1x1, dab first: dab draws two sides, we draw the other two and take the box.
+    let out = dab().args(["play", "1x1", "--first", "dab"]).write_stdin("h(1,0)\nv(0,1)\n").assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("you draw v(0,1) (vertical line 3) and take 1\n+-+\n|Y|\n+-+\nyou 1, dab 0\n"), "{text}");
+    assert!(text.contains("game over: you 1, dab 0: you win by 1"), "{text}");
+    refused(&["play", "4x4"], None, "give --store DIR");
+    refused(&["play", "3by3"], None, "not of the form MxN");
+    refused(&["play", "2x2", "--first", "nobody"], None, "invalid value 'nobody'");
+}
+
+#[test]
+fn hints_name_their_source() {
+    let solved = json_out(&["hint", "2x2", "--lines", "111100000000", "--json"], None);
+    assert_eq!(solved["source"], "solved");
+    let truth = json_out(&["solve", "2x2", "--lines", "111100000000", "--json"], None);
+    assert_eq!(
+        (&solved["value"], &solved["moves"], &solved["best"]),
+        (&truth["value"], &truth["moves"], &truth["best"])
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    dab().args(["solve", "2x2", "--quiet", "--store", store.to_str().unwrap()]).assert().success();
+    let stored =
+        json_out(&["hint", "2x2", "--lines", "111100000000", "--store", store.to_str().unwrap(), "--json"], None);
+    assert_eq!(stored["source"], "store");
+    assert_eq!(stored["moves"], truth["moves"]);
+
+    // Eight 3-chains, 32 undrawn lines: the theorems answer at once.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/eight-3-chains-3x8.txt");
+    let endgame = json_out(&["hint", "--position", file, "--json"], None);
+    assert_eq!(endgame["source"], "endgame");
+    assert_eq!(endgame["value"], -2);
+    dab()
+        .args(["hint", "--position", file])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("value -2 for the player to move (from the endgame theorems"));
+
+    refused(&["hint", "5x5"], None, "60 undrawn lines, too many to solve in memory");
+    refused(&["hint", "5x5"], None, "a box with 4 undrawn sides at (0,0); a box with 4 undrawn sides at (0,1)");
+    refused(&["hint", "5x5"], None, "and 21 more");
+    refused(&["hint", "2x2", "--groups", "2"], None, "--store");
+}
