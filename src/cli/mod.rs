@@ -9,8 +9,11 @@ use dab::position::Position;
 
 mod bench;
 mod calibrate;
+mod cluster_trace;
 mod compare;
+mod export;
 mod graph;
+mod job;
 mod partitions;
 mod plan;
 mod query;
@@ -49,6 +52,12 @@ enum Command {
     Query(query::QueryArgs),
     /// Check every file of a store.
     Verify(verify::VerifyArgs),
+    /// One job of a plan, from the store files of the jobs it needs (a cluster task).
+    Job(job::JobArgs),
+    /// Write the files that run a plan on Slurm or HTCondor DAGMan.
+    Export(export::ExportArgs),
+    /// A trace for dab compare from Slurm's record of a run, and the fitted dispatch overhead.
+    ClusterTrace(cluster_trace::ClusterTraceArgs),
     /// Time the kernel on this machine and fit the cost model (saved under sims/).
     Calibrate(calibrate::CalibrateArgs),
     /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
@@ -125,6 +134,9 @@ pub fn run() -> i32 {
         Command::Compare(a) => compare::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Query(a) => query::run(a),
+        Command::Job(a) => job::run(a),
+        Command::Export(a) => export::run(a),
+        Command::ClusterTrace(a) => cluster_trace::run(a),
     };
     match result {
         Ok(()) => 0,
