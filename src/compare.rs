@@ -123,6 +123,18 @@ pub fn compare(
     info: &TraceInfo,
     threads: Option<u32>,
 ) -> Result<Detail, CompareError> {
+    compare_with(plan, trace, info, threads, 0)
+}
+
+/// [`compare`] with `overhead` ticks added to every predicted job (a cluster's dispatch
+/// latency, as `dab cluster-trace` fits it).
+pub fn compare_with(
+    plan: &Plan,
+    trace: &[TraceRow],
+    info: &TraceInfo,
+    threads: Option<u32>,
+    overhead: u64,
+) -> Result<Detail, CompareError> {
     if plan.unit != "ns" {
         return Err(CompareError::Unit(plan.unit.clone()));
     }
@@ -150,7 +162,7 @@ pub fn compare(
     let actual: Vec<&TraceRow> = actual.into_iter().map(|a| a.expect("checked")).collect();
     let p = threads.or(info.threads).unwrap_or_else(|| actual.iter().map(|r| r.thread as u32 + 1).max().unwrap_or(1));
     let factor = plan.predicted(p).map_or(1.0, |pr| pr.job_factor);
-    let sim = Simulator::new(&graph, SimOptions { policy: Policy::Cp, ..Default::default() })
+    let sim = Simulator::new(&graph, SimOptions { policy: Policy::Cp, overhead, ..Default::default() })
         .map_err(|e| CompareError::Plan(e.to_string()))?;
     let run = sim.run(Procs::Limited(p), true).map_err(|e| CompareError::Plan(e.to_string()))?;
     let secs = |ticks: u64| ticks as f64 * factor / 1e9;

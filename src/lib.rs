@@ -6,6 +6,7 @@ pub mod bench;
 pub mod board;
 pub mod calibrate;
 pub mod chart;
+pub mod cluster;
 pub mod compare;
 pub mod cost;
 pub mod endgame;

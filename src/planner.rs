@@ -27,6 +27,10 @@ pub struct PlanOptions {
     pub groups: Option<Vec<usize>>,
     /// The run writes every job to a store: each job's cost includes its write.
     pub store: bool,
+    /// Ticks (ns) added to every job: a cluster's dispatch latency (`dab cluster-trace`).
+    pub overhead: u64,
+    /// Split partitions of more than this many states, instead of trying the default splits.
+    pub split: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -69,7 +73,10 @@ pub struct Planned {
 }
 
 /// Split thresholds worth trying on a space: none, and fractions of its largest partition.
-fn splits(space: &Space) -> Vec<Option<Split>> {
+fn splits(space: &Space, forced: Option<u64>) -> Vec<Option<Split>> {
+    if let Some(threshold) = forced {
+        return vec![Some(Split { threshold, max_pieces: MAX_PIECES, deps: PieceDeps::Fine })];
+    }
     let largest = space.keys().iter().map(|k| space.partition_len(k) as u64).max().unwrap_or(0);
     let mut out = vec![None];
     for parts in [4, 16] {
@@ -83,8 +90,11 @@ fn splits(space: &Space) -> Vec<Option<Split>> {
 
 /// Simulates `graph` for P = 1..=sweep under the model.
 fn predict(graph: &Graph, opts: &PlanOptions, sweep: u32) -> Vec<Option<Prediction>> {
-    let sim = Simulator::new(graph, SimOptions { policy: Policy::Cp, mem_limit: opts.mem_limit, ..Default::default() })
-        .expect("no zero bandwidth");
+    let sim = Simulator::new(
+        graph,
+        SimOptions { policy: Policy::Cp, mem_limit: opts.mem_limit, overhead: opts.overhead, ..Default::default() },
+    )
+    .expect("no zero bandwidth");
     let procs: Vec<Procs> = (1..=sweep).map(Procs::Limited).collect();
     procs
         .iter()
@@ -122,7 +132,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<Planned, PlannerError>
                 continue;
             }
         };
-        for split in splits(&space) {
+        for split in splits(&space, opts.split) {
             let mut graph = schemes::orbits(&space, &cost, split.as_ref()).expect("valid split");
             if opts.store {
                 for j in &mut graph.jobs {

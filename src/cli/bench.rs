@@ -144,7 +144,15 @@ fn run_suite(args: BenchArgs) -> CliResult {
     let dir = output.with_extension("");
     let all = super::threads(None)? as u32;
     let model = dab::cost::CostModel::load(&args.cost).map_err(|e| format!("{e} (run dab calibrate to make one)"))?;
-    let opts = dab::planner::PlanOptions { threads: all, mem_limit: None, model, groups: None, store: false };
+    let opts = dab::planner::PlanOptions {
+        threads: all,
+        mem_limit: None,
+        model,
+        groups: None,
+        store: false,
+        overhead: 0,
+        split: None,
+    };
     println!(
         "{:<6} {:>7} {:<28} {:>6} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8}",
         "board", "threads", "plan", "jobs", "predicted", "actual", "error", "job median", "job p90", "speedup"

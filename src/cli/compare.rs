@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use dab::compare::{compare, read_trace};
+use dab::compare::{compare_with, read_trace};
 use dab::plan::Plan;
 
 use super::CliResult;
@@ -20,6 +20,9 @@ pub struct CompareArgs {
     /// Folder for compare.svg/.png (default: the trace's folder).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Seconds of dispatch latency added to every predicted job (from dab cluster-trace).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub overhead: f64,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
@@ -36,8 +39,15 @@ pub fn run(args: CompareArgs) -> CliResult {
         )
         .into());
     }
+    if !(args.overhead.is_finite() && args.overhead >= 0.0) {
+        return Err(format!("--overhead {} is not a number of seconds >= 0", args.overhead).into());
+    }
     let (trace, info) = read_trace(&args.trace)?;
-    let detail = compare(&plan, &trace, &info, args.threads)
+    let p = args.threads.or(info.threads).unwrap_or(1);
+    // The plan's ticks are ns at the job factor of the run's thread count.
+    let factor = plan.predicted(p).map_or(1.0, |pr| pr.job_factor);
+    let overhead = (args.overhead * 1e9 / factor).round() as u64;
+    let detail = compare_with(&plan, &trace, &info, args.threads, overhead)
         .map_err(|e| format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display()))?;
     let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));
     dab::runner::write_compare(&plan, &detail, &dir)?;

@@ -9,10 +9,13 @@ use dab::position::Position;
 
 mod bench;
 mod calibrate;
+mod cluster_trace;
 mod compare;
 mod endgame;
+mod export;
 mod graph;
 mod hint;
+mod job;
 mod partitions;
 mod plan;
 mod play;
@@ -52,6 +55,12 @@ enum Command {
     Query(query::QueryArgs),
     /// Check every file of a store.
     Verify(verify::VerifyArgs),
+    /// One job of a plan, from the store files of the jobs it needs (a cluster task).
+    Job(job::JobArgs),
+    /// Write the files that run a plan on Slurm or HTCondor DAGMan.
+    Export(export::ExportArgs),
+    /// A trace for dab compare from Slurm's record of a run, and the fitted dispatch overhead.
+    ClusterTrace(cluster_trace::ClusterTraceArgs),
     /// Time the kernel on this machine and fit the cost model (saved under sims/).
     Calibrate(calibrate::CalibrateArgs),
     /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
@@ -144,6 +153,9 @@ pub fn run() -> i32 {
         Command::Endgame(a) => endgame::run(a),
         Command::Hint(a) => hint::run(a),
         Command::Play(a) => play::run(a),
+        Command::Job(a) => job::run(a),
+        Command::Export(a) => export::run(a),
+        Command::ClusterTrace(a) => cluster_trace::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -44,11 +44,23 @@ pub struct PlanCommon {
     /// Group counts to try (default: the solver's and its neighbours).
     #[arg(long, value_delimiter = ',', value_name = "G,G")]
     pub groups: Option<Vec<usize>>,
+    /// Seconds added to every job: a cluster's dispatch latency (from dab cluster-trace).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub overhead: f64,
+    /// Split partitions of more than S states into pieces (only this split is tried).
+    #[arg(long, value_name = "S")]
+    pub split: Option<u64>,
 }
 
 impl PlanCommon {
     /// The planner's options; `store`: the run writes a store.
     pub fn options(&self, store: bool) -> Result<PlanOptions, Box<dyn std::error::Error>> {
+        if !(self.overhead.is_finite() && self.overhead >= 0.0) {
+            return Err(format!("--overhead {} is not a number of seconds >= 0", self.overhead).into());
+        }
+        if self.split == Some(0) {
+            return Err("--split must be at least 1 state".into());
+        }
         let model = CostModel::load(&self.cost).map_err(|e| format!("{e} (run dab calibrate to make one)"))?;
         Ok(PlanOptions {
             threads: super::threads(self.threads)? as u32,
@@ -56,6 +68,8 @@ impl PlanCommon {
             model,
             groups: self.groups.clone(),
             store,
+            overhead: (self.overhead * 1e9).round() as u64,
+            split: self.split,
         })
     }
 }

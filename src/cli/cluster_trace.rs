@@ -1,0 +1,78 @@
+//! `dab cluster-trace`: Slurm's record of a run (the jobcomp/filetxt log or sacct output) as
+//! a trace for `dab compare`, and the per-job dispatch overhead fitted from it.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use dab::cluster::trace::{self, Converted};
+use dab::compare::{TraceInfo, write_trace};
+use dab::plan::Plan;
+
+use super::CliResult;
+
+#[derive(Args)]
+pub struct ClusterTraceArgs {
+    /// The plan that was run.
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    /// Slurm's jobcomp/filetxt log (JobCompLoc).
+    #[arg(long, value_name = "FILE", required_unless_present = "sacct", conflicts_with = "sacct")]
+    pub jobcomp: Option<PathBuf>,
+    /// Output of `sacct --parsable2 --format=JobID,JobName,Submit,Start,End,State,NodeList`.
+    #[arg(long, value_name = "FILE")]
+    pub sacct: Option<PathBuf>,
+    /// Jobs each node runs at once (its CPUs): Slurm's times are whole seconds, so jobs of the
+    /// same second are laid on at most this many lanes (default: as many as they need).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub slots: Option<u32>,
+    /// Where to write the trace.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: ClusterTraceArgs) -> CliResult {
+    let plan = Plan::load(&args.plan)?;
+    let (path, parse): (&PathBuf, fn(&_, &_) -> _) = match (&args.jobcomp, &args.sacct) {
+        (Some(p), _) => (p, trace::parse_jobcomp),
+        (None, Some(p)) => (p, trace::parse_sacct),
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|source| trace::TraceError::Read { path: path.clone(), source })?;
+    let records = parse(path, &text)?;
+    let Converted { rows, threads, ignored, missing, overhead } =
+        trace::convert(&plan, &records, args.slots.map(|n| n as usize), path)?;
+    let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads), value: None };
+    write_trace(&args.output, &rows, &info)?;
+    if args.json {
+        let json = serde_json::json!({"jobs": rows.len(), "threads": threads, "ignored": ignored,
+            "missing": missing, "overhead": overhead, "trace": args.output});
+        println!("{json}");
+        return Ok(());
+    }
+    println!(
+        "{} jobs on {threads} lane(s) written to {} ({ignored} other records ignored)",
+        rows.len(),
+        args.output.display()
+    );
+    if let Some(first) = missing.first() {
+        println!(
+            "{} plan job(s) have no completed record (in the store before the run?), the first '{first}'",
+            missing.len()
+        );
+    }
+    println!(
+        "dispatch: a job with a free slot started a median {:.1} s after it was ready ({} jobs)",
+        overhead.median_wait, overhead.jobs
+    );
+    if let (Some(secs), Some(ticks)) = (overhead.seconds, overhead.ticks) {
+        println!(
+            "fitted overhead: {secs:.3} s a job ({ticks} ticks) makes the simulated makespan the run's; \
+             use dab plan --overhead {secs:.3}, dab compare --overhead {secs:.3}, dab sim --overhead {ticks}"
+        );
+    }
+    Ok(())
+}

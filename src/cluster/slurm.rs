@@ -1,0 +1,146 @@
+//! `dab export slurm`: a bash script that submits a plan to Slurm. Each submission is one
+//! `sbatch --parsable` call, in dependency order, with `--dependency=afterok:` on the jobs it
+//! needs that this or an earlier submission left queued, and `--kill-on-invalid-dep=yes`, so a
+//! failed job cancels everything after it instead of leaving it pending. The script decides
+//! at run time what to submit: a job whose store file exists is skipped, and so is one still
+//! queued from an earlier run of the script (found with `squeue` by name and working folder),
+//! so running it again on a half-finished store submits only what is missing. The generator
+//! only formats; the paths are taken as given, so its output is the same on every machine.
+
+use std::fmt::Write as _;
+
+use super::{Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs};
+use crate::plan::Checked;
+use crate::store;
+
+/// The submit script of `plan`.
+pub fn script(plan: &Checked, paths: &Paths) -> String {
+    let g = &plan.graph;
+    let units = units(plan);
+    let rank = ranks(plan);
+    let arrays = units.iter().filter(|u| u.array).count();
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "#!/usr/bin/env bash
+# Submits the plan {plan_path} ({board}, {jobs} jobs) to Slurm as {subs} submissions and a last
+# one that records the value in {out}/value.json. Written by `dab export slurm`.
+#
+# Every node must see the dab binary, the plan and the store folder at these paths (a shared
+# filesystem). Set DAB to run another dab binary. Each job runs `dab job`, which reads the
+# files of the jobs it needs and writes its own file in the store.
+#
+# Run it again after a failure or on a half-finished store: a job whose file is in the store
+# is skipped, and so is one still queued (or running) from an earlier run of this script, so
+# only what is missing is submitted. Submitted ids are in {out}/job-ids.
+#
+# Pieces of a split partition that all need the same jobs go as one job array ({arrays} here;
+# task i runs piece <key>_i); other pieces go one job each. --nice is the rank of the job's
+# priority in the plan (0: the longest predicted path to the end). Memory: the job's inputs
+# and its output, plus {margin} MiB.
+set -euo pipefail
+
+DAB=${{DAB:-{dab}}}
+PLAN={plan}
+STORE={store}
+FILES={files}
+OUT={outq}
+mkdir -p \"$OUT/logs\"
+: >\"$OUT/job-ids\"
+
+# Slurm id of every job not in the store that is queued or was submitted now (array tasks as
+# <id>_<task>), by plan job name.
+declare -A ID=()
+while read -r name base task dir; do
+  [[ $dir == \"$OUT\" && $name == dab-* ]] || continue
+  if [[ $task == N/A ]]; then ID[${{name#dab-}}]=$base; else ID[${{name#dab-}}_$task]=${{base}}_$task; fi
+done < <(squeue --noheader --me --array --format='%j %F %K %Z')
+queued=${{#ID[@]}}
+submitted=0
+skipped=0
+
+# submit NAME MEM NICE NEEDS [PIECES]: submits plan job NAME (or, with PIECES, the array of
+# pieces NAME_0..NAME_<PIECES-1>) unless it is in the store or queued, after the jobs NEEDS
+# (comma-separated) that are not in the store.
+submit() {{
+  local name=$1 mem=$2 nice=$3 needs=$4 pieces=${{5:-}} jobs=() todo=() deps=() i n id cmd
+  if [[ -n $pieces ]]; then
+    for ((i = 0; i < pieces; i++)); do jobs+=(\"${{name}}_$i\"); done
+  else
+    jobs=(\"$name\")
+  fi
+  for i in \"${{!jobs[@]}}\"; do
+    n=${{jobs[$i]}}
+    if [[ $n == {value} ]]; then [[ -e $OUT/value.json ]] && continue; else [[ -e $FILES/$n.dab ]] && continue; fi
+    [[ -n ${{ID[$n]:-}} ]] && continue
+    todo+=(\"$i\")
+  done
+  skipped=$((skipped + ${{#jobs[@]}} - ${{#todo[@]}}))
+  ((${{#todo[@]}})) || return 0
+  IFS=, read -ra needs <<<\"$needs\"
+  for n in \"${{needs[@]}}\"; do
+    if [[ -n ${{ID[$n]:-}} ]]; then deps+=(\"${{ID[$n]}}\"); fi
+  done
+  local args=(--parsable --job-name=\"dab-$name\" --mem=\"${{mem}}M\" --nice=\"$nice\" --ntasks=1 --cpus-per-task=1
+    --kill-on-invalid-dep=yes --chdir=\"$OUT\")
+  if ((${{#deps[@]}})); then args+=(--dependency=\"afterok:$(IFS=:; echo \"${{deps[*]}}\")\"); fi
+  if [[ $name == {value} ]]; then
+    cmd=\"--value $(printf %q \"$OUT/value.json\")\"
+    args+=(--output=\"$OUT/logs/%x.out\")
+  elif [[ -n $pieces ]]; then
+    cmd=\"--job ${{name}}_\\$SLURM_ARRAY_TASK_ID\"
+    args+=(--array=\"$(IFS=,; echo \"${{todo[*]}}\")\" --output=\"$OUT/logs/%x_%a.out\")
+  else
+    cmd=\"--job $name\"
+    args+=(--output=\"$OUT/logs/%x.out\")
+  fi
+  id=$(sbatch \"${{args[@]}}\" --wrap=\"exec $(printf %q \"$DAB\") job --plan $(printf %q \"$PLAN\") --store $(printf %q \"$STORE\") $cmd\")
+  id=${{id%%;*}}
+  for i in \"${{todo[@]}}\"; do
+    if [[ -n $pieces ]]; then ID[${{jobs[$i]}}]=${{id}}_$i; else ID[${{jobs[$i]}}]=$id; fi
+    echo \"${{jobs[$i]}} ${{ID[${{jobs[$i]}}]}}\" >>\"$OUT/job-ids\"
+    submitted=$((submitted + 1))
+  done
+}}
+
+# name, MiB, nice, needs[, pieces]",
+        plan_path = paths.plan.display(),
+        board = plan.space.board(),
+        jobs = g.len(),
+        subs = units.len(),
+        out = paths.out.display(),
+        arrays = arrays,
+        margin = super::MARGIN_MB,
+        dab = sh_quote(&paths.dab),
+        plan = sh_quote(&paths.plan),
+        store = sh_quote(&paths.store),
+        files = sh_quote(&store::folder(&paths.store, plan)),
+        outq = sh_quote(&paths.out),
+        value = VALUE_JOB,
+    );
+    for u in &units {
+        let _ = writeln!(s, "{}", submit_line(plan, u, &rank));
+    }
+    let needs: Vec<&str> = value_needs(plan).iter().map(|&k| g.jobs[k].name.as_str()).collect();
+    let _ = writeln!(s, "submit {VALUE_JOB} {} 0 {}", value_memory_mb(plan), needs.join(","));
+    s.push_str(
+        "
+echo \"submitted $submitted job(s); $skipped in the store or queued ($queued queued before); ids in $OUT/job-ids\"
+",
+    );
+    s
+}
+
+/// One `submit` call of the script.
+fn submit_line(plan: &Checked, u: &Unit, rank: &[u32]) -> String {
+    let g = &plan.graph;
+    let mem = u.jobs.iter().map(|&j| memory_mb(plan, j)).max().unwrap_or(super::MARGIN_MB);
+    let nice = u.jobs.iter().map(|&j| rank[j]).min().unwrap_or(0);
+    let needs: Vec<&str> = g.needs(u.jobs[0]).iter().map(|&k| g.jobs[k as usize].name.as_str()).collect();
+    let needs = if needs.is_empty() { "-".to_string() } else { needs.join(",") };
+    if u.array {
+        format!("submit {} {mem} {nice} {needs} {}", u.name, u.jobs.len())
+    } else {
+        format!("submit {} {mem} {nice} {needs}", u.name)
+    }
+}

@@ -1,0 +1,307 @@
+//! What Slurm recorded of a run, as a trace `dab compare` reads. Two sources: the
+//! `jobcomp/filetxt` log (one line a finished job, `Key=Value` fields: `JobId=.. Name=dab-<key>
+//! JobState=COMPLETED .. StartTime=.. EndTime=.. NodeList=.. SubmitTime=.. ArrayJobId=..
+//! ArrayTaskId=..`) and `sacct --parsable2` output with a header naming at least JobID,
+//! JobName, Start, End and State (Submit and NodeList when there). Times are whole seconds of
+//! local time, counted from the earliest submission (or start) of the run. Slurm has no thread
+//! numbers, so each node's jobs are laid on the fewest lanes that do not overlap, and the lanes
+//! of all nodes numbered in turn. The same records give the per-job dispatch overhead: how long
+//! a job that had a free slot waited after it became ready.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::calibrate::quantile;
+use crate::exec::TraceRow;
+use crate::plan::Plan;
+use crate::sim::{Policy, Procs, SimOptions, Simulator};
+
+/// A finished Slurm job (or array task), as logged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub name: String,
+    /// The array task, for a task of a job array.
+    pub task: Option<u32>,
+    pub state: String,
+    /// Seconds (local time, from 1970).
+    pub submit: Option<i64>,
+    pub start: i64,
+    pub end: i64,
+    pub node: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("cannot read '{path}': {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("'{path}' line {line}: {message}")]
+    Line { path: PathBuf, line: usize, message: String },
+    #[error("'{path}' has no completed job of the plan (job names dab-<job>, or dab-<key> with an array task)")]
+    NoJobs { path: PathBuf },
+}
+
+/// Seconds from 1970 of `YYYY-MM-DDTHH:MM:SS` (no zone: Slurm writes local time, and only
+/// differences are used). None for Slurm's `Unknown`, `None` and the like.
+pub fn timestamp(s: &str) -> Option<i64> {
+    let (date, time) = s.split_once('T')?;
+    let num = |t: &str| t.parse::<i64>().ok();
+    let d: Vec<i64> = date.split('-').map(num).collect::<Option<_>>()?;
+    let t: Vec<i64> = time.split(':').map(num).collect::<Option<_>>()?;
+    let (&[y, m, day], &[h, min, sec]) = (d.as_slice(), t.as_slice()) else { return None };
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || h > 23 || min > 59 || sec > 60 {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm), March-based years.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + min * 60 + sec)
+}
+
+/// Parses a `jobcomp/filetxt` log: every line with a start and an end.
+pub fn parse_jobcomp(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let bad = |message: String| TraceError::Line { path: path.into(), line: n + 1, message };
+        // A value may hold spaces (a working folder): words without '=' belong to the one before.
+        let mut fields: Vec<(&str, String)> = Vec::new();
+        for word in line.split_whitespace() {
+            match (word.split_once('='), fields.last_mut()) {
+                (Some((k, v)), _) => fields.push((k, v.to_string())),
+                (None, Some((_, v))) => *v = format!("{v} {word}"),
+                (None, None) => return Err(bad(format!("'{word}' is not Key=Value"))),
+            }
+        }
+        let get = |k: &str| fields.iter().find(|(key, _)| *key == k).map(|(_, v)| v.as_str());
+        let need = |k: &str| get(k).ok_or_else(|| bad(format!("no {k}= field (is this a jobcomp/filetxt log?)")));
+        let (Some(start), Some(end)) = (timestamp(need("StartTime")?), timestamp(need("EndTime")?)) else {
+            continue; // Cancelled before it started.
+        };
+        let task = match get("ArrayTaskId") {
+            Some(t) => Some(t.parse().map_err(|_| bad(format!("ArrayTaskId '{t}' is not a number")))?),
+            None => None,
+        };
+        out.push(Record {
+            name: need("Name")?.to_string(),
+            task,
+            state: need("JobState")?.to_string(),
+            submit: get("SubmitTime").and_then(timestamp),
+            start,
+            end,
+            node: get("NodeList").unwrap_or("").to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Parses `sacct --parsable2` output (with its header); job steps (`<id>.batch`) are skipped.
+pub fn parse_sacct(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let bad = |line: usize, message: String| TraceError::Line { path: path.into(), line, message };
+    let Some((_, header)) = lines.next() else { return Ok(Vec::new()) };
+    let columns: Vec<&str> = header.split('|').collect();
+    let column = |name: &str| columns.iter().position(|c| *c == name);
+    let need = |name: &str| {
+        column(name).ok_or_else(|| {
+            bad(
+                1,
+                format!(
+                    "no {name} column: use sacct --parsable2 --format=JobID,JobName,Submit,Start,End,State,NodeList"
+                ),
+            )
+        })
+    };
+    let (id, name, start, end, state) =
+        (need("JobID")?, need("JobName")?, need("Start")?, need("End")?, need("State")?);
+    let (submit, node) = (column("Submit"), column("NodeList"));
+    let mut out = Vec::new();
+    for (n, line) in lines {
+        let cells: Vec<&str> = line.split('|').collect();
+        if cells.len() < columns.len() {
+            return Err(bad(n + 1, format!("{} fields where the header has {}", cells.len(), columns.len())));
+        }
+        if cells[id].contains('.') {
+            continue;
+        }
+        let (Some(s), Some(e)) = (timestamp(cells[start]), timestamp(cells[end])) else { continue };
+        let task = match cells[id].split_once('_') {
+            Some((_, t)) => {
+                Some(t.parse().map_err(|_| bad(n + 1, format!("JobID '{}' has no task number", cells[id])))?)
+            }
+            None => None,
+        };
+        out.push(Record {
+            name: cells[name].to_string(),
+            task,
+            // `CANCELLED by 0`: the state is the first word.
+            state: cells[state].split_whitespace().next().unwrap_or("").to_string(),
+            submit: submit.and_then(|c| timestamp(cells[c])),
+            start: s,
+            end: e,
+            node: node.map_or("", |c| cells[c]).to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// A run's trace and what was left out.
+#[derive(Clone, Debug)]
+pub struct Converted {
+    pub rows: Vec<TraceRow>,
+    /// Lanes used: the trace's thread count.
+    pub threads: u32,
+    /// Records that are not a completed job of this plan (other jobs, failed or cancelled
+    /// ones, earlier runs of the same job).
+    pub ignored: usize,
+    /// Plan jobs without a completed record (in the store before the run, or not run).
+    pub missing: Vec<String>,
+    pub overhead: Overhead,
+}
+
+/// The per-job dispatch overhead, measured and fitted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overhead {
+    /// Jobs the wait is measured on: those with a free lane when they became ready.
+    pub jobs: usize,
+    /// Median seconds from ready (its inputs done, and it submitted) to start.
+    pub median_wait: f64,
+    /// The per-job overhead with which the simulator, replaying the plan on the run's lanes,
+    /// predicts the run's makespan (None unless the costs are in ns). The simulator keeps a
+    /// processor busy during the overhead, while Slurm's wait is spent pending, so this is
+    /// the number to give `dab plan --overhead` and `dab compare --overhead`.
+    pub seconds: Option<f64>,
+    /// The same in the plan's ticks, for `dab sim --overhead`.
+    pub ticks: Option<u64>,
+}
+
+/// The plan job a Slurm job name stands for: `dab-<job>`, or `dab-<key>` and an array task.
+fn plan_job(r: &Record) -> Option<String> {
+    let name = r.name.strip_prefix("dab-")?;
+    Some(match r.task {
+        Some(t) => format!("{name}_{t}"),
+        None => name.to_string(),
+    })
+}
+
+/// The trace of `plan`'s jobs among `records` (the last completed record of each job), with
+/// at most `slots` lanes a node when given (its CPUs: jobs take one each).
+pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Path) -> Result<Converted, TraceError> {
+    let index: HashMap<&str, usize> = plan.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    let mut chosen: Vec<Option<&Record>> = vec![None; plan.jobs.len()];
+    for r in records.iter().filter(|r| r.state == "COMPLETED") {
+        if let Some(&i) = plan_job(r).as_deref().and_then(|n| index.get(n))
+            && chosen[i].is_none_or(|c| c.end <= r.end)
+        {
+            chosen[i] = Some(r);
+        }
+    }
+    let used: Vec<(usize, &Record)> = chosen.iter().enumerate().filter_map(|(i, r)| r.map(|r| (i, r))).collect();
+    if used.is_empty() {
+        return Err(TraceError::NoJobs { path: path.into() });
+    }
+    let t0 = used.iter().map(|(_, r)| r.submit.unwrap_or(r.start).min(r.start)).min().expect("not empty");
+    let lane = lanes(&used, slots);
+    let threads = lane.iter().max().map_or(1, |l| l + 1) as u32;
+    let mut rows: Vec<TraceRow> = used
+        .iter()
+        .zip(&lane)
+        .map(|(&(i, r), &l)| TraceRow {
+            job: plan.jobs[i].name.clone(),
+            thread: l,
+            start: (r.start - t0) as f64,
+            end: (r.end - t0) as f64,
+            positions: plan.jobs[i].states,
+        })
+        .collect();
+    rows.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.end.total_cmp(&b.end)));
+    let makespan = rows.iter().map(|r| r.end).fold(0.0, f64::max);
+    let overhead = fit_overhead(plan, &chosen, threads, makespan);
+    Ok(Converted {
+        rows,
+        threads,
+        ignored: records.len() - used.len(),
+        missing: chosen.iter().zip(&plan.jobs).filter(|(c, _)| c.is_none()).map(|(_, j)| j.name.clone()).collect(),
+        overhead,
+    })
+}
+
+/// Each record's lane: per node, the lowest lane free at its start (at most `slots` lanes a
+/// node when given); nodes in name order.
+fn lanes(used: &[(usize, &Record)], slots: Option<usize>) -> Vec<usize> {
+    let mut nodes: Vec<&str> = used.iter().map(|(_, r)| r.node.as_str()).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let mut out = vec![0; used.len()];
+    let mut offset = 0;
+    for node in nodes {
+        let mut order: Vec<usize> = (0..used.len()).filter(|&k| used[k].1.node == node).collect();
+        order.sort_by_key(|&k| (used[k].1.start, used[k].1.end));
+        // End of the last job on each lane.
+        let mut busy: Vec<i64> = Vec::new();
+        for k in order {
+            let r = used[k].1;
+            // Times are whole seconds: jobs of the same second may have run one after the
+            // other, so with `slots` known a full node reuses the lane that ended first.
+            let free = busy.iter().position(|&e| e < r.start);
+            let full = slots.is_some_and(|n| busy.len() >= n);
+            let earliest = || (0..busy.len()).min_by_key(|&l| busy[l]);
+            let l = free.or_else(|| if full { earliest() } else { None }).unwrap_or(busy.len());
+            if l == busy.len() {
+                busy.push(r.end);
+            } else {
+                busy[l] = r.end;
+            }
+            out[k] = offset + l;
+        }
+        offset += busy.len();
+    }
+    out
+}
+
+/// The measured waits and the overhead that makes the simulator's makespan the run's.
+fn fit_overhead(plan: &Plan, chosen: &[Option<&Record>], threads: u32, makespan: f64) -> Overhead {
+    let index: HashMap<&str, usize> = plan.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    let mut waits: Vec<f64> = Vec::new();
+    for (i, r) in chosen.iter().enumerate().filter_map(|(i, r)| r.map(|r| (i, r))) {
+        let inputs = plan.jobs[i].deps.iter().filter_map(|d| chosen[index[d.as_str()]]).map(|d| d.end).max();
+        let Some(ready) = inputs.max(r.submit) else { continue };
+        let running = chosen.iter().flatten().filter(|o| o.start <= ready && ready < o.end).count();
+        if running < threads as usize {
+            waits.push((r.start - ready).max(0) as f64);
+        }
+    }
+    waits.sort_by(f64::total_cmp);
+    let factor = plan.predicted(threads).map_or(1.0, |p| p.job_factor);
+    let ticks = (plan.unit == "ns").then(|| fit_ticks(plan, threads, makespan * 1e9 / factor)).flatten();
+    Overhead {
+        jobs: waits.len(),
+        median_wait: quantile(&waits, 0.5),
+        seconds: ticks.map(|t| t as f64 * factor / 1e9),
+        ticks,
+    }
+}
+
+/// The least per-job overhead (ticks) with which the simulated makespan on `threads`
+/// processors reaches `target` ticks, by bisection (the makespan grows with the overhead).
+fn fit_ticks(plan: &Plan, threads: u32, target: f64) -> Option<u64> {
+    let graph = plan.graph().ok()?;
+    let makespan = |overhead: u64| {
+        let sim = Simulator::new(&graph, SimOptions { policy: Policy::Cp, overhead, ..Default::default() }).ok()?;
+        sim.run(Procs::Limited(threads), false).ok().map(|r| r.row.makespan as f64)
+    };
+    if makespan(0)? >= target {
+        return Some(0);
+    }
+    // Every job on one processor, each with overhead `target`, cannot finish before `target`.
+    let (mut lo, mut hi) = (0u64, target.ceil() as u64);
+    while hi - lo > 1.max(hi / 1000) {
+        let mid = lo + (hi - lo) / 2;
+        if makespan(mid)? >= target { hi = mid } else { lo = mid }
+    }
+    Some(hi)
+}

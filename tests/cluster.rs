@@ -1,0 +1,354 @@
+//! Cluster runs without a cluster: `dab job` task by task against `dab run`, the Slurm and
+//! DAGMan exports against golden files and the DAG's structure, and Slurm's recorded run
+//! (`tests/data/cluster/`, from `tests/slurm-live.sh`) as a trace. The live Slurm run itself is
+//! `tests/slurm-live.sh`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use dab::cluster::trace::{self, Record};
+use dab::cluster::{Paths, condor, slurm, units};
+use dab::compare::{TraceInfo, compare_with};
+use dab::plan::{Checked, Plan};
+use predicates::str::contains;
+
+fn dab() -> Command {
+    Command::cargo_bin("dab").unwrap()
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cluster").join(name)
+}
+
+fn plan() -> (Plan, Checked) {
+    let plan = Plan::load(&data("plan-2x3.json")).unwrap();
+    let checked = plan.check().unwrap();
+    (plan, checked)
+}
+
+/// The store folder of the 2x3 plan under `base`.
+fn folder(base: &Path) -> PathBuf {
+    base.join("2x3").join("g2")
+}
+
+fn job(store: &Path, name: &str) -> Command {
+    let mut c = dab();
+    c.args(["job", "--plan"]).arg(data("plan-2x3.json")).arg("--store").arg(store).args(["--job", name]);
+    c
+}
+
+fn value_of(json: &str) -> i64 {
+    let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    v["value"].as_i64().unwrap()
+}
+
+#[test]
+fn tasks_in_dependency_order_make_the_store_of_a_local_run() {
+    let (_, checked) = plan();
+    let tmp = tempfile::tempdir().unwrap();
+    let (local, cluster) = (tmp.path().join("local"), tmp.path().join("cluster"));
+    let out = dab()
+        .args(["run", "--plan"])
+        .arg(data("plan-2x3.json"))
+        .arg("--store")
+        .arg(&local)
+        .arg("--out")
+        .arg(tmp.path().join("report"))
+        .args(["--json", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let local_value = value_of(&String::from_utf8(out.stdout).unwrap());
+    for i in checked.graph.topological_order().unwrap() {
+        job(&cluster, &checked.graph.jobs[i].name).assert().success().stdout(contains("computed"));
+    }
+    let value = tmp.path().join("value.json");
+    dab()
+        .args(["job", "--plan"])
+        .arg(data("plan-2x3.json"))
+        .arg("--store")
+        .arg(&cluster)
+        .arg("--value")
+        .arg(&value)
+        .assert()
+        .success()
+        .stdout(contains(format!("value of 2x3: {local_value}")));
+    assert_eq!(value_of(&std::fs::read_to_string(&value).unwrap()), local_value);
+    let names = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".dab"))
+            .collect();
+        v.sort();
+        v
+    };
+    let files = names(&folder(&local));
+    assert_eq!(files.len(), checked.graph.len());
+    assert_eq!(files, names(&folder(&cluster)));
+    for f in &files {
+        let (a, b) = (std::fs::read(folder(&local).join(f)).unwrap(), std::fs::read(folder(&cluster).join(f)).unwrap());
+        assert!(a == b, "{f} differs");
+    }
+}
+
+/// A store holding the first `n` jobs of the plan in dependency order; returns the order.
+fn partial_store(store: &Path, n: usize) -> Vec<String> {
+    let (_, checked) = plan();
+    let order: Vec<String> =
+        checked.graph.topological_order().unwrap().iter().map(|&i| checked.graph.jobs[i].name.clone()).collect();
+    for name in &order[..n] {
+        job(store, name).assert().success();
+    }
+    order
+}
+
+#[test]
+fn a_task_run_twice_leaves_its_file_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let order = partial_store(tmp.path(), 3);
+    let file = folder(tmp.path()).join(format!("{}.dab", order[2]));
+    let before = (std::fs::read(&file).unwrap(), std::fs::metadata(&file).unwrap().modified().unwrap());
+    job(tmp.path(), &order[2]).assert().success().stdout(contains("already in the store"));
+    assert_eq!(before, (std::fs::read(&file).unwrap(), std::fs::metadata(&file).unwrap().modified().unwrap()));
+}
+
+#[test]
+fn a_missing_or_damaged_input_is_an_error_naming_its_file() {
+    let (_, checked) = plan();
+    let tmp = tempfile::tempdir().unwrap();
+    let order = partial_store(tmp.path(), 3);
+    // The fourth job reads some of the first three: take one of its inputs away.
+    let fourth = checked.graph.jobs.iter().position(|j| j.name == order[3]).unwrap();
+    let input = &checked.graph.jobs[checked.graph.needs(fourth)[0] as usize].name;
+    let file = folder(tmp.path()).join(format!("{input}.dab"));
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    job(tmp.path(), &order[3]).assert().code(2).stderr(contains(file.display().to_string()));
+    let mut damaged = bytes.clone();
+    let last = damaged.len() - 10;
+    damaged[last] ^= 1;
+    std::fs::write(&file, &damaged).unwrap();
+    job(tmp.path(), &order[3])
+        .assert()
+        .code(2)
+        .stderr(contains(file.display().to_string()))
+        .stderr(contains("damaged"));
+    assert!(!folder(tmp.path()).join(format!("{}.dab", order[3])).exists(), "no output from bad inputs");
+    // The damaged file is left as it was, for the user to look at.
+    assert_eq!(std::fs::read(&file).unwrap(), damaged);
+}
+
+#[test]
+fn unknown_jobs_and_bad_plans_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    job(tmp.path(), "12-99").assert().code(2).stderr(contains("no job '12-99'"));
+    let bad = tmp.path().join("plan.json");
+    std::fs::write(&bad, "{\"format\": 1}").unwrap();
+    dab()
+        .args(["job", "--plan"])
+        .arg(&bad)
+        .arg("--store")
+        .arg(tmp.path())
+        .args(["--job", "9-8"])
+        .assert()
+        .code(2)
+        .stderr(contains(bad.display().to_string()));
+    dab()
+        .args(["export", "slurm", "--plan"])
+        .arg(tmp.path().join("none.json"))
+        .arg("--store")
+        .arg(tmp.path())
+        .arg("-o")
+        .arg(tmp.path().join("out"))
+        .assert()
+        .code(2)
+        .stderr(contains("none.json"));
+    assert!(!tmp.path().join("out").exists());
+}
+
+fn paths() -> Paths {
+    Paths {
+        dab: "/opt/dab/bin/dab".into(),
+        plan: "/shared/plan.json".into(),
+        store: "/shared/store".into(),
+        out: "/shared/run".into(),
+    }
+}
+
+/// Compares with a golden file; `DAB_BLESS=1` writes it instead.
+fn golden(name: &str, text: &str) {
+    let path = data(name);
+    if std::env::var_os("DAB_BLESS").is_some() {
+        std::fs::write(&path, text).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(want == text, "{name} differs from its golden file (DAB_BLESS=1 to rewrite it):\n{text}");
+}
+
+#[test]
+fn condor_export_matches_its_golden_files() {
+    let (plan, checked) = plan();
+    let export = condor::export(&checked, plan.threads, &paths(), &|_| false);
+    assert_eq!(export.command, "condor_submit_dag -maxjobs 2 dab.dag");
+    for (name, text) in &export.files {
+        golden(name, text);
+    }
+}
+
+#[test]
+fn slurm_script_matches_its_golden_file_and_is_bash() {
+    let (_, checked) = plan();
+    let script = slurm::script(&checked, &paths());
+    golden("submit-slurm.sh", &script);
+    let out = std::process::Command::new("bash").arg("-n").arg(data("submit-slurm.sh")).output().unwrap();
+    assert!(out.status.success(), "bash -n: {}", String::from_utf8_lossy(&out.stderr));
+    // Three partitions' pieces go as arrays; every plan job is submitted exactly once.
+    let arrays: Vec<&str> = script.lines().filter(|l| l.starts_with("submit ") && l.split(' ').count() == 6).collect();
+    assert_eq!(arrays.len(), 3, "{arrays:?}");
+    let submitted: usize = units(&checked).iter().map(|u| u.jobs.len()).sum();
+    assert_eq!(submitted, checked.graph.len());
+}
+
+#[test]
+fn the_dag_names_every_job_once_parents_exist_and_there_is_no_cycle() {
+    let (plan, checked) = plan();
+    let export = condor::export(&checked, plan.threads, &paths(), &|_| false);
+    let dag = &export.files.iter().find(|(n, _)| *n == condor::DAG).unwrap().1;
+    let mut jobs: Vec<&str> = Vec::new();
+    let mut edges: Vec<(&str, &str)> = Vec::new();
+    for line in dag.lines().filter(|l| !l.starts_with('#')) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[0] {
+            "JOB" => jobs.push(words[1]),
+            "PARENT" => {
+                let at = words.iter().position(|w| *w == "CHILD").expect("PARENT ... CHILD");
+                for p in &words[1..at] {
+                    for c in &words[at + 1..] {
+                        edges.push((p, c));
+                    }
+                }
+            }
+            "VARS" | "PRIORITY" | "RETRY" => assert!(jobs.contains(&words[1]), "{line}: before its JOB"),
+            other => panic!("unexpected DAG line {other}: {line}"),
+        }
+    }
+    let names: HashSet<&str> = jobs.iter().copied().collect();
+    assert_eq!(names.len(), jobs.len(), "node names are unique");
+    let mut want: HashSet<&str> = checked.graph.jobs.iter().map(|j| j.name.as_str()).collect();
+    want.insert("value");
+    assert_eq!(names, want, "every plan job once, and the value");
+    for (p, c) in &edges {
+        assert!(names.contains(p) && names.contains(c), "{p} -> {c} names a missing node");
+    }
+    // Kahn's algorithm consumes every node only without a cycle.
+    let mut indegree: HashMap<&str, usize> = names.iter().map(|n| (*n, 0)).collect();
+    for (_, c) in &edges {
+        *indegree.get_mut(c).unwrap() += 1;
+    }
+    let mut ready: Vec<&str> = indegree.iter().filter(|(_, d)| **d == 0).map(|(n, _)| *n).collect();
+    let mut seen = 0;
+    while let Some(n) = ready.pop() {
+        seen += 1;
+        for (_, c) in edges.iter().filter(|(p, _)| *p == n) {
+            let d = indegree.get_mut(c).unwrap();
+            *d -= 1;
+            if *d == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    assert_eq!(seen, names.len(), "the DAG has a cycle");
+    // Every dependency of the plan is an edge; the longest path to the end has the top priority.
+    assert_eq!(edges.len(), checked.graph.edges() + 1 + checked.graph.needs(dab::cluster::root_job(&checked)).len());
+    let top = checked.priority.iter().enumerate().max_by_key(|(i, p)| (**p, std::cmp::Reverse(*i))).unwrap().0;
+    let rank = dab::cluster::ranks(&checked);
+    let max_rank = *rank.iter().max().unwrap();
+    assert!(dag.contains(&format!("PRIORITY {} {max_rank}\n", checked.graph.jobs[top].name)));
+}
+
+#[test]
+fn timestamps_are_seconds_from_1970() {
+    assert_eq!(trace::timestamp("2026-11-22T03:02:15"), Some(1_795_316_535));
+    assert_eq!(trace::timestamp("1970-01-01T00:00:00"), Some(0));
+    assert_eq!(trace::timestamp("2000-03-01T00:00:00"), Some(951_868_800));
+    for bad in ["Unknown", "None", "2026-13-01T00:00:00", "2026-11-22 03:02:15", ""] {
+        assert_eq!(trace::timestamp(bad), None, "{bad}");
+    }
+}
+
+fn jobcomp() -> Vec<Record> {
+    let path = data("jobcomp.log");
+    trace::parse_jobcomp(&path, &std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_jobcomp_log_parses() {
+    let records = jobcomp();
+    assert_eq!(records.len(), 101);
+    let array: Vec<&Record> = records.iter().filter(|r| r.task.is_some()).collect();
+    assert_eq!(array.len(), 6);
+    assert!(array.iter().all(|r| ["dab-5-5", "dab-6-4", "dab-4-5"].contains(&r.name.as_str())));
+    let failed = records.iter().find(|r| r.name == "dab-b").unwrap();
+    assert_eq!(failed.state, "FAILED");
+    assert_eq!((failed.submit, failed.end - failed.start), (trace::timestamp("2026-11-22T02:54:05"), 1));
+    assert_eq!(records.iter().find(|r| r.name == "dab-c").unwrap().node, "(null)");
+    let path = Path::new("bad.log");
+    let err = trace::parse_jobcomp(path, "JobId=1 Name=x JobState=COMPLETED\n").unwrap_err().to_string();
+    assert!(err.contains("bad.log") && err.contains("line 1") && err.contains("StartTime"), "{err}");
+}
+
+#[test]
+fn sacct_output_parses_and_agrees_with_the_jobcomp_log() {
+    let path = data("sacct.txt");
+    let records = trace::parse_sacct(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+    let brief: Vec<(&str, Option<u32>, &str)> =
+        records.iter().map(|r| (r.name.as_str(), r.task, r.state.as_str())).collect();
+    assert_eq!(
+        brief,
+        [
+            ("dab-9-8", None, "COMPLETED"),
+            ("dab-5-5", Some(0), "COMPLETED"),
+            ("dab-5-5", Some(1), "COMPLETED"),
+            ("dab-b", None, "FAILED")
+        ]
+    );
+    let from_log = jobcomp();
+    for r in records.iter().filter(|r| r.name == "dab-9-8" || r.name == "dab-5-5") {
+        let same = from_log.iter().find(|l| l.name == r.name && l.task == r.task).unwrap();
+        assert_eq!((same.start, same.end, &same.node), (r.start, r.end, &r.node));
+    }
+    let err = trace::parse_sacct(&path, "JobID|JobName|Start\n1|x|Unknown\n").unwrap_err().to_string();
+    assert!(err.contains("no End column"), "{err}");
+}
+
+#[test]
+fn slurm_s_record_becomes_a_trace_with_a_fitted_overhead() {
+    let (plan, _) = plan();
+    let converted = trace::convert(&plan, &jobcomp(), Some(2), Path::new("jobcomp.log")).unwrap();
+    assert_eq!(converted.rows.len(), plan.jobs.len());
+    assert!(converted.missing.is_empty());
+    assert_eq!(converted.ignored, 3, "dab-a, dab-b and dab-c are not jobs of the plan");
+    assert_eq!(converted.threads, 2);
+    assert_eq!(converted.rows[0].start, 0.0, "times count from the first submission");
+    for lane in 0..2 {
+        let mut spans: Vec<(f64, f64)> =
+            converted.rows.iter().filter(|r| r.thread == lane).map(|r| (r.start, r.end)).collect();
+        spans.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "lane {lane} overlaps");
+    }
+    // The trace is one `dab compare` reads, and the fitted overhead predicts its makespan.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("trace.csv");
+    let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(converted.threads), value: None };
+    dab::compare::write_trace(&file, &converted.rows, &info).unwrap();
+    let (rows, info) = dab::compare::read_trace(&file).unwrap();
+    let o = &converted.overhead;
+    assert!(o.jobs > 50 && o.median_wait >= 1.0, "{o:?}");
+    let ticks = o.ticks.expect("the plan's costs are ns");
+    let fitted = compare_with(&plan, &rows, &info, None, ticks).unwrap().comparison;
+    assert!(fitted.error < 0.05, "{fitted}");
+    let without = compare_with(&plan, &rows, &info, None, 0).unwrap().comparison;
+    assert!(without.error > 0.9, "the plan alone predicts milliseconds: {without}");
+}
