@@ -101,13 +101,12 @@ pub fn units(plan: &Checked) -> Vec<Unit> {
     out
 }
 
-/// MiB one task of `job` asks for: its inputs (all resident while it computes, and the
-/// largest once more while it is read and checked), its output twice (the values and the
-/// file image written), and [`MARGIN_MB`].
+/// MiB one task of `job` asks for: its output and every input, all resident while it
+/// computes (a file is read into the buffer its values keep and written in small chunks, so
+/// neither is held twice), as `memory::least_limit` counts a job, and [`MARGIN_MB`].
 pub fn memory_mb(plan: &Checked, job: usize) -> u64 {
     let g = &plan.graph;
-    let inputs: Vec<u64> = g.needs(job).iter().map(|&k| g.jobs[k as usize].bytes).collect();
-    let bytes = inputs.iter().sum::<u64>() + inputs.iter().max().unwrap_or(&0) + 2 * g.jobs[job].bytes;
+    let bytes = g.jobs[job].bytes + g.needs(job).iter().map(|&k| g.jobs[k as usize].bytes).sum::<u64>();
     bytes.div_ceil(1 << 20) + MARGIN_MB
 }
 
