@@ -377,6 +377,9 @@ pub struct StoreTiming {
     pub sizes: Vec<(u64, f64)>,
     pub per_file_ns: f64,
     pub per_byte_ns: f64,
+    /// Reading back, per byte: the summed read time over the summed bytes (just written, so
+    /// mostly from the page cache, as values dropped under a memory limit usually are).
+    pub read_per_byte_ns: f64,
 }
 
 /// Sizes written when timing a store: a few kilobytes to the size of a large partition.
@@ -400,24 +403,29 @@ fn time_store_in(base: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTimi
     let store = Store::open(base, &plan)?;
     let layout = plan.layout[0];
     let mut times = vec![Vec::new(); sizes.len()];
+    let mut reads = vec![Vec::new(); sizes.len()];
     for _ in 0..repeats.max(1) {
         for (i, &bytes) in sizes.iter().enumerate() {
             let values = vec![0; bytes as usize];
             let start = std::time::Instant::now();
             store.write(&format!("t{i}"), &layout, &values)?;
             times[i].push(start.elapsed().as_secs_f64());
+            drop(values);
+            let start = std::time::Instant::now();
+            store.read(&format!("t{i}"), &layout, bytes)?;
+            reads[i].push(start.elapsed().as_secs_f64());
         }
     }
-    let sizes: Vec<(u64, f64)> = sizes
-        .iter()
-        .zip(&mut times)
-        .map(|(&b, t)| {
-            t.sort_by(f64::total_cmp);
-            (b, quantile(t, 0.5))
-        })
-        .collect();
+    let read_secs: f64 = reads.iter_mut().map(|t| median(t)).sum();
+    let read_per_byte_ns = read_secs * 1e9 / sizes.iter().sum::<u64>() as f64;
+    let sizes: Vec<(u64, f64)> = sizes.iter().zip(&mut times).map(|(&b, t)| (b, median(t))).collect();
     let (per_file, per_byte) = line_fit(&sizes);
-    Ok(StoreTiming { sizes, per_file_ns: per_file * 1e9, per_byte_ns: per_byte * 1e9 })
+    Ok(StoreTiming { sizes, per_file_ns: per_file * 1e9, per_byte_ns: per_byte * 1e9, read_per_byte_ns })
+}
+
+fn median(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    quantile(times, 0.5)
 }
 
 /// a + b x through (x, t) with weights 1/t^2 (relative error), both coefficients at least 0.

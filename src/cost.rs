@@ -69,6 +69,9 @@ pub struct CostModel {
     pub store_per_file_ns: f64,
     #[serde(default)]
     pub store_per_byte_ns: f64,
+    /// Reading a job's values back from a store (checked), per byte.
+    #[serde(default)]
+    pub store_read_per_byte_ns: f64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -138,6 +141,7 @@ impl CostModel {
             contention,
             store_per_file_ns: 0.0,
             store_per_byte_ns: 0.0,
+            store_read_per_byte_ns: 0.0,
         }
     }
 

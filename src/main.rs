@@ -3,5 +3,9 @@
 mod cli;
 
 fn main() {
+    // Output piped into `head` ends quietly, as for any Unix tool, instead of a panic on the
+    // first write after the reader has gone (store files are renamed into place whole, so an
+    // interrupted run leaves nothing half-written).
+    sigpipe::reset();
     std::process::exit(cli::run());
 }

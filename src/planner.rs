@@ -92,7 +92,18 @@ fn splits(space: &Space, forced: Option<u64>) -> Vec<Option<Split>> {
 fn predict(graph: &Graph, opts: &PlanOptions, sweep: u32) -> Vec<Option<Prediction>> {
     let sim = Simulator::new(
         graph,
-        SimOptions { policy: Policy::Cp, mem_limit: opts.mem_limit, overhead: opts.overhead, ..Default::default() },
+        SimOptions {
+            policy: Policy::Cp,
+            mem_limit: opts.mem_limit,
+            overhead: opts.overhead,
+            // Values a memory limit drops are read back from the store, at the measured rate.
+            reload_ps_per_byte: if opts.store {
+                (opts.model.store_read_per_byte_ns * 1000.0).round() as u64
+            } else {
+                0
+            },
+            ..Default::default()
+        },
     )
     .expect("no zero bandwidth");
     let procs: Vec<Procs> = (1..=sweep).map(Procs::Limited).collect();

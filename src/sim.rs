@@ -119,11 +119,14 @@ pub struct SimOptions {
     /// Most bytes of job values resident at once (values evicted to the store are read back
     /// when needed); None: no limit.
     pub mem_limit: Option<u64>,
+    /// Picoseconds per byte of reading back values the memory limit dropped (added to the
+    /// reading job); 0: free.
+    pub reload_ps_per_byte: u64,
 }
 
 impl Default for SimOptions {
     fn default() -> SimOptions {
-        SimOptions { policy: Policy::Fifo, overhead: 0, bandwidth: None, mem_limit: None }
+        SimOptions { policy: Policy::Fifo, overhead: 0, bandwidth: None, mem_limit: None, reload_ps_per_byte: 0 }
     }
 }
 
@@ -390,10 +393,11 @@ impl<'s, 'g> Replay<'s, 'g> {
         while self.running < self.cap {
             let Some(entry) = self.ready.pop() else { break };
             let i = entry.2 as usize;
-            if self.memory.try_start(i, g.needs(i)).is_none() {
+            let Some(admission) = self.memory.try_start(i, g.needs(i)) else {
                 held.push(entry);
                 continue;
-            }
+            };
+            let loaded: u64 = admission.load.iter().map(|&k| g.jobs[k as usize].bytes).sum();
             let proc = match self.free.pop() {
                 Some(Reverse(p)) => p,
                 None => {
@@ -402,7 +406,7 @@ impl<'s, 'g> Replay<'s, 'g> {
                 }
             };
             self.proc_of[i] = proc;
-            let end = self.now + self.sim.duration[i];
+            let end = self.now + self.sim.duration[i] + loaded * self.sim.opts.reload_ps_per_byte / 1000;
             self.events.push(entry.2, Reverse((end, self.event_seq)));
             self.event_seq += 1;
             self.running += 1;

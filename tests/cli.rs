@@ -120,3 +120,21 @@ fn bench_writes_its_csv() {
     dab().args(["bench", "--cases", "7x7", "-o", out.to_str().unwrap()]).assert().code(2);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text, "a failed run leaves the old report");
 }
+
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"))
+        .args(["partitions", "3x5", "--groups", "5"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    // The reader is gone (as `| head -1` does): the next writes meet a closed pipe.
+    let out = child.wait_with_output().unwrap();
+    assert!(!first.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+}

@@ -43,6 +43,7 @@ fn hand_worked_makespans() {
             overhead: f[3].parse().unwrap(),
             bandwidth: (!f[4].is_empty()).then(|| f[4].parse().unwrap()),
             mem_limit: None,
+            reload_ps_per_byte: 0,
         };
         let run = Simulator::new(&graph, opts).unwrap().run(procs(f[2]), true).unwrap();
         assert_eq!(run.row.makespan, f[5].parse::<u64>().unwrap(), "{line}");
@@ -83,6 +84,9 @@ fn memory_limit_evicts_values_and_reads_them_back() {
     // Under 70, a goes to the store when c starts and comes back for d: c + a + d = 70.
     let limited = sim(Some(70));
     assert_eq!((limited.peak_memory, limited.makespan), (70, 4));
+    // Reading a back costs time when it is priced: 30 bytes at one tick each.
+    let priced = SimOptions { mem_limit: Some(70), reload_ps_per_byte: 1000, ..Default::default() };
+    assert_eq!(Simulator::new(&g, priced).unwrap().run(Procs::Limited(1), false).unwrap().row.makespan, 34);
     // d alone needs a, c and itself.
     assert!(matches!(
         Simulator::new(&g, SimOptions { mem_limit: Some(69), ..Default::default() })

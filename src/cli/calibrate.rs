@@ -42,11 +42,13 @@ fn store_terms(args: &CalibrateArgs, model: &mut CostModel) -> CliResult {
     let dir = args.store_dir.clone().unwrap_or_else(std::env::temp_dir);
     let t = calibrate::time_store(&dir, &calibrate::STORE_SIZES, args.repeats)?;
     (model.store_per_file_ns, model.store_per_byte_ns) = (t.per_file_ns, t.per_byte_ns);
+    model.store_read_per_byte_ns = t.read_per_byte_ns;
     println!(
-        "store writes in {}: {:.2} ms per file + {:.3} ns per byte",
+        "store writes in {}: {:.2} ms per file + {:.3} ns per byte; reads {:.3} ns per byte",
         dir.display(),
         t.per_file_ns / 1e6,
-        t.per_byte_ns
+        t.per_byte_ns,
+        t.read_per_byte_ns
     );
     for (bytes, secs) in &t.sizes {
         let predicted = model.store_nanoseconds(*bytes) as f64 / 1e9;
