@@ -162,13 +162,26 @@ pub fn compare_with(
     let actual: Vec<&TraceRow> = actual.into_iter().map(|a| a.expect("checked")).collect();
     let p = threads.or(info.threads).unwrap_or_else(|| actual.iter().map(|r| r.thread as u32 + 1).max().unwrap_or(1));
     let factor = plan.predicted(p).map_or(1.0, |pr| pr.job_factor);
-    let sim = Simulator::new(&graph, SimOptions { policy: Policy::Cp, overhead, ..Default::default() })
-        .map_err(|e| CompareError::Plan(e.to_string()))?;
+    // Simulated as the planner did: its memory limit, and values it drops read back.
+    let opts = SimOptions {
+        policy: Policy::Cp,
+        overhead,
+        mem_limit: plan.mem_limit,
+        reload_ps_per_byte: plan.reload_ps_per_byte,
+        ..Default::default()
+    };
+    let sim = Simulator::new(&graph, opts).map_err(|e| CompareError::Plan(e.to_string()))?;
     let run = sim.run(Procs::Limited(p), true).map_err(|e| CompareError::Plan(e.to_string()))?;
     let secs = |ticks: u64| ticks as f64 * factor / 1e9;
     let predicted_seconds = secs(run.row.makespan);
     let actual_seconds = actual.iter().map(|r| r.end).fold(0.0, f64::max);
-    let jobs: Vec<(f64, f64)> = graph.jobs.iter().zip(&actual).map(|(j, r)| (secs(j.cost), r.end - r.start)).collect();
+    // A job's predicted time is its simulated span (its cost and any reading back) without the
+    // dispatch overhead, which a trace's job times do not hold.
+    let mut span = vec![0; graph.len()];
+    for s in &run.spans {
+        span[s.job as usize] = s.end - s.start - overhead;
+    }
+    let jobs: Vec<(f64, f64)> = span.iter().zip(&actual).map(|(&t, r)| (secs(t), r.end - r.start)).collect();
     let mut errors: Vec<f64> = jobs.iter().filter(|(_, a)| *a > 0.0).map(|(p, a)| (p - a).abs() / a).collect();
     errors.sort_by(f64::total_cmp);
     let comparison = Comparison {

@@ -80,6 +80,9 @@ pub struct Plan {
     /// Whether job costs include writing the job to a store.
     #[serde(default)]
     pub store_writes: bool,
+    /// Picoseconds per byte charged for reading back values the memory limit dropped.
+    #[serde(default)]
+    pub reload_ps_per_byte: u64,
     pub predicted_seconds: f64,
     pub predicted_peak_memory: u64,
     pub predictions: Vec<Prediction>,
@@ -227,6 +230,7 @@ impl Plan {
             machine,
             mem_limit: None,
             store_writes: false,
+            reload_ps_per_byte: 0,
             predicted_seconds: 0.0,
             predicted_peak_memory: 0,
             predictions: Vec::new(),

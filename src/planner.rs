@@ -88,24 +88,21 @@ fn splits(space: &Space, forced: Option<u64>) -> Vec<Option<Split>> {
     out
 }
 
+/// How the planner simulates: `cp`, the memory limit, and with a store, values a memory limit
+/// drops read back at the measured rate.
+fn sim_options(opts: &PlanOptions) -> SimOptions {
+    SimOptions {
+        policy: Policy::Cp,
+        mem_limit: opts.mem_limit,
+        overhead: opts.overhead,
+        reload_ps_per_byte: if opts.store { (opts.model.store_read_per_byte_ns * 1000.0).round() as u64 } else { 0 },
+        ..Default::default()
+    }
+}
+
 /// Simulates `graph` for P = 1..=sweep under the model.
 fn predict(graph: &Graph, opts: &PlanOptions, sweep: u32) -> Vec<Option<Prediction>> {
-    let sim = Simulator::new(
-        graph,
-        SimOptions {
-            policy: Policy::Cp,
-            mem_limit: opts.mem_limit,
-            overhead: opts.overhead,
-            // Values a memory limit drops are read back from the store, at the measured rate.
-            reload_ps_per_byte: if opts.store {
-                (opts.model.store_read_per_byte_ns * 1000.0).round() as u64
-            } else {
-                0
-            },
-            ..Default::default()
-        },
-    )
-    .expect("no zero bandwidth");
+    let sim = Simulator::new(graph, sim_options(opts)).expect("no zero bandwidth");
     let procs: Vec<Procs> = (1..=sweep).map(Procs::Limited).collect();
     procs
         .iter()
@@ -189,6 +186,7 @@ pub fn plan_for(c: &Evaluated, opts: &PlanOptions) -> Result<Plan, PlanError> {
     let mut plan = Plan::new(&c.space, &c.graph, c.candidate.split, Policy::Cp, opts.threads, "ns", machine)?;
     plan.mem_limit = opts.mem_limit;
     plan.store_writes = opts.store;
+    plan.reload_ps_per_byte = sim_options(opts).reload_ps_per_byte;
     plan.predicted_seconds = c.candidate.predicted_seconds;
     plan.predicted_peak_memory = c.candidate.peak_memory;
     plan.predictions = c.predictions.iter().flatten().cloned().collect();

@@ -107,6 +107,12 @@ fn a_memory_limit_is_planned_and_kept() {
     assert_eq!(v["mem_limit"], 100_000);
     let (peak, predicted) = (v["peak_bytes"].as_u64().unwrap(), v["predicted_peak_bytes"].as_u64().unwrap());
     assert!(peak <= 100_000 && predicted <= 100_000, "{peak} {predicted}");
+    // The comparison simulates the plan as the planner did, memory limit included.
+    let plan: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("plan.json")).unwrap()).unwrap();
+    let at_2 = plan["predictions"].as_array().unwrap().iter().find(|p| p["procs"] == 2).unwrap();
+    let planned = at_2["makespan_seconds"].as_f64().unwrap();
+    assert!((v["predicted_seconds"].as_f64().unwrap() - planned).abs() < 1e-6 * planned, "{planned} {v}");
     // A limit below the largest job with its inputs: the planner says what the least is.
     dab()
         .args(["plan", "3x3", "--mem-limit", "1K", "--cost", path(&model()), "--out", d])
