@@ -52,6 +52,12 @@ pub struct MoveReport {
     pub value: i32,
 }
 
+impl MoveReport {
+    pub fn new(board: crate::board::Board, line: crate::board::Line, boxes: u8, value: i32) -> MoveReport {
+        MoveReport { line: board.line_name(line), index: line.0, boxes, value }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Analysis {
     pub board: String,
@@ -118,11 +124,8 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
     };
     let seconds = start.elapsed().as_secs_f64();
     let board = root.board;
-    let moves: Vec<MoveReport> = outcome
-        .moves
-        .iter()
-        .map(|&(l, boxes, v)| MoveReport { line: board.line_name(l), index: l.0, boxes, value: v as i32 })
-        .collect();
+    let moves: Vec<MoveReport> =
+        outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(board, l, boxes, v as i32)).collect();
     let best = moves.iter().filter(|m| m.value == outcome.value as i32).map(|m| m.line.clone()).collect();
     Ok(Analysis {
         board: board.to_string(),

@@ -67,12 +67,7 @@ pub fn query(reader: &Reader, pos: Position, threads: usize) -> Result<Answer, Q
     };
     let moves: Vec<MoveReport> = moves
         .iter()
-        .map(|&(l, boxes, v): &(crate::board::Line, i8, Value)| MoveReport {
-            line: board.line_name(l),
-            index: l.0,
-            boxes: boxes as u8,
-            value: v as i32,
-        })
+        .map(|&(l, boxes, v): &(crate::board::Line, i8, Value)| MoveReport::new(board, l, boxes as u8, v as i32))
         .collect();
     let best = moves.iter().filter(|m| m.value == value as i32).map(|m| m.line.clone()).collect();
     Ok(Answer {

@@ -163,7 +163,8 @@ same_store() {
 # --- The plan, run locally and through Slurm -----------------------------------------------
 "$DAB" plan 2x3 --groups 2 --split 500 --threads "$cpus" -o "$T/plan.json" --out "$T/report" >/dev/null 2>&1
 local_json=$("$DAB" run --plan "$T/plan.json" --store "$T/local" --out "$T/local-report" --json --quiet 2>/dev/null)
-local_value=$(grep -o '"value":-\?[0-9]*' <<<"$local_json" | head -1 | cut -d: -f2)
+json_value() { python3 -c 'import json, sys; print(json.load(sys.stdin)["value"])'; }
+local_value=$(json_value <<<"$local_json")
 [[ -n $local_value ]] || fail "no value from the local run: $local_json"
 
 "$DAB" export slurm --plan "$T/plan.json" --store "$T/store" -o "$T/out" >/dev/null
@@ -174,7 +175,7 @@ bash "$T/out/submit-slurm.sh"
 wait_jobs
 say "the cluster ran $(wc -l <"$T/out/job-ids") jobs ($arrays arrays) in $(($(date +%s) - start)) s"
 [[ -f $T/out/value.json ]] || fail "no value.json: the value job did not run"
-value=$(grep -o '"value":-\?[0-9]*' "$T/out/value.json" | head -1 | cut -d: -f2)
+value=$(json_value <"$T/out/value.json")
 [[ $value == "$local_value" ]] || fail "value $value through Slurm, $local_value locally"
 ok "value $value, as the local run"
 files=$(same_store "$T/local/2x3/g2" "$T/store/2x3/g2")

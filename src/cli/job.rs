@@ -41,8 +41,9 @@ pub fn run(args: JobArgs) -> CliResult {
     let store = Store::open_shared(&args.store, &checked)?;
     if let Some(path) = &args.value {
         let (value, moves) = exec::stored_root(&checked, &store)?;
+        let board = checked.space.board();
         let moves: Vec<_> =
-            moves.iter().map(|m| serde_json::json!({"line": m.line.0, "boxes": m.boxes, "value": m.value})).collect();
+            moves.iter().map(|m| dab::analysis::MoveReport::new(board, m.line, m.boxes, m.value as i32)).collect();
         let json = serde_json::json!({"board": plan.board, "root": plan.root, "value": value, "moves": moves});
         dab::files::write_atomic(path, format!("{json}\n").as_bytes())
             .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
