@@ -10,6 +10,7 @@ pub mod cluster;
 pub mod compare;
 pub mod cost;
 pub mod endgame;
+pub mod endgamebench;
 pub mod exec;
 pub mod files;
 pub mod graph;

@@ -1,5 +1,7 @@
 //! `dab bench`: the solver against the dense twin, single-threaded (`--suite solve`), or the
-//! simulator's speed and schedule quality (`--suite sim`); CSV in `reports/`.
+//! simulator's speed and schedule quality (`--suite sim`), plans run against their predictions
+//! (`--suite run`), or the endgame theorems against the solver (`--suite endgame`); CSV in
+//! `reports/`.
 
 use std::path::PathBuf;
 
@@ -14,6 +16,7 @@ pub enum Suite {
     Solve,
     Sim,
     Run,
+    Endgame,
 }
 
 #[derive(Args)]
@@ -33,6 +36,9 @@ pub struct BenchArgs {
     /// Solve cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_CASES.iter().map(|s| s.to_string()))]
     pub cases: Vec<String>,
+    /// Loops-and-chains positions for `--suite endgame` (a folder of ASCII art files).
+    #[arg(long, value_name = "DIR", default_value = "tests/data/endgame")]
+    pub positions: PathBuf,
     /// Where to write the CSV (default: reports/bench.csv, or reports/bench-sim.csv and
     /// reports/bench-sim-speed.csv).
     #[arg(long, short)]
@@ -44,7 +50,33 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Solve => solve(args),
         Suite::Sim => sim(args),
         Suite::Run => run_suite(args),
+        Suite::Endgame => endgame(args),
     }
+}
+
+fn endgame(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench-endgame.csv".into());
+    println!(
+        "{:<26} {:<5} {:>5} {:<12} {:>6} {:>12} {:>10} {:>10} {:>6}",
+        "position", "board", "lines", "components", "value", "theorems us", "solve s", "speedup", "agree"
+    );
+    let rows = dab::endgamebench::run(&args.positions, &mut |r| {
+        println!(
+            "{:<26} {:<5} {:>5} {:<12} {:>6} {:>12.2} {:>10.4} {:>10.0} {:>6}",
+            r.position,
+            r.board,
+            r.free_lines,
+            r.components,
+            r.value,
+            r.theorem_microseconds,
+            r.solve_seconds,
+            r.speedup,
+            r.agree
+        )
+    })?;
+    dab::files::write_csv(&rows, &output)?;
+    println!("wrote {}", output.display());
+    Ok(())
 }
 
 fn solve(args: BenchArgs) -> CliResult {
