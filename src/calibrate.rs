@@ -67,10 +67,6 @@ pub fn measure(
             walls[k].push(run.seconds);
         }
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     Ok(threads
         .iter()
         .zip(times.iter_mut().zip(&mut walls))
@@ -220,6 +216,12 @@ pub struct ErrorStats {
     /// |sum pred - sum actual| / sum actual.
     pub total: f64,
     pub fitted_on: bool,
+}
+
+/// The median of repeated timings (the upper one of an even count); sorts them.
+pub fn median(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
 
 /// Quantile `q` (0..=1) of sorted values, nearest rank.
@@ -398,8 +400,7 @@ pub fn time_store(dir: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTimi
 fn time_store_in(base: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTiming, StoreError> {
     // Any plan gives a folder and a header; only the number of values matters here.
     let space = Space::new(Position::empty("1x1".parse().expect("a board")), None).expect("1x1 has a space");
-    let graph = crate::schemes::orbits(&space, &crate::cost::CostSpec::States, None).expect("no split");
-    let plan = Checked::from_graph(space, graph).expect("own graph");
+    let plan = Checked::whole(space);
     let store = Store::open(base, &plan)?;
     let layout = plan.layout[0];
     let mut times = vec![Vec::new(); sizes.len()];
@@ -421,11 +422,6 @@ fn time_store_in(base: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTimi
     let sizes: Vec<(u64, f64)> = sizes.iter().zip(&mut times).map(|(&b, t)| (b, median(t))).collect();
     let (per_file, per_byte) = line_fit(&sizes);
     Ok(StoreTiming { sizes, per_file_ns: per_file * 1e9, per_byte_ns: per_byte * 1e9, read_per_byte_ns })
-}
-
-fn median(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    quantile(times, 0.5)
 }
 
 /// a + b x through (x, t) with weights 1/t^2 (relative error), both coefficients at least 0.

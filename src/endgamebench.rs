@@ -50,8 +50,7 @@ pub fn run(dir: &Path, progress: &mut dyn FnMut(&Row)) -> Result<Vec<Row>, Strin
                 start.elapsed().as_secs_f64()
             })
             .collect();
-        times.sort_by(f64::total_cmp);
-        let theorem = times[times.len() / 2];
+        let theorem = crate::calibrate::median(&mut times);
         let start = Instant::now();
         let solved = solve(pos, SolveOptions::default()).map_err(|e| format!("'{}': {e}", path.display()))?;
         let solve_seconds = start.elapsed().as_secs_f64();

@@ -15,10 +15,13 @@ use crate::graph::Graph;
 /// The least memory limit `graph` can run under: its largest job together with every job it
 /// reads (with eviction, any job can run alone).
 pub fn least_limit(graph: &Graph) -> u64 {
-    (0..graph.len())
-        .map(|i| graph.jobs[i].bytes + graph.needs(i).iter().map(|&k| graph.jobs[k as usize].bytes).sum::<u64>())
-        .max()
-        .unwrap_or(0)
+    let bytes: Vec<u64> = graph.jobs.iter().map(|j| j.bytes).collect();
+    (0..graph.len()).map(|i| with_inputs(&bytes, i, graph.needs(i))).max().unwrap_or(0)
+}
+
+/// Bytes of `job`'s values and of every job it reads.
+fn with_inputs(bytes: &[u64], job: usize, needs: &[u32]) -> u64 {
+    bytes[job] + needs.iter().map(|&k| bytes[k as usize]).sum::<u64>()
 }
 
 /// What a job may start with: the inputs to read from the store and the values to drop first.
@@ -97,11 +100,14 @@ impl Residency {
 
     /// Bytes `job` needs to start with nothing else resident: its output and every input.
     pub fn alone(&self, job: usize, needs: &[u32]) -> u64 {
-        // The same sum as `least_limit`, for one job.
-        self.bytes[job] + needs.iter().map(|&k| self.bytes[k as usize]).sum::<u64>()
+        with_inputs(&self.bytes, job, needs)
     }
 
     fn set_idle(&mut self, k: usize, idle: bool) {
+        // Only a limit with eviction ever picks from the idle set: keep the unlimited path cheap.
+        if self.limit.is_none() || !self.evict {
+            return;
+        }
         let entry = (self.readers[k], k as u32);
         if idle {
             if self.idle.insert(entry) {
@@ -132,8 +138,7 @@ impl Residency {
                 return None;
             }
             let mut freed = 0;
-            let candidates: Vec<(u32, u32)> = self.idle.iter().copied().collect();
-            for (_, k) in candidates {
+            for &(_, k) in &self.idle {
                 if self.used - freed + need <= limit {
                     break;
                 }

@@ -178,6 +178,12 @@ fn priorities(graph: &Graph) -> Vec<u64> {
 }
 
 impl Checked {
+    /// The space's own partitions, unsplit, one tick a position: the plan `dab solve` runs.
+    pub fn whole(space: Space) -> Checked {
+        let graph = crate::schemes::orbits(&space, &crate::cost::CostSpec::States, None).expect("no split to refuse");
+        Checked::from_graph(space, graph).expect("a space's own graph is a valid plan")
+    }
+
     /// An orbits graph of `space` ready to run, priorities by longest remaining cost.
     pub fn from_graph(space: Space, graph: Graph) -> Result<Checked, PlanError> {
         let layout = layout(&space, &graph)?;

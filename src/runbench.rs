@@ -105,14 +105,14 @@ pub fn candidates(
         let checked = plan.check().map_err(|e| RunBenchError::Run(e.into()))?;
         let mut times: Vec<f64> =
             (0..repeats.max(1)).map(|_| execute(&checked, threads as usize, false, None).seconds).collect();
-        times.sort_by(f64::total_cmp);
+        let actual_seconds = crate::calibrate::median(&mut times);
         rows.push(CandidateRow {
             board: board.to_string(),
             threads,
             candidate: c.label(),
             jobs: c.candidate.jobs,
             predicted_seconds: c.candidate.predicted_seconds,
-            actual_seconds: times[times.len() / 2],
+            actual_seconds,
             chosen: i == planned.chosen,
         });
     }

@@ -1,23 +1,19 @@
 //! The executor against its slow twin (one partition at a time): the same value for every
 //! thread count, whole or split into pieces, and a trace that respects every dependency.
 
+mod common;
+
 use std::collections::HashMap;
 
-use dab::cost::CostSpec;
+use common::checked;
+
 use dab::exec::execute;
 use dab::kernel::Kernel;
 use dab::plan::Checked;
 use dab::position::Position;
-use dab::schemes::{self, PieceDeps, Split};
+use dab::schemes::{PieceDeps, Split};
 use dab::sim::{Policy, Procs, SimOptions, Simulator};
 use dab::solve::{SolveOptions, solve_in_order};
-use dab::space::Space;
-
-fn checked(board: &str, groups: usize, split: Option<Split>) -> Checked {
-    let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
-    let graph = schemes::orbits(&space, &CostSpec::States, split.as_ref()).unwrap();
-    Checked::from_graph(space, graph).unwrap()
-}
 
 #[test]
 fn every_thread_count_gives_the_twin_s_values() {

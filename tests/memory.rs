@@ -1,23 +1,18 @@
 //! `--mem-limit` on the executor: the tracked peak never passes the limit, the values do not
 //! change, and the simulator predicts the same peak. (`memory_cap.rs` checks the process.)
 
+mod common;
+
 use std::path::Path;
 
-use dab::cost::CostSpec;
+use common::checked as plan;
+
 use dab::exec::{ExecError, ExecOptions, Execution, execute, execute_with};
 use dab::memory::least_limit;
 use dab::plan::Checked;
-use dab::position::Position;
-use dab::schemes::{self, PieceDeps, Split};
+use dab::schemes::{PieceDeps, Split};
 use dab::sim::{Policy, Procs, SimError, SimOptions, Simulator};
-use dab::space::Space;
 use dab::store::Store;
-
-fn plan(board: &str, groups: usize, split: Option<Split>) -> Checked {
-    let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
-    let graph = schemes::orbits(&space, &CostSpec::States, split.as_ref()).unwrap();
-    Checked::from_graph(space, graph).unwrap()
-}
 
 fn limited(plan: &Checked, base: &Path, threads: usize, limit: u64) -> Result<Execution, ExecError> {
     let store = Store::open(base, plan).unwrap();

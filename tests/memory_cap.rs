@@ -2,15 +2,13 @@
 //! fixed tables, a run that held more partition values than the limit would abort. The one
 //! test of its binary, so that no other test's allocations count.
 
+mod common;
+
 use std::alloc::System;
 
 use cap::Cap;
-use dab::cost::CostSpec;
 use dab::exec::{ExecOptions, execute, execute_with};
 use dab::memory::least_limit;
-use dab::plan::Checked;
-use dab::position::Position;
-use dab::space::Space;
 use dab::store::Store;
 
 /// Counts every allocation of this test binary; a cap makes an allocation past it abort.
@@ -19,8 +17,7 @@ static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
 
 #[test]
 fn the_process_never_holds_more_than_the_limit() {
-    let space = Space::new(Position::empty("3x4".parse().unwrap()), Some(4)).unwrap();
-    let p = Checked::from_graph(space.clone(), dab::schemes::orbits(&space, &CostSpec::States, None).unwrap()).unwrap();
+    let p = common::checked("3x4", 4, None);
     let limit = (least_limit(&p.graph) + execute(&p, 1, false, None).peak_bytes) / 2;
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path(), &p).unwrap();

@@ -12,17 +12,10 @@ use assert_cmd::Command;
 use dab::exec::{ExecError, ExecOptions, execute_with};
 use dab::plan::Checked;
 use dab::position::Position;
-use dab::space::Space;
 use dab::store::{Store, StoreError, folder};
 use predicates::prelude::*;
 
 mod common;
-
-fn plan(board: &str, groups: usize) -> Checked {
-    let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
-    let graph = dab::schemes::orbits(&space, &dab::cost::CostSpec::States, None).unwrap();
-    Checked::from_graph(space, graph).unwrap()
-}
 
 /// Every file of a folder tree with its bytes.
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -52,7 +45,7 @@ fn run(plan: &Checked, base: &Path, threads: usize) -> Result<(i8, usize, Vec<St
 
 #[test]
 fn damage_is_named_and_repaired() {
-    let p = plan("3x3", 3);
+    let p = common::checked("3x3", 3, None);
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (value, resumed, _) = run(&p, a.path(), 2).unwrap();
     assert_eq!((value, resumed), (-3, 0));
@@ -97,7 +90,7 @@ fn damage_is_named_and_repaired() {
 
 #[test]
 fn a_full_store_answers_without_running() {
-    let p = plan("2x3", 2);
+    let p = common::checked("2x3", 2, None);
     let dir = tempfile::tempdir().unwrap();
     let first = run(&p, dir.path(), 1).unwrap();
     let again = run(&p, dir.path(), 3).unwrap();
@@ -115,7 +108,7 @@ fn a_full_store_answers_without_running() {
 
 #[test]
 fn two_runs_cannot_share_a_store() {
-    let p = plan("2x2", 2);
+    let p = common::checked("2x2", 2, None);
     let dir = tempfile::tempdir().unwrap();
     let _held = Store::open(dir.path(), &p).unwrap();
     assert!(matches!(Store::open(dir.path(), &p), Err(StoreError::Locked { .. })));
@@ -129,7 +122,7 @@ fn two_runs_cannot_share_a_store() {
 
 #[test]
 fn a_write_error_stops_the_run_and_a_later_run_resumes() {
-    let p = plan("3x3", 3);
+    let p = common::checked("3x3", 3, None);
     let dir = tempfile::tempdir().unwrap();
     let blocked = folder(dir.path(), &p).join(format!("{}.dab", p.graph.jobs[30].name));
     // A folder where the file must go: the rename fails (also for root, unlike permissions).
@@ -177,7 +170,7 @@ fn run_book(plan: &Checked, base: &Path, keep: usize) -> Result<dab::exec::Execu
 
 #[test]
 fn the_opening_book_keeps_only_small_partitions() {
-    let p = plan("3x3", 3);
+    let p = common::checked("3x3", 3, None);
     let (clean, broken) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let first = run_book(&p, clean.path(), 6).unwrap();
     assert_eq!(first.value, -3);
@@ -214,7 +207,7 @@ fn book_options_are_checked() {
 
 #[test]
 fn queries_answer_from_the_book_and_beyond_it() {
-    let p = plan("3x3", 3);
+    let p = common::checked("3x3", 3, None);
     let dir = tempfile::tempdir().unwrap();
     run_book(&p, dir.path(), 12).unwrap();
     let reader = dab::store::Reader::open(dir.path(), "3x3".parse().unwrap(), None).unwrap();
@@ -247,7 +240,7 @@ fn queries_answer_from_the_book_and_beyond_it() {
 
 #[test]
 fn recomputation_catches_wrong_values_with_good_checksums() {
-    let p = plan("2x3", 2);
+    let p = common::checked("2x3", 2, None);
     let dir = tempfile::tempdir().unwrap();
     run(&p, dir.path(), 2).unwrap();
     let n = p.graph.len();

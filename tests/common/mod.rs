@@ -62,3 +62,10 @@ pub fn json_out(args: &[&str], stdin: Option<&str>) -> serde_json::Value {
     }
     serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap()
 }
+
+/// The plan of an empty board's own partitions in `groups` groups, split or not.
+pub fn checked(board: &str, groups: usize, split: Option<dab::schemes::Split>) -> dab::plan::Checked {
+    let space = dab::space::Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
+    let graph = dab::schemes::orbits(&space, &dab::cost::CostSpec::States, split.as_ref()).unwrap();
+    dab::plan::Checked::from_graph(space, graph).unwrap()
+}
