@@ -334,6 +334,15 @@ impl Reader {
             path: board_dir.clone(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, what),
         };
+        if !base.is_dir() {
+            return Err(StoreError::Read {
+                path: base.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such store folder"),
+            });
+        }
+        if !board_dir.is_dir() {
+            return Err(not_found(format!("the store holds no solve of the empty {board} board")));
+        }
         let groups = match groups {
             Some(g) => g,
             None => {
@@ -351,6 +360,9 @@ impl Reader {
         let space = crate::space::Space::new(crate::position::Position::empty(board), Some(groups))
             .map_err(|e| not_found(e.to_string()))?;
         let dir = board_dir.join(format!("g{groups}"));
+        if !dir.is_dir() {
+            return Err(not_found(format!("the store holds no {board} solve with {groups} groups")));
+        }
         let files = index(&dir)?;
         Ok(Reader { dir, space, files })
     }

@@ -235,7 +235,20 @@ fn queries_answer_from_the_book_and_beyond_it() {
         .args(["query", "2x2", "--store", dir.path().to_str().unwrap()])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("2x2"));
+        .stderr(predicate::str::contains("the store holds no solve of the empty 2x2 board"));
+    Command::cargo_bin("dab")
+        .unwrap()
+        .args(["query", "3x3", "--groups", "2", "--store", dir.path().to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the store holds no 3x3 solve with 2 groups"));
+    let missing = dir.path().join("missing");
+    Command::cargo_bin("dab")
+        .unwrap()
+        .args(["query", "3x3", "--store", missing.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing': no such store folder"));
 }
 
 #[test]
