@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 /// Cost model files this version reads.
 pub const MODEL_FORMAT: u32 = 1;
 
+/// Where `dab calibrate` saves the model, relative to the project folder.
+pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
+const BUILT_IN_MODEL: &str = include_str!("../sims/cost-model.json");
+
 /// What a job's cost is computed from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JobFeatures {
@@ -91,8 +95,19 @@ pub enum CostError {
 impl CostModel {
     pub fn load(path: &Path) -> Result<CostModel, CostError> {
         let text = std::fs::read_to_string(path).map_err(|source| CostError::Read { path: path.into(), source })?;
+        Self::parse(&text, path)
+    }
+
+    /// The model committed in `sims/cost-model.json` when this binary was built, for runs
+    /// outside the project folder (a model of the machine it was measured on, not this one).
+    pub fn built_in() -> CostModel {
+        Self::parse(BUILT_IN_MODEL, Path::new(BUILT_IN_NAME)).expect("the committed cost model is valid")
+    }
+
+    /// A model from the text of its file (`path` names it in errors).
+    fn parse(text: &str, path: &Path) -> Result<CostModel, CostError> {
         let model: CostModel =
-            serde_json::from_str(&text).map_err(|source| CostError::Parse { path: path.into(), source })?;
+            serde_json::from_str(text).map_err(|source| CostError::Parse { path: path.into(), source })?;
         if model.format != MODEL_FORMAT {
             return Err(CostError::Format { path: path.into(), found: model.format });
         }
@@ -191,5 +206,20 @@ impl CostSpec {
             CostSpec::States => "states",
             CostSpec::Model(_) => "ns",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_model_is_the_committed_one() {
+        let m = CostModel::built_in();
+        assert_eq!(
+            m,
+            CostModel::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json"))).unwrap()
+        );
+        assert!(m.per_row_ns > 0.0 && !m.machine.is_empty());
     }
 }

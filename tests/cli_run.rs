@@ -88,6 +88,26 @@ fn plan_run_compare_on_a_small_board() {
 }
 
 #[test]
+fn outside_the_project_the_built_in_cost_model_is_used() {
+    let dir = tempfile::tempdir().unwrap();
+    dab()
+        .current_dir(dir.path())
+        .args(["run", "2x2", "--threads", "1", "--quiet"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("value of 2x2: {}", published("2x2"))))
+        .stderr(predicate::str::contains("using the cost model built into dab"));
+    assert!(dir.path().join("reports/2x2/compare.svg").exists());
+    // A model named on the command line is never replaced by the built-in one.
+    dab()
+        .current_dir(dir.path())
+        .args(["plan", "2x2", "--cost", "missing.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read cost model 'missing.json'"));
+}
+
+#[test]
 fn a_memory_limit_is_planned_and_kept() {
     let dir = tempfile::tempdir().unwrap();
     let (d, store) = (path(dir.path()), dir.path().join("store"));

@@ -27,9 +27,9 @@ pub struct BenchArgs {
     /// Boards for `--suite run`.
     #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
     pub boards: Vec<String>,
-    /// Cost model for `--suite run`.
-    #[arg(long, value_name = "FILE", default_value = super::plan::DEFAULT_MODEL)]
-    pub cost: PathBuf,
+    /// Cost model for `--suite run` (default: sims/cost-model.json, or the built-in model).
+    #[arg(long, value_name = "FILE")]
+    pub cost: Option<PathBuf>,
     /// Runs of each plan or candidate in `--suite run` (the median is reported).
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
@@ -175,7 +175,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
     ));
     let dir = output.with_extension("");
     let all = super::threads(None)? as u32;
-    let model = dab::cost::CostModel::load(&args.cost).map_err(|e| format!("{e} (run dab calibrate to make one)"))?;
+    let model = super::plan::load_model(args.cost.as_deref())?;
     let opts = dab::planner::PlanOptions {
         threads: all,
         mem_limit: None,

@@ -23,7 +23,7 @@ pub struct CalibrateArgs {
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
     /// Where to save the model.
-    #[arg(long, short, default_value = "sims/cost-model.json")]
+    #[arg(long, short, default_value = dab::cost::BUILT_IN_NAME)]
     pub output: PathBuf,
     /// Every timed job, as CSV.
     #[arg(long, default_value = "reports/calibration.csv")]

@@ -1,15 +1,12 @@
 //! `dab plan`: simulate candidate plans with the calibrated costs and pick one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
-use dab::cost::CostModel;
+use dab::cost::{BUILT_IN_NAME, CostModel};
 use dab::planner::{self, PlanOptions};
 
 use super::{CliResult, PositionArgs};
-
-/// Where `dab calibrate` saves the model, and where plans look for it.
-pub const DEFAULT_MODEL: &str = "sims/cost-model.json";
 
 #[derive(Args)]
 pub struct PlanArgs {
@@ -38,9 +35,10 @@ pub struct PlanCommon {
     /// are dropped and read back from the store, so `dab run` needs `--store` with it.
     #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
     pub mem_limit: Option<u64>,
-    /// Cost model from `dab calibrate`.
-    #[arg(long, value_name = "FILE", default_value = DEFAULT_MODEL)]
-    pub cost: PathBuf,
+    /// Cost model from `dab calibrate` (default: sims/cost-model.json, or the model built into
+    /// dab where there is none).
+    #[arg(long, value_name = "FILE")]
+    pub cost: Option<PathBuf>,
     /// Group counts to try (default: the solver's and its neighbours).
     #[arg(long, value_delimiter = ',', value_name = "G,G")]
     pub groups: Option<Vec<usize>>,
@@ -61,7 +59,7 @@ impl PlanCommon {
         if self.split == Some(0) {
             return Err("--split must be at least 1 state".into());
         }
-        let model = CostModel::load(&self.cost).map_err(|e| format!("{e} (run dab calibrate to make one)"))?;
+        let model = load_model(self.cost.as_deref())?;
         Ok(PlanOptions {
             threads: super::threads(self.threads)? as u32,
             mem_limit: self.mem_limit,
@@ -72,6 +70,22 @@ impl PlanCommon {
             split: self.split,
         })
     }
+}
+
+/// The cost model named by `--cost`; without one, `sims/cost-model.json` in the current folder
+/// if there is one, else the model built into dab (with a note: it was measured elsewhere).
+pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
+    let default = Path::new(BUILT_IN_NAME);
+    if path.is_none() && !default.exists() {
+        let model = CostModel::built_in();
+        eprintln!(
+            "note: no {BUILT_IN_NAME} here; using the cost model built into dab, measured on {} \
+             (run dab calibrate to measure this machine)",
+            model.machine
+        );
+        return Ok(model);
+    }
+    CostModel::load(path.unwrap_or(default)).map_err(|e| format!("{e} (run dab calibrate to make one)"))
 }
 
 /// Prints the candidates and the choice.
