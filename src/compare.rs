@@ -11,9 +11,10 @@ use serde::Serialize;
 
 use crate::calibrate::quantile;
 use crate::exec::TraceRow;
+use crate::graph::Graph;
 use crate::kernel::Value;
 use crate::plan::Plan;
-use crate::sim::{Policy, Procs, SimOptions, Simulator, Span};
+use crate::sim::{Policy, Procs, Run, SimOptions, Simulator, Span};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
@@ -116,6 +117,20 @@ pub struct Detail {
     pub jobs: Vec<(f64, f64)>,
 }
 
+/// The plan's schedule on `p` threads, recorded, simulated as the planner did: its memory
+/// limit, the values it drops read back, and `overhead` ticks a job.
+pub fn simulate(plan: &Plan, graph: &Graph, p: u32, overhead: u64) -> Result<Run, CompareError> {
+    let opts = SimOptions {
+        policy: Policy::Cp,
+        overhead,
+        mem_limit: plan.mem_limit,
+        reload_ps_per_byte: plan.reload_ps_per_byte,
+        ..Default::default()
+    };
+    let sim = Simulator::new(graph, opts).map_err(|e| CompareError::Plan(e.to_string()))?;
+    sim.run(Procs::Limited(p), true).map_err(|e| CompareError::Plan(e.to_string()))
+}
+
 /// Compares a run's trace with its plan. `threads` overrides the trace's own count.
 pub fn compare(
     plan: &Plan,
@@ -162,16 +177,7 @@ pub fn compare_with(
     let actual: Vec<&TraceRow> = actual.into_iter().map(|a| a.expect("checked")).collect();
     let p = threads.or(info.threads).unwrap_or_else(|| actual.iter().map(|r| r.thread as u32 + 1).max().unwrap_or(1));
     let factor = plan.predicted(p).map_or(1.0, |pr| pr.job_factor);
-    // Simulated as the planner did: its memory limit, and values it drops read back.
-    let opts = SimOptions {
-        policy: Policy::Cp,
-        overhead,
-        mem_limit: plan.mem_limit,
-        reload_ps_per_byte: plan.reload_ps_per_byte,
-        ..Default::default()
-    };
-    let sim = Simulator::new(&graph, opts).map_err(|e| CompareError::Plan(e.to_string()))?;
-    let run = sim.run(Procs::Limited(p), true).map_err(|e| CompareError::Plan(e.to_string()))?;
+    let run = simulate(plan, &graph, p, overhead)?;
     let secs = |ticks: u64| ticks as f64 * factor / 1e9;
     let predicted_seconds = secs(run.row.makespan);
     let actual_seconds = actual.iter().map(|r| r.end).fold(0.0, f64::max);

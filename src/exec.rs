@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::disk::DiskUse;
 use crate::kernel::{Kernel, Pieces, Rows, Value};
 use crate::key::PartitionKey;
 use crate::memory::{Admission, Residency};
@@ -44,6 +45,9 @@ pub struct Execution {
     pub positions: u64,
     /// Most bytes of job values resident at once, counted as the simulator counts them.
     pub peak_bytes: u64,
+    /// Most bytes of values in the store's files at once (0 without a store), counted as
+    /// [`crate::disk::predicted_peak`] counts them.
+    pub peak_disk_bytes: u64,
     /// Every job's values, by job, when asked to keep them.
     pub tables: Option<Vec<Arc<Vec<Value>>>>,
     /// Jobs found finished in the store and not run again.
@@ -121,6 +125,8 @@ struct Shared {
     stored: Vec<bool>,
     /// Store files to delete, collected under the lock and deleted outside it.
     to_delete: Vec<usize>,
+    /// Bytes in the store's files (counted when written and when marked for deletion).
+    disk: DiskUse,
     /// The first error; it stops every worker.
     error: Option<ExecError>,
 }
@@ -141,6 +147,7 @@ impl Shared {
             root: None,
             stored: vec![false; n],
             to_delete: Vec::new(),
+            disk: DiskUse::default(),
             error: None,
         };
         for i in 0..n {
@@ -205,6 +212,9 @@ impl Shared {
             self.kept[job] = Some(out.clone());
         }
         *slots[job].lock().expect("slot lock") = Some(out);
+        if opts.store.is_some() {
+            self.disk.add(g.jobs[job].bytes);
+        }
         for k in self.memory.finish(job, g.needs(job)) {
             slots[k as usize].lock().expect("slot lock").take();
         }
@@ -212,6 +222,7 @@ impl Shared {
             let k = k as usize;
             if self.memory.readers(k) == 0 && opts.keep_lines.is_some_and(|most| plan.layout[k].key.total() > most) {
                 self.to_delete.push(k);
+                self.disk.remove(g.jobs[k].bytes);
             }
         }
         for &k in g.needed_by(job) {
@@ -388,6 +399,14 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Exe
             }
         }
     }
+    if let Some(store) = opts.store {
+        // What an earlier run left counts as well.
+        for (j, _) in plan.graph.jobs.iter().zip(&on_disk).filter(|(_, d)| **d) {
+            if store.has(&j.name) {
+                shared.disk.add(j.bytes);
+            }
+        }
+    }
     let slots = slots(plan);
     let state = (Mutex::new(shared), Condvar::new());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
@@ -486,6 +505,7 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Exe
         threads: opts.threads.max(1),
         positions: total,
         peak_bytes: s.memory.peak(),
+        peak_disk_bytes: s.disk.peak(),
         tables: opts.keep.then(|| s.kept.into_iter().map(|v| v.expect("kept")).collect()),
         resumed,
     })

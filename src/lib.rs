@@ -9,6 +9,7 @@ pub mod chart;
 pub mod cluster;
 pub mod compare;
 pub mod cost;
+pub mod disk;
 pub mod endgame;
 pub mod endgamebench;
 pub mod exec;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::chart::{self, ChartError, ComparePoint, GanttBar, SpeedupPoint, SpeedupSeries};
 use crate::compare::{self, CompareError, Detail, TraceInfo};
+use crate::disk;
 use crate::exec::{ExecOptions, Execution, execute_with};
 use crate::plan::{Plan, PlanError};
 use crate::planner::{Evaluated, Planned};
@@ -79,6 +80,17 @@ pub fn write_plan(planned: &Planned, plan_path: &Path, dir: &Path) -> Result<Vec
     Ok(files)
 }
 
+/// What [`run`] did.
+pub struct Ran {
+    pub run: Execution,
+    /// The comparison with the plan (none for a resumed run).
+    pub detail: Option<Detail>,
+    /// The store's predicted peak bytes, from the compared schedule (with a store).
+    pub predicted_disk: Option<u64>,
+    /// Files written into the report folder.
+    pub files: Vec<PathBuf>,
+}
+
 /// Runs a plan on `threads` threads, writes `trace.csv` into `dir`, and compares. With a
 /// store (and its opening book's line limit), jobs it holds are not run again and every other
 /// job is written to it; a resumed run is not compared (its trace misses the jobs it skipped).
@@ -89,7 +101,7 @@ pub fn run(
     store: Option<(&Path, Option<usize>)>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     report: Option<&(dyn Fn(&str) + Sync)>,
-) -> Result<(Execution, Option<Detail>, Vec<PathBuf>), RunError> {
+) -> Result<Ran, RunError> {
     let checked = plan.check()?;
     if plan.mem_limit.is_some() && store.is_none() {
         return Err(RunError::MemLimitWithoutStore);
@@ -111,7 +123,10 @@ pub fn run(
     } else {
         None
     };
-    Ok((run, detail, files))
+    let predicted_disk = detail.as_ref().filter(|_| store.is_some()).map(|d| {
+        disk::plan_peak(&checked, d.predicted.iter().map(|&(job, _, _, end)| (end, job)).collect(), keep_lines)
+    });
+    Ok(Ran { run, detail, predicted_disk, files })
 }
 
 /// Writes `compare.svg` and `compare.png`.

@@ -142,6 +142,49 @@ fn a_memory_limit_is_planned_and_kept() {
 }
 
 #[test]
+fn the_store_size_is_predicted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, plan, store) = (path(dir.path()), dir.path().join("plan.json"), dir.path().join("store"));
+    let out = dab()
+        .args(["plan", "3x3", "--threads", "1", "--with-store", "--keep-lines", "6", "--cost", path(&model())])
+        .args(["--out", d, "-o", path(&plan)])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(out).unwrap().contains("store: values in files peak at"));
+    dab()
+        .args(["plan", "3x3", "--keep-lines", "6", "--out", d])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--with-store"));
+    let out = dab()
+        .args(["run", "--plan", path(&plan), "--threads", "1", "--store", path(&store), "--keep-lines", "6"])
+        .args(["--out", d, "--quiet", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let (peak, predicted) = (v["peak_disk_bytes"].as_u64().unwrap(), v["predicted_peak_disk_bytes"].as_u64().unwrap());
+    // One thread runs the jobs in the simulated order: the same peak, byte for byte.
+    assert_eq!(peak, predicted);
+    // Above what the book keeps (files were deleted along the way), below every job's values.
+    let plan: serde_json::Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+    let all: u64 = plan["jobs"].as_array().unwrap().iter().map(|j| j["bytes"].as_u64().unwrap()).sum();
+    let mut book = 0;
+    for e in std::fs::read_dir(store.join("3x3").join(format!("g{}", plan["groups"]))).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|e| e == "dab") {
+            book += dab::store::parse(std::fs::read(&p).unwrap()).unwrap().1.len() as u64;
+        }
+    }
+    assert!(book < peak && peak < all, "book {book}, peak {peak}, all {all}");
+}
+
+#[test]
 fn store_writes_are_timed_and_planned_for() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("model.json");

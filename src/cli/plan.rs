@@ -20,9 +20,13 @@ pub struct PlanArgs {
     /// Report folder (default: reports/<board>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Plan for a run with `--store`: every job's cost includes writing its file.
+    /// Plan for a run with `--store`: every job's cost includes writing its file, and the
+    /// store's peak size is predicted.
     #[arg(long)]
     pub with_store: bool,
+    /// With `--with-store`: predict for a run that keeps only the partitions of at most K lines.
+    #[arg(long, value_name = "K", requires = "with_store")]
+    pub keep_lines: Option<usize>,
 }
 
 /// Options shared by `dab plan` and `dab run`.
@@ -111,6 +115,21 @@ pub fn run(args: PlanArgs) -> CliResult {
     let dir = args.out.unwrap_or_else(|| dab::runner::default_dir(&planned.plan.board, root.drawn.is_empty()));
     let path = args.output.unwrap_or_else(|| dir.join("plan.json"));
     print_choice(&planned);
+    if args.with_store {
+        let plan = &planned.plan;
+        let checked = plan.check()?;
+        let spans = dab::compare::simulate(plan, &checked.graph, plan.threads, 0)?.spans;
+        let ends = spans.iter().map(|s| (s.end as f64, s.job as usize)).collect();
+        let peak = dab::disk::plan_peak(&checked, ends, args.keep_lines);
+        let left = dab::disk::kept_bytes(&checked, args.keep_lines);
+        let book = args.keep_lines.map_or(String::new(), |k| format!(" (the book of at most {k} lines)"));
+        println!(
+            "store: values in files peak at {:.1} MB on {} thread(s); {:.1} MB left at the end{book}",
+            peak as f64 / 1e6,
+            plan.threads,
+            left as f64 / 1e6
+        );
+    }
     let files = dab::runner::write_plan(&planned, &path, &dir)?;
     eprintln!("wrote {}", files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "));
     Ok(())

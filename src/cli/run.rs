@@ -89,7 +89,7 @@ pub fn run(args: RunArgs) -> CliResult {
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| eprintln!("{m}");
-    let (run, detail, files) = dab::runner::run(
+    let dab::runner::Ran { run, detail, predicted_disk, files } = dab::runner::run(
         &plan,
         threads,
         &dir,
@@ -112,6 +112,10 @@ pub fn run(args: RunArgs) -> CliResult {
         out["peak_bytes"] = run.peak_bytes.into();
         out["predicted_peak_bytes"] = predicted_peak.into();
         out["mem_limit"] = plan.mem_limit.into();
+        if args.store.is_some() {
+            out["peak_disk_bytes"] = run.peak_disk_bytes.into();
+            out["predicted_peak_disk_bytes"] = predicted_disk.into();
+        }
         println!("{out}");
     } else {
         println!(
@@ -124,6 +128,10 @@ pub fn run(args: RunArgs) -> CliResult {
         let limit = plan.mem_limit.map_or(String::new(), |m| format!(", limit {}", mb(m)));
         let predicted = predicted_peak.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
         println!("peak resident partition values: {}{predicted}{limit}", mb(run.peak_bytes));
+        if args.store.is_some() {
+            let predicted = predicted_disk.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
+            println!("peak values in store files: {}{predicted}", mb(run.peak_disk_bytes));
+        }
     }
     eprintln!("wrote {} files in {}", files.len(), dir.display());
     Ok(())
