@@ -5,8 +5,9 @@
 //! reports. Bytes are the files' values (one byte a position); each file adds a header of a
 //! few hundred bytes and a checksum, which neither side counts.
 
+use crate::compare::{self, CompareError};
 use crate::graph::Graph;
-use crate::plan::Checked;
+use crate::plan::{Checked, Plan};
 
 /// Bytes in the store now, and the most there ever were.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,23 +56,30 @@ pub fn predicted_peak(graph: &Graph, ended: impl IntoIterator<Item = usize>, kep
     disk.peak()
 }
 
-/// Jobs in the order they end, from (end, job) pairs; ties go to the lower job.
-pub fn ending_order(mut ends: Vec<(f64, usize)>) -> Vec<usize> {
-    ends.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    ends.into_iter().map(|(_, j)| j).collect()
+/// What a plan's run will leave in its store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorePrediction {
+    /// Most bytes of values in files at once.
+    pub peak: u64,
+    /// Bytes left at the end: every job's, or only the book's.
+    pub left: u64,
 }
 
-/// The predicted peak of a plan's store: `ends` are its jobs' simulated (end, job), and a job's
-/// file is kept when it has at most `keep_lines` lines (all are kept without a book).
-pub fn plan_peak(plan: &Checked, ends: Vec<(f64, usize)>, keep_lines: Option<usize>) -> u64 {
-    let kept = |k: usize| keep_lines.is_none_or(|most| plan.layout[k].key.total() <= most);
-    predicted_peak(&plan.graph, ending_order(ends), kept)
-}
-
-/// Bytes of the files a finished run leaves: every job's, or only the book's.
-pub fn kept_bytes(plan: &Checked, keep_lines: Option<usize>) -> u64 {
-    let kept = |k: &usize| keep_lines.is_none_or(|most| plan.layout[*k].key.total() <= most);
-    (0..plan.graph.len()).filter(kept).map(|k| plan.graph.jobs[k].bytes).sum()
+/// The store of `plan` run on `threads` threads, keeping a book of at most `keep_lines` lines,
+/// from the schedule `dab compare` simulates (jobs ending at once: the lower first).
+pub fn predict(
+    plan: &Plan,
+    checked: &Checked,
+    threads: u32,
+    keep_lines: Option<usize>,
+) -> Result<StorePrediction, CompareError> {
+    let run = compare::simulate(plan, &checked.graph, threads, 0)?;
+    let mut ends: Vec<(u64, usize)> = run.spans.iter().map(|s| (s.end, s.job as usize)).collect();
+    ends.sort_unstable();
+    let kept = |k: usize| checked.in_book(k, keep_lines);
+    let peak = predicted_peak(&checked.graph, ends.into_iter().map(|(_, j)| j), kept);
+    let left = (0..checked.graph.len()).filter(|&k| kept(k)).map(|k| checked.graph.jobs[k].bytes).sum();
+    Ok(StorePrediction { peak, left })
 }
 
 #[cfg(test)]

@@ -220,7 +220,7 @@ impl Shared {
         }
         for &k in g.needs(job) {
             let k = k as usize;
-            if self.memory.readers(k) == 0 && opts.keep_lines.is_some_and(|most| plan.layout[k].key.total() > most) {
+            if self.memory.readers(k) == 0 && !plan.in_book(k, opts.keep_lines) {
                 self.to_delete.push(k);
                 self.disk.remove(g.jobs[k].bytes);
             }
@@ -362,14 +362,15 @@ fn finished_in_store(plan: &Checked, store: &Store, report: Option<&(dyn Fn(&str
 /// The jobs not to run: those the store holds and, with an opening book, those it pruned: a
 /// job without a file runs only if it belongs to the book or a job that runs reads it.
 fn to_skip(plan: &Checked, in_store: &[bool], keep_lines: Option<usize>) -> Vec<bool> {
-    let Some(most) = keep_lines else { return in_store.to_vec() };
+    if keep_lines.is_none() {
+        return in_store.to_vec();
+    }
     let g = &plan.graph;
     let mut runs = vec![false; g.len()];
     // Readers before the jobs they read: the reverse of a topological order.
     let order = g.topological_order().expect("a plan has no cycle");
     for &i in order.iter().rev() {
-        runs[i] =
-            !in_store[i] && (plan.layout[i].key.total() <= most || g.needed_by(i).iter().any(|&k| runs[k as usize]));
+        runs[i] = !in_store[i] && (plan.in_book(i, keep_lines) || g.needed_by(i).iter().any(|&k| runs[k as usize]));
     }
     runs.iter().map(|r| !r).collect()
 }
@@ -391,18 +392,13 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Exe
     if resumed > 0 {
         shared.resume(plan, &skip);
     }
-    if let (Some(store), Some(most)) = (opts.store, opts.keep_lines) {
-        // Files left from earlier runs that no job still to run reads.
-        for (i, _) in on_disk.iter().enumerate().filter(|(i, d)| **d && shared.memory.readers(*i) == 0) {
-            if plan.layout[i].key.total() > most {
-                store.remove(&plan.graph.jobs[i].name)?;
-            }
-        }
-    }
     if let Some(store) = opts.store {
-        // What an earlier run left counts as well.
-        for (j, _) in plan.graph.jobs.iter().zip(&on_disk).filter(|(_, d)| **d) {
-            if store.has(&j.name) {
+        for (i, j) in plan.graph.jobs.iter().enumerate().filter(|&(i, _)| on_disk[i]) {
+            // Files left from earlier runs outside the book that no job still to run reads go;
+            // the others count as the store's from the start.
+            if shared.memory.readers(i) == 0 && !plan.in_book(i, opts.keep_lines) {
+                store.remove(&j.name)?;
+            } else {
                 shared.disk.add(j.bytes);
             }
         }

@@ -178,6 +178,12 @@ fn priorities(graph: &Graph) -> Vec<u64> {
 }
 
 impl Checked {
+    /// Whether job `job`'s file stays in a store whose book keeps partitions of at most
+    /// `keep_lines` lines (every file stays without a book).
+    pub fn in_book(&self, job: usize, keep_lines: Option<usize>) -> bool {
+        keep_lines.is_none_or(|most| self.layout[job].key.total() <= most)
+    }
+
     /// The space's own partitions, unsplit, one tick a position: the plan `dab solve` runs.
     pub fn whole(space: Space) -> Checked {
         let graph = crate::schemes::orbits(&space, &crate::cost::CostSpec::States, None).expect("no split to refuse");

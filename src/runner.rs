@@ -123,9 +123,10 @@ pub fn run(
     } else {
         None
     };
-    let predicted_disk = detail.as_ref().filter(|_| store.is_some()).map(|d| {
-        disk::plan_peak(&checked, d.predicted.iter().map(|&(job, _, _, end)| (end, job)).collect(), keep_lines)
-    });
+    let predicted_disk = match &detail {
+        Some(_) if store.is_some() => Some(disk::predict(plan, &checked, threads as u32, keep_lines)?.peak),
+        _ => None,
+    };
     Ok(Ran { run, detail, predicted_disk, files })
 }
 

@@ -117,17 +117,13 @@ pub fn run(args: PlanArgs) -> CliResult {
     print_choice(&planned);
     if args.with_store {
         let plan = &planned.plan;
-        let checked = plan.check()?;
-        let spans = dab::compare::simulate(plan, &checked.graph, plan.threads, 0)?.spans;
-        let ends = spans.iter().map(|s| (s.end as f64, s.job as usize)).collect();
-        let peak = dab::disk::plan_peak(&checked, ends, args.keep_lines);
-        let left = dab::disk::kept_bytes(&checked, args.keep_lines);
+        let store = dab::disk::predict(plan, &plan.check()?, plan.threads, args.keep_lines)?;
         let book = args.keep_lines.map_or(String::new(), |k| format!(" (the book of at most {k} lines)"));
         println!(
             "store: values in files peak at {:.1} MB on {} thread(s); {:.1} MB left at the end{book}",
-            peak as f64 / 1e6,
+            store.peak as f64 / 1e6,
             plan.threads,
-            left as f64 / 1e6
+            store.left as f64 / 1e6
         );
     }
     let files = dab::runner::write_plan(&planned, &path, &dir)?;
