@@ -18,6 +18,16 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// A successful command's stdout as JSON.
+fn stdout_json(a: assert_cmd::assert::Assert) -> serde_json::Value {
+    serde_json::from_slice(&a.success().get_output().stdout).unwrap()
+}
+
+/// A JSON file (plan, model).
+fn file_json(p: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
 fn model() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sims/cost-model.json")
 }
@@ -25,17 +35,13 @@ fn model() -> PathBuf {
 #[test]
 fn compare_gives_the_hand_computed_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dab()
-        .args(["compare", "--plan", path(&data("compare/plan.json")), "--trace", path(&data("compare/trace.csv"))])
-        .args(["--json", "--out", path(dir.path())])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let got: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let want: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(data("compare/expected.json")).unwrap()).unwrap();
+    let got = stdout_json(
+        dab()
+            .args(["compare", "--plan", path(&data("compare/plan.json")), "--trace", path(&data("compare/trace.csv"))])
+            .args(["--json", "--out", path(dir.path())])
+            .assert(),
+    );
+    let want = file_json(&data("compare/expected.json"));
     for (k, v) in want.as_object().unwrap() {
         match v.as_f64() {
             Some(x) => assert!((got[k].as_f64().unwrap() - x).abs() < 1e-9, "{k}: {} vs {x}", got[k]),
@@ -59,14 +65,9 @@ fn plan_run_compare_on_a_small_board() {
     }
     let plan = dir.path().join("plan.json");
     for threads in ["1", "2", "3"] {
-        let out = dab()
-            .args(["run", "--plan", path(&plan), "--threads", threads, "--json", "--quiet", "--out", d])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let v = stdout_json(
+            dab().args(["run", "--plan", path(&plan), "--threads", threads, "--json", "--quiet", "--out", d]).assert(),
+        );
         assert_eq!(v["value"], published("2x3"));
         assert_eq!(v["threads"].to_string(), threads);
         for k in ["predicted_seconds", "actual_seconds", "error"] {
@@ -121,15 +122,13 @@ fn a_memory_limit_is_planned_and_kept() {
     run(&["--mem-limit", "100K"]).code(2).stderr(predicate::str::contains("--mem-limit needs --store"));
     assert!(!dir.path().join("plan.json").exists());
     run(&["--mem-limit", "lots", "--store", path(&store)]).code(2).stderr(predicate::str::contains("'lots'"));
-    let out = run(&["--mem-limit", "100K", "--store", path(&store)]).success().get_output().stdout.clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(run(&["--mem-limit", "100K", "--store", path(&store)]));
     assert_eq!(v["value"], published("3x3"));
     assert_eq!(v["mem_limit"], 100_000);
     let (peak, predicted) = (v["peak_bytes"].as_u64().unwrap(), v["predicted_peak_bytes"].as_u64().unwrap());
     assert!(peak <= 100_000 && predicted <= 100_000, "{peak} {predicted}");
     // The comparison simulates the plan as the planner did, memory limit included.
-    let plan: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("plan.json")).unwrap()).unwrap();
+    let plan = file_json(&dir.path().join("plan.json"));
     let at_2 = plan["predictions"].as_array().unwrap().iter().find(|p| p["procs"] == 2).unwrap();
     let planned = at_2["makespan_seconds"].as_f64().unwrap();
     assert!((v["predicted_seconds"].as_f64().unwrap() - planned).abs() < 1e-6 * planned, "{planned} {v}");
@@ -145,34 +144,28 @@ fn a_memory_limit_is_planned_and_kept() {
 fn the_store_size_is_predicted() {
     let dir = tempfile::tempdir().unwrap();
     let (d, plan, store) = (path(dir.path()), dir.path().join("plan.json"), dir.path().join("store"));
-    let out = dab()
+    dab()
         .args(["plan", "3x3", "--threads", "1", "--with-store", "--keep-lines", "6", "--cost", path(&model())])
         .args(["--out", d, "-o", path(&plan)])
         .assert()
         .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert!(String::from_utf8(out).unwrap().contains("store: values in files peak at"));
+        .stdout(predicate::str::contains("store: values in files peak at"));
     dab()
         .args(["plan", "3x3", "--keep-lines", "6", "--out", d])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--with-store"));
-    let out = dab()
-        .args(["run", "--plan", path(&plan), "--threads", "1", "--store", path(&store), "--keep-lines", "6"])
-        .args(["--out", d, "--quiet", "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = stdout_json(
+        dab()
+            .args(["run", "--plan", path(&plan), "--threads", "1", "--store", path(&store), "--keep-lines", "6"])
+            .args(["--out", d, "--quiet", "--json"])
+            .assert(),
+    );
     let (peak, predicted) = (v["peak_disk_bytes"].as_u64().unwrap(), v["predicted_peak_disk_bytes"].as_u64().unwrap());
     // One thread runs the jobs in the simulated order: the same peak, byte for byte.
     assert_eq!(peak, predicted);
     // Above what the book keeps (files were deleted along the way), below every job's values.
-    let plan: serde_json::Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+    let plan = file_json(&plan);
     let all: u64 = plan["jobs"].as_array().unwrap().iter().map(|j| j["bytes"].as_u64().unwrap()).sum();
     let mut book = 0;
     for e in std::fs::read_dir(store.join("3x3").join(format!("g{}", plan["groups"]))).unwrap() {
@@ -194,7 +187,7 @@ fn store_writes_are_timed_and_planned_for() {
         .assert()
         .success()
         .stdout(predicate::str::contains("ms per file"));
-    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
+    let m = file_json(&model);
     assert!(m["store_per_file_ns"].as_f64().unwrap() > 0.0);
     // Only the model and nothing of the timing folder is left.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
@@ -203,7 +196,7 @@ fn store_writes_are_timed_and_planned_for() {
         let mut c = dab();
         c.args(["plan", "2x3", "--threads", "1", "--cost", path(&model), "--out", path(dir.path()), "-o", path(&out)]);
         c.args(extra).assert().success();
-        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let v = file_json(&out);
         (v["predicted_seconds"].as_f64().unwrap(), v["store_writes"].as_bool().unwrap())
     };
     let (without, with) = (plan(&[]), plan(&["--with-store"]));
