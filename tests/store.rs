@@ -230,25 +230,20 @@ fn queries_answer_from_the_book_and_beyond_it() {
         .assert()
         .success()
         .stdout(predicate::str::contains("\"value\":-3").and(predicate::str::contains("\"source\":\"store\"")));
-    Command::cargo_bin("dab")
-        .unwrap()
-        .args(["query", "2x2", "--store", dir.path().to_str().unwrap()])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("the store holds no solve of the empty 2x2 board"));
-    Command::cargo_bin("dab")
-        .unwrap()
-        .args(["query", "3x3", "--groups", "2", "--store", dir.path().to_str().unwrap()])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("the store holds no 3x3 solve with 2 groups"));
-    let missing = dir.path().join("missing");
-    Command::cargo_bin("dab")
-        .unwrap()
-        .args(["query", "3x3", "--store", missing.to_str().unwrap()])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("missing': no such store folder"));
+    let (here, missing) = (dir.path().to_str().unwrap(), dir.path().join("missing"));
+    for (args, message) in [
+        (vec!["2x2", "--store", here], "the store holds no solve of the empty 2x2 board"),
+        (vec!["3x3", "--groups", "2", "--store", here], "the store holds no 3x3 solve with 2 groups"),
+        (vec!["3x3", "--store", missing.to_str().unwrap()], "missing': no such store folder"),
+    ] {
+        Command::cargo_bin("dab")
+            .unwrap()
+            .arg("query")
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
 }
 
 #[test]
