@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dab::chart::*;
+use dab::report::chart::*;
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 

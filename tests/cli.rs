@@ -104,7 +104,7 @@ fn partitions_lists_keys_positions_bytes_and_dependencies() {
     assert_eq!(v["groups"].as_array().unwrap().len(), 3);
     let parts = v["partitions"].as_array().unwrap();
     for p in parts {
-        let key: dab::key::PartitionKey = p["key"].as_str().unwrap().parse().unwrap();
+        let key: dab::solver::PartitionKey = p["key"].as_str().unwrap().parse().unwrap();
         assert_eq!(key.to_string(), p["key"].as_str().unwrap());
     }
 }

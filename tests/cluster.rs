@@ -7,11 +7,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use predicates::str::contains;
+
 use dab::cluster::trace::{self, Record};
 use dab::cluster::{Paths, condor, slurm, units};
-use dab::compare::{TraceInfo, compare_with};
+use dab::exec::TraceInfo;
 use dab::plan::{Checked, Plan};
-use predicates::str::contains;
+use dab::report::compare_with;
 
 fn dab() -> Command {
     Command::cargo_bin("dab").unwrap()
@@ -342,8 +344,8 @@ fn slurm_s_record_becomes_a_trace_with_a_fitted_overhead() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("trace.csv");
     let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(converted.threads), value: None };
-    dab::compare::write_trace(&file, &converted.rows, &info).unwrap();
-    let (rows, info) = dab::compare::read_trace(&file).unwrap();
+    dab::exec::write_trace(&file, &converted.rows, &info).unwrap();
+    let (rows, info) = dab::exec::read_trace(&file).unwrap();
     let o = &converted.overhead;
     assert!(o.jobs > 50 && o.median_wait >= 1.0, "{o:?}");
     let ticks = o.ticks.expect("the plan's costs are ns");

@@ -7,10 +7,12 @@ mod common;
 use std::collections::{HashMap, HashSet};
 
 use common::{Rng, dab, json_out, refused};
-use dab::endgame::{Component, Endgame, Minimax, OpenRule, ValueCase, analyse_position};
-use dab::position::Position;
-use dab::solve::{SolveOptions, solve};
 use predicates::prelude::*;
+
+use dab::answer::endgame::{Component, Endgame, Minimax, OpenRule, ValueCase, analyse_position};
+use dab::exec::solve;
+use dab::game::Position;
+use dab::solver::SolveOptions;
 
 /// A random multiset: up to `max` components, chains of 3 to 12 and loops of 4 to 12, biased
 /// towards the small components the theorems' cases turn on.
@@ -160,21 +162,4 @@ fn the_command_answers_lists_and_positions() {
     assert_eq!(v["value"], -2);
     assert_eq!(v["moves"].as_array().unwrap().len(), 32);
     assert_eq!(v["play"], "h(0,1)");
-}
-
-#[test]
-fn the_endgame_benchmark_times_and_checks_each_position() {
-    let dir = tempfile::tempdir().unwrap();
-    for name in ["four-loop-three-three.txt", "two-threes.txt"] {
-        std::fs::copy(format!("tests/data/endgame/{name}"), dir.path().join(name)).unwrap();
-    }
-    let mut heard = 0;
-    let rows = dab::endgamebench::run(dir.path(), &mut |_| heard += 1).unwrap();
-    assert_eq!((rows.len(), heard), (2, 2));
-    assert!(rows.iter().all(|r| r.agree && r.theorem_microseconds > 0.0 && r.solve_seconds > 0.0));
-    assert_eq!((rows[0].components.as_str(), rows[0].value), ("C3 C3 L4", -2));
-    // A position the theorems do not cover is named.
-    std::fs::write(dir.path().join("empty.txt"), "+ +\n   \n+ +\n").unwrap();
-    let err = dab::endgamebench::run(dir.path(), &mut |_| {}).unwrap_err();
-    assert!(err.contains("empty.txt"), "{err}");
 }

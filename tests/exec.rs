@@ -8,12 +8,10 @@ use std::collections::HashMap;
 use common::checked;
 
 use dab::exec::execute;
-use dab::kernel::Kernel;
+use dab::game::Position;
 use dab::plan::Checked;
-use dab::position::Position;
-use dab::schemes::{PieceDeps, Split};
-use dab::sim::{Policy, Procs, SimOptions, Simulator};
-use dab::solve::{SolveOptions, solve_in_order};
+use dab::sched::{PieceDeps, Policy, Procs, SimOptions, Simulator, Split};
+use dab::solver::{Kernel, SolveOptions, solve_in_order};
 
 #[test]
 fn every_thread_count_gives_the_twin_s_values() {

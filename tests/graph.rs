@@ -4,14 +4,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use dab::board::Board;
-use dab::cost::CostSpec;
-use dab::graph::{Format, Graph};
-use dab::kernel::Kernel;
-use dab::key::PartitionKey;
-use dab::position::Position;
-use dab::schemes::{self, PieceDeps, QuadrantSymmetry, Split};
-use dab::space::{Space, State};
+use dab::game::{Board, Position};
+use dab::sched::{CostSpec, Format, Graph, PieceDeps, QuadrantSymmetry, Split};
+use dab::solver::{Kernel, PartitionKey, Space, State};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/graphs").join(name)
@@ -22,14 +17,14 @@ fn split(threshold: u64, max_pieces: u32, deps: PieceDeps) -> Option<Split> {
 }
 
 fn quadrants(symmetry: QuadrantSymmetry, split: Option<Split>) -> Graph {
-    schemes::quadrants("4x4".parse().unwrap(), symmetry, &CostSpec::States, split.as_ref()).unwrap()
+    dab::sched::quadrants("4x4".parse().unwrap(), symmetry, &CostSpec::States, split.as_ref()).unwrap()
 }
 
 #[test]
 fn both_formats_round_trip() {
     let space = Space::new(Position::empty("3x3".parse().unwrap()), Some(3)).unwrap();
     let graphs = [
-        schemes::orbits(&space, &CostSpec::States, split(2000, 8, PieceDeps::Fine).as_ref()).unwrap(),
+        dab::sched::orbits(&space, &CostSpec::States, split(2000, 8, PieceDeps::Fine).as_ref()).unwrap(),
         quadrants(QuadrantSymmetry::Dih8, split(200_000_000, 20, PieceDeps::Whole)),
     ];
     let dir = tempfile::tempdir().unwrap();
@@ -60,7 +55,7 @@ fn malformed_graphs_are_refused_with_their_line() {
 fn quadrants_are_a_pinwheel() {
     for b in ["2x2", "4x4"] {
         let board: Board = b.parse().unwrap();
-        let q = schemes::quadrant_lines(board).unwrap();
+        let q = dab::sched::quadrant_lines(board).unwrap();
         let all = q.iter().fold(0u64, |m, s| {
             assert_eq!(m & s.0, 0, "{b}: quadrants overlap");
             m | s.0
@@ -70,9 +65,9 @@ fn quadrants_are_a_pinwheel() {
         let turns: Vec<_> = board.symmetries().into_iter().filter(|s| s.apply(q[0]) == q[1]).collect();
         assert!(turns.iter().any(|t| (0..4).all(|i| t.apply(q[i]) == q[(i + 1) % 4])), "{b}");
     }
-    assert_eq!(schemes::quadrant_lines("4x4".parse().unwrap()).unwrap()[0].len(), 10);
-    assert!(schemes::quadrant_lines("3x3".parse().unwrap()).is_err());
-    assert!(schemes::quadrant_lines("2x4".parse().unwrap()).is_err());
+    assert_eq!(dab::sched::quadrant_lines("4x4".parse().unwrap()).unwrap()[0].len(), 10);
+    assert!(dab::sched::quadrant_lines("3x3".parse().unwrap()).is_err());
+    assert!(dab::sched::quadrant_lines("2x4".parse().unwrap()).is_err());
 }
 
 #[test]
@@ -142,9 +137,10 @@ fn fine_piece_dependencies_cover_every_read() {
     for (board, groups, threshold) in [("3x3", 3, 3000), ("2x4", 3, 400), ("3x3", 2, 5000)] {
         let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
         let kernel = Kernel::new(&space);
-        let fine = schemes::orbits(&space, &CostSpec::States, split(threshold, 16, PieceDeps::Fine).as_ref()).unwrap();
+        let fine =
+            dab::sched::orbits(&space, &CostSpec::States, split(threshold, 16, PieceDeps::Fine).as_ref()).unwrap();
         let whole =
-            schemes::orbits(&space, &CostSpec::States, split(threshold, 16, PieceDeps::Whole).as_ref()).unwrap();
+            dab::sched::orbits(&space, &CostSpec::States, split(threshold, 16, PieceDeps::Whole).as_ref()).unwrap();
         assert_eq!(fine.len(), whole.len());
         assert!(fine.edges() < whole.edges(), "{board}: fine deps should drop some edges");
         let deps: HashMap<&str, HashSet<&str>> =
@@ -178,8 +174,8 @@ fn fine_piece_dependencies_cover_every_read() {
 #[test]
 fn orbits_graph_matches_the_partition_listing() {
     let space = Space::new(Position::empty("3x4".parse().unwrap()), None).unwrap();
-    let g = schemes::orbits(&space, &CostSpec::States, None).unwrap();
-    let listing = dab::partitions::list(&space);
+    let g = dab::sched::orbits(&space, &CostSpec::States, None).unwrap();
+    let listing = dab::solver::list(&space);
     assert_eq!(g.len(), listing.partitions.len());
     for (j, p) in g.jobs.iter().zip(&listing.partitions) {
         let (mut a, mut b) = (j.deps.clone(), p.deps.clone());
@@ -202,8 +198,8 @@ fn a_cost_model_prices_every_job() {
     assert_eq!(cost.unit(), "ns");
     let space = Space::new(Position::empty("2x3".parse().unwrap()), Some(2)).unwrap();
     let kernel = Kernel::new(&space);
-    let g = schemes::orbits(&space, &cost, None).unwrap();
-    let by_name: HashMap<&str, &dab::graph::Job> = g.jobs.iter().map(|j| (j.name.as_str(), j)).collect();
+    let g = dab::sched::orbits(&space, &cost, None).unwrap();
+    let by_name: HashMap<&str, &dab::sched::Job> = g.jobs.iter().map(|j| (j.name.as_str(), j)).collect();
     let inner_size = space.groups[1].size as u64;
     for j in &g.jobs {
         let key: PartitionKey = j.name.parse().unwrap();

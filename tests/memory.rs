@@ -8,14 +8,12 @@ use std::path::Path;
 use common::checked as plan;
 
 use dab::exec::{ExecError, ExecOptions, Execution, execute, execute_with};
-use dab::memory::least_limit;
 use dab::plan::Checked;
-use dab::schemes::{PieceDeps, Split};
-use dab::sim::{Policy, Procs, SimError, SimOptions, Simulator};
+use dab::sched::{PieceDeps, Policy, Procs, SimError, SimOptions, Simulator, Split, least_limit};
 use dab::store::Store;
 
 fn limited(plan: &Checked, base: &Path, threads: usize, limit: u64) -> Result<Execution, ExecError> {
-    let store = Store::open(base, plan).unwrap();
+    let store = Store::open(base, &plan.space).unwrap();
     execute_with(plan, &ExecOptions { threads, store: Some(&store), mem_limit: Some(limit), ..Default::default() })
 }
 

@@ -7,8 +7,9 @@ mod common;
 use std::alloc::System;
 
 use cap::Cap;
+
 use dab::exec::{ExecOptions, execute, execute_with};
-use dab::memory::least_limit;
+use dab::sched::least_limit;
 use dab::store::Store;
 
 /// Counts every allocation of this test binary; a cap makes an allocation past it abort.
@@ -20,7 +21,7 @@ fn the_process_never_holds_more_than_the_limit() {
     let p = common::checked("3x4", 4, None);
     let limit = (least_limit(&p.graph) + execute(&p, 1, false, None).peak_bytes) / 2;
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), &p).unwrap();
+    let store = Store::open(dir.path(), &p.space).unwrap();
     // Everything but the partition values: kernel tables, the pool, trace rows, I/O chunks.
     // (measured: 2 to 4 MB; the limit is 37 MB where an unlimited run holds 68 MB).
     let fixed = 4 << 20;

@@ -3,10 +3,12 @@
 mod common;
 
 use common::{dab, json_out, refused};
-use dab::board::{Board, Line};
-use dab::play::{Game, Player};
-use dab::solve::{SolveOptions, solve};
 use predicates::prelude::*;
+
+use dab::answer::play::{Game, Player};
+use dab::exec::solve;
+use dab::game::{Board, Line};
+use dab::solver::SolveOptions;
 
 /// Plays a game in the library: the player always draws the highest undrawn line, the opponent
 /// the lowest of the solver's best moves. Returns the player's moves and dab's, and the score.

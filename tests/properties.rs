@@ -6,11 +6,11 @@ mod common;
 use std::sync::OnceLock;
 
 use common::board;
-use dab::board::{Board, Line, LineSet};
-use dab::position::Position;
-use dab::solve::{Solution, SolveOptions, solve};
-use dab::space::{Space, State};
 use proptest::prelude::*;
+
+use dab::exec::solve;
+use dab::game::{Board, Line, LineSet, Position};
+use dab::solver::{Solution, SolveOptions, Space, State};
 
 /// Whole solves kept for lookups: a square (8 symmetries), a rectangle and a 1xN board.
 fn solved(i: usize) -> &'static Solution {

@@ -8,9 +8,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use dab::graph::{Graph, Job};
-use dab::sim::{Policy, Procs, ProcsList, SimError, SimOptions, Simulator};
 use proptest::prelude::*;
+
+use dab::sched::{Graph, Job, Policy, Procs, ProcsList, SimError, SimOptions, Simulator};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/graphs").join(name)
@@ -198,11 +198,11 @@ proptest! {
 
 #[test]
 fn sweeps_are_reproducible() {
-    let g = dab::schemes::quadrants(
+    let g = dab::sched::quadrants(
         "4x4".parse().unwrap(),
-        dab::schemes::QuadrantSymmetry::Dih8,
-        &dab::cost::CostSpec::States,
-        Some(&dab::schemes::Split { threshold: 200_000_000, max_pieces: 20, deps: dab::schemes::PieceDeps::Whole }),
+        dab::sched::QuadrantSymmetry::Dih8,
+        &dab::sched::CostSpec::States,
+        Some(&dab::sched::Split { threshold: 200_000_000, max_pieces: 20, deps: dab::sched::PieceDeps::Whole }),
     )
     .unwrap();
     let procs: Vec<Procs> = (1..=40).map(Procs::Limited).collect();

@@ -4,10 +4,10 @@
 mod common;
 
 use common::{Rng, board, random_position};
-use dab::position::Position;
-use dab::solve::{Solution, SolveOptions, solve};
-use dab::space::{Space, State};
-use dab::twins::{Dense, minimax};
+
+use dab::exec::solve;
+use dab::game::Position;
+use dab::solver::{Dense, Solution, SolveOptions, Space, State, minimax};
 
 fn solve_all(root: Position, groups: Option<usize>, threads: usize) -> Solution {
     solve(root, SolveOptions { groups, threads, keep_all: true, ..Default::default() }).unwrap()
@@ -95,7 +95,7 @@ fn empty_board_values_match_the_published_ones() {
         if b.lines() > 31 {
             continue;
         }
-        let transposed: dab::board::Board = format!("{}x{}", b.cols(), b.rows()).parse().unwrap();
+        let transposed: dab::game::Board = format!("{}x{}", b.cols(), b.rows()).parse().unwrap();
         for bb in [b, transposed] {
             assert_eq!(solve(Position::empty(bb), SolveOptions::default()).unwrap().value, value, "{bb}");
         }
@@ -132,7 +132,7 @@ fn full_board_and_one_line_positions() {
     let sol = solve(full, SolveOptions::default()).unwrap();
     assert_eq!((sol.value, sol.moves.len()), (0, 0));
     // One line left: it completes the boxes on both sides of it.
-    let last = Position { board: b, drawn: dab::board::LineSet(b.full().0 & !(1 << b.h(1, 0).0)) };
+    let last = Position { board: b, drawn: dab::game::LineSet(b.full().0 & !(1 << b.h(1, 0).0)) };
     let sol = solve(last, SolveOptions::default()).unwrap();
     assert_eq!(sol.value, 2);
 }

@@ -9,11 +9,12 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use assert_cmd::Command;
-use dab::exec::{ExecError, ExecOptions, execute_with};
-use dab::plan::Checked;
-use dab::position::Position;
-use dab::store::{Store, StoreError, folder};
 use predicates::prelude::*;
+
+use dab::exec::{ExecError, ExecOptions, execute_with};
+use dab::game::Position;
+use dab::plan::Checked;
+use dab::store::{Store, StoreError, folder};
 
 mod common;
 
@@ -35,7 +36,7 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 fn run(plan: &Checked, base: &Path, threads: usize) -> Result<(i8, usize, Vec<String>), ExecError> {
-    let store = Store::open(base, plan)?;
+    let store = Store::open(base, &plan.space)?;
     let reports = std::sync::Mutex::new(Vec::new());
     let report = |m: &str| reports.lock().unwrap().push(m.to_string());
     let r =
@@ -57,7 +58,7 @@ fn damage_is_named_and_repaired() {
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::write(to, bytes).unwrap();
     }
-    let dir = folder(b.path(), &p);
+    let dir = folder(b.path(), &p.space);
     let name = |i: usize| dir.join(format!("{}.dab", p.graph.jobs[i].name));
     let mut flipped = std::fs::read(name(40)).unwrap();
     let mid = flipped.len() / 2;
@@ -96,11 +97,11 @@ fn a_full_store_answers_without_running() {
     let again = run(&p, dir.path(), 3).unwrap();
     assert_eq!(again.0, first.0);
     assert_eq!(again.1, p.graph.len());
-    let s = Store::open(dir.path(), &p).unwrap();
+    let s = Store::open(dir.path(), &p.space).unwrap();
     let r = execute_with(&p, &ExecOptions { threads: 2, store: Some(&s), ..Default::default() }).unwrap();
-    let twin = dab::solve::solve_in_order(
+    let twin = dab::solver::solve_in_order(
         Position::empty("2x3".parse().unwrap()),
-        dab::solve::SolveOptions { groups: Some(2), ..Default::default() },
+        dab::solver::SolveOptions { groups: Some(2), ..Default::default() },
     )
     .unwrap();
     assert_eq!((r.value, r.moves), (twin.value, twin.moves));
@@ -110,8 +111,8 @@ fn a_full_store_answers_without_running() {
 fn two_runs_cannot_share_a_store() {
     let p = common::checked("2x2", 2, None);
     let dir = tempfile::tempdir().unwrap();
-    let _held = Store::open(dir.path(), &p).unwrap();
-    assert!(matches!(Store::open(dir.path(), &p), Err(StoreError::Locked { .. })));
+    let _held = Store::open(dir.path(), &p.space).unwrap();
+    assert!(matches!(Store::open(dir.path(), &p.space), Err(StoreError::Locked { .. })));
     Command::cargo_bin("dab")
         .unwrap()
         .args(["solve", "2x2", "--groups", "2", "--store", dir.path().to_str().unwrap()])
@@ -124,7 +125,7 @@ fn two_runs_cannot_share_a_store() {
 fn a_write_error_stops_the_run_and_a_later_run_resumes() {
     let p = common::checked("3x3", 3, None);
     let dir = tempfile::tempdir().unwrap();
-    let blocked = folder(dir.path(), &p).join(format!("{}.dab", p.graph.jobs[30].name));
+    let blocked = folder(dir.path(), &p.space).join(format!("{}.dab", p.graph.jobs[30].name));
     // A folder where the file must go: the rename fails (also for root, unlike permissions).
     std::fs::create_dir_all(&blocked).unwrap();
     match run(&p, dir.path(), 2) {
@@ -164,7 +165,7 @@ fn killed_runs_resume_to_the_same_store() {
 }
 
 fn run_book(plan: &Checked, base: &Path, keep: usize) -> Result<dab::exec::Execution, ExecError> {
-    let store = Store::open(base, plan)?;
+    let store = Store::open(base, &plan.space)?;
     execute_with(plan, &ExecOptions { threads: 2, store: Some(&store), keep_lines: Some(keep), ..Default::default() })
 }
 
@@ -187,7 +188,7 @@ fn the_opening_book_keeps_only_small_partitions() {
     assert_eq!((again.value, &again.moves, again.resumed), (first.value, &first.moves, p.graph.len()));
     assert!(again.trace.is_empty());
     // A run stopped half-way by a write error resumes to the same book.
-    let blocked = folder(broken.path(), &p).join(format!("{}.dab", p.graph.jobs[p.graph.len() / 2].name));
+    let blocked = folder(broken.path(), &p.space).join(format!("{}.dab", p.graph.jobs[p.graph.len() / 2].name));
     std::fs::create_dir_all(&blocked).unwrap();
     assert!(run_book(&p, broken.path(), 6).is_err());
     std::fs::remove_dir(&blocked).unwrap();
@@ -216,8 +217,8 @@ fn queries_answer_from_the_book_and_beyond_it() {
     for drawn in [0, 3, 7, 11, 12, 13, 18, 23] {
         for _ in 0..4 {
             let pos = common::random_position(board, 24 - drawn, &mut rng);
-            let a = dab::query::query(&reader, pos, 1).unwrap();
-            let s = dab::solve::solve(pos, dab::solve::SolveOptions::default()).unwrap();
+            let a = dab::answer::query(&reader, pos, 1).unwrap();
+            let s = dab::exec::solve(pos, dab::solver::SolveOptions::default()).unwrap();
             assert_eq!(a.source, if drawn < 12 { "store" } else { "solved" }, "{drawn} lines");
             assert_eq!(a.value, s.value as i32);
             let want: Vec<i32> = s.moves.iter().map(|m| m.value as i32).collect();
@@ -257,7 +258,7 @@ fn recomputation_catches_wrong_values_with_good_checksums() {
     assert!(clean.iter().all(|r| r.outcome == "same"), "{clean:?}");
     // A job rewritten with one wrong value: its checksum is right, its values are not.
     let i = (0..n).find(|&i| p.graph.jobs[i].states > 4 && !p.graph.needs(i).is_empty()).unwrap();
-    let store = Store::open(dir.path(), &p).unwrap();
+    let store = Store::open(dir.path(), &p.space).unwrap();
     let mut values = store.read(&p.graph.jobs[i].name, &p.layout[i], p.graph.jobs[i].states).unwrap();
     values[1] = values[1].wrapping_add(2);
     store.write(&p.graph.jobs[i].name, &p.layout[i], &values).unwrap();

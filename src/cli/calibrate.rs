@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use dab::calibrate::{self, Case, DEFAULT_CASES, DEFAULT_HOLDOUT};
-use dab::cost::CostModel;
+
+use dab::calibrate;
+use dab::calibrate::{Case, DEFAULT_CASES, DEFAULT_HOLDOUT};
+use dab::sched::CostModel;
 
 use super::CliResult;
 
@@ -23,7 +25,7 @@ pub struct CalibrateArgs {
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
     /// Where to save the model.
-    #[arg(long, short, default_value = dab::cost::BUILT_IN_NAME)]
+    #[arg(long, short, default_value = dab::sched::BUILT_IN_NAME)]
     pub output: PathBuf,
     /// Every timed job, as CSV.
     #[arg(long, default_value = "reports/calibration.csv")]
@@ -99,7 +101,7 @@ pub fn run(args: CalibrateArgs) -> CliResult {
         );
     }
     m.save(&args.output)?;
-    dab::files::write_csv(&cal.samples, &args.samples)
+    dab::support::write_csv(&cal.samples, &args.samples)
         .map_err(|e| format!("cannot write '{}': {e}", args.samples.display()))?;
     println!("\nsaved {} (samples in {})", args.output.display(), args.samples.display());
     Ok(())

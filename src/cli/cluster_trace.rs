@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
+
 use dab::cluster::trace::{self, Converted};
-use dab::compare::{TraceInfo, write_trace};
+use dab::exec::{TraceInfo, write_trace};
 use dab::plan::Plan;
 
 use super::CliResult;

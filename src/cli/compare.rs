@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use dab::compare::{compare_with, read_trace};
+
+use dab::exec::read_trace;
 use dab::plan::Plan;
+use dab::report::compare_with;
 
 use super::CliResult;
 
@@ -50,7 +52,7 @@ pub fn run(args: CompareArgs) -> CliResult {
     let detail = compare_with(&plan, &trace, &info, args.threads, overhead)
         .map_err(|e| format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display()))?;
     let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));
-    dab::runner::write_compare(&plan, &detail, &dir)?;
+    dab::report::write_compare(&plan, &detail, &dir)?;
     if args.json {
         println!("{}", serde_json::to_string(&detail.comparison)?);
     } else {

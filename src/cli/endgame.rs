@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use dab::endgame::{Endgame, Report, analyse_position, report};
+
+use dab::answer::endgame::{Endgame, Report, analyse_position, report};
 
 use super::{CliResult, PositionArgs};
 

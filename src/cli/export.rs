@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+
 use dab::cluster::{self, Paths, condor, slurm};
 
 use super::CliResult;

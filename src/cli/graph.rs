@@ -4,25 +4,24 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use dab::cost::CostSpec;
-use dab::graph::Format;
-use dab::schemes::{GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, Split};
 
-use super::{CliResult, PositionArgs};
+use dab::sched::{CostSpec, Format, GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, Split};
+
+use super::{CliResult, PositionArgs, choice};
 
 #[derive(Args)]
 pub struct GraphArgs {
     #[command(flatten)]
     pub position: PositionArgs,
     /// Orbits: the solver's partitions (executable). Quadrants: the thesis's 4-quadrant scheme.
-    #[arg(long, value_enum, default_value_t = Scheme::Orbits)]
+    #[arg(long, value_parser = choice::<Scheme>(), default_value_t = Scheme::Orbits)]
     pub scheme: Scheme,
     /// Orbits: number of line groups (default: the solver's).
     #[arg(long, value_name = "G")]
     pub groups: Option<usize>,
     /// Quadrants: one job per class of partitions under none, quarter turns (exact; default)
     /// or quarter turns and reflections (the thesis's approximation).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<QuadrantSymmetry>())]
     pub symmetry: Option<QuadrantSymmetry>,
     /// Job costs: `states` (one tick per state) or a cost model file (nanoseconds).
     #[arg(long, value_name = "states|FILE", default_value = "states")]
@@ -35,10 +34,10 @@ pub struct GraphArgs {
     pub max_pieces: u32,
     /// What a piece needs: the whole of each predecessor, or only the pieces it reads
     /// (default: fine for orbits, whole for quadrants).
-    #[arg(long, value_enum, requires = "split")]
+    #[arg(long, value_parser = choice::<PieceDeps>(), requires = "split")]
     pub piece_deps: Option<PieceDeps>,
     /// File format.
-    #[arg(long, value_enum, default_value_t = Format::Csv)]
+    #[arg(long, value_parser = choice::<Format>(), default_value_t = Format::Csv)]
     pub format: Format,
     /// Output file (default: standard output).
     #[arg(long, short, value_name = "FILE")]

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+
 use dab::exec;
 use dab::plan::{Checked, Plan, PlanError};
 use dab::store::Store;
@@ -38,14 +39,14 @@ pub fn load_checked(path: &Path) -> Result<(Plan, Checked), PlanError> {
 
 pub fn run(args: JobArgs) -> CliResult {
     let (plan, checked) = load_checked(&args.plan)?;
-    let store = Store::open_shared(&args.store, &checked)?;
+    let store = Store::open_shared(&args.store, &checked.space)?;
     if let Some(path) = &args.value {
         let (value, moves) = exec::stored_root(&checked, &store)?;
         let board = checked.space.board();
         let moves: Vec<_> =
-            moves.iter().map(|m| dab::analysis::MoveReport::new(board, m.line, m.boxes, m.value as i32)).collect();
+            moves.iter().map(|m| dab::game::MoveReport::new(board, m.line, m.boxes, m.value as i32)).collect();
         let json = serde_json::json!({"board": plan.board, "root": plan.root, "value": value, "moves": moves});
-        dab::files::write_atomic(path, format!("{json}\n").as_bytes())
+        dab::support::write_atomic(path, format!("{json}\n").as_bytes())
             .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
         println!("value of {}: {value} (written to {})", plan.board, path.display());
         return Ok(());

@@ -3,9 +3,11 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use dab::board::Board;
-use dab::position::Position;
+
+use dab::game::{Board, Position};
+use dab::support::Choice;
 
 mod bench;
 mod calibrate;
@@ -125,6 +127,17 @@ impl PositionArgs {
 pub fn bytes(text: &str) -> Result<u64, String> {
     parse_size::parse_size(text)
         .map_err(|e| format!("'{text}' is not a size in bytes ({e}); examples: 8G, 500MB, 2GiB"))
+}
+
+/// The parser of a library's named choice (policy, engine, scheme, ...): its names, each with
+/// its help, parsed back by name; clap's own messages for a name that is none of them.
+pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
+    let values = T::ALL.iter().map(|&c| match c.about() {
+        "" => PossibleValue::new(c.name()),
+        about => PossibleValue::new(c.name()).help(about),
+    });
+    PossibleValuesParser::new(values)
+        .map(|name| *T::ALL.iter().find(|c| c.name() == name).expect("clap accepts only the possible values"))
 }
 
 /// `--threads`: at least 1; all cores when not given.

@@ -1,7 +1,8 @@
 //! `dab partitions`: the partitions of a solve with their sizes and dependencies.
 
 use clap::Args;
-use dab::space::Space;
+
+use dab::solver::Space;
 
 use super::{CliResult, PositionArgs};
 
@@ -20,11 +21,11 @@ pub struct PartitionsArgs {
 pub fn run(args: PartitionsArgs) -> CliResult {
     let root = args.position.position()?;
     let space = Space::new(root, args.groups)?;
-    let listing = dab::partitions::list(&space);
+    let listing = dab::solver::list(&space);
     if args.json {
         println!("{}", serde_json::to_string(&listing)?);
     } else {
-        dab::partitions::write_csv(&listing, std::io::stdout().lock())?;
+        dab::solver::write_csv(&listing, std::io::stdout().lock())?;
     }
     Ok(())
 }

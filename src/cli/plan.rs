@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use dab::cost::{BUILT_IN_NAME, CostModel};
-use dab::planner::{self, PlanOptions};
+
+use dab::plan::PlanOptions;
+use dab::sched::{BUILT_IN_NAME, CostModel};
 
 use super::{CliResult, PositionArgs};
 
@@ -93,7 +94,7 @@ pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
 }
 
 /// Prints the candidates and the choice.
-pub fn print_choice(planned: &planner::Planned) {
+pub fn print_choice(planned: &dab::plan::Planned) {
     println!("{:<32} {:>6} {:>12} {:>14} {:>5}", "candidate", "jobs", "predicted s", "peak memory", "fits");
     for (i, c) in planned.candidates.iter().enumerate() {
         println!(
@@ -111,13 +112,13 @@ pub fn print_choice(planned: &planner::Planned) {
 
 pub fn run(args: PlanArgs) -> CliResult {
     let root = args.position.position()?;
-    let planned = planner::plan(root, &args.common.options(args.with_store)?)?;
-    let dir = args.out.unwrap_or_else(|| dab::runner::default_dir(&planned.plan.board, root.drawn.is_empty()));
+    let planned = dab::plan::plan(root, &args.common.options(args.with_store)?)?;
+    let dir = args.out.unwrap_or_else(|| dab::pipeline::default_dir(&planned.plan.board, root.drawn.is_empty()));
     let path = args.output.unwrap_or_else(|| dir.join("plan.json"));
     print_choice(&planned);
     if args.with_store {
         let plan = &planned.plan;
-        let store = dab::disk::predict(plan, &plan.check()?, plan.threads, args.keep_lines)?;
+        let store = dab::plan::predict_store(plan, &plan.check()?, plan.threads, args.keep_lines)?;
         let book = args.keep_lines.map_or(String::new(), |k| format!(" (the book of at most {k} lines)"));
         println!(
             "store: values in files peak at {:.1} MB on {} thread(s); {:.1} MB left at the end{book}",
@@ -126,7 +127,7 @@ pub fn run(args: PlanArgs) -> CliResult {
             store.left as f64 / 1e6
         );
     }
-    let files = dab::runner::write_plan(&planned, &path, &dir)?;
+    let files = dab::report::write_plan(&planned, &path, &dir)?;
     eprintln!("wrote {}", files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "));
     Ok(())
 }

@@ -3,17 +3,18 @@
 use std::io::IsTerminal;
 
 use clap::Args;
-use dab::board::Board;
-use dab::play::{Oracle, Player};
 
-use super::CliResult;
+use dab::answer::play::{Oracle, Player};
+use dab::game::Board;
+
+use super::{CliResult, choice};
 
 #[derive(Args)]
 pub struct PlayArgs {
     /// Board size MxN (solved on the fly up to 3x4; larger boards need --store).
     pub board: String,
     /// Who moves first.
-    #[arg(long, value_enum, default_value_t = Player::You)]
+    #[arg(long, value_parser = choice::<Player>(), default_value_t = Player::You)]
     pub first: Player,
     #[command(flatten)]
     pub store: super::hint::StoreArgs,
@@ -35,6 +36,6 @@ pub fn run(args: PlayArgs) -> CliResult {
     }
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
-    dab::play::run(&oracle, board, args.first, stdin.lock(), &mut std::io::stdout().lock(), echo)?;
+    dab::answer::play::run(&oracle, board, args.first, stdin.lock(), &mut std::io::stdout().lock(), echo)?;
     Ok(())
 }

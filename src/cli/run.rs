@@ -5,8 +5,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
+
+use dab::game::Position;
 use dab::plan::Plan;
-use dab::position::Position;
 
 use super::plan::{PlanCommon, print_choice};
 use super::solve::Progress;
@@ -43,7 +44,7 @@ pub struct RunArgs {
 
 pub fn run(args: RunArgs) -> CliResult {
     if args.common.mem_limit.is_some() && args.store.is_none() {
-        return Err(dab::runner::RunError::MemLimitWithoutStore.into());
+        return Err(dab::pipeline::RunError::MemLimitWithoutStore.into());
     }
     let named = args.position.board.is_some() || args.position.position.is_some();
     let (plan, dir) = match &args.plan {
@@ -65,20 +66,20 @@ pub fn run(args: RunArgs) -> CliResult {
                 }
             }
             let empty = !plan.root.contains('1');
-            let dir = args.out.clone().unwrap_or_else(|| dab::runner::default_dir(&plan.board, empty));
+            let dir = args.out.clone().unwrap_or_else(|| dab::pipeline::default_dir(&plan.board, empty));
             (plan, dir)
         }
         None => {
             let root = if named { args.position.position()? } else { Position::empty(DEFAULT_BOARD.parse()?) };
-            let planned = dab::planner::plan(root, &args.common.options(args.store.is_some())?)?;
+            let planned = dab::plan::plan(root, &args.common.options(args.store.is_some())?)?;
             if !args.json {
                 print_choice(&planned);
             }
             let dir = args
                 .out
                 .clone()
-                .unwrap_or_else(|| dab::runner::default_dir(&planned.plan.board, root.drawn.is_empty()));
-            dab::runner::write_plan(&planned, &dir.join("plan.json"), &dir)?;
+                .unwrap_or_else(|| dab::pipeline::default_dir(&planned.plan.board, root.drawn.is_empty()));
+            dab::report::write_plan(&planned, &dir.join("plan.json"), &dir)?;
             (planned.plan, dir)
         }
     };
@@ -89,7 +90,7 @@ pub fn run(args: RunArgs) -> CliResult {
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| eprintln!("{m}");
-    let dab::runner::Ran { run, detail, predicted_disk, files } = dab::runner::run(
+    let dab::pipeline::Ran { run, detail, predicted_disk, files } = dab::pipeline::run(
         &plan,
         threads,
         &dir,

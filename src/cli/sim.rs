@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use dab::graph::Graph;
-use dab::report::{self, Input, ReportOptions};
-use dab::sim::{Policy, Procs, ProcsList, SimOptions};
 
-use super::CliResult;
+use dab::report::sweep::{self, Input, ReportOptions};
+use dab::sched::{Graph, Policy, Procs, ProcsList, SimOptions};
+
+use super::{CliResult, choice};
 
 #[derive(Args)]
 pub struct SimArgs {
@@ -19,7 +19,7 @@ pub struct SimArgs {
     #[arg(long, value_name = "LIST", default_value = "1..64")]
     pub procs: ProcsList,
     /// Ready-queue policies, separated by commas.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "fifo")]
+    #[arg(long, value_parser = choice::<Policy>(), value_delimiter = ',', default_value = "fifo")]
     pub policy: Vec<Policy>,
     /// Ticks added to every job (dispatch latency).
     #[arg(long, value_name = "TICKS", default_value_t = 0)]
@@ -88,15 +88,15 @@ pub fn run(args: SimArgs) -> CliResult {
         gantt: Some(gantt),
         unit: args.unit,
     };
-    let records = report::sweep(&inputs, &opts)?;
+    let records = sweep::sweep(&inputs, &opts)?;
     let dir = args.out.unwrap_or_else(|| {
         PathBuf::from("reports").join(inputs.iter().map(|i| i.label.as_str()).collect::<Vec<_>>().join("+"))
     });
-    let written = report::write(&dir, &inputs, &records, &opts)?;
+    let written = sweep::write(&dir, &inputs, &records, &opts)?;
     if args.json {
         println!("{}", serde_json::to_string(&records)?);
     } else {
-        print!("{}", report::summary(&records));
+        print!("{}", sweep::summary(&records));
         eprintln!("wrote {} files in {}", written.len(), dir.display());
     }
     Ok(())

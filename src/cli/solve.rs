@@ -4,11 +4,12 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use dab::analysis::{Engine, analyse};
-use dab::solve::SolveOptions;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{CliResult, PositionArgs};
+use dab::answer::{Engine, analyse};
+use dab::solver::SolveOptions;
+
+use super::{CliResult, PositionArgs, choice};
 
 #[derive(Args)]
 pub struct SolveArgs {
@@ -21,7 +22,7 @@ pub struct SolveArgs {
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
     /// Solver: the partitioned retrograde solver, or a slow twin.
-    #[arg(long, value_enum, default_value_t = Engine::Partition)]
+    #[arg(long, value_parser = choice::<Engine>(), default_value_t = Engine::Partition)]
     pub engine: Engine,
     /// Print one JSON object.
     #[arg(long)]

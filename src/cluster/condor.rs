@@ -9,9 +9,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{Paths, VALUE_JOB, memory_mb, ranks, value_memory_mb, value_needs};
 use crate::plan::Checked;
 use crate::store;
+
+use super::{Paths, VALUE_JOB, memory_mb, ranks, value_memory_mb, value_needs};
 
 /// Times DAGMan runs a failed node again before it fails for good.
 pub const RETRY: u32 = 2;
@@ -110,6 +111,6 @@ fn arg(path: &Path) -> String {
 
 /// Whether a job's file is in the store folder of `plan` under `base` (not checked).
 pub fn in_store(plan: &Checked, base: &Path) -> impl Fn(&str) -> bool {
-    let dir = store::folder(base, plan);
+    let dir = store::folder(base, &plan.space);
     move |name: &str| dir.join(format!("{name}.dab")).exists()
 }

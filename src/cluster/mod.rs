@@ -142,7 +142,8 @@ pub fn value_needs(plan: &Checked) -> Vec<usize> {
 
 /// Writes a generated file, creating its folder.
 pub fn write(path: &Path, text: &str) -> Result<(), ExportError> {
-    crate::files::write_atomic(path, text.as_bytes()).map_err(|source| ExportError::Write { path: path.into(), source })
+    crate::support::write_atomic(path, text.as_bytes())
+        .map_err(|source| ExportError::Write { path: path.into(), source })
 }
 
 /// A path as one bash word in single quotes.

@@ -9,9 +9,10 @@
 
 use std::fmt::Write as _;
 
-use super::{Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs};
 use crate::plan::Checked;
 use crate::store;
+
+use super::{Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs};
 
 /// The submit script of `plan`.
 pub fn script(plan: &Checked, paths: &Paths) -> String {
@@ -114,7 +115,7 @@ submit() {{
         dab = sh_quote(&paths.dab),
         plan = sh_quote(&paths.plan),
         store = sh_quote(&paths.store),
-        files = sh_quote(&store::folder(&paths.store, plan)),
+        files = sh_quote(&store::folder(&paths.store, &plan.space)),
         outq = sh_quote(&paths.out),
         value = VALUE_JOB,
     );

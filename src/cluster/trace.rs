@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::calibrate::quantile;
 use crate::exec::TraceRow;
 use crate::plan::Plan;
-use crate::sim::{Policy, Procs, SimOptions, Simulator};
+use crate::sched::{Policy, Procs, SimOptions, Simulator};
+use crate::support::quantile;
 
 /// A finished Slurm job (or array task), as logged.
 #[derive(Clone, Debug, PartialEq, Eq)]

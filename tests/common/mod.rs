@@ -2,8 +2,7 @@
 
 #![allow(dead_code)]
 
-use dab::board::{Board, Line, LineSet};
-use dab::position::Position;
+use dab::game::{Board, Line, LineSet, Position};
 
 /// SplitMix64: small, seeded, reproducible.
 pub struct Rng(pub u64);
@@ -64,8 +63,8 @@ pub fn json_out(args: &[&str], stdin: Option<&str>) -> serde_json::Value {
 }
 
 /// The plan of an empty board's own partitions in `groups` groups, split or not.
-pub fn checked(board: &str, groups: usize, split: Option<dab::schemes::Split>) -> dab::plan::Checked {
-    let space = dab::space::Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
-    let graph = dab::schemes::orbits(&space, &dab::cost::CostSpec::States, split.as_ref()).unwrap();
+pub fn checked(board: &str, groups: usize, split: Option<dab::sched::Split>) -> dab::plan::Checked {
+    let space = dab::solver::Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
+    let graph = dab::sched::orbits(&space, &dab::sched::CostSpec::States, split.as_ref()).unwrap();
     dab::plan::Checked::from_graph(space, graph).unwrap()
 }

@@ -1,0 +1,190 @@
+//! One analysis of a position by any engine (the partitioned solver or a slow twin), as the
+//! command line and the benchmark report it: the value, every move's value, the best moves and
+//! what it cost.
+
+use serde::{Deserialize, Serialize};
+
+use crate::exec::solve;
+use crate::game::{Line, MoveReport, Position, Value, move_value};
+use crate::solver::{Dense, SolveOptions, SpaceError, TwinError, minimax};
+use crate::support::{choice, peak_rss_bytes};
+
+choice! {
+    "engine",
+    /// Which solver computes the values.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Engine {
+        /// Retrograde analysis over symmetric partitions (the real solver).
+        Partition = "partition",
+        /// Dense retrograde over all 2^k subsets of the undrawn lines (slow twin, k <= 32).
+        Dense = "dense",
+        /// Memoised minimax (slow twin, small positions only).
+        Minimax = "minimax",
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Space(#[from] SpaceError),
+    #[error(transparent)]
+    Twin(#[from] TwinError),
+    #[error(transparent)]
+    Solve(#[from] crate::exec::SolveError),
+    #[error(
+        "the position has {0} undrawn lines; solving in memory handles at most 32 (larger solves need the on-disk store)"
+    )]
+    TooLarge(usize),
+}
+
+/// Most undrawn lines a solve in memory takes.
+pub const MAX_FREE_IN_MEMORY: usize = 32;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Analysis {
+    pub board: String,
+    /// The position as a line string.
+    pub lines: String,
+    pub engine: Engine,
+    pub value: i32,
+    pub moves: Vec<MoveReport>,
+    pub best: Vec<String>,
+    /// Positions stored (partitioned: after symmetry and interchangeable lines; dense: 2^k).
+    pub positions: u64,
+    pub groups: Vec<u32>,
+    pub partitions: usize,
+    pub seconds: f64,
+    pub positions_per_second: f64,
+    /// Most bytes of position values held at once.
+    pub peak_value_bytes: u64,
+    /// Peak resident memory of the whole process (VmHWM), when the system reports it.
+    pub peak_rss_bytes: Option<u64>,
+    pub threads: usize,
+}
+
+/// What an engine found, before it is reported.
+struct Outcome {
+    value: Value,
+    /// (line, boxes it completes, value of playing it) for every undrawn line.
+    moves: Vec<(Line, u8, Value)>,
+    positions: u64,
+    groups: Vec<u32>,
+    partitions: usize,
+    peak_value_bytes: u64,
+}
+
+/// Solves `root` with `engine` and reports the root's value and every move.
+pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Analysis, AnalysisError> {
+    let free = root.undrawn().len() as usize;
+    let start = std::time::Instant::now();
+    let outcome = match engine {
+        Engine::Partition => {
+            if free > MAX_FREE_IN_MEMORY {
+                return Err(AnalysisError::TooLarge(free));
+            }
+            let s = solve(root, opts)?;
+            Outcome {
+                value: s.value,
+                moves: s.moves.iter().map(|m| (m.line, m.boxes, m.value)).collect(),
+                positions: s.positions,
+                groups: s.space.groups.iter().map(|g| g.size).collect(),
+                partitions: s.partitions,
+                peak_value_bytes: s.peak_bytes,
+            }
+        }
+        Engine::Dense => {
+            let d = Dense::solve(root)?;
+            let moves = twin_moves(root, |after| Ok(d.value(after.drawn)))?;
+            let len = d.values.len() as u64;
+            Outcome { value: d.values[0], moves, positions: len, groups: vec![], partitions: 1, peak_value_bytes: len }
+        }
+        Engine::Minimax => {
+            let moves = twin_moves(root, minimax)?;
+            let value = minimax(root)?;
+            Outcome { value, moves, positions: 0, groups: vec![], partitions: 0, peak_value_bytes: 0 }
+        }
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let board = root.board;
+    let moves: Vec<MoveReport> =
+        outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(board, l, boxes, v as i32)).collect();
+    let best = moves.iter().filter(|m| m.value == outcome.value as i32).map(|m| m.line.clone()).collect();
+    Ok(Analysis {
+        board: board.to_string(),
+        lines: root.to_line_string(),
+        engine,
+        value: outcome.value as i32,
+        moves,
+        best,
+        positions: outcome.positions,
+        groups: outcome.groups,
+        partitions: outcome.partitions,
+        seconds,
+        positions_per_second: if seconds > 0.0 { outcome.positions as f64 / seconds } else { 0.0 },
+        peak_value_bytes: outcome.peak_value_bytes,
+        peak_rss_bytes: peak_rss_bytes(),
+        // The twins run in one thread whatever was asked.
+        threads: if engine == Engine::Partition { opts.threads } else { 1 },
+    })
+}
+
+/// Every undrawn line of `root` with the value of playing it, from a twin's value of the
+/// position after it.
+fn twin_moves(
+    root: Position,
+    value_after: impl Fn(Position) -> Result<Value, TwinError>,
+) -> Result<Vec<(Line, u8, Value)>, TwinError> {
+    root.undrawn()
+        .iter()
+        .map(|l| {
+            let n = root.board.completes(root.drawn, l) as i8;
+            let after = value_after(Position { board: root.board, drawn: root.drawn.with(l) })?;
+            Ok((l, n as u8, move_value(n, after)))
+        })
+        .collect()
+}
+
+impl Analysis {
+    /// Undrawn lines of the analysed position.
+    pub fn free_lines(&self) -> usize {
+        self.lines.bytes().filter(|&b| b == b'0').count()
+    }
+}
+
+impl std::fmt::Display for Analysis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "board {}, {} undrawn lines, {:?} engine", self.board, self.free_lines(), self.engine)?;
+        writeln!(f, "value {:+} (net future boxes for the player to move)", self.value)?;
+        writeln!(f, "moves (line: value)")?;
+        for m in &self.moves {
+            let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
+            writeln!(f, "  {:<8} {:+}{boxes}", m.line, m.value)?;
+        }
+        writeln!(f, "best {}", self.best.join(" "))?;
+        let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
+        if self.positions > 0 {
+            write!(f, "positions {}", self.positions)?;
+            if !groups.is_empty() {
+                write!(
+                    f,
+                    " in {} partitions of {} groups ({} lines)",
+                    self.partitions,
+                    groups.len(),
+                    groups.join("+")
+                )?;
+            }
+            writeln!(f)?;
+        }
+        write!(f, "time {:.3} s on {} thread(s)", self.seconds, self.threads)?;
+        if self.positions > 0 {
+            write!(f, ", {:.1} M positions/s", self.positions_per_second / 1e6)?;
+        }
+        writeln!(f)?;
+        write!(f, "peak memory {:.1} MB of values", self.peak_value_bytes as f64 / 1e6)?;
+        if let Some(rss) = self.peak_rss_bytes {
+            write!(f, ", {:.1} MB resident", rss as f64 / 1e6)?;
+        }
+        writeln!(f)
+    }
+}

@@ -1,0 +1,14 @@
+//! Answers about a position (layer 8): its analysis by any engine (the partitioned solver or a
+//! slow twin), queries of a store's book, hints, the loops-and-chains endgame theorems, and
+//! the game in the terminal. Uses `game`, `solver`, `store` and `exec` (a solve on the spot);
+//! nothing in the library uses it.
+
+mod analysis;
+pub mod endgame;
+mod hint;
+pub mod play;
+mod query;
+
+pub use analysis::{Analysis, AnalysisError, Engine, MAX_FREE_IN_MEMORY, analyse};
+pub use hint::{HintError, QUICK_SOLVE_FREE, hint};
+pub use query::{Answer, QueryError, query};

@@ -1,0 +1,380 @@
+//! A game in the terminal against a perfect opponent. The opponent's values come from an
+//! [`Oracle`]: one solve of the whole board kept in memory (small boards), or a store. The game
+//! reads one command a line (a move, `hint`, `undo`, `quit`) so that a script can drive it, and
+//! draws the board after every move with the owner's letter in each completed box.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use crate::exec::{SolveError, solve};
+use crate::game::{Board, Line, LineCoord, Position, Value, move_value};
+use crate::solver::{Solution, SolveOptions};
+use crate::store::{Reader, StoreError};
+use crate::support::choice;
+
+use super::query::{QueryError, query};
+
+/// Most lines of a board solved on the fly (3x4 has 31; 2x6, with 32, takes too long to wait
+/// for).
+pub const MAX_SOLVED_LINES: usize = 31;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    #[error(
+        "board {board} has {lines} lines; play solves boards of at most {MAX_SOLVED_LINES} lines (3x4) on the fly: give --store DIR for larger boards"
+    )]
+    TooLarge { board: Board, lines: usize },
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("cannot write the game: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Where the perfect opponent's values come from.
+pub enum Oracle {
+    /// Every position of the board, solved once.
+    Solved(Box<Solution>),
+    /// A store's book, with positions beyond it solved on the spot.
+    Store { reader: Box<Reader>, threads: usize },
+}
+
+impl Oracle {
+    /// Solves the whole empty board and keeps every value.
+    pub fn solved(board: Board, threads: usize) -> Result<Oracle, PlayError> {
+        if board.lines() > MAX_SOLVED_LINES {
+            return Err(PlayError::TooLarge { board, lines: board.lines() });
+        }
+        let s = solve(Position::empty(board), SolveOptions { threads, keep_all: true, ..Default::default() })?;
+        Ok(Oracle::Solved(Box::new(s)))
+    }
+
+    pub fn store(base: &Path, board: Board, groups: Option<usize>, threads: usize) -> Result<Oracle, PlayError> {
+        Ok(Oracle::Store { reader: Box::new(Reader::open(base, board, groups)?), threads })
+    }
+
+    /// Every undrawn line of `pos` with the value of playing it (net future boxes for the
+    /// mover), in line order.
+    pub fn moves(&self, pos: Position) -> Result<Vec<(Line, Value)>, PlayError> {
+        match self {
+            Oracle::Solved(s) => Ok(pos
+                .undrawn()
+                .iter()
+                .map(|l| {
+                    let after = pos.drawn.with(l);
+                    let v = if after == pos.board.full() {
+                        0
+                    } else {
+                        s.value_of(s.space.state_of(after)).expect("the solve keeps every partition")
+                    };
+                    (l, move_value(pos.board.completes(pos.drawn, l) as i8, v))
+                })
+                .collect()),
+            Oracle::Store { reader, threads } => {
+                let a = query(reader, pos, *threads)?;
+                Ok(a.moves.iter().map(|m| (Line(m.index), m.value as Value)).collect())
+            }
+        }
+    }
+}
+
+choice! {
+    "player",
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+    pub enum Player {
+        You = "you",
+        Dab = "dab",
+    }
+}
+
+impl Player {
+    fn other(self) -> Player {
+        match self {
+            Player::You => Player::Dab,
+            Player::Dab => Player::You,
+        }
+    }
+
+    fn letter(self) -> char {
+        match self {
+            Player::You => 'Y',
+            Player::Dab => 'D',
+        }
+    }
+}
+
+/// The state of a game: the position, who owns each completed box, whose turn it is.
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub pos: Position,
+    pub owners: Vec<Option<Player>>,
+    pub to_move: Player,
+}
+
+impl Game {
+    pub fn new(board: Board, first: Player) -> Game {
+        Game { pos: Position::empty(board), owners: vec![None; board.boxes()], to_move: first }
+    }
+
+    /// Boxes owned by (you, dab).
+    pub fn score(&self) -> (usize, usize) {
+        let count = |p| self.owners.iter().filter(|o| **o == Some(p)).count();
+        (count(Player::You), count(Player::Dab))
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.pos.undrawn().is_empty()
+    }
+
+    /// Draws an undrawn line; returns the boxes it completed. The same player moves again after
+    /// completing a box.
+    pub fn play(&mut self, line: Line) -> usize {
+        let board = self.pos.board;
+        self.pos.drawn = self.pos.drawn.with(line);
+        let mut taken = 0;
+        for b in board.line_boxes(line) {
+            let mask = board.box_mask(b);
+            if self.pos.drawn.0 & mask.0 == mask.0 {
+                self.owners[b] = Some(self.to_move);
+                taken += 1;
+            }
+        }
+        if taken == 0 {
+            self.to_move = self.to_move.other();
+        }
+        taken
+    }
+
+    /// The board as ASCII art (readable back as a position) with `Y` or `D` in completed boxes.
+    pub fn art(&self) -> String {
+        let cols = self.pos.board.cols();
+        let mut rows: Vec<Vec<char>> = self.pos.to_art().lines().map(|l| l.chars().collect()).collect();
+        for (b, owner) in self.owners.iter().enumerate() {
+            if let Some(p) = owner {
+                let row = &mut rows[2 * (b / cols) + 1];
+                row.resize(row.len().max(2 * cols + 1), ' ');
+                row[2 * (b % cols) + 1] = p.letter();
+            }
+        }
+        rows.iter().map(|r| r.iter().collect::<String>().trim_end().to_string() + "\n").collect()
+    }
+}
+
+/// What the player typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Move(Line),
+    Hint,
+    Undo,
+    Quit,
+    Nothing,
+    /// Refused, with the reason.
+    Bad(String),
+}
+
+/// Reads one command; moves must be undrawn lines of the board.
+pub fn parse_command(text: &str, pos: Position) -> Command {
+    let board = pos.board;
+    let t = text.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "" => return Command::Nothing,
+        "hint" | "h" | "?" => return Command::Hint,
+        "undo" | "u" => return Command::Undo,
+        "quit" | "q" | "exit" => return Command::Quit,
+        _ => {}
+    }
+    if let Some(line) = board.parse_line(t) {
+        return if pos.drawn.contains(line) {
+            Command::Bad(format!("{} (line {}) is already drawn", board.line_name(line), line.0))
+        } else {
+            Command::Move(line)
+        };
+    }
+    let (m, n) = (board.rows(), board.cols());
+    if t.bytes().all(|b| b.is_ascii_digit()) {
+        return Command::Bad(format!("no such line: {t} (board {board} has lines 0 to {})", board.lines() - 1));
+    }
+    let looks_like_line = t.len() > 2
+        && (t.starts_with("h(") || t.starts_with("v("))
+        && t.ends_with(')')
+        && t[2..t.len() - 1].split(',').count() == 2
+        && t[2..t.len() - 1].split(',').all(|x| !x.trim().is_empty() && x.trim().bytes().all(|b| b.is_ascii_digit()));
+    if looks_like_line {
+        return Command::Bad(format!(
+            "no such line: {t} (board {board} has h(r,c) for r 0..={m}, c 0..={} and v(r,c) for r 0..={}, c 0..={n})",
+            n - 1,
+            m - 1
+        ));
+    }
+    Command::Bad(format!(
+        "cannot read '{t}': type a line as h(r,c), v(r,c) or its number (0 to {}), or hint, undo, quit",
+        board.lines() - 1
+    ))
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    Finished,
+    Quit,
+    EndOfInput,
+}
+
+/// The best move for the player to move: the lowest line among those of the best value.
+fn best_move(moves: &[(Line, Value)]) -> Option<(Line, Value)> {
+    let best = moves.iter().map(|m| m.1).max()?;
+    moves.iter().copied().find(|m| m.1 == best)
+}
+
+fn describe(board: Board, line: Line) -> String {
+    let kind = match board.coord(line) {
+        LineCoord::H(..) => "horizontal",
+        LineCoord::V(..) => "vertical",
+    };
+    format!("{} ({kind} line {})", board.line_name(line), line.0)
+}
+
+/// Plays one game: the opponent moves perfectly (the lowest line of best value), the player's
+/// commands come from `input` one a line, everything is written to `out`. `echo` repeats each
+/// command after the prompt, for input that is not typed on a terminal.
+pub fn run(
+    oracle: &Oracle,
+    board: Board,
+    first: Player,
+    input: impl BufRead,
+    out: &mut impl Write,
+    echo: bool,
+) -> Result<(Game, Ending), PlayError> {
+    let mut game = Game::new(board, first);
+    // Snapshots taken before each of the player's moves, for `undo`.
+    let mut history: Vec<Game> = Vec::new();
+    let mut lines = input.lines();
+    writeln!(
+        out,
+        "board {board}: you (Y) against a perfect opponent (D). Type a line as h(r,c), v(r,c) or its number, or hint, undo, quit."
+    )?;
+    show(&game, out)?;
+    loop {
+        if game.is_over() {
+            let (you, dab) = game.score();
+            let verdict = match you.cmp(&dab) {
+                std::cmp::Ordering::Greater => format!("you win by {}", you - dab),
+                std::cmp::Ordering::Less => format!("dab wins by {}", dab - you),
+                std::cmp::Ordering::Equal => "a draw".to_string(),
+            };
+            writeln!(out, "game over: you {you}, dab {dab}: {verdict}")?;
+            return Ok((game, Ending::Finished));
+        }
+        if game.to_move == Player::Dab {
+            let (line, _) = best_move(&oracle.moves(game.pos)?).expect("a game not over has a move");
+            let taken = game.play(line);
+            let boxes = match taken {
+                0 => String::new(),
+                1 => " and takes a box".to_string(),
+                n => format!(" and takes {n} boxes"),
+            };
+            writeln!(out, "dab draws {}{boxes}", describe(board, line))?;
+            show(&game, out)?;
+            continue;
+        }
+        write!(out, "your move> ")?;
+        out.flush()?;
+        let Some(text) = lines.next().transpose()? else {
+            let (you, dab) = game.score();
+            writeln!(out, "\nend of input: the game stops unfinished at you {you}, dab {dab}")?;
+            return Ok((game, Ending::EndOfInput));
+        };
+        if echo {
+            writeln!(out, "{}", text.trim())?;
+        }
+        match parse_command(&text, game.pos) {
+            Command::Nothing => {}
+            Command::Bad(reason) => writeln!(out, "refused: {reason}")?,
+            Command::Quit => {
+                let (you, dab) = game.score();
+                writeln!(out, "you quit at you {you}, dab {dab}")?;
+                return Ok((game, Ending::Quit));
+            }
+            Command::Undo => match history.pop() {
+                Some(before) => {
+                    game = before;
+                    writeln!(out, "undone: back to before your last move")?;
+                    show(&game, out)?;
+                }
+                None => writeln!(out, "nothing to undo: you have not moved yet")?,
+            },
+            Command::Hint => {
+                let moves = oracle.moves(game.pos)?;
+                let best = best_move(&moves).map_or(0, |m| m.1);
+                let names = |keep: &dyn Fn(Value) -> bool| {
+                    moves.iter().filter(|m| keep(m.1)).map(|m| board.line_name(m.0)).collect::<Vec<_>>().join(" ")
+                };
+                writeln!(
+                    out,
+                    "hint: with best play you net {best:+} of the boxes still to take; best {}",
+                    names(&|v| v == best)
+                )?;
+                let all: Vec<String> = moves.iter().map(|m| format!("{} {:+}", board.line_name(m.0), m.1)).collect();
+                writeln!(out, "every move: {}", all.join(", "))?;
+            }
+            Command::Move(line) => {
+                history.push(game.clone());
+                let taken = game.play(line);
+                let boxes = if taken > 0 { format!(" and take {taken}") } else { String::new() };
+                writeln!(out, "you draw {}{boxes}", describe(board, line))?;
+                show(&game, out)?;
+            }
+        }
+    }
+}
+
+fn show(game: &Game, out: &mut impl Write) -> std::io::Result<()> {
+    let (you, dab) = game.score();
+    write!(out, "{}", game.art())?;
+    if game.is_over() {
+        writeln!(out, "you {you}, dab {dab}")
+    } else {
+        let turn = if game.to_move == Player::You { "your move" } else { "dab to move" };
+        writeln!(out, "you {you}, dab {dab}; {turn}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_and_their_refusals() {
+        let b: Board = "2x2".parse().unwrap();
+        let mut g = Game::new(b, Player::You);
+        g.play(b.h(0, 0));
+        assert_eq!(parse_command(" v(1,2) ", g.pos), Command::Move(b.v(1, 2)));
+        assert_eq!(parse_command("3", g.pos), Command::Move(Line(3)));
+        assert_eq!(parse_command("UNDO", g.pos), Command::Undo);
+        let bad = |t: &str| match parse_command(t, g.pos) {
+            Command::Bad(r) => r,
+            c => panic!("{t}: {c:?}"),
+        };
+        assert_eq!(bad("h(0,0)"), "h(0,0) (line 0) is already drawn");
+        assert!(bad("12").starts_with("no such line: 12 (board 2x2 has lines 0 to 11)"), "{}", bad("12"));
+        assert!(bad("h(3,0)").starts_with("no such line: h(3,0)"));
+        assert!(bad("x(1,1)").starts_with("cannot read 'x(1,1)'"));
+    }
+
+    #[test]
+    fn owners_are_drawn_inside_their_boxes() {
+        let b: Board = "1x2".parse().unwrap();
+        let mut g = Game::new(b, Player::You);
+        for l in [b.h(0, 0), b.h(1, 0), b.v(0, 0)] {
+            g.play(l);
+        }
+        assert_eq!(g.to_move, Player::Dab);
+        assert_eq!(g.play(b.v(0, 1)), 1);
+        assert_eq!(g.art(), "+-+ +\n|D|\n+-+ +\n");
+        assert_eq!(Position::from_art(&g.art()).unwrap(), g.pos);
+        assert_eq!(g.score(), (0, 1));
+    }
+}

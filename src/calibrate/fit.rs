@@ -1,0 +1,171 @@
+//! The fit of the cost model: weighted least squares over every subset of the terms, the
+//! best non-negative one kept and then terms dropped while that costs under 2 %; the per-job
+//! error statistics; and the contention factor of a busy machine.
+
+use serde::Serialize;
+
+use crate::sched::{CostModel, JobFeatures, TERMS};
+use crate::support::quantile;
+
+use super::machine::machine;
+use super::measure::Sample;
+
+/// Weighted least squares over the terms in `mask`: minimises sum of (pred - t)^2 / t.
+/// Returns the coefficients (0 outside the mask) and the objective, or None when the system
+/// is singular.
+fn least_squares(samples: &[Sample], mask: [bool; TERMS]) -> Option<([f64; TERMS], f64)> {
+    let idx: Vec<usize> = (0..TERMS).filter(|&k| mask[k]).collect();
+    let m = idx.len();
+    let mut a = vec![vec![0.0f64; m + 1]; m];
+    for s in samples.iter().filter(|s| s.seconds > 0.0) {
+        let x = s.features().terms();
+        let t = s.seconds * 1e9;
+        let w = 1.0 / t;
+        for (r, &i) in idx.iter().enumerate() {
+            for (c, &j) in idx.iter().enumerate() {
+                a[r][c] += w * x[i] * x[j];
+            }
+            a[r][m] += w * x[i] * t;
+        }
+    }
+    // Gaussian elimination with partial pivoting, scaled per row.
+    for col in 0..m {
+        let pivot = (col..m).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
+        if a[pivot][col].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(col, pivot);
+        let pivot_row = a[col].clone();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != col {
+                let f = row[col] / pivot_row[col];
+                for (x, p) in row.iter_mut().zip(&pivot_row).skip(col) {
+                    *x -= f * p;
+                }
+            }
+        }
+    }
+    let mut coef = [0.0; TERMS];
+    for (r, &i) in idx.iter().enumerate() {
+        coef[i] = a[r][m] / a[r][r];
+        if !coef[i].is_finite() {
+            return None;
+        }
+    }
+    Some((coef, objective(samples, &coef)))
+}
+
+fn predict(coef: &[f64; TERMS], f: JobFeatures) -> f64 {
+    f.terms().iter().zip(coef).map(|(x, c)| x * c).sum()
+}
+
+fn objective(samples: &[Sample], coef: &[f64; TERMS]) -> f64 {
+    samples
+        .iter()
+        .filter(|s| s.seconds > 0.0)
+        .map(|s| {
+            let t = s.seconds * 1e9;
+            (predict(coef, s.features()) - t).powi(2) / t
+        })
+        .sum()
+}
+
+/// The fitted coefficients and the terms kept.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fit {
+    pub coefficients: [f64; TERMS],
+    pub kept: Vec<&'static str>,
+}
+
+/// Non-negative fit: the best of all term subsets whose coefficients are all >= 0, then terms
+/// dropped while that costs less than 2 % of the objective.
+pub fn fit(samples: &[Sample]) -> Fit {
+    let mut best: Option<([f64; TERMS], f64, [bool; TERMS])> = None;
+    for bits in 1u32..1 << TERMS {
+        let mask: [bool; TERMS] = std::array::from_fn(|k| bits >> k & 1 != 0);
+        if let Some((coef, obj)) = least_squares(samples, mask)
+            && coef.iter().all(|&c| c >= 0.0)
+            && best.as_ref().is_none_or(|b| obj < b.1)
+        {
+            best = Some((coef, obj, mask));
+        }
+    }
+    let mut state_only = [false; TERMS];
+    state_only[1] = true;
+    let mut unit = [0.0; TERMS];
+    unit[1] = 1.0;
+    let (mut coef, mut obj, mut mask) = best.unwrap_or((unit, f64::INFINITY, state_only));
+    loop {
+        let mut dropped = false;
+        for k in 0..TERMS {
+            if !mask[k] || mask.iter().filter(|&&m| m).count() == 1 {
+                continue;
+            }
+            let mut fewer = mask;
+            fewer[k] = false;
+            if let Some((c, o)) = least_squares(samples, fewer)
+                && c.iter().all(|&x| x >= 0.0)
+                && o <= obj * 1.02
+            {
+                (coef, obj, mask, dropped) = (c, o, fewer, true);
+                break;
+            }
+        }
+        if !dropped {
+            break;
+        }
+    }
+    let names = CostModel::from_coefficients(String::new(), coef, Vec::new()).coefficients();
+    Fit { coefficients: coef, kept: (0..TERMS).filter(|&k| mask[k]).map(|k| names[k].0).collect() }
+}
+
+/// Per-job relative errors |pred - actual| / actual of a set of samples under a model:
+/// median and 90th percentile, and the error of the summed time.
+#[derive(Clone, Debug, Serialize)]
+pub struct ErrorStats {
+    pub board: String,
+    pub threads: usize,
+    pub jobs: usize,
+    pub median: f64,
+    pub p90: f64,
+    /// |sum pred - sum actual| / sum actual.
+    pub total: f64,
+    pub fitted_on: bool,
+}
+
+pub fn errors(model: &CostModel, samples: &[Sample], threads: usize, fitted_on: bool) -> ErrorStats {
+    let factor = model.contention(threads);
+    let mut errs: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.seconds > 0.0)
+        .map(|s| {
+            let p = model.nanoseconds(s.features()) as f64 * factor;
+            (p - s.seconds * 1e9).abs() / (s.seconds * 1e9)
+        })
+        .collect();
+    errs.sort_by(f64::total_cmp);
+    let actual: f64 = samples.iter().map(|s| s.seconds * 1e9).sum();
+    let predicted: f64 = samples.iter().map(|s| model.nanoseconds(s.features()) as f64 * factor).sum();
+    ErrorStats {
+        board: samples.first().map_or(String::new(), |s| s.board.clone()),
+        threads,
+        jobs: errs.len(),
+        median: quantile(&errs, 0.5),
+        p90: quantile(&errs, 0.9),
+        total: (predicted - actual).abs() / actual.max(1e-9),
+        fitted_on,
+    }
+}
+
+/// A model from a fit on one-thread samples and the contention measured with more threads:
+/// (threads, summed actual time / summed one-thread prediction).
+pub fn model(fit: &Fit, contention: Vec<(u32, f64)>) -> CostModel {
+    CostModel::from_coefficients(machine(), fit.coefficients, contention)
+}
+
+/// Summed actual time over summed prediction: how much slower jobs run with `threads` busy.
+pub fn contention_factor(model: &CostModel, samples: &[Sample]) -> f64 {
+    let actual: f64 = samples.iter().map(|s| s.seconds * 1e9).sum();
+    let predicted: f64 = samples.iter().map(|s| model.nanoseconds(s.features()) as f64).sum();
+    actual / predicted.max(1.0)
+}

@@ -1,0 +1,93 @@
+//! Timing runs: whole solves on the executor, every job's median time with the features the
+//! cost model prices, at each thread count asked, repeated in turn so that every count sees
+//! the same moments of a shared machine.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::exec::execute;
+use crate::game::Position;
+use crate::plan::Checked;
+use crate::sched::{CostSpec, JobFeatures, orbits_with_features};
+use crate::solver::{Space, SpaceError};
+use crate::support::median;
+
+/// One job's measured time with its features.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sample {
+    pub board: String,
+    pub groups: usize,
+    pub threads: usize,
+    pub job: String,
+    pub states: u64,
+    pub rows: u64,
+    pub outer_moves: u64,
+    pub inner_moves: u64,
+    pub input_bytes: u64,
+    pub seconds: f64,
+}
+
+impl Sample {
+    pub fn features(&self) -> JobFeatures {
+        JobFeatures {
+            states: self.states,
+            rows: self.rows,
+            outer_moves: self.outer_moves,
+            inner_moves: self.inner_moves,
+            input_bytes: self.input_bytes,
+        }
+    }
+}
+
+/// Runs a whole solve of `root` on the executor on each thread count of `threads`, `repeats`
+/// times in turn (so that every count sees the same moments of a shared machine), and returns
+/// per thread count every job's median time with its features, and the median wall time.
+pub fn measure(
+    root: Position,
+    groups: Option<usize>,
+    threads: &[usize],
+    repeats: usize,
+) -> Result<Vec<(Vec<Sample>, f64)>, SpaceError> {
+    let space = Space::new(root, groups)?;
+    let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
+    let plan = Checked::from_graph(space, graph).expect("own graph");
+    let index: HashMap<&str, usize> = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    let mut times = vec![vec![Vec::new(); plan.graph.len()]; threads.len()];
+    let mut walls = vec![Vec::new(); threads.len()];
+    for _ in 0..repeats.max(1) {
+        for (k, &p) in threads.iter().enumerate() {
+            let run = execute(&plan, p, false, None);
+            for t in &run.trace {
+                times[k][index[t.job.as_str()]].push(t.end - t.start);
+            }
+            walls[k].push(run.seconds);
+        }
+    }
+    Ok(threads
+        .iter()
+        .zip(times.iter_mut().zip(&mut walls))
+        .map(|(&p, (times, walls))| {
+            let samples = plan
+                .graph
+                .jobs
+                .iter()
+                .zip(&features)
+                .zip(times.iter_mut())
+                .map(|((job, f), t)| Sample {
+                    board: plan.space.board().to_string(),
+                    groups: plan.space.groups.len(),
+                    threads: p,
+                    job: job.name.clone(),
+                    states: f.states,
+                    rows: f.rows,
+                    outer_moves: f.outer_moves,
+                    inner_moves: f.inner_moves,
+                    input_bytes: f.input_bytes,
+                    seconds: median(t),
+                })
+                .collect();
+            (samples, median(walls))
+        })
+        .collect())
+}

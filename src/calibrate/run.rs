@@ -1,0 +1,98 @@
+//! A calibration session: the boards to time (cases), each timed on one thread and on all
+//! threads, the model fitted on the one-thread times and tested on boards it was not fitted on.
+
+use crate::game::{Board, Position};
+use crate::sched::CostModel;
+use crate::solver::SpaceError;
+
+use super::fit::{ErrorStats, Fit, contention_factor, errors, fit, model};
+use super::measure::{Sample, measure};
+
+/// A board to time, with its grouping (None: the default).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    /// The board.
+    pub board: Board,
+    /// Number of groups (None: the default).
+    pub groups: Option<usize>,
+}
+
+impl std::str::FromStr for Case {
+    type Err = String;
+
+    /// `3x4` or `3x4/4` (4 groups).
+    fn from_str(s: &str) -> Result<Case, String> {
+        let (b, g) = s.split_once('/').map_or((s, None), |(b, g)| (b, Some(g)));
+        let board = b.parse().map_err(|e| format!("calibration case '{s}': {e}"))?;
+        let groups = g
+            .map(|g| g.parse::<usize>().map_err(|_| format!("calibration case '{s}': '{g}' is not a number of groups")))
+            .transpose()?;
+        Ok(Case { board, groups })
+    }
+}
+
+/// The default cases: small to mid-sized boards in the groupings the planner tries.
+pub const DEFAULT_CASES: &str = "3x3,2x5,2x5/2,3x4/2,3x4/3,3x4/4";
+/// The default board left out of the fit, to test the model on.
+pub const DEFAULT_HOLDOUT: &str = "2x6";
+
+/// What a calibration found.
+pub struct Calibration {
+    /// The fitted model, with its contention factor.
+    pub model: CostModel,
+    /// The fit behind it.
+    pub fit: Fit,
+    /// Per board and thread count, the model's errors.
+    pub stats: Vec<ErrorStats>,
+    /// Every timed job.
+    pub samples: Vec<Sample>,
+}
+
+/// Times `cases` (each `repeats` times) on one thread and on `threads` threads, fits the model on the one-thread
+/// times, and tests it on `holdout` (not fitted on). `report` hears each stage.
+pub fn run(
+    cases: &[Case],
+    holdout: &[Case],
+    threads: usize,
+    repeats: usize,
+    report: &mut dyn FnMut(&str),
+) -> Result<Calibration, SpaceError> {
+    let counts: Vec<usize> = if threads > 1 { vec![1, threads] } else { vec![1] };
+    let time = |case: &Case, report: &mut dyn FnMut(&str)| {
+        let runs = measure(Position::empty(case.board), case.groups, &counts, repeats)?;
+        for (&p, (s, secs)) in counts.iter().zip(&runs) {
+            report(&format!(
+                "timed {} ({} jobs) on {p} thread(s), median of {repeats}: {secs:.2} s",
+                case.board,
+                s.len()
+            ));
+        }
+        Ok::<_, SpaceError>(runs.into_iter().map(|(s, _)| s).collect::<Vec<_>>())
+    };
+    let mut fitted = Vec::new();
+    for c in cases {
+        fitted.push(time(c, report)?);
+    }
+    let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].clone()).collect();
+    let fit = fit(&one);
+    let mut model = model(&fit, Vec::new());
+    if threads > 1 {
+        let many: Vec<Sample> = fitted.iter().flat_map(|runs| runs[1].clone()).collect();
+        model.contention = vec![(threads as u32, contention_factor(&model, &many))];
+    }
+    let mut stats = Vec::new();
+    let mut samples = Vec::new();
+    let mut record = |runs: Vec<Vec<Sample>>, fitted_on: bool, stats: &mut Vec<ErrorStats>| {
+        for (&p, s) in counts.iter().zip(runs) {
+            stats.push(errors(&model, &s, p, fitted_on));
+            samples.extend(s);
+        }
+    };
+    for runs in fitted {
+        record(runs, true, &mut stats);
+    }
+    for c in holdout {
+        record(time(c, report)?, false, &mut stats);
+    }
+    Ok(Calibration { model, fit, stats, samples })
+}

@@ -1,0 +1,249 @@
+//! `dab bench`: the solver against the dense twin, single-threaded (`--suite solve`), or the
+//! simulator's speed and schedule quality (`--suite sim`), plans run against their predictions
+//! (`--suite run`), or the endgame theorems against the solver (`--suite endgame`); CSV in
+//! `reports/`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use self::sim::{MAX_PROCS, QUALITY_CASES};
+use self::solver::{Case, DEFAULT_CASES, run, write_csv};
+use super::CliResult;
+
+mod endgame;
+mod run;
+mod sim;
+mod solver;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Suite {
+    Solve,
+    Sim,
+    Run,
+    Endgame,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// What to measure.
+    #[arg(long, value_enum, default_value_t = Suite::Solve)]
+    pub suite: Suite,
+    /// Boards for `--suite run`.
+    #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
+    pub boards: Vec<String>,
+    /// Cost model for `--suite run` (default: sims/cost-model.json, or the built-in model).
+    #[arg(long, value_name = "FILE")]
+    pub cost: Option<PathBuf>,
+    /// Runs of each plan or candidate in `--suite run` (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    /// Solve cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_CASES.iter().map(|s| s.to_string()))]
+    pub cases: Vec<String>,
+    /// Loops-and-chains positions for `--suite endgame` (a folder of ASCII art files).
+    #[arg(long, value_name = "DIR", default_value = "tests/data/endgame")]
+    pub positions: PathBuf,
+    /// Where to write the CSV (default: reports/bench.csv, or reports/bench-sim.csv and
+    /// reports/bench-sim-speed.csv).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run_cmd(args: BenchArgs) -> CliResult {
+    match args.suite {
+        Suite::Solve => solve(args),
+        Suite::Sim => sim(args),
+        Suite::Run => run_suite(args),
+        Suite::Endgame => endgame(args),
+    }
+}
+
+fn endgame(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench-endgame.csv".into());
+    println!(
+        "{:<26} {:<5} {:>5} {:<12} {:>6} {:>12} {:>10} {:>10} {:>6}",
+        "position", "board", "lines", "components", "value", "theorems us", "solve s", "speedup", "agree"
+    );
+    let rows = crate::cli::bench::endgame::run(&args.positions, &mut |r| {
+        println!(
+            "{:<26} {:<5} {:>5} {:<12} {:>6} {:>12.2} {:>10.4} {:>10.0} {:>6}",
+            r.position,
+            r.board,
+            r.free_lines,
+            r.components,
+            r.value,
+            r.theorem_microseconds,
+            r.solve_seconds,
+            r.speedup,
+            r.agree
+        )
+    })?;
+    dab::support::write_csv(&rows, &output)?;
+    println!("wrote {}", output.display());
+    Ok(())
+}
+
+fn solve(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench.csv".into());
+    let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
+    let exe = std::env::current_exe()?;
+    println!(
+        "{:<12} {:<9} {:>5} {:>6} {:>14} {:>9} {:>12} {:>10} {:>8}",
+        "case", "engine", "lines", "value", "positions", "seconds", "space pos/s", "peak MB", "speedup"
+    );
+    let rows = run(&exe, &cases, |r| {
+        println!(
+            "{:<12} {:<9} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>10.1} {:>8}",
+            r.case,
+            format!("{:?}", r.engine).to_lowercase(),
+            r.free_lines,
+            r.value,
+            r.positions,
+            r.seconds,
+            r.space_positions_per_second,
+            r.peak_rss_bytes.unwrap_or(0) as f64 / 1e6,
+            r.speedup_vs_dense.map_or(String::new(), |s| format!("{s:.1}x")),
+        )
+    })?;
+    write_csv(&rows, &output)?;
+    println!("wrote {}", output.display());
+    Ok(())
+}
+
+fn sim(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench-sim.csv".into());
+    let speed_path = output.with_file_name(format!(
+        "{}-speed.csv",
+        output.file_stem().map_or("bench-sim".into(), |s| s.to_string_lossy().into_owned())
+    ));
+    let speed = sim::speed()?;
+    println!(
+        "speed: {} ({} jobs, {} dependencies): sweep P = 1..{MAX_PROCS} with fifo and cp in {:.3} s on {} threads, {:.3} s on one (graph built in {:.3} s)",
+        speed.case,
+        speed.jobs,
+        speed.edges,
+        speed.sweep_seconds,
+        speed.threads,
+        speed.sweep_seconds_one_thread,
+        speed.build_seconds
+    );
+    println!(
+        "\n{:<26} {:<6} {:>6} {:>7} {:>8} {:>8} {:>5} {:>8} {:>5} {:>8} {:>8} {:>12} {:>12}",
+        "case",
+        "policy",
+        "jobs",
+        "edges",
+        "W/CP",
+        "worst",
+        "at P",
+        "vs level",
+        "at P",
+        "at P2",
+        "at P64",
+        "peak mem P2",
+        "peak P150"
+    );
+    let mut rows = Vec::new();
+    for case in QUALITY_CASES {
+        for r in sim::quality(case)? {
+            println!(
+                "{:<26} {:<6} {:>6} {:>7} {:>8.2} {:>8.4} {:>5} {:>8.4} {:>5} {:>8.4} {:>8.4} {:>12.3e} {:>12.3e}",
+                r.case,
+                r.policy.to_string(),
+                r.jobs,
+                r.edges,
+                r.w_over_cp,
+                r.worst_ratio,
+                r.worst_at,
+                r.worst_level_ratio,
+                r.worst_level_at,
+                r.ratio_p2,
+                r.ratio_p64,
+                r.peak_memory_p2 as f64,
+                r.peak_memory_p150 as f64
+            );
+            rows.push(r);
+        }
+    }
+    write(&[speed], &speed_path)?;
+    write(&rows, &output)?;
+    println!("wrote {} and {}", output.display(), speed_path.display());
+    Ok(())
+}
+
+fn run_suite(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench-run.csv".into());
+    let cand_path = output.with_file_name(format!(
+        "{}-candidates.csv",
+        output.file_stem().map_or("bench-run".into(), |s| s.to_string_lossy().into_owned())
+    ));
+    let dir = output.with_extension("");
+    let all = super::threads(None)? as u32;
+    let model = super::plan::load_model(args.cost.as_deref())?;
+    let opts = dab::plan::PlanOptions {
+        threads: all,
+        mem_limit: None,
+        model,
+        groups: None,
+        store: false,
+        overhead: 0,
+        split: None,
+    };
+    println!(
+        "{:<6} {:>7} {:<28} {:>6} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8}",
+        "board", "threads", "plan", "jobs", "predicted", "actual", "error", "job median", "job p90", "speedup"
+    );
+    let mut rows = Vec::new();
+    for b in &args.boards {
+        b.parse::<dab::game::Board>()?;
+        for r in crate::cli::bench::run::runs(b, &[1, all], &opts, args.repeats, &dir)? {
+            println!(
+                "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.1}% {:>9.1}% {:>7.1}% {:>8}",
+                r.board,
+                r.threads,
+                r.plan,
+                r.jobs,
+                r.predicted_seconds,
+                r.actual_seconds,
+                100.0 * r.error,
+                100.0 * r.job_error_median,
+                100.0 * r.job_error_p90,
+                r.speedup.map_or(String::new(), |s| format!("{s:.2}x"))
+            );
+            rows.push(r);
+        }
+    }
+    println!("\nevery candidate run on {all} threads:");
+    println!("{:<6} {:<28} {:>6} {:>10} {:>10}", "board", "candidate", "jobs", "predicted", "actual");
+    let mut cands = Vec::new();
+    for b in &args.boards {
+        let cs = crate::cli::bench::run::candidates(b, all, &opts, args.repeats)?;
+        let best = cs.iter().map(|c| c.actual_seconds).fold(f64::INFINITY, f64::min);
+        for c in &cs {
+            println!(
+                "{:<6} {:<28} {:>6} {:>9.3}s {:>9.3}s{}",
+                c.board,
+                c.candidate,
+                c.jobs,
+                c.predicted_seconds,
+                c.actual_seconds,
+                if c.chosen {
+                    format!("  <- chosen ({:.1} % over the fastest run)", 100.0 * (c.actual_seconds / best - 1.0))
+                } else {
+                    String::new()
+                }
+            );
+        }
+        cands.extend(cs);
+    }
+    write(&rows, &output)?;
+    write(&cands, &cand_path)?;
+    println!("wrote {} and {}", output.display(), cand_path.display());
+    Ok(())
+}
+
+/// Writes benchmark rows as CSV, naming the file on failure.
+fn write<T: serde::Serialize>(rows: &[T], path: &std::path::Path) -> Result<(), String> {
+    dab::support::write_csv(rows, path).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+}

@@ -1,0 +1,120 @@
+//! `dab bench --suite run`: plan, run and compare boards at one thread and at all threads,
+//! then run every candidate the planner considered, to see whether the simulator ranked them
+//! right.
+
+use serde::Serialize;
+
+use dab::exec::execute;
+use dab::game::Position;
+use dab::pipeline::RunError;
+use dab::plan::{PlanOptions, PlannerError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunBenchError {
+    #[error(transparent)]
+    Planner(#[from] PlannerError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// One board at one thread count: the chosen plan's prediction against its run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRow {
+    pub board: String,
+    pub threads: u32,
+    pub plan: String,
+    pub jobs: usize,
+    pub predicted_seconds: f64,
+    pub actual_seconds: f64,
+    pub error: f64,
+    pub job_error_median: f64,
+    pub job_error_p90: f64,
+    /// Actual one-thread time over this run's (filled on the rows after the first).
+    pub speedup: Option<f64>,
+    pub value: i8,
+}
+
+/// One candidate of one board's plan, actually run.
+#[derive(Clone, Debug, Serialize)]
+pub struct CandidateRow {
+    pub board: String,
+    pub threads: u32,
+    pub candidate: String,
+    pub jobs: usize,
+    pub predicted_seconds: f64,
+    pub actual_seconds: f64,
+    pub chosen: bool,
+}
+
+/// Plans and runs `board` at each thread count (the first is the speedup's base), each run
+/// `repeats` times; the run with the median time is the one compared.
+pub fn runs(
+    board: &str,
+    threads: &[u32],
+    opts: &PlanOptions,
+    repeats: usize,
+    dir: &std::path::Path,
+) -> Result<Vec<RunRow>, RunBenchError> {
+    let root = Position::empty(board.parse().expect("a benchmark board"));
+    let mut rows: Vec<RunRow> = Vec::new();
+    for &p in threads {
+        let planned = dab::plan::plan(root, &PlanOptions { threads: p, ..opts.clone() })?;
+        let sub = dir.join(format!("{board}-p{p}"));
+        dab::report::write_plan(&planned, &sub.join("plan.json"), &sub).map_err(RunError::from)?;
+        // Every repeat runs the same checked plan; only the median run is written and compared.
+        let checked = planned.plan.check().map_err(RunError::from)?;
+        let mut all: Vec<_> = (0..repeats.max(1)).map(|_| execute(&checked, p as usize, false, None)).collect();
+        all.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let run = all.swap_remove(all.len() / 2);
+        let info = dab::exec::TraceInfo { board: Some(board.into()), threads: Some(p), value: Some(run.value) };
+        dab::exec::write_trace(&sub.join("trace.csv"), &run.trace, &info).map_err(RunError::from)?;
+        let detail = dab::report::compare(&planned.plan, &run.trace, &info, Some(p)).map_err(RunError::from)?;
+        dab::report::write_compare(&planned.plan, &detail, &sub).map_err(RunError::from)?;
+        let c = detail.comparison;
+        rows.push(RunRow {
+            board: board.to_string(),
+            threads: p,
+            plan: planned.candidates[planned.chosen].label(),
+            jobs: c.jobs,
+            predicted_seconds: c.predicted_seconds,
+            actual_seconds: c.actual_seconds,
+            error: c.error,
+            job_error_median: c.job_error_median,
+            job_error_p90: c.job_error_p90,
+            speedup: rows.first().map(|r| r.actual_seconds / c.actual_seconds),
+            value: run.value,
+        });
+    }
+    Ok(rows)
+}
+
+/// Runs every candidate of the plan for `board` on `threads` threads, `repeats` times each
+/// (median time).
+pub fn candidates(
+    board: &str,
+    threads: u32,
+    opts: &PlanOptions,
+    repeats: usize,
+) -> Result<Vec<CandidateRow>, RunBenchError> {
+    let root = Position::empty(board.parse().expect("a benchmark board"));
+    let opts = PlanOptions { threads, ..opts.clone() };
+    let planned = dab::plan::plan(root, &opts)?;
+    let mut rows = Vec::new();
+    for (i, c) in planned.candidates.iter().enumerate() {
+        let plan = dab::plan::plan_for(c, &opts).map_err(|e| RunBenchError::Run(e.into()))?;
+        let checked = plan.check().map_err(|e| RunBenchError::Run(e.into()))?;
+        let mut times: Vec<f64> =
+            (0..repeats.max(1)).map(|_| execute(&checked, threads as usize, false, None).seconds).collect();
+        let actual_seconds = dab::support::median(&mut times);
+        rows.push(CandidateRow {
+            board: board.to_string(),
+            threads,
+            candidate: c.label(),
+            jobs: c.candidate.jobs,
+            predicted_seconds: c.candidate.predicted_seconds,
+            actual_seconds,
+            chosen: i == planned.chosen,
+        });
+    }
+    Ok(rows)
+}

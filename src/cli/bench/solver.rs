@@ -1,0 +1,147 @@
+//! `dab bench`: the partitioned solver against the dense twin, single-threaded, in one run.
+//! Each solve runs in its own child process (`dab solve --json`) so that its peak resident
+//! memory is its own. Results go to a CSV file.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde::Serialize;
+
+use dab::answer::{Analysis, Engine};
+
+/// Eight 3-chains on a 3x8 board: 32 undrawn lines, no symmetry, value -2.
+pub const CHAINS_3X8: &str = include_str!("../../../tests/data/positions/eight-3-chains-3x8.txt");
+
+/// A benchmark case: an empty board (`3x4`) or the named built-in position (`chains-3x8`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Case {
+    Board(String),
+    Art { name: String, art: String },
+}
+
+impl Case {
+    pub fn parse(name: &str) -> Result<Case, String> {
+        match name {
+            "chains-3x8" => Ok(Case::Art { name: name.to_string(), art: CHAINS_3X8.to_string() }),
+            b => {
+                b.parse::<dab::game::Board>().map_err(|e| format!("bench case: {e} (or use chains-3x8)"))?;
+                Ok(Case::Board(b.to_string()))
+            }
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Case::Board(b) => b,
+            Case::Art { name, .. } => name,
+        }
+    }
+}
+
+/// The cases of the benchmark.
+pub const DEFAULT_CASES: &[&str] = &["3x3", "2x5", "3x4", "chains-3x8"];
+
+/// One solve of one case.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    pub case: String,
+    pub engine: Engine,
+    pub free_lines: usize,
+    pub value: i32,
+    /// Positions the engine stores (2^k for the dense twin).
+    pub positions: u64,
+    pub seconds: f64,
+    /// All 2^k positions of the space divided by the wall time: comparable across engines.
+    pub space_positions_per_second: f64,
+    pub peak_rss_bytes: Option<u64>,
+    pub peak_value_bytes: u64,
+    /// Dense twin's time over this engine's time, on the partition row.
+    pub speedup_vs_dense: Option<f64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("cannot run '{exe}': {source}")]
+    Spawn { exe: String, source: std::io::Error },
+    #[error("case {case}, engine {engine:?}: the solve failed: {stderr}")]
+    Failed { case: String, engine: Engine, stderr: String },
+    #[error("case {case}, engine {engine:?}: unreadable output: {source}")]
+    Output { case: String, engine: Engine, source: serde_json::Error },
+    #[error("case {case}: the partitioned solver says {partition}, the dense twin {dense}")]
+    Disagree { case: String, partition: i32, dense: i32 },
+    #[error("cannot write '{path}': {source}")]
+    Write { path: String, source: std::io::Error },
+}
+
+/// Runs one engine on one case in a child process of `exe` (the `dab` binary).
+pub fn run_one(exe: &Path, case: &Case, engine: Engine, groups: Option<usize>) -> Result<Analysis, BenchError> {
+    let mut cmd = Command::new(exe);
+    cmd.arg("solve");
+    match case {
+        Case::Board(b) => cmd.arg(b),
+        Case::Art { .. } => cmd.args(["--position", "-"]),
+    };
+    cmd.args(["--engine", &format!("{engine:?}").to_lowercase(), "--threads", "1", "--json", "--quiet"]);
+    if let Some(g) = groups {
+        cmd.args(["--groups", &g.to_string()]);
+    }
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let spawn_err = |source| BenchError::Spawn { exe: exe.display().to_string(), source };
+    let mut child = cmd.spawn().map_err(spawn_err)?;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    if let Case::Art { art, .. } = case {
+        stdin.write_all(art.as_bytes()).map_err(spawn_err)?;
+    }
+    drop(stdin);
+    let out = child.wait_with_output().map_err(spawn_err)?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(BenchError::Failed { case: case.name().to_string(), engine, stderr });
+    }
+    serde_json::from_slice(&out.stdout).map_err(|source| BenchError::Output {
+        case: case.name().to_string(),
+        engine,
+        source,
+    })
+}
+
+/// Runs every case with both engines, checks they agree, and returns the rows.
+pub fn run(exe: &Path, cases: &[Case], mut report: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>, BenchError> {
+    let mut rows = Vec::new();
+    for case in cases {
+        let dense = run_one(exe, case, Engine::Dense, None)?;
+        let part = run_one(exe, case, Engine::Partition, None)?;
+        if dense.value != part.value {
+            return Err(BenchError::Disagree {
+                case: case.name().to_string(),
+                partition: part.value,
+                dense: dense.value,
+            });
+        }
+        for a in [&dense, &part] {
+            let free = a.free_lines();
+            let row = BenchRow {
+                case: case.name().to_string(),
+                engine: a.engine,
+                free_lines: free,
+                value: a.value,
+                positions: a.positions,
+                seconds: a.seconds,
+                space_positions_per_second: (1u64 << free) as f64 / a.seconds.max(1e-9),
+                peak_rss_bytes: a.peak_rss_bytes,
+                peak_value_bytes: a.peak_value_bytes,
+                speedup_vs_dense: (a.engine == Engine::Partition).then(|| dense.seconds / a.seconds.max(1e-9)),
+            };
+            report(&row);
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// Writes the rows as CSV: to a temporary file first, renamed over `path` once complete, so a
+/// failed write leaves an earlier report intact.
+pub fn write_csv(rows: &[BenchRow], path: &Path) -> Result<(), BenchError> {
+    dab::support::write_csv(rows, path).map_err(|source| BenchError::Write { path: path.display().to_string(), source })
+}

@@ -1,0 +1,287 @@
+//! The executor: runs a plan's jobs on a rayon pool of P threads. Rayon has no task
+//! dependencies, so each job counts its unfinished predecessors and becomes ready at zero;
+//! every worker takes the best ready job (the plan's priority, then plan order) from one
+//! shared queue, computes it with the kernel, and releases what it made ready. Memory is
+//! counted by [`crate::sched::Residency`], as the simulator counts it: a job's values are resident from its
+//! start until every job that needs them has finished; under `mem_limit`, values still needed
+//! are dropped to the store and read back by their next reader. Every job's start and end go
+//! to the trace.
+
+use std::cmp::Reverse;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
+
+use crate::game::{MoveValue, Value};
+use crate::plan::Checked;
+use crate::solver::Kernel;
+use crate::store::{Store, StoreError};
+
+use super::inputs::{Reads, Slot, compute, gather, reads, slots};
+use super::job::root_from_store;
+use super::resume::{finished_in_store, to_skip};
+use super::shared::Shared;
+use super::trace::TraceRow;
+
+/// What a run computed and what it cost.
+pub struct Execution {
+    /// Value of the root position.
+    pub value: Value,
+    /// Every undrawn line of the root with the value of playing it.
+    pub moves: Vec<MoveValue>,
+    /// In the order jobs finished.
+    pub trace: Vec<TraceRow>,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Positions of every job of the plan.
+    pub positions: u64,
+    /// Most bytes of job values resident at once, counted as the simulator counts them.
+    pub peak_bytes: u64,
+    /// Most bytes of values in the store's files at once (0 without a store), counted as
+    /// [`crate::sched::predicted_peak`] counts them.
+    pub peak_disk_bytes: u64,
+    /// Every job's values, by job, when asked to keep them.
+    pub tables: Option<Vec<Arc<Vec<Value>>>>,
+    /// Jobs found finished in the store and not run again.
+    pub resumed: usize,
+}
+
+/// How to run a plan.
+#[derive(Clone, Copy, Default)]
+pub struct ExecOptions<'a> {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Keep every job's values (tests).
+    pub keep: bool,
+    /// Called with (positions done, positions in all) as jobs finish.
+    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// Write every job to this store, and skip the jobs it already holds.
+    pub store: Option<&'a Store>,
+    /// Hears about store files that failed their check (they are computed again).
+    pub report: Option<&'a (dyn Fn(&str) + Sync)>,
+    /// The opening book: delete the store files of partitions with more than this many lines
+    /// as soon as no job still to run reads them.
+    pub keep_lines: Option<usize>,
+    /// Most bytes of job values resident at once. With a store, values still needed are
+    /// dropped and read back; without one, jobs wait for memory. A job that can never fit
+    /// stops the run with [`ExecError::MemLimit`].
+    pub mem_limit: Option<u64>,
+}
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// A store file could not be read, written or removed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A job needs more memory at once than the limit.
+    #[error(
+        "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
+    )]
+    MemLimit {
+        /// The limit, bytes.
+        limit: u64,
+        /// The job.
+        job: String,
+        /// What it needs at once, bytes.
+        needs: u64,
+    },
+    /// Without a store, nothing running can free the memory a ready job waits for.
+    #[error(
+        "--mem-limit {limit} cannot be kept without a store: job '{job}' cannot start until memory is freed, and nothing running will free it"
+    )]
+    Stuck {
+        /// The limit, bytes.
+        limit: u64,
+        /// The job.
+        job: String,
+    },
+}
+
+/// Runs every job of `plan` on `threads` threads, in memory. `keep` keeps every job's values
+/// (tests); `progress(done, total)` is called as positions complete.
+pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dyn Fn(u64, u64) + Sync)>) -> Execution {
+    execute_with(plan, &ExecOptions { threads, keep, progress, ..Default::default() })
+        .expect("without a store nothing can fail")
+}
+
+/// Runs every job of `plan`; with a store, skips the jobs it holds and writes every other job
+/// to it before counting the job done. A store error, or a memory limit that cannot be kept,
+/// stops the run cleanly.
+pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, ExecError> {
+    let start = Instant::now();
+    let kernel = Kernel::new(&plan.space);
+    let (shared, resumed) = prepare(plan, opts)?;
+    let run = Run {
+        plan,
+        opts,
+        start,
+        total: plan.graph.jobs.iter().map(|j| j.states).sum(),
+        reads: reads(plan, &kernel),
+        kernel,
+        slots: slots(plan),
+        state: (Mutex::new(shared), Condvar::new()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
+    pool.broadcast(|ctx| run.work(ctx.index()));
+    let Run { reads, total, state, .. } = run;
+    let s = state.0.into_inner().expect("executor lock");
+    if let Some(e) = s.error {
+        return Err(e);
+    }
+    let (value, moves) = match s.root {
+        Some(root) => root,
+        None => root_from_store(plan, &reads, opts.store.expect("the root was not run, so it was stored"))?,
+    };
+    Ok(Execution {
+        value,
+        moves,
+        trace: s.trace,
+        seconds: start.elapsed().as_secs_f64(),
+        threads: opts.threads.max(1),
+        positions: total,
+        peak_bytes: s.memory.peak(),
+        peak_disk_bytes: s.disk.peak(),
+        tables: opts.keep.then(|| s.kept.into_iter().map(|v| v.expect("kept")).collect()),
+        resumed,
+    })
+}
+
+/// The shared state before the first job: with a store, the jobs it holds marked finished
+/// (and, with a book, those it pruned), and files no job still to run reads removed. Returns
+/// the state and the number of jobs not to run.
+fn prepare(plan: &Checked, opts: &ExecOptions) -> Result<(Shared, usize), ExecError> {
+    let mut shared = Shared::new(plan, opts.mem_limit, opts.store.is_some());
+    // Jobs whose values are in the store, not in memory; fixed for the whole run.
+    let on_disk =
+        opts.store.map_or_else(|| vec![false; plan.graph.len()], |store| finished_in_store(plan, store, opts.report));
+    let skip = to_skip(plan, &on_disk, opts.keep_lines);
+    let resumed = skip.iter().filter(|&&d| d).count();
+    if resumed > 0 {
+        shared.resume(plan, &skip);
+    }
+    if let Some(store) = opts.store {
+        for (i, j) in plan.graph.jobs.iter().enumerate().filter(|&(i, _)| on_disk[i]) {
+            // Files left from earlier runs outside the book that no job still to run reads go;
+            // the others count as the store's from the start.
+            if shared.memory.readers(i) == 0 && !plan.in_book(i, opts.keep_lines) {
+                store.remove(&j.name)?;
+            } else {
+                shared.disk.add(j.bytes);
+            }
+        }
+    }
+    Ok((shared, resumed))
+}
+
+/// One run in progress: what every worker reads, and the state they share.
+struct Run<'a> {
+    plan: &'a Checked,
+    opts: &'a ExecOptions<'a>,
+    start: Instant,
+    /// Positions of every job.
+    total: u64,
+    kernel: Kernel<'a>,
+    reads: Vec<Reads>,
+    slots: Vec<Slot>,
+    state: (Mutex<Shared>, Condvar),
+}
+
+impl Run<'_> {
+    /// A worker: takes jobs until none is left or a job has failed.
+    fn work(&self, thread: usize) {
+        while let Some(job) = self.next_job() {
+            if let Err(e) = self.run_job(job, thread) {
+                let (lock, wake) = &self.state;
+                lock.lock().expect("executor lock").error.get_or_insert(e);
+                wake.notify_all();
+                return;
+            }
+        }
+    }
+
+    /// Waits for the best ready job that fits in memory. None when every job has started, a
+    /// job has failed, or the memory limit cannot be kept (the error is then set).
+    fn next_job(&self) -> Option<usize> {
+        let (lock, wake) = &self.state;
+        let mut s = lock.lock().expect("executor lock");
+        loop {
+            if s.unstarted == 0 || s.error.is_some() {
+                return None;
+            }
+            if let Some(job) = s.start(self.plan, &self.slots) {
+                return Some(job);
+            }
+            if s.running == 0 && !s.ready.is_empty() {
+                // Nothing running will free memory: the limit cannot be kept.
+                s.error = Some(self.stuck(&s));
+                wake.notify_all();
+                return None;
+            }
+            s = wake.wait(s).expect("executor lock");
+        }
+    }
+
+    /// Why the best ready job can never start.
+    fn stuck(&self, s: &MutexGuard<Shared>) -> ExecError {
+        let (plan, opts) = (self.plan, self.opts);
+        let (_, Reverse(j)) = *s.ready.peek().expect("a ready job");
+        let (j, limit) = (j as usize, opts.mem_limit.unwrap_or(0));
+        let name = plan.graph.jobs[j].name.clone();
+        let needs = s.memory.alone(j, plan.graph.needs(j));
+        if opts.store.is_some() || needs > limit {
+            ExecError::MemLimit { limit, job: name, needs }
+        } else {
+            ExecError::Stuck { limit, job: name }
+        }
+    }
+
+    /// Computes `job` on worker `thread`, writes it to the store, counts it finished and
+    /// deletes the files no job still to run reads.
+    fn run_job(&self, job: usize, thread: usize) -> Result<(), ExecError> {
+        let (plan, opts) = (self.plan, self.opts);
+        // A job's span covers its store reads and its write: the plan costs them too.
+        let began = self.start.elapsed().as_secs_f64();
+        let inputs = gather(plan, opts.store, &self.reads[job], job, &self.slots)?;
+        let (out, root) = compute(plan, &self.kernel, &self.reads[job], job, &inputs);
+        // Inputs go before the lock is taken, so a freed partition really is freed.
+        drop(inputs);
+        if let Some(store) = opts.store {
+            store.write(&plan.graph.jobs[job].name, &plan.layout[job], &out)?;
+        }
+        let ended = self.start.elapsed().as_secs_f64();
+        let positions = plan.graph.jobs[job].states;
+        let row = TraceRow { job: plan.graph.jobs[job].name.clone(), thread, start: began, end: ended, positions };
+        let (done, to_delete) = self.finished(job, out, root, row);
+        if let Some(store) = opts.store {
+            for k in to_delete {
+                store.remove(&plan.graph.jobs[k].name)?;
+            }
+        }
+        if let (Some(p), true) = (opts.progress, positions > 0) {
+            p(done, self.total);
+        }
+        Ok(())
+    }
+
+    /// Records a finished job under the lock and wakes the waiting workers. Returns the
+    /// positions done so far and the store files to delete.
+    fn finished(
+        &self,
+        job: usize,
+        out: Vec<Value>,
+        root: Option<(Value, Vec<MoveValue>)>,
+        row: TraceRow,
+    ) -> (u64, Vec<usize>) {
+        let (lock, wake) = &self.state;
+        let mut s = lock.lock().expect("executor lock");
+        s.finish(self.plan, &self.slots, job, out, self.opts);
+        if root.is_some() {
+            s.root = root;
+        }
+        s.trace.push(row);
+        wake.notify_all();
+        (s.done_positions, std::mem::take(&mut s.to_delete))
+    }
+}

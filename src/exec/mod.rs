@@ -1,0 +1,19 @@
+//! Execution (layer 6): runs a checked plan's jobs on a rayon pool ([`execute_with`]), one job
+//! as a cluster task ([`run_job`]), and a whole solve as a plan run ([`solve`]); writes the
+//! trace every comparison reads. May use `support`, `game`, `solver`, `sched` (the memory and
+//! disk counts it shares with the simulator), `plan` and `store`; never the reports above it.
+//! The kernel's hot loop is reached only through [`crate::solver::Kernel`]: this layer owns
+//! scheduling, memory and I/O around it.
+
+mod executor;
+mod inputs;
+mod job;
+mod resume;
+mod shared;
+mod solve;
+mod trace;
+
+pub use executor::{ExecError, ExecOptions, Execution, execute, execute_with};
+pub use job::{JobRun, run_job, stored_root};
+pub use solve::{SolveError, solve};
+pub use trace::{TraceError, TraceInfo, TraceRow, read_trace, write_trace};

@@ -1,0 +1,43 @@
+//! Resuming from a store: the jobs it already holds (each file checked; a damaged one is
+//! reported and computed again), and, with an opening book, the jobs that need not run at all.
+
+use crate::plan::Checked;
+use crate::store::Store;
+
+/// The jobs the store already holds, checked; a file that fails its check is reported and
+/// its job runs again.
+pub(crate) fn finished_in_store(plan: &Checked, store: &Store, report: Option<&(dyn Fn(&str) + Sync)>) -> Vec<bool> {
+    plan.graph
+        .jobs
+        .iter()
+        .zip(&plan.layout)
+        .map(|(j, l)| {
+            store.has(&j.name)
+                && match store.read(&j.name, l, j.states) {
+                    Ok(_) => true,
+                    Err(e) => {
+                        if let Some(r) = report {
+                            r(&format!("{e}; computing it again"));
+                        }
+                        false
+                    }
+                }
+        })
+        .collect()
+}
+
+/// The jobs not to run: those the store holds and, with an opening book, those it pruned: a
+/// job without a file runs only if it belongs to the book or a job that runs reads it.
+pub(crate) fn to_skip(plan: &Checked, in_store: &[bool], keep_lines: Option<usize>) -> Vec<bool> {
+    if keep_lines.is_none() {
+        return in_store.to_vec();
+    }
+    let g = &plan.graph;
+    let mut runs = vec![false; g.len()];
+    // Readers before the jobs they read: the reverse of a topological order.
+    let order = g.topological_order().expect("a plan has no cycle");
+    for &i in order.iter().rev() {
+        runs[i] = !in_store[i] && (plan.in_book(i, keep_lines) || g.needed_by(i).iter().any(|&k| runs[k as usize]));
+    }
+    runs.iter().map(|r| !r).collect()
+}

@@ -1,0 +1,65 @@
+//! A whole solve as a plan run: the space's own partitions, unsplit, on the executor, in
+//! memory or into a store (resuming from what it holds). `dab solve`, `query` and `hint` call
+//! it; its slow twin is [`crate::solver::solve_in_order`].
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::game::Position;
+use crate::plan::Checked;
+use crate::solver::{Solution, SolveOptions, Space, SpaceError};
+use crate::store::{Store, StoreError};
+
+use super::executor::{ExecError, ExecOptions, execute_with};
+
+/// Why a solve stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    #[error(transparent)]
+    Space(#[from] SpaceError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+}
+
+/// Solves every position reachable from `root` on the executor and returns the root's value
+/// and moves.
+pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError> {
+    let start = Instant::now();
+    let space = Space::new(root, opts.groups)?;
+    if space.free() == 0 {
+        return Ok(Solution::trivial(space, start));
+    }
+    let plan = Checked::whole(space);
+    let store = opts.store.map(|base| Store::open(base, &plan.space)).transpose()?;
+    let exec = ExecOptions {
+        threads: opts.threads,
+        keep: opts.keep_all,
+        progress: opts.progress,
+        store: store.as_ref(),
+        report: None,
+        keep_lines: opts.keep_lines,
+        mem_limit: None,
+    };
+    let run = execute_with(&plan, &exec)?;
+    drop(store);
+    let Checked { space, layout, .. } = plan;
+    let tables = run.tables.map(|jobs| {
+        let mut tables = vec![Vec::new(); space.key_count()];
+        for (values, l) in jobs.into_iter().zip(&layout) {
+            tables[space.key_index(&l.key)] = Arc::unwrap_or_clone(values);
+        }
+        tables
+    });
+    Ok(Solution {
+        value: run.value,
+        moves: run.moves,
+        positions: run.positions,
+        partitions: layout.len(),
+        peak_bytes: run.peak_bytes,
+        seconds: start.elapsed().as_secs_f64(),
+        tables,
+        space,
+    })
+}

@@ -1,0 +1,11 @@
+//! The game (layer 1): boards and their line numbering, symmetries, positions and their two
+//! text formats, values and move values, and the move report every answer prints. Uses only
+//! `support`; everything else builds on it.
+
+mod board;
+mod position;
+mod value;
+
+pub use board::{Board, BoardError, Line, LineCoord, LineSet, MAX_LINES, Symmetry};
+pub use position::{FormatError, Position};
+pub use value::{MoveReport, MoveValue, Value, move_value};

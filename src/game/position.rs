@@ -1,0 +1,199 @@
+//! Positions and their two text formats: ASCII art (2M+1 rows of dots, `-` and `|`) and the
+//! line string (one `0`/`1` per line in the external order). Parsing errors name the row and
+//! column, or the character position, that is wrong.
+
+use super::board::{Board, BoardError, Line, LineSet};
+
+/// A board with some lines drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub board: Board,
+    pub drawn: LineSet,
+}
+
+/// Why a position could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    #[error("the position has no rows (only comments or blank lines)")]
+    NoRows,
+    #[error("the position has {0} rows; ASCII art needs an odd number, at least 3 (2M+1 for M rows of boxes)")]
+    EvenRows(usize),
+    #[error(
+        "row {row}: the first row is {width} characters wide; it must be odd and at least 3 (2N+1 for N columns of boxes)"
+    )]
+    BadWidth { row: usize, width: usize },
+    #[error("row {row}: {len} characters, wider than the first row ({width})")]
+    TooWide { row: usize, len: usize, width: usize },
+    #[error("row {row}, column {col}: expected a dot ('+', '.', 'o' or '*'), found {found}")]
+    ExpectedDot { row: usize, col: usize, found: String },
+    #[error("row {row}, column {col}: expected '-' (line drawn) or ' ' (not drawn), found {found}")]
+    ExpectedDash { row: usize, col: usize, found: String },
+    #[error("row {row}, column {col}: expected '|' (line drawn) or ' ' (not drawn), found {found}")]
+    ExpectedBar { row: usize, col: usize, found: String },
+    #[error("the art describes a {rows}x{cols} board: {source}")]
+    Board { rows: usize, cols: usize, source: BoardError },
+    #[error("the line string has {len} characters; board {board} has {lines} lines")]
+    LineStringLength { len: usize, board: Board, lines: usize },
+    #[error("the line string has {found} at position {pos} (1-based); only '0' and '1' are allowed")]
+    LineStringChar { pos: usize, found: String },
+}
+
+fn shown(c: Option<char>) -> String {
+    match c {
+        None => "the end of the row".to_string(),
+        Some(c) => format!("{c:?}"),
+    }
+}
+
+impl Position {
+    pub fn empty(board: Board) -> Position {
+        Position { board, drawn: LineSet::EMPTY }
+    }
+
+    pub fn undrawn(self) -> LineSet {
+        LineSet(self.board.full().0 & !self.drawn.0)
+    }
+
+    /// Reads a line string: `board.lines()` characters `0`/`1` in the external order.
+    pub fn from_line_string(board: Board, text: &str) -> Result<Position, FormatError> {
+        let text = text.trim();
+        let len = text.chars().count();
+        for (i, ch) in text.chars().enumerate() {
+            if ch != '0' && ch != '1' {
+                return Err(FormatError::LineStringChar { pos: i + 1, found: format!("{ch:?}") });
+            }
+        }
+        if len != board.lines() {
+            return Err(FormatError::LineStringLength { len, board, lines: board.lines() });
+        }
+        let drawn = text.bytes().enumerate().filter(|&(_, b)| b == b'1').fold(0u64, |m, (i, _)| m | 1 << i);
+        Ok(Position { board, drawn: LineSet(drawn) })
+    }
+
+    pub fn to_line_string(self) -> String {
+        (0..self.board.lines()).map(|i| if self.drawn.contains(Line(i as u8)) { '1' } else { '0' }).collect()
+    }
+
+    /// Reads ASCII art. Rows starting with `#` are comments; trailing blank rows are ignored;
+    /// trailing spaces may be left out of a row. Row numbers in errors count every row of the
+    /// text, comments included, from 1.
+    pub fn from_art(text: &str) -> Result<Position, FormatError> {
+        let mut rows: Vec<(usize, Vec<char>)> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.starts_with('#'))
+            .map(|(i, l)| (i + 1, l.trim_end_matches('\r').chars().collect()))
+            .collect();
+        while rows.last().is_some_and(|(_, r)| r.iter().all(|c| *c == ' ')) {
+            rows.pop();
+        }
+        let Some((first_row, first)) = rows.first() else {
+            return Err(FormatError::NoRows);
+        };
+        if rows.len() < 3 || rows.len().is_multiple_of(2) {
+            return Err(FormatError::EvenRows(rows.len()));
+        }
+        let width = first.len();
+        if width < 3 || width.is_multiple_of(2) {
+            return Err(FormatError::BadWidth { row: *first_row, width });
+        }
+        let (m, n) = ((rows.len() - 1) / 2, (width - 1) / 2);
+        let board = Board::new(m, n).map_err(|source| FormatError::Board { rows: m, cols: n, source })?;
+        let mut drawn = LineSet::EMPTY;
+        for (k, (row, chars)) in rows.iter().enumerate() {
+            if chars.len() > width {
+                return Err(FormatError::TooWide { row: *row, len: chars.len(), width });
+            }
+            let at = |col: usize| chars.get(col).copied();
+            for col in 0..width {
+                let ch = at(col);
+                let err_col = col + 1;
+                if k % 2 == 0 {
+                    if col % 2 == 0 {
+                        if !matches!(ch, Some('+' | '.' | 'o' | '*')) {
+                            return Err(FormatError::ExpectedDot { row: *row, col: err_col, found: shown(ch) });
+                        }
+                    } else {
+                        match ch {
+                            Some('-') => drawn = drawn.with(board.h(k / 2, col / 2)),
+                            Some(' ') | None => {}
+                            _ => return Err(FormatError::ExpectedDash { row: *row, col: err_col, found: shown(ch) }),
+                        }
+                    }
+                } else if col % 2 == 0 {
+                    match ch {
+                        Some('|') => drawn = drawn.with(board.v(k / 2, col / 2)),
+                        Some(' ') | None => {}
+                        _ => return Err(FormatError::ExpectedBar { row: *row, col: err_col, found: shown(ch) }),
+                    }
+                }
+            }
+        }
+        Ok(Position { board, drawn })
+    }
+
+    /// The position as ASCII art with `+` dots and no trailing spaces.
+    pub fn to_art(self) -> String {
+        let b = self.board;
+        let mut out = String::new();
+        for r in 0..=b.rows() {
+            let mut line = String::from("+");
+            for c in 0..b.cols() {
+                line.push(if self.drawn.contains(b.h(r, c)) { '-' } else { ' ' });
+                line.push('+');
+            }
+            out.push_str(&line);
+            out.push('\n');
+            if r < b.rows() {
+                let mut line = String::new();
+                for c in 0..=b.cols() {
+                    line.push(if self.drawn.contains(b.v(r, c)) { '|' } else { ' ' });
+                    if c < b.cols() {
+                        line.push(' ');
+                    }
+                }
+                out.push_str(line.trim_end());
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_example_in_both_formats() {
+        let art = "+-+ +\n|   |\n+ +-+\n";
+        let p = Position::from_art(art).unwrap();
+        assert_eq!(p.board.to_string(), "1x2");
+        assert_eq!(p.to_line_string(), "1001101");
+        assert_eq!(Position::from_line_string(p.board, "1001101").unwrap(), p);
+        assert_eq!(p.to_art(), art);
+    }
+
+    #[test]
+    fn comments_other_dots_owner_letters_and_short_rows() {
+        let art = "# a comment\no-o o\n|A\n* *-*\n\n";
+        let p = Position::from_art(art).unwrap();
+        assert_eq!(p.to_line_string(), "1001100");
+    }
+
+    #[test]
+    fn errors_name_row_and_column() {
+        let e = Position::from_art("+-+ +\n|x  |\n+ +-+\n").unwrap();
+        assert_eq!(e.to_line_string(), "1001101", "box interiors are ignored");
+        let e = Position::from_art("+-+ +\n| x |\n+ +-+\n").unwrap_err();
+        assert_eq!(e.to_string(), "row 2, column 3: expected '|' (line drawn) or ' ' (not drawn), found 'x'");
+        let e = Position::from_art("# c\n+=+ +\n|   |\n+ +-+\n").unwrap_err();
+        assert!(e.to_string().starts_with("row 2, column 2:"), "{e}");
+        let e = Position::from_art("+-+ +\n|   |\n+ +\n").unwrap_err();
+        assert!(matches!(e, FormatError::ExpectedDot { row: 3, col: 5, .. }), "{e}");
+        assert!(matches!(Position::from_art("+-+\n|\n"), Err(FormatError::EvenRows(2))));
+        let b: Board = "1x2".parse().unwrap();
+        assert!(matches!(Position::from_line_string(b, "100110"), Err(FormatError::LineStringLength { len: 6, .. })));
+        assert!(matches!(Position::from_line_string(b, "10011x1"), Err(FormatError::LineStringChar { pos: 6, .. })));
+    }
+}

@@ -1,0 +1,87 @@
+//! The pipeline of `dab run` (the top layer): a plan checked, executed on the rayon pool
+//! (with a store, resumed from what it holds), its trace written, compared with the
+//! prediction and charted, into one report folder: `plan.json`, `speedup`, `candidates`,
+//! `trace.csv` and `compare`. Uses every layer below it; nothing uses it but the binary.
+
+use std::path::{Path, PathBuf};
+
+use crate::exec::{ExecError, ExecOptions, Execution, TraceError, TraceInfo, execute_with, write_trace};
+use crate::plan::{Plan, PlanError, predict_store};
+use crate::report::{CompareError, Detail, WriteError, compare, write_compare};
+use crate::sched::SimError;
+use crate::store::{Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Compare(#[from] CompareError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("the plan: {0}")]
+    Simulation(#[from] SimError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    #[error("--mem-limit needs --store: values that do not fit in memory are dropped and read back from the store")]
+    MemLimitWithoutStore,
+}
+
+/// The report folder of a root position: `reports/<board>` for an empty board.
+pub fn default_dir(plan_board: &str, root_is_empty: bool) -> PathBuf {
+    PathBuf::from("reports").join(if root_is_empty { plan_board.to_string() } else { format!("{plan_board}-position") })
+}
+
+/// What [`run`] did.
+pub struct Ran {
+    pub run: Execution,
+    /// The comparison with the plan (none for a resumed run).
+    pub detail: Option<Detail>,
+    /// The store's predicted peak bytes, from the compared schedule (with a store).
+    pub predicted_disk: Option<u64>,
+    /// Files written into the report folder.
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs a plan on `threads` threads, writes `trace.csv` into `dir`, and compares. With a
+/// store (and its opening book's line limit), jobs it holds are not run again and every other
+/// job is written to it; a resumed run is not compared (its trace misses the jobs it skipped).
+pub fn run(
+    plan: &Plan,
+    threads: usize,
+    dir: &Path,
+    store: Option<(&Path, Option<usize>)>,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+    report: Option<&(dyn Fn(&str) + Sync)>,
+) -> Result<Ran, RunError> {
+    let checked = plan.check()?;
+    if plan.mem_limit.is_some() && store.is_none() {
+        return Err(RunError::MemLimitWithoutStore);
+    }
+    let keep_lines = store.and_then(|(_, k)| k);
+    let store = store.map(|(base, _)| Store::open(base, &checked.space)).transpose()?;
+    let mem_limit = plan.mem_limit;
+    let opts =
+        ExecOptions { threads, progress, store: store.as_ref(), report, keep_lines, mem_limit, ..Default::default() };
+    let run = execute_with(&checked, &opts)?;
+    let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads as u32), value: Some(run.value) };
+    let trace_path = dir.join("trace.csv");
+    write_trace(&trace_path, &run.trace, &info)?;
+    let mut files = vec![trace_path];
+    let detail = if plan.unit == "ns" && run.resumed == 0 {
+        let detail = compare(plan, &run.trace, &info, Some(threads as u32))?;
+        files.extend(write_compare(plan, &detail, dir)?);
+        Some(detail)
+    } else {
+        None
+    };
+    let predicted_disk = match &detail {
+        Some(_) if store.is_some() => Some(predict_store(plan, &checked, threads as u32, keep_lines)?.peak),
+        _ => None,
+    };
+    Ok(Ran { run, detail, predicted_disk, files })
+}

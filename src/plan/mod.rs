@@ -1,0 +1,14 @@
+//! Plans (layer 4): the plan file, the checked (run-ready) plan, the planner's candidate
+//! search, and the prediction of a plan by simulation (its makespan and its store's disk use).
+//! Uses `support`, `game`, `solver` and `sched`; never the store or the executor, which take a
+//! checked plan from here.
+
+mod checked;
+mod file;
+mod predict;
+mod search;
+
+pub use checked::Checked;
+pub use file::{Candidate, PLAN_FORMAT, Plan, PlanError, PlanJob, Prediction};
+pub use predict::{StorePrediction, predict_store, simulate};
+pub use search::{Evaluated, MAX_PIECES, MIN_SWEEP, PlanOptions, Planned, PlannerError, plan, plan_for};

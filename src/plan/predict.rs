@@ -1,0 +1,47 @@
+//! Prediction of a plan by simulation: the schedule `dab compare` measures a run against (the
+//! plan's graph replayed on the run's thread count with the plan's memory limit and read-back
+//! rate), and the store's disk use along that schedule, counted as the executor counts it.
+
+use crate::sched::{Graph, Policy, Procs, Run, SimError, SimOptions, Simulator, predicted_peak};
+
+use super::checked::Checked;
+use super::file::Plan;
+
+/// The plan's schedule on `p` threads, recorded, simulated as the planner did: its memory
+/// limit, the values it drops read back, and `overhead` ticks a job.
+pub fn simulate(plan: &Plan, graph: &Graph, p: u32, overhead: u64) -> Result<Run, SimError> {
+    let opts = SimOptions {
+        policy: Policy::Cp,
+        overhead,
+        mem_limit: plan.mem_limit,
+        reload_ps_per_byte: plan.reload_ps_per_byte,
+        ..Default::default()
+    };
+    Simulator::new(graph, opts)?.run(Procs::Limited(p), true)
+}
+
+/// What a plan's run will leave in its store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorePrediction {
+    /// Most bytes of values in files at once.
+    pub peak: u64,
+    /// Bytes left at the end: every job's, or only the book's.
+    pub left: u64,
+}
+
+/// The store of `plan` run on `threads` threads, keeping a book of at most `keep_lines` lines,
+/// from the schedule `dab compare` simulates (jobs ending at once: the lower first).
+pub fn predict_store(
+    plan: &Plan,
+    checked: &Checked,
+    threads: u32,
+    keep_lines: Option<usize>,
+) -> Result<StorePrediction, SimError> {
+    let run = simulate(plan, &checked.graph, threads, 0)?;
+    let mut ends: Vec<(u64, usize)> = run.spans.iter().map(|s| (s.end, s.job as usize)).collect();
+    ends.sort_unstable();
+    let kept = |k: usize| checked.in_book(k, keep_lines);
+    let peak = predicted_peak(&checked.graph, ends.into_iter().map(|(_, j)| j), kept);
+    let left = (0..checked.graph.len()).filter(|&k| kept(k)).map(|k| checked.graph.jobs[k].bytes).sum();
+    Ok(StorePrediction { peak, left })
+}

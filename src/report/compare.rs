@@ -1,0 +1,149 @@
+//! Predicted against actual: a run's trace ([`crate::exec::read_trace`]) checked against its
+//! plan, and the makespan error and the per-job error distribution, error = |predicted -
+//! actual| / actual. The predicted schedule is the plan's graph replayed by the simulator on
+//! the run's thread count ([`crate::plan::simulate`]).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::exec::{TraceError, TraceInfo, TraceRow};
+use crate::game::Value;
+use crate::plan::{Plan, simulate};
+use crate::sched::Span;
+use crate::support::quantile;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("the trace does not match the plan: {0}")]
+    Mismatch(String),
+    #[error("the plan's costs are in {0}, not ns: make it with a cost model (dab plan) to compare times")]
+    Unit(String),
+    #[error("the plan: {0}")]
+    Plan(String),
+}
+
+/// The summary `dab compare --json` prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    pub board: String,
+    pub threads: u32,
+    pub value: Option<Value>,
+    pub jobs: usize,
+    pub predicted_seconds: f64,
+    pub actual_seconds: f64,
+    /// |predicted - actual| / actual of the makespan.
+    pub error: f64,
+    pub job_error_median: f64,
+    pub job_error_p90: f64,
+}
+
+/// The comparison with what the charts need: both schedules and every job's pair of times.
+pub struct Detail {
+    pub comparison: Comparison,
+    /// Predicted spans, seconds.
+    pub predicted: Vec<(usize, u32, f64, f64)>,
+    /// Actual spans by plan job: (job, thread, start, end).
+    pub actual: Vec<(usize, u32, f64, f64)>,
+    /// Per job: (predicted, actual) seconds.
+    pub jobs: Vec<(f64, f64)>,
+}
+
+/// Compares a run's trace with its plan. `threads` overrides the trace's own count.
+pub fn compare(
+    plan: &Plan,
+    trace: &[TraceRow],
+    info: &TraceInfo,
+    threads: Option<u32>,
+) -> Result<Detail, CompareError> {
+    compare_with(plan, trace, info, threads, 0)
+}
+
+/// [`compare`] with `overhead` ticks added to every predicted job (a cluster's dispatch
+/// latency, as `dab cluster-trace` fits it).
+pub fn compare_with(
+    plan: &Plan,
+    trace: &[TraceRow],
+    info: &TraceInfo,
+    threads: Option<u32>,
+    overhead: u64,
+) -> Result<Detail, CompareError> {
+    if plan.unit != "ns" {
+        return Err(CompareError::Unit(plan.unit.clone()));
+    }
+    if let Some(b) = info.board.as_ref().filter(|b| **b != plan.board) {
+        return Err(CompareError::Mismatch(format!("the trace is of {b}, the plan of {}", plan.board)));
+    }
+    let graph = plan.graph().map_err(|e| CompareError::Plan(e.to_string()))?;
+    let index: HashMap<&str, usize> = graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    let mut actual: Vec<Option<&TraceRow>> = vec![None; graph.len()];
+    for row in trace {
+        let &i = index
+            .get(row.job.as_str())
+            .ok_or_else(|| CompareError::Mismatch(format!("job '{}' is not in the plan", row.job)))?;
+        if actual[i].replace(row).is_some() {
+            return Err(CompareError::Mismatch(format!("job '{}' appears twice", row.job)));
+        }
+    }
+    if let Some(i) = actual.iter().position(Option::is_none) {
+        let missing = actual.iter().filter(|a| a.is_none()).count();
+        return Err(CompareError::Mismatch(format!(
+            "{missing} plan job(s) missing from the trace, the first '{}'",
+            graph.jobs[i].name
+        )));
+    }
+    let actual: Vec<&TraceRow> = actual.into_iter().map(|a| a.expect("checked")).collect();
+    let p = threads.or(info.threads).unwrap_or_else(|| actual.iter().map(|r| r.thread as u32 + 1).max().unwrap_or(1));
+    let factor = plan.predicted(p).map_or(1.0, |pr| pr.job_factor);
+    let run = simulate(plan, &graph, p, overhead).map_err(|e| CompareError::Plan(e.to_string()))?;
+    let secs = |ticks: u64| ticks as f64 * factor / 1e9;
+    let predicted_seconds = secs(run.row.makespan);
+    let actual_seconds = actual.iter().map(|r| r.end).fold(0.0, f64::max);
+    // A job's predicted time is its simulated span (its cost and any reading back) without the
+    // dispatch overhead, which a trace's job times do not hold.
+    let mut span = vec![0; graph.len()];
+    for s in &run.spans {
+        span[s.job as usize] = s.end - s.start - overhead;
+    }
+    let jobs: Vec<(f64, f64)> = span.iter().zip(&actual).map(|(&t, r)| (secs(t), r.end - r.start)).collect();
+    let mut errors: Vec<f64> = jobs.iter().filter(|(_, a)| *a > 0.0).map(|(p, a)| (p - a).abs() / a).collect();
+    errors.sort_by(f64::total_cmp);
+    let comparison = Comparison {
+        board: plan.board.clone(),
+        threads: p,
+        value: info.value,
+        jobs: graph.len(),
+        predicted_seconds,
+        actual_seconds,
+        error: (predicted_seconds - actual_seconds).abs() / actual_seconds.max(1e-12),
+        job_error_median: quantile(&errors, 0.5),
+        job_error_p90: quantile(&errors, 0.9),
+    };
+    let predicted =
+        run.spans.iter().map(|&Span { job, proc, start, end }| (job as usize, proc, secs(start), secs(end))).collect();
+    let actual = actual.iter().enumerate().map(|(i, r)| (i, r.thread as u32, r.start, r.end)).collect();
+    Ok(Detail { comparison, predicted, actual, jobs })
+}
+
+impl std::fmt::Display for Comparison {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "{} on {} thread(s): predicted {:.3} s, actual {:.3} s, error {:.1} %",
+            self.board,
+            self.threads,
+            self.predicted_seconds,
+            self.actual_seconds,
+            100.0 * self.error
+        )?;
+        write!(
+            f,
+            "per-job error over {} jobs: median {:.1} %, 90th percentile {:.1} %",
+            self.jobs,
+            100.0 * self.job_error_median,
+            100.0 * self.job_error_p90
+        )
+    }
+}

@@ -1,0 +1,105 @@
+//! The charts of `dab plan` and `dab run`: the plan saved beside its predicted speedup
+//! (`speedup`) and every candidate against the fastest one-thread one (`candidates`); a run's
+//! predicted and actual schedules side by side with every job's predicted against actual time
+//! (`compare`).
+
+use std::path::{Path, PathBuf};
+
+use crate::plan::{Evaluated, Plan, PlanError, Planned};
+
+use super::chart::{self, ChartError, ComparePoint, GanttBar, SpeedupPoint, SpeedupSeries};
+use super::compare::Detail;
+
+/// Why a plan or its charts could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The plan file.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// A chart.
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+}
+
+/// Speedup points of a candidate relative to `t1` seconds on one processor.
+fn speedup_series(c: &Evaluated, t1: f64, label: String) -> SpeedupSeries {
+    SpeedupSeries {
+        label,
+        ceiling: c.ceiling,
+        points: c
+            .predictions
+            .iter()
+            .flatten()
+            .map(|p| SpeedupPoint {
+                procs: p.procs,
+                speedup: t1 / p.makespan_seconds,
+                bound: (p.procs as f64).min(c.ceiling),
+            })
+            .collect(),
+    }
+}
+
+/// Writes the plan and its charts into `dir`; returns the files written.
+pub fn write_plan(planned: &Planned, plan_path: &Path, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+    planned.plan.save(plan_path)?;
+    let chosen = &planned.candidates[planned.chosen];
+    let t1 =
+        |c: &Evaluated| c.predictions.first().and_then(|p| p.as_ref()).map_or(f64::INFINITY, |p| p.makespan_seconds);
+    let board = &planned.plan.board;
+    chart::speedup(
+        &dir.join("speedup"),
+        &format!("{board}: predicted speedup of the plan ({})", chosen.label()),
+        "threads",
+        &[speedup_series(chosen, t1(chosen), chosen.label())],
+    )?;
+    let fastest = planned.candidates.iter().map(t1).fold(f64::INFINITY, f64::min);
+    let series: Vec<SpeedupSeries> = planned.candidates.iter().map(|c| speedup_series(c, fastest, c.label())).collect();
+    chart::speedup(
+        &dir.join("candidates"),
+        &format!("{board}: candidates, predicted speedup over the fastest on one thread"),
+        "threads",
+        &series,
+    )?;
+    let mut files = vec![plan_path.to_path_buf()];
+    for name in ["speedup", "candidates"] {
+        files.extend(["svg", "png"].map(|e| dir.join(format!("{name}.{e}"))));
+    }
+    Ok(files)
+}
+
+/// Writes `compare.svg` and `compare.png`.
+pub fn write_compare(plan: &Plan, d: &Detail, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+    let micros = |s: f64| (s * 1e6).round() as u64;
+    let bars = |spans: &[(usize, u32, f64, f64)]| -> Vec<GanttBar> {
+        spans
+            .iter()
+            .map(|&(job, proc, start, end)| GanttBar {
+                proc,
+                start: micros(start),
+                end: micros(end),
+                label: plan.jobs[job].name.clone(),
+            })
+            .collect()
+    };
+    let points: Vec<ComparePoint> =
+        d.jobs.iter().map(|&(p, a)| ComparePoint { predicted: p * 1e6, actual: a * 1e6 }).collect();
+    let c = &d.comparison;
+    chart::compare(
+        &dir.join("compare"),
+        &format!(
+            "{} on {} thread(s): predicted {:.3} s, actual {:.3} s ({:.1} % off); per-job median error {:.1} %",
+            c.board,
+            c.threads,
+            c.predicted_seconds,
+            c.actual_seconds,
+            100.0 * c.error,
+            100.0 * c.job_error_median
+        ),
+        "µs",
+        d.actual.iter().map(|a| a.1 + 1).max().unwrap_or(1).max(c.threads),
+        &bars(&d.predicted),
+        &bars(&d.actual),
+        &points,
+    )?;
+    Ok(["svg", "png"].map(|e| dir.join(format!("compare.{e}"))).to_vec())
+}

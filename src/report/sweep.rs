@@ -1,0 +1,258 @@
+//! Simulation reports: sweeps of one or more graphs under one or more policies, written as
+//! `sweep.csv` and the charts (speedup, busy processors over time, Gantt) in one folder.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::sched::{Graph, Policy, Procs, SimError, SimOptions, Simulator, SweepRow};
+
+use super::chart;
+use super::chart::{BusySeries, ChartError, GanttBar, SpeedupPoint, SpeedupSeries};
+
+/// A graph and the label it has in tables and charts (its file name without extension).
+pub struct Input {
+    pub label: String,
+    pub graph: Graph,
+}
+
+pub struct ReportOptions {
+    pub procs: Vec<Procs>,
+    pub policies: Vec<Policy>,
+    /// Overhead, transfers, memory limit (the policy is taken from `policies`).
+    pub sim: SimOptions,
+    /// Processor counts for the busy-processors chart.
+    pub busy: Vec<Procs>,
+    /// Processor count for the Gantt chart.
+    pub gantt: Option<Procs>,
+    /// Unit of the costs (`states`, `ns`), for the axes.
+    pub unit: String,
+}
+
+/// One line of `sweep.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Record {
+    pub graph: String,
+    pub policy: Policy,
+    #[serde(flatten)]
+    pub row: SweepRow,
+}
+
+const COLUMNS: [&str; 14] = [
+    "graph",
+    "policy",
+    "procs",
+    "makespan",
+    "work",
+    "critical_path",
+    "lower_bound",
+    "level_bound",
+    "graham_bound",
+    "speedup",
+    "efficiency",
+    "avg_busy",
+    "max_busy",
+    "peak_memory",
+];
+
+impl Record {
+    fn fields(&self) -> [String; 14] {
+        let r = &self.row;
+        [
+            self.graph.clone(),
+            self.policy.to_string(),
+            r.procs.to_string(),
+            r.makespan.to_string(),
+            r.work.to_string(),
+            r.critical_path.to_string(),
+            r.lower_bound.to_string(),
+            r.level_bound.to_string(),
+            r.graham_bound.to_string(),
+            r.speedup.to_string(),
+            r.efficiency.to_string(),
+            r.avg_busy.to_string(),
+            r.max_busy.to_string(),
+            r.peak_memory.to_string(),
+        ]
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("graph '{graph}', policy {policy}: {source}")]
+    Sim { graph: String, policy: Policy, source: SimError },
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+    #[error("cannot write '{path}': {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+fn simulator<'g>(input: &'g Input, policy: Policy, opts: &ReportOptions) -> Result<Simulator<'g>, ReportError> {
+    Simulator::new(&input.graph, SimOptions { policy, ..opts.sim }).map_err(sim_error(input, policy))
+}
+
+fn sim_error(input: &Input, policy: Policy) -> impl FnOnce(SimError) -> ReportError + '_ {
+    move |source| ReportError::Sim { graph: input.label.clone(), policy, source }
+}
+
+/// Every graph under every policy for every processor count.
+pub fn sweep(inputs: &[Input], opts: &ReportOptions) -> Result<Vec<Record>, ReportError> {
+    let mut records = Vec::new();
+    for input in inputs {
+        for &policy in &opts.policies {
+            let sim = simulator(input, policy, opts)?;
+            let rows = sim.sweep(&opts.procs).map_err(sim_error(input, policy))?;
+            records.extend(rows.into_iter().map(|row| Record { graph: input.label.clone(), policy, row }));
+        }
+    }
+    Ok(records)
+}
+
+/// The sweep as CSV text.
+pub fn to_csv(records: &[Record]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(COLUMNS).expect("write to memory");
+    for r in records {
+        w.write_record(r.fields()).expect("write to memory");
+    }
+    String::from_utf8(w.into_inner().expect("write to memory")).expect("UTF-8")
+}
+
+/// Writes `sweep.csv` and the charts into `dir`; returns the files written.
+pub fn write(
+    dir: &Path,
+    inputs: &[Input],
+    records: &[Record],
+    opts: &ReportOptions,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let mut written = Vec::new();
+    let csv_path = dir.join("sweep.csv");
+    crate::support::write_atomic(&csv_path, to_csv(records).as_bytes())
+        .map_err(|source| ReportError::Write { path: csv_path.clone(), source })?;
+    written.push(csv_path);
+    let stem = |name: &str| dir.join(name);
+    let mut chart_files = |name: &str| {
+        written.push(stem(name).with_extension("svg"));
+        written.push(stem(name).with_extension("png"));
+    };
+
+    let several = inputs.len() * opts.policies.len() > 1;
+    let series: Vec<SpeedupSeries> = inputs
+        .iter()
+        .flat_map(|input| opts.policies.iter().map(move |&policy| (input, policy)))
+        .filter_map(|(input, policy)| {
+            let rows: Vec<&SweepRow> = records
+                .iter()
+                .filter(|r| r.graph == input.label && r.policy == policy && matches!(r.row.procs, Procs::Limited(_)))
+                .map(|r| &r.row)
+                .collect();
+            let first = rows.first()?;
+            let w = first.work as f64;
+            Some(SpeedupSeries {
+                label: if several { format!("{} ({policy})", input.label) } else { input.label.clone() },
+                ceiling: w / first.critical_path.max(1) as f64,
+                points: rows
+                    .iter()
+                    .map(|r| SpeedupPoint {
+                        procs: match r.procs {
+                            Procs::Limited(p) => p,
+                            Procs::Unlimited => unreachable!("filtered"),
+                        },
+                        speedup: r.speedup,
+                        bound: w / r.lower_bound.max(1.0),
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+    if !series.is_empty() {
+        chart::speedup(&stem("speedup"), "Speedup against processors", "processors", &series)?;
+        chart_files("speedup");
+    }
+
+    let policy = opts.policies[0];
+    let mut busy = Vec::new();
+    for input in inputs {
+        let sim = simulator(input, policy, opts)?;
+        for &p in &opts.busy {
+            let run = sim.run(p, true).map_err(sim_error(input, policy))?;
+            busy.push(BusySeries { label: format!("{}, P = {p}", input.label), steps: run.busy });
+        }
+    }
+    if !busy.is_empty() {
+        chart::busy(&stem("busy"), &format!("Processors busy over time ({policy})"), &opts.unit, &busy)?;
+        chart_files("busy");
+    }
+
+    if let Some(p) = opts.gantt {
+        for input in inputs {
+            let sim = simulator(input, policy, opts)?;
+            let run = sim.run(p, true).map_err(sim_error(input, policy))?;
+            let bars: Vec<GanttBar> = run
+                .spans
+                .iter()
+                .map(|s| GanttBar {
+                    proc: s.proc,
+                    start: s.start,
+                    end: s.end,
+                    label: input.graph.jobs[s.job as usize].name.clone(),
+                })
+                .collect();
+            let name = if inputs.len() == 1 { "gantt".to_string() } else { format!("gantt-{}", input.label) };
+            let lanes = match p {
+                Procs::Limited(p) => p,
+                Procs::Unlimited => run.row.max_busy.max(1),
+            };
+            chart::gantt(&stem(&name), &format!("{}: P = {p} ({policy})", input.label), &opts.unit, lanes, &bars)?;
+            chart_files(&name);
+        }
+    }
+    Ok(written)
+}
+
+/// The worst makespan / bound of a sweep and where it happens: how far the schedule can be
+/// from the best possible one.
+pub fn worst_ratio<'a>(
+    rows: impl IntoIterator<Item = &'a SweepRow>,
+    bound: impl Fn(&SweepRow) -> f64,
+) -> Option<(f64, Procs)> {
+    rows.into_iter()
+        .map(|r| (r.makespan as f64 / bound(r).max(1.0), r.procs))
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+}
+
+/// One line per graph and policy: work, critical path, the best speedup and the worst
+/// distance from the lower bound.
+pub fn summary(records: &[Record]) -> String {
+    let mut out = format!(
+        "{:<32} {:<7} {:>10} {:>10} {:>8} {:>14} {:>18} {:>12}\n",
+        "graph", "policy", "work", "cp", "W/CP", "best speedup", "worst ms/lower", "peak memory"
+    );
+    let mut keys: Vec<(&str, Policy)> = Vec::new();
+    for r in records {
+        if !keys.contains(&(r.graph.as_str(), r.policy)) {
+            keys.push((r.graph.as_str(), r.policy));
+        }
+    }
+    for (graph, policy) in keys {
+        let rows: Vec<&SweepRow> =
+            records.iter().filter(|r| r.graph == graph && r.policy == policy).map(|r| &r.row).collect();
+        let first = rows[0];
+        let best =
+            rows.iter().max_by(|a, b| a.speedup.total_cmp(&b.speedup).then(b.procs.cmp(&a.procs))).expect("rows");
+        let (ratio, at) = worst_ratio(rows.iter().copied(), |r| r.lower_bound).expect("rows");
+        let peak = rows.iter().map(|r| r.peak_memory).max().unwrap_or(0);
+        out.push_str(&format!(
+            "{:<32} {:<7} {:>10.3e} {:>10.3e} {:>8.2} {:>14} {:>18} {:>12.3e}\n",
+            graph,
+            policy.to_string(),
+            first.work as f64,
+            first.critical_path as f64,
+            first.work as f64 / first.critical_path.max(1) as f64,
+            format!("{:.2} at {}", best.speedup, best.procs),
+            format!("{ratio:.3} at {at}"),
+            peak as f64,
+        ));
+    }
+    out
+}

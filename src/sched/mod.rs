@@ -1,0 +1,22 @@
+//! Scheduling (layer 3): job graphs and their file formats, the graph schemes (orbits,
+//! quadrants, splits), job costs and the cost model, memory residency and disk use (one count
+//! for the simulator and the executor), and the discrete-event simulator. Uses `support`,
+//! `game` and `solver`; knows nothing of plans, stores or the executor. The simulator is
+//! deterministic: events ordered by (integer time, sequence number).
+
+mod cost;
+mod disk;
+mod graph;
+mod memory;
+mod schemes;
+mod sim;
+
+pub use cost::{BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, TERMS};
+pub use disk::{DiskUse, predicted_peak};
+pub use graph::{Format, Graph, GraphError, Job};
+pub use memory::{Admission, Residency, least_limit};
+pub use schemes::{
+    GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, SchemeError, Split, orbits, orbits_with_features, quadrant_lines,
+    quadrants,
+};
+pub use sim::{Policy, Procs, ProcsError, ProcsList, Run, SimError, SimOptions, Simulator, Span, SweepRow};

@@ -1,0 +1,444 @@
+//! The discrete-event simulator: replays a job graph on P identical processors (or as many
+//! as it can use) and measures makespan, bounds, busy processors and resident memory.
+//!
+//! Events (job completions) live in a `priority_queue::PriorityQueue` ordered by (integer
+//! time, sequence number), so equal times resolve the same way every run and the output is
+//! byte-for-byte reproducible. A job is ready when every job it needs has finished; ready jobs
+//! start, best first by the policy, while a processor is free (and, with a memory limit, while
+//! their output fits). A job occupies its processor for its *duration*: per-job overhead
+//! (dispatch latency), the transfer of its inputs at `bandwidth` bytes per tick, and its cost.
+//! Memory is counted by [`super::memory::Residency`], as the executor counts it: a job's output
+//! is resident from its start until every job needing it has finished; under a memory limit,
+//! values that readers still need may be evicted to the store and read back by the next
+//! reader, and a job starts only when its output and the inputs it must read back fit.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+use std::str::FromStr;
+
+use priority_queue::PriorityQueue;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::support::{choice, round4};
+
+use super::graph::Graph;
+use super::memory::Residency;
+
+/// Processors: a number, or as many as the graph can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Procs {
+    Limited(u32),
+    Unlimited,
+}
+
+impl fmt::Display for Procs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Procs::Limited(p) => write!(f, "{p}"),
+            Procs::Unlimited => f.write_str("unlimited"),
+        }
+    }
+}
+
+impl Serialize for Procs {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Procs::Limited(p) => s.serialize_u32(*p),
+            Procs::Unlimited => s.serialize_str("unlimited"),
+        }
+    }
+}
+
+/// A list of processor counts: items separated by commas, each `N`, `A..B` (inclusive) or
+/// `unlimited`, e.g. `1..150`, `1,2,4,8`, `1..64,unlimited`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcsList(pub Vec<Procs>);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "processor list '{0}' is not valid: give counts >= 1 as N, A..B or 'unlimited', separated by commas (e.g. 1..150 or 1,2,4,8)"
+)]
+pub struct ProcsError(String);
+
+impl FromStr for ProcsList {
+    type Err = ProcsError;
+
+    fn from_str(s: &str) -> Result<ProcsList, ProcsError> {
+        let bad = || ProcsError(s.to_string());
+        let count = |t: &str| t.trim().parse::<u32>().ok().filter(|&p| p >= 1).ok_or_else(bad);
+        let mut list = Vec::new();
+        for item in s.split(',') {
+            let item = item.trim();
+            if item == "unlimited" {
+                list.push(Procs::Unlimited);
+            } else if let Some((a, b)) = item.split_once("..") {
+                let (a, b) = (count(a)?, count(b)?);
+                if a > b {
+                    return Err(bad());
+                }
+                list.extend((a..=b).map(Procs::Limited));
+            } else {
+                list.push(Procs::Limited(count(item)?));
+            }
+        }
+        list.sort();
+        list.dedup();
+        Ok(ProcsList(list))
+    }
+}
+
+choice! {
+    "policy",
+    /// Which ready job starts first.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Policy {
+        /// In the order jobs became ready (the thesis).
+        Fifo = "fifo",
+        /// Longest remaining path (the job's duration and the longest chain after it) first.
+        Cp = "cp",
+        /// Longest duration first.
+        Largest = "largest",
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimOptions {
+    pub policy: Policy,
+    /// Ticks added to every job (dispatch latency).
+    pub overhead: u64,
+    /// Bytes per tick for moving a job's inputs to its processor; None: no transfers.
+    pub bandwidth: Option<u64>,
+    /// Most bytes of job values resident at once (values evicted to the store are read back
+    /// when needed); None: no limit.
+    pub mem_limit: Option<u64>,
+    /// Picoseconds per byte of reading back values the memory limit dropped (added to the
+    /// reading job); 0: free.
+    pub reload_ps_per_byte: u64,
+}
+
+impl Default for SimOptions {
+    fn default() -> SimOptions {
+        SimOptions { policy: Policy::Fifo, overhead: 0, bandwidth: None, mem_limit: None, reload_ps_per_byte: 0 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    #[error("--bandwidth must be at least 1 byte per tick")]
+    ZeroBandwidth,
+    #[error(
+        "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
+    )]
+    MemLimit { limit: u64, job: String, needs: u64 },
+}
+
+/// One line of a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepRow {
+    pub procs: Procs,
+    pub makespan: u64,
+    /// Sum of durations.
+    pub work: u64,
+    /// Longest path of durations.
+    pub critical_path: u64,
+    /// max(CP, W/P): no schedule is shorter.
+    pub lower_bound: f64,
+    /// A tighter bound from the levels: the jobs that cannot start before t need W(t)/P
+    /// more, and the jobs with a tail of at least t after them need W'(t)/P before it.
+    pub level_bound: f64,
+    /// W/P + (1 - 1/P) CP: Graham's bound on any list schedule.
+    pub graham_bound: f64,
+    /// W / makespan (the makespan on one processor is W).
+    pub speedup: f64,
+    /// Speedup per processor (unlimited: per processor ever busy at once).
+    pub efficiency: f64,
+    /// Processors busy on average over the makespan.
+    pub avg_busy: f64,
+    pub max_busy: u32,
+    pub peak_memory: u64,
+}
+
+/// A job's run in a recorded simulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Span {
+    pub job: u32,
+    pub proc: u32,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// A simulation with its record: the spans of every job and the busy-processor steps
+/// `(time, busy from then on)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub row: SweepRow,
+    pub spans: Vec<Span>,
+    pub busy: Vec<(u64, u32)>,
+}
+
+/// A graph with everything the simulations of one option set share: durations, bounds,
+/// policy priorities.
+pub struct Simulator<'g> {
+    graph: &'g Graph,
+    opts: SimOptions,
+    duration: Vec<u64>,
+    /// Higher starts first (fifo: unused).
+    priority: Vec<u64>,
+    work: u64,
+    critical_path: u64,
+    /// (t, work of the jobs whose earliest start or whose tail is at least t), per distinct t:
+    /// every such pair bounds the makespan by t + work / P.
+    level_cuts: Vec<(u64, u64)>,
+}
+
+/// For each distinct level t, the total duration of the jobs at level t or more.
+fn cuts(level: &[u64], duration: &[u64]) -> Vec<(u64, u64)> {
+    let mut order: Vec<usize> = (0..level.len()).collect();
+    order.sort_unstable_by_key(|&i| std::cmp::Reverse(level[i]));
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    let mut work = 0;
+    for i in order {
+        work += duration[i];
+        match out.last_mut() {
+            Some(last) if last.0 == level[i] => last.1 = work,
+            _ => out.push((level[i], work)),
+        }
+    }
+    out
+}
+
+impl<'g> Simulator<'g> {
+    pub fn new(graph: &'g Graph, opts: SimOptions) -> Result<Simulator<'g>, SimError> {
+        if opts.bandwidth == Some(0) {
+            return Err(SimError::ZeroBandwidth);
+        }
+        let duration: Vec<u64> = (0..graph.len())
+            .map(|i| {
+                let transfer = opts.bandwidth.map_or(0, |b| {
+                    graph.needs(i).iter().map(|&k| graph.jobs[k as usize].bytes).sum::<u64>().div_ceil(b)
+                });
+                opts.overhead + transfer + graph.jobs[i].cost
+            })
+            .collect();
+        let levels = graph.bottom_levels(|i| duration[i]);
+        let critical_path = levels.iter().copied().max().unwrap_or(0);
+        let tops = graph.top_levels(|i| duration[i]);
+        let tails: Vec<u64> = levels.iter().zip(&duration).map(|(b, d)| b - d).collect();
+        let mut level_cuts = cuts(&tops, &duration);
+        level_cuts.extend(cuts(&tails, &duration));
+        let priority = match opts.policy {
+            Policy::Fifo => Vec::new(),
+            Policy::Cp => levels,
+            Policy::Largest => duration.clone(),
+        };
+        Ok(Simulator { graph, opts, work: duration.iter().sum(), duration, priority, critical_path, level_cuts })
+    }
+
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    pub fn critical_path(&self) -> u64 {
+        self.critical_path
+    }
+
+    /// Duration of job `i` in ticks.
+    pub fn duration(&self, i: usize) -> u64 {
+        self.duration[i]
+    }
+
+    /// Simulates on `procs` processors; `record` keeps the spans and busy steps.
+    pub fn run(&self, procs: Procs, record: bool) -> Result<Run, SimError> {
+        let cap = match procs {
+            Procs::Limited(p) => p as usize,
+            Procs::Unlimited => usize::MAX,
+        };
+        let mut r = Replay::new(self, cap, record);
+        loop {
+            r.start_ready()?;
+            // Finish every job that ends at the next event time.
+            let Some((_, &Reverse((t, _)))) = r.events.peek() else { break };
+            r.now = t;
+            while let Some((&job, &Reverse((t, _)))) = r.events.peek() {
+                if t != r.now {
+                    break;
+                }
+                r.events.pop();
+                r.finish(job as usize);
+            }
+        }
+        debug_assert!(r.missing.iter().all(|&m| m == 0), "every job ran");
+        Ok(Run { row: self.row(procs, r.now, r.max_busy, r.memory.peak()), spans: r.spans, busy: r.busy })
+    }
+
+    /// The sweep line of a finished simulation.
+    fn row(&self, procs: Procs, makespan: u64, max_busy: usize, peak_memory: u64) -> SweepRow {
+        let (w, cp) = (self.work as f64, self.critical_path as f64);
+        let (lower_bound, level_bound, graham_bound, per) = match procs {
+            Procs::Limited(p) => {
+                let p = p as f64;
+                let lower = (w / p).max(cp);
+                let level = self.level_cuts.iter().map(|&(t, work)| t as f64 + work as f64 / p).fold(lower, f64::max);
+                (lower, level, w / p + (1.0 - 1.0 / p) * cp, p)
+            }
+            Procs::Unlimited => (cp, cp, cp, max_busy.max(1) as f64),
+        };
+        let speedup = if makespan == 0 { 1.0 } else { w / makespan as f64 };
+        SweepRow {
+            procs,
+            makespan,
+            work: self.work,
+            critical_path: self.critical_path,
+            lower_bound: round4(lower_bound),
+            level_bound: round4(level_bound),
+            graham_bound: round4(graham_bound),
+            speedup: round4(speedup),
+            efficiency: round4(speedup / per),
+            avg_busy: round4(speedup),
+            max_busy: max_busy as u32,
+            peak_memory,
+        }
+    }
+
+    /// One row per processor count, simulated in parallel, in the order given.
+    pub fn sweep(&self, procs: &[Procs]) -> Result<Vec<SweepRow>, SimError> {
+        procs.par_iter().map(|&p| self.run(p, false).map(|r| r.row)).collect()
+    }
+}
+
+/// The state of one simulation in progress.
+struct Replay<'s, 'g> {
+    sim: &'s Simulator<'g>,
+    cap: usize,
+    record: bool,
+    now: u64,
+    /// Jobs each job still waits for.
+    missing: Vec<u32>,
+    /// Ready jobs: (policy priority, tie-break, job); the tie-break is the order they became
+    /// ready for fifo, the job's index otherwise, so the largest entry is the one to start.
+    ready: BinaryHeap<(u64, Reverse<u64>, u32)>,
+    ready_seq: u64,
+    /// Completions: job -> (end time, sequence number), earliest first.
+    events: PriorityQueue<u32, Reverse<(u64, u64)>>,
+    event_seq: u64,
+    /// Free processor ids, lowest first; ids are handed out from 0 as needed.
+    free: BinaryHeap<Reverse<u32>>,
+    next_proc: u32,
+    proc_of: Vec<u32>,
+    running: usize,
+    max_busy: usize,
+    memory: Residency,
+    spans: Vec<Span>,
+    busy: Vec<(u64, u32)>,
+}
+
+impl<'s, 'g> Replay<'s, 'g> {
+    fn new(sim: &'s Simulator<'g>, cap: usize, record: bool) -> Replay<'s, 'g> {
+        let g = sim.graph;
+        let n = g.len();
+        let mut r = Replay {
+            sim,
+            cap,
+            record,
+            now: 0,
+            missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
+            ready: BinaryHeap::new(),
+            ready_seq: 0,
+            events: PriorityQueue::with_capacity(cap.min(n)),
+            event_seq: 0,
+            free: BinaryHeap::new(),
+            next_proc: 0,
+            proc_of: vec![0; n],
+            running: 0,
+            max_busy: 0,
+            memory: Residency::new(g, sim.opts.mem_limit, true),
+            spans: Vec::new(),
+            busy: Vec::new(),
+        };
+        for i in 0..n {
+            if r.missing[i] == 0 {
+                r.make_ready(i as u32);
+            }
+        }
+        r
+    }
+
+    fn make_ready(&mut self, i: u32) {
+        let entry = match self.sim.opts.policy {
+            Policy::Fifo => (0, Reverse(self.ready_seq), i),
+            _ => (self.sim.priority[i as usize], Reverse(i as u64), i),
+        };
+        self.ready_seq += 1;
+        self.ready.push(entry);
+    }
+
+    /// Starts ready jobs, best first, while processors are free; with a memory limit, a job
+    /// whose output does not fit waits and the next one may start.
+    fn start_ready(&mut self) -> Result<(), SimError> {
+        let g = self.sim.graph;
+        let mut held = Vec::new();
+        while self.running < self.cap {
+            let Some(entry) = self.ready.pop() else { break };
+            let i = entry.2 as usize;
+            let Some(admission) = self.memory.try_start(i, g.needs(i)) else {
+                held.push(entry);
+                continue;
+            };
+            let loaded: u64 = admission.load.iter().map(|&k| g.jobs[k as usize].bytes).sum();
+            let proc = match self.free.pop() {
+                Some(Reverse(p)) => p,
+                None => {
+                    self.next_proc += 1;
+                    self.next_proc - 1
+                }
+            };
+            self.proc_of[i] = proc;
+            let end = self.now + self.sim.duration[i] + loaded * self.sim.opts.reload_ps_per_byte / 1000;
+            self.events.push(entry.2, Reverse((end, self.event_seq)));
+            self.event_seq += 1;
+            self.running += 1;
+            if self.record {
+                self.spans.push(Span { job: entry.2, proc, start: self.now, end });
+            }
+        }
+        if let Some(&(_, _, i)) = held.iter().max() {
+            if self.running == 0 {
+                // Nothing running will ever free memory: the limit cannot be met.
+                return Err(SimError::MemLimit {
+                    limit: self.sim.opts.mem_limit.unwrap_or(0),
+                    job: g.jobs[i as usize].name.clone(),
+                    needs: self.memory.alone(i as usize, g.needs(i as usize)),
+                });
+            }
+            self.ready.extend(held);
+        }
+        self.max_busy = self.max_busy.max(self.running);
+        if self.record {
+            let busy = self.running as u32;
+            match self.busy.last_mut() {
+                Some(last) if last.1 == busy => {}
+                Some(last) if last.0 == self.now => last.1 = busy,
+                _ => self.busy.push((self.now, busy)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Job `i` ends now: its processor is freed, inputs nobody else needs are released, and the
+    /// jobs waiting only for it become ready.
+    fn finish(&mut self, i: usize) {
+        let g = self.sim.graph;
+        self.running -= 1;
+        self.free.push(Reverse(self.proc_of[i]));
+        self.memory.finish(i, g.needs(i));
+        for &k in g.needed_by(i) {
+            self.missing[k as usize] -= 1;
+            if self.missing[k as usize] == 0 {
+                self.make_ready(k);
+            }
+        }
+    }
+}

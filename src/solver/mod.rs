@@ -1,0 +1,26 @@
+//! The solver (layer 2): partition keys, the grouped state space with its rank tables and
+//! symmetries, the retrograde kernel, the row layout of a partition's jobs, the partition
+//! listing, the slow twins (dense retrograde, memoised minimax) and the in-memory solve one
+//! partition at a time. Uses `support` and `game`; knows nothing of graphs, plans, files or
+//! threads beyond a rayon pool handed to it. The kernel's hot loop is infallible and
+//! allocates nothing per position.
+
+mod in_order;
+mod kernel;
+mod key;
+mod layout;
+mod partitions;
+mod root_moves;
+mod solution;
+mod space;
+mod twins;
+
+pub use in_order::{compute_partition, solve_in_order};
+pub use kernel::{Kernel, Pieces, Rows};
+pub use key::{KeyError, MAX_GROUPS, PartitionKey};
+pub use layout::{Layout, LayoutError, layout};
+pub use partitions::{GroupInfo, PartitionInfo, PartitionList, list, write_csv};
+pub use root_moves::root_moves;
+pub use solution::{Solution, SolveOptions};
+pub use space::{BINOMIAL, Group, LineBoxes, MAX_GROUP_LINES, Space, SpaceError, State, colex_rank, free_box_masks};
+pub use twins::{DENSE_MAX_FREE, Dense, MINIMAX_MAX_FREE, TwinError, minimax};

@@ -1,0 +1,82 @@
+//! What a whole solve is asked and what it gives back: the options (groups, threads, whether
+//! to keep every partition, a store and its book) and the solution (the root's value, every
+//! move's value, positions, peak memory, time, and the tables when kept). Shared by the
+//! executor's solve and its slow twin, [`super::solve_in_order`].
+
+use std::time::Instant;
+
+use crate::game::{Line, MoveValue, Value};
+
+use super::space::{Space, State};
+
+/// How to run a solve.
+#[derive(Clone, Copy)]
+pub struct SolveOptions<'p> {
+    /// Number of groups; None for the default.
+    pub groups: Option<usize>,
+    /// Worker threads.
+    pub threads: usize,
+    /// Keep every partition (for lookups of any position afterwards).
+    pub keep_all: bool,
+    /// Called after each partition with (positions done, positions in all).
+    pub progress: Option<&'p (dyn Fn(u64, u64) + Sync)>,
+    /// Durable store: every partition is written there, and a solve on an existing store
+    /// resumes from the partitions it holds.
+    pub store: Option<&'p std::path::Path>,
+    /// With a store, keep only the partitions with at most this many lines (the opening book).
+    pub keep_lines: Option<usize>,
+}
+
+impl Default for SolveOptions<'_> {
+    fn default() -> Self {
+        SolveOptions { groups: None, threads: 1, keep_all: false, progress: None, store: None, keep_lines: None }
+    }
+}
+
+/// What a solve found and what it cost.
+pub struct Solution {
+    /// The space solved.
+    pub space: Space,
+    /// The root's value.
+    pub value: Value,
+    /// Every undrawn line of the root, in the external order.
+    pub moves: Vec<MoveValue>,
+    /// Stored positions over all partitions.
+    pub positions: u64,
+    /// Partitions computed.
+    pub partitions: usize,
+    /// Most bytes of partition values resident at once.
+    pub peak_bytes: u64,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// All partitions when `keep_all` was asked, by [`Space::key_index`].
+    pub tables: Option<Vec<Vec<Value>>>,
+}
+
+impl Solution {
+    /// Best moves (external lines) of the root.
+    pub fn best(&self) -> Vec<Line> {
+        self.moves.iter().filter(|m| m.value == self.value).map(|m| m.line).collect()
+    }
+
+    /// Value of any position of the space (needs `keep_all`).
+    pub fn value_of(&self, state: State) -> Option<Value> {
+        let tables = self.tables.as_ref()?;
+        let (key, index) = self.space.locate(state);
+        Some(tables[self.space.key_index(&key)][index])
+    }
+
+    /// The solve of a position with no undrawn line.
+    pub(crate) fn trivial(space: Space, start: Instant) -> Solution {
+        Solution {
+            space,
+            value: 0,
+            moves: Vec::new(),
+            positions: 1,
+            partitions: 1,
+            peak_bytes: 1,
+            seconds: start.elapsed().as_secs_f64(),
+            tables: None,
+        }
+    }
+}

@@ -1,0 +1,597 @@
+//! The state space of one solve: the undrawn lines of a root position, their internal
+//! numbering, the grouping into partitions, and every table the kernel reads (ranks,
+//! symmetry images, canonical forms), all built once here and never in the hot loop.
+//!
+//! Internal numbering: the k undrawn lines get bits 0..k, group by group (group 0 lowest), so a
+//! group's configuration is a contiguous bit field. A [`State`] has bit i set when internal
+//! line i is drawn. Two reductions shrink what is stored:
+//! - interchangeable lines: undrawn lines that border exactly the same boxes (the border lines
+//!   of one box, e.g. a corner pair) form a *class*; only states whose drawn lines are a prefix
+//!   of each class are stored (*normalised*), and only the class's next line is a move;
+//! - symmetry (Wilson's way): groups are unions of orbits of the symmetries that fix the root,
+//!   and a state is stored only when its group-0 configuration is the least of its orbit.
+//!
+//! A partition (a [`PartitionKey`]) holds its states row-major over the groups' ranks, group 0
+//! most significant; the last group (the *inner* group) is contiguous, which the kernel uses.
+
+use crate::game::{Board, Line, LineSet, Position};
+
+use super::key::{MAX_GROUPS, PartitionKey};
+
+/// Most lines in one group: group tables have 2^size entries.
+pub const MAX_GROUP_LINES: usize = 20;
+
+/// Rank of a configuration that is not stored.
+const NOT_STORED: u32 = u32::MAX;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpaceError {
+    #[error("--groups must be at least 1")]
+    ZeroGroups,
+    #[error(
+        "--groups {asked} is too many: this position's {lines} undrawn lines form only {blocks} blocks (orbits of symmetric or interchangeable lines) that can be split into groups"
+    )]
+    TooManyGroups { asked: usize, blocks: usize, lines: usize },
+    #[error("--groups {asked} is too many: at most {MAX_GROUPS} groups")]
+    AboveMax { asked: usize },
+    #[error(
+        "--groups {asked} puts {size} lines in one group; at most {MAX_GROUP_LINES} are allowed, so use at least {suggest} groups"
+    )]
+    GroupTooLarge { asked: usize, size: usize, suggest: usize },
+}
+
+/// One group of lines with its tables. Local bit j is internal line `offset + j`.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub offset: u32,
+    pub size: u32,
+    /// Stored configurations are the orbit-least ones (group 0 when the root has symmetries).
+    pub canonical: bool,
+    /// `configs[c][rank]`: the stored configurations with c lines drawn, increasing.
+    pub configs: Vec<Vec<u32>>,
+    /// `rank[bits]`: index of a stored configuration in `configs[popcount]`.
+    pub rank: Vec<u32>,
+    /// `sym[s][bits]`: the normalised image of a normalised configuration under symmetry s+1.
+    pub sym: Vec<Vec<u32>>,
+    /// `canon[bits]` (canonical group only): 0 if stored, else s+1 for a symmetry s+1 that
+    /// maps the normalised configuration onto a stored one.
+    pub canon: Vec<u8>,
+}
+
+impl Group {
+    pub fn count(&self, c: usize) -> usize {
+        self.configs[c].len()
+    }
+
+    fn mask(&self) -> u64 {
+        ((1u64 << self.size) - 1) << self.offset
+    }
+
+    fn field(&self, state: u64) -> u32 {
+        ((state >> self.offset) & ((1u64 << self.size) - 1)) as u32
+    }
+}
+
+/// A position of a space in the internal numbering: bit i set = internal line i (the root's
+/// undrawn line `Space::lines[i]`) drawn. The root itself is `State(0)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct State(pub u64);
+
+/// Per internal line: for each box it borders, the other undrawn sides of that box.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LineBoxes {
+    pub count: u8,
+    pub others: [u64; 2],
+}
+
+/// The state space of a root position, grouped into partitions.
+#[derive(Debug, Clone)]
+pub struct Space {
+    pub root: Position,
+    /// `lines[i]`: the external line of internal line i.
+    pub lines: Vec<Line>,
+    pub groups: Vec<Group>,
+    /// Symmetries that fix the root, identity excluded, as internal permutations.
+    pub syms: Vec<Vec<u8>>,
+    pub boxes: Vec<LineBoxes>,
+    /// `class_prev[i]`: the bit of the line before i in its class (0 if i is first). Line i is a
+    /// move in state s iff it is undrawn and `s & class_prev[i] == class_prev[i]`.
+    pub class_prev: Vec<u64>,
+    /// Group of each internal line.
+    pub line_group: Vec<u8>,
+}
+
+/// For each of `free`'s lines, the masks (over indexes into `free`) of the other undrawn sides
+/// of each box it borders. Sides drawn in `pos` are always present and need no bit.
+pub fn free_box_masks(pos: Position, free: &[Line]) -> Vec<LineBoxes> {
+    let board = pos.board;
+    let mut index = [u8::MAX; 64];
+    for (i, l) in free.iter().enumerate() {
+        index[l.0 as usize] = i as u8;
+    }
+    free.iter()
+        .map(|&l| {
+            let mut lb = LineBoxes::default();
+            for b in board.line_boxes(l) {
+                let mask = board
+                    .box_sides(b)
+                    .iter()
+                    .filter(|&&s| s != l && !pos.drawn.contains(s))
+                    .fold(0u64, |m, s| m | 1 << index[s.0 as usize]);
+                lb.others[lb.count as usize] = mask;
+                lb.count += 1;
+            }
+            lb
+        })
+        .collect()
+}
+
+/// Classes of interchangeable undrawn lines: lines bordering the same single box.
+fn class_of(board: Board, line: Line) -> Option<usize> {
+    let b = board.line_boxes(line);
+    (b.len() == 1).then(|| b[0])
+}
+
+struct UnionFind(Vec<usize>);
+
+impl UnionFind {
+    fn find(&mut self, i: usize) -> usize {
+        let p = self.0[i];
+        if p == i {
+            return i;
+        }
+        let r = self.find(p);
+        self.0[i] = r;
+        r
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[ra.max(rb)] = ra.min(rb);
+        }
+    }
+}
+
+impl Space {
+    /// Blocks of the root's undrawn lines (external lines), each a union of symmetry orbits
+    /// and interchangeable classes: the units that groups are made of. Largest first.
+    fn blocks(root: Position, syms: &[crate::game::Symmetry]) -> Vec<Vec<Line>> {
+        let free: Vec<Line> = root.undrawn().iter().collect();
+        let mut uf = UnionFind((0..64).collect());
+        for &l in &free {
+            for s in syms {
+                uf.union(l.0 as usize, s.perm[l.0 as usize].0 as usize);
+            }
+            for &m in &free {
+                if class_of(root.board, l).is_some() && class_of(root.board, l) == class_of(root.board, m) {
+                    uf.union(l.0 as usize, m.0 as usize);
+                }
+            }
+        }
+        let mut blocks: Vec<Vec<Line>> = Vec::new();
+        for &l in &free {
+            let r = uf.find(l.0 as usize);
+            match blocks.iter_mut().find(|b| uf.0[b[0].0 as usize] == r) {
+                Some(b) => b.push(l),
+                None => blocks.push(vec![l]),
+            }
+        }
+        blocks.sort_by_key(|b| (std::cmp::Reverse(b.len()), b[0]));
+        blocks
+    }
+
+    fn stabilizer(root: Position) -> Vec<crate::game::Symmetry> {
+        root.board.symmetries().into_iter().skip(1).filter(|s| s.apply(root.drawn) == root.drawn).collect()
+    }
+
+    /// Splits blocks into `g` groups, largest block first into the lightest group.
+    fn pack(blocks: &[Vec<Line>], g: usize) -> Vec<Vec<Line>> {
+        let mut bins: Vec<Vec<Line>> = vec![Vec::new(); g];
+        for b in blocks {
+            let lightest = (0..g).min_by_key(|&i| (bins[i].len(), i)).unwrap();
+            bins[lightest].extend(b);
+        }
+        bins
+    }
+
+    /// The default number of groups for a root position.
+    pub fn default_groups(root: Position) -> usize {
+        Self::groups_for(root.undrawn().len() as usize, &Self::blocks(root, &Self::stabilizer(root)))
+    }
+
+    /// About ten lines a group, fewer groups when there are few blocks, more when a group would
+    /// pass the size limit.
+    fn groups_for(k: usize, blocks: &[Vec<Line>]) -> usize {
+        if k == 0 {
+            return 0;
+        }
+        let most = blocks.len().min(MAX_GROUPS);
+        let mut g = ((k + 5) / 10).clamp(1, most);
+        while g < most && Self::pack(blocks, g).iter().any(|b| b.len() > MAX_GROUP_LINES) {
+            g += 1;
+        }
+        g
+    }
+
+    /// Builds the space of `root` with `groups` groups (None: the default).
+    pub fn new(root: Position, groups: Option<usize>) -> Result<Space, SpaceError> {
+        let stab = Self::stabilizer(root);
+        let blocks = Self::blocks(root, &stab);
+        let k = root.undrawn().len() as usize;
+        let g = match groups {
+            None => Self::groups_for(k, &blocks),
+            Some(0) if k > 0 => return Err(SpaceError::ZeroGroups),
+            Some(g) if g > MAX_GROUPS => return Err(SpaceError::AboveMax { asked: g }),
+            Some(g) if g > blocks.len() && k > 0 => {
+                return Err(SpaceError::TooManyGroups { asked: g, blocks: blocks.len(), lines: k });
+            }
+            Some(g) => g.min(k),
+        };
+        let bins = Self::pack(&blocks, g);
+        if let Some(big) = bins.iter().map(|b| b.len()).max().filter(|&s| s > MAX_GROUP_LINES) {
+            let suggest =
+                (g..=blocks.len()).find(|&h| Self::pack(&blocks, h).iter().all(|b| b.len() <= MAX_GROUP_LINES));
+            return Err(SpaceError::GroupTooLarge { asked: g, size: big, suggest: suggest.unwrap_or(blocks.len()) });
+        }
+        // Within a group, a class's lines are consecutive: their order is the prefix order.
+        let mut lines = Vec::with_capacity(k);
+        let mut line_group = Vec::with_capacity(k);
+        let mut spans = Vec::new();
+        for (gi, bin) in bins.iter().enumerate() {
+            let start = lines.len();
+            let mut sorted = bin.clone();
+            sorted.sort_by_key(|&l| (class_of(root.board, l).unwrap_or(usize::MAX), l));
+            lines.extend(sorted);
+            line_group.extend(std::iter::repeat_n(gi as u8, bin.len()));
+            spans.push((start, bin.len()));
+        }
+        let mut internal = [u8::MAX; 64];
+        for (i, l) in lines.iter().enumerate() {
+            internal[l.0 as usize] = i as u8;
+        }
+        let syms: Vec<Vec<u8>> =
+            stab.iter().map(|s| lines.iter().map(|l| internal[s.perm[l.0 as usize].0 as usize]).collect()).collect();
+        let class_prev: Vec<u64> = (0..k)
+            .map(|i| {
+                let c = class_of(root.board, lines[i]);
+                if i > 0 && c.is_some() && class_of(root.board, lines[i - 1]) == c && line_group[i - 1] == line_group[i]
+                {
+                    1u64 << (i - 1)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let boxes = free_box_masks(root, &lines);
+        let groups = spans
+            .iter()
+            .enumerate()
+            .map(|(gi, &(off, size))| {
+                build_group(off as u32, size as u32, gi == 0 && !syms.is_empty(), &syms, &class_prev)
+            })
+            .collect();
+        Ok(Space { root, lines, groups, syms, boxes, class_prev, line_group })
+    }
+
+    pub fn board(&self) -> Board {
+        self.root.board
+    }
+
+    /// Number of undrawn lines of the root.
+    pub fn free(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Every partition key, in the order a whole solve computes them: most lines first, then
+    /// increasing counts (group 0's count never decreases within a level).
+    pub fn keys(&self) -> Vec<PartitionKey> {
+        let sizes: Vec<u8> = self.groups.iter().map(|g| g.size as u8).collect();
+        let mut keys = Vec::new();
+        let mut c = vec![0u8; sizes.len()];
+        loop {
+            keys.push(PartitionKey::new(&c));
+            let mut i = c.len();
+            loop {
+                if i == 0 {
+                    keys.sort_by_key(|k| (std::cmp::Reverse(k.total()), *k));
+                    return keys;
+                }
+                i -= 1;
+                if c[i] < sizes[i] {
+                    c[i] += 1;
+                    break;
+                }
+                c[i] = 0;
+            }
+        }
+    }
+
+    /// Dense index of a key among all keys (mixed radix over the group sizes).
+    pub fn key_index(&self, key: &PartitionKey) -> usize {
+        key.counts().iter().zip(&self.groups).fold(0, |acc, (&c, g)| acc * (g.size as usize + 1) + c as usize)
+    }
+
+    pub fn key_count(&self) -> usize {
+        self.groups.iter().map(|g| g.size as usize + 1).product()
+    }
+
+    /// Whether `key` names a partition of this space.
+    pub fn has_key(&self, key: &PartitionKey) -> bool {
+        key.groups() == self.groups.len() && key.counts().iter().zip(&self.groups).all(|(&c, g)| c as u32 <= g.size)
+    }
+
+    /// Stored positions of a partition.
+    pub fn partition_len(&self, key: &PartitionKey) -> usize {
+        key.counts().iter().zip(&self.groups).map(|(&c, g)| g.count(c as usize)).product()
+    }
+
+    /// The partitions `key` reads: one more line in one group.
+    pub fn successors(&self, key: &PartitionKey) -> Vec<PartitionKey> {
+        (0..key.groups()).filter(|&g| (key.counts()[g] as u32) < self.groups[g].size).map(|g| key.plus(g)).collect()
+    }
+
+    /// Row-major strides of a partition's group ranks.
+    pub fn strides(&self, key: &PartitionKey) -> [usize; MAX_GROUPS] {
+        let mut s = [0usize; MAX_GROUPS];
+        let mut acc = 1;
+        for g in (0..key.groups()).rev() {
+            s[g] = acc;
+            acc *= self.groups[g].count(key.counts()[g] as usize);
+        }
+        s
+    }
+
+    /// Internal state of a position of this space (its drawn lines must include the root's).
+    pub fn state_of(&self, drawn: LineSet) -> State {
+        State(self.lines.iter().enumerate().filter(|(_, l)| drawn.contains(**l)).fold(0, |m, (i, _)| m | 1 << i))
+    }
+
+    /// The position of an internal state.
+    pub fn position_of(&self, State(state): State) -> Position {
+        let drawn =
+            (0..self.lines.len()).filter(|i| state >> i & 1 == 1).fold(self.root.drawn, |d, i| d.with(self.lines[i]));
+        Position { board: self.root.board, drawn }
+    }
+
+    /// The stored representative of any state: normalised classes, canonical group 0.
+    pub fn canonical(&self, state: State) -> State {
+        let mut fields: Vec<u32> =
+            self.groups.iter().map(|g| normalise(g, g.field(state.0), &self.class_prev)).collect();
+        if let Some(g0) = self.groups.first().filter(|g| g.canonical) {
+            let s = g0.canon[fields[0] as usize];
+            if s > 0 {
+                for (f, g) in fields.iter_mut().zip(&self.groups) {
+                    *f = g.sym[s as usize - 1][*f as usize];
+                }
+            }
+        }
+        State(fields.iter().zip(&self.groups).fold(0, |m, (&f, g)| m | (f as u64) << g.offset))
+    }
+
+    /// Partition and index of the stored representative of `state`.
+    pub fn locate(&self, state: State) -> (PartitionKey, usize) {
+        let State(canon) = self.canonical(state);
+        let counts: Vec<u8> = self.groups.iter().map(|g| g.field(canon).count_ones() as u8).collect();
+        let key = PartitionKey::new(&counts);
+        let strides = self.strides(&key);
+        let index = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(g, grp)| grp.rank[grp.field(canon) as usize] as usize * strides[g])
+            .sum();
+        (key, index)
+    }
+
+    /// The state stored at `index` of partition `key` (the inverse of [`Space::locate`] on
+    /// stored states).
+    pub fn state_at(&self, key: &PartitionKey, index: usize) -> State {
+        let strides = self.strides(key);
+        State(self.groups.iter().enumerate().fold(0, |m, (g, grp)| {
+            let c = key.counts()[g] as usize;
+            let rank = index / strides[g] % grp.count(c);
+            m | (grp.configs[c][rank] as u64) << grp.offset
+        }))
+    }
+
+    /// Whether internal line `i` is a move in `state` (undrawn, and first undrawn of its class).
+    pub fn is_move(&self, State(s): State, i: usize) -> bool {
+        s >> i & 1 == 0 && s & self.class_prev[i] == self.class_prev[i]
+    }
+
+    /// Boxes completed by drawing internal line `i` in `state`.
+    pub fn completes(&self, State(s): State, i: usize) -> i8 {
+        let lb = &self.boxes[i];
+        lb.others[..lb.count as usize].iter().filter(|&&m| s & m == m).count() as i8
+    }
+
+    /// Mask of all lines of group `g`.
+    pub fn group_mask(&self, g: usize) -> u64 {
+        self.groups[g].mask()
+    }
+}
+
+/// Normalises a group configuration: in each class, the drawn lines become the first ones.
+fn normalise(g: &Group, bits: u32, class_prev: &[u64]) -> u32 {
+    let mut out = 0u32;
+    let mut j = 0;
+    while j < g.size as usize {
+        // A class is a run of lines each linked to the one before.
+        let mut end = j + 1;
+        while end < g.size as usize && class_prev[g.offset as usize + end] != 0 {
+            end += 1;
+        }
+        let run = ((1u32 << (end - j)) - 1) << j;
+        let drawn = (bits & run).count_ones();
+        out |= ((1u32 << drawn) - 1) << j;
+        j = end;
+    }
+    out
+}
+
+fn build_group(offset: u32, size: u32, canonical: bool, syms: &[Vec<u8>], class_prev: &[u64]) -> Group {
+    let n = 1usize << size;
+    let mut g = Group {
+        offset,
+        size,
+        canonical,
+        configs: vec![Vec::new(); size as usize + 1],
+        rank: vec![],
+        sym: vec![],
+        canon: vec![],
+    };
+    let normal: Vec<bool> = (0..n as u32).map(|x| normalise(&g, x, class_prev) == x).collect();
+    // Symmetry images, local to the group, via 8-bit chunk tables.
+    g.sym = syms
+        .iter()
+        .map(|perm| {
+            let chunks: Vec<[u32; 256]> = (0..size.div_ceil(8))
+                .map(|ch| {
+                    let mut t = [0u32; 256];
+                    for (v, slot) in t.iter_mut().enumerate() {
+                        for b in 0..8 {
+                            let j = ch * 8 + b;
+                            if j < size && v >> b & 1 == 1 {
+                                *slot |= 1 << (perm[(offset + j) as usize] as u32 - offset);
+                            }
+                        }
+                    }
+                    t
+                })
+                .collect();
+            (0..n as u32)
+                .map(|x| {
+                    if !normal[x as usize] {
+                        return 0;
+                    }
+                    let img = chunks.iter().enumerate().fold(0, |m, (ch, t)| m | t[(x >> (8 * ch) & 0xff) as usize]);
+                    normalise(&g, img, class_prev)
+                })
+                .collect()
+        })
+        .collect();
+    if canonical {
+        g.canon = (0..n)
+            .map(|x| {
+                if !normal[x] {
+                    return 0;
+                }
+                let (mut best, mut arg) = (x as u32, 0u8);
+                for (s, t) in g.sym.iter().enumerate() {
+                    if t[x] < best {
+                        best = t[x];
+                        arg = s as u8 + 1;
+                    }
+                }
+                arg
+            })
+            .collect();
+    }
+    g.rank = vec![NOT_STORED; n];
+    for (x, &is_normal) in normal.iter().enumerate() {
+        if is_normal && (!canonical || g.canon[x] == 0) {
+            let c = (x as u32).count_ones() as usize;
+            g.rank[x] = g.configs[c].len() as u32;
+            g.configs[c].push(x as u32);
+        }
+    }
+    g
+}
+
+/// C(n, k) for n, k <= 64, by a `const fn` table: the combinatorial number system's weights.
+pub static BINOMIAL: [[u64; 65]; 65] = {
+    let mut t = [[0u64; 65]; 65];
+    let mut n = 0;
+    while n <= 64 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1].wrapping_add(if k < n { t[n - 1][k] } else { 0 });
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Colex rank of a k-subset among all k-subsets (the combinatorial number system): the rank a
+/// group with no symmetry and no interchangeable lines gives a configuration.
+pub fn colex_rank(bits: u64) -> u64 {
+    let mut r = 0;
+    let mut b = bits;
+    let mut i = 1;
+    while b != 0 {
+        r += BINOMIAL[b.trailing_zeros() as usize][i];
+        b &= b - 1;
+        i += 1;
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space(board: &str, groups: Option<usize>) -> Space {
+        Space::new(Position::empty(board.parse().unwrap()), groups).unwrap()
+    }
+
+    #[test]
+    fn corner_pairs_share_a_group_and_counts_shrink() {
+        let s = space("3x4", Some(3));
+        assert_eq!(s.free(), 31);
+        let total: usize = s.keys().iter().map(|k| s.partition_len(k)).sum();
+        // 2^31 positions, 81/256 of them normalised, about a quarter kept by symmetry.
+        assert!(total < (1usize << 31) * 81 / 256 / 3, "{total}");
+        assert!(total > (1usize << 31) * 81 / 256 / 4, "{total}");
+    }
+
+    #[test]
+    fn groups_are_unions_of_orbits() {
+        for (b, g) in [("3x4", 3), ("4x4", 4), ("2x5", 2), ("1x7", 2), ("3x3", 2)] {
+            let s = space(b, Some(g));
+            for perm in &s.syms {
+                for (i, &j) in perm.iter().enumerate() {
+                    assert_eq!(s.line_group[i], s.line_group[j as usize], "{b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keys_come_in_dependency_order() {
+        let s = space("2x3", Some(2));
+        let keys = s.keys();
+        assert_eq!(keys.len(), s.key_count());
+        for (i, k) in keys.iter().enumerate() {
+            for succ in s.successors(k) {
+                assert!(keys[..i].contains(&succ));
+            }
+        }
+    }
+
+    #[test]
+    fn ranks_follow_the_combinatorial_number_system_without_reductions() {
+        // A 2x2 position with no symmetry and no two free border lines on one box.
+        let board: Board = "2x2".parse().unwrap();
+        let drawn = [board.h(0, 0), board.h(0, 1), board.h(2, 0), board.h(2, 1), board.v(0, 0)];
+        let root = Position { board, drawn: drawn.iter().fold(LineSet::EMPTY, |d, &l| d.with(l)) };
+        let s = Space::new(root, Some(1)).unwrap();
+        let g = &s.groups[0];
+        for (c, configs) in g.configs.iter().enumerate() {
+            assert_eq!(configs.len() as u64, BINOMIAL[g.size as usize][c]);
+            for (r, &x) in configs.iter().enumerate() {
+                assert_eq!(colex_rank(x as u64), r as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_group_counts_are_refused() {
+        let root = Position::empty("3x4".parse().unwrap());
+        assert!(matches!(Space::new(root, Some(1)), Err(SpaceError::GroupTooLarge { size: 31, .. })));
+        assert!(matches!(Space::new(root, Some(0)), Err(SpaceError::ZeroGroups)));
+        assert!(matches!(Space::new(root, Some(15)), Err(SpaceError::TooManyGroups { .. })));
+    }
+}

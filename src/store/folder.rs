@@ -1,0 +1,193 @@
+//! A store folder opened for a run: one file per job (a partition, or a row range of one),
+//! named by the job, in a folder per board, root and grouping. A file is written under a
+//! temporary name, flushed to disk, then renamed, so a file that exists under its own name was
+//! complete when written; a file that fails any check is reported by name and never used. One
+//! run at a time holds the folder's lock (released by the system if the run dies); cluster
+//! tasks share it.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::game::Value;
+use crate::solver::{Layout, Space};
+
+use super::error::StoreError;
+use super::format::{ENCODING, EXT, Header, MAGIC, STORE_FORMAT, parse};
+
+const LOCK: &str = "LOCK";
+/// Bytes written at a time.
+const CHUNK: usize = 1 << 16;
+/// Ending of a file being written.
+const TMP: &str = ".tmp";
+
+/// The store folder of one space, locked for this run.
+pub struct Store {
+    dir: PathBuf,
+    /// Held for the life of the store; the lock goes with the file.
+    _lock: File,
+    /// What every file of this folder must say besides its job.
+    board: String,
+    root: String,
+    groups: usize,
+}
+
+/// The folder of a space inside a store: board, then root (when not empty) and grouping.
+pub fn folder(base: &Path, space: &Space) -> PathBuf {
+    let root = space.root.to_line_string();
+    let grouping = if root.contains('1') {
+        format!("root-{root}-g{}", space.groups.len())
+    } else {
+        format!("g{}", space.groups.len())
+    };
+    base.join(space.board().to_string()).join(grouping)
+}
+
+impl Store {
+    /// Opens (creating it if needed) and locks the folder of `space` under `base` for
+    /// this run alone, and clears temporary files that dead runs left behind.
+    pub fn open(base: &Path, space: &Space) -> Result<Store, StoreError> {
+        let store = Store::open_locked(base, space, true)?;
+        let stale =
+            std::fs::read_dir(&store.dir).map_err(|source| StoreError::Read { path: store.dir.clone(), source })?;
+        for entry in stale.flatten() {
+            if entry.file_name().to_string_lossy().ends_with(TMP) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        Ok(store)
+    }
+
+    /// Opens the folder for one cluster task: tasks share the lock with each other (each
+    /// writes only its own job's file) but not with a run that holds it alone.
+    pub fn open_shared(base: &Path, space: &Space) -> Result<Store, StoreError> {
+        Store::open_locked(base, space, false)
+    }
+
+    fn open_locked(base: &Path, space: &Space, alone: bool) -> Result<Store, StoreError> {
+        let dir = folder(base, space);
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Folder { path: dir.clone(), source })?;
+        let lock_path = dir.join(LOCK);
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|source| StoreError::Lock { path: lock_path.clone(), source })?;
+        let locked = if alone { lock.try_lock() } else { lock.try_lock_shared() };
+        match locked {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Err(StoreError::Locked { path: dir }),
+            Err(std::fs::TryLockError::Error(source)) => return Err(StoreError::Lock { path: lock_path, source }),
+        }
+        Ok(Store {
+            dir,
+            _lock: lock,
+            board: space.board().to_string(),
+            root: space.root.to_line_string(),
+            groups: space.groups.len(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of job `name`.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.{EXT}"))
+    }
+
+    fn header(&self, layout: &Layout, positions: u64) -> Header {
+        Header {
+            board: self.board.clone(),
+            root: self.root.clone(),
+            groups: self.groups,
+            key: layout.key.to_string(),
+            first_row: layout.first_row as u64,
+            rows: layout.rows as u64,
+            positions,
+            encoding: ENCODING.into(),
+        }
+    }
+
+    /// Writes job `name`'s values durably: temporary file, flushed to disk, renamed.
+    pub fn write(&self, name: &str, layout: &Layout, values: &[Value]) -> Result<(), StoreError> {
+        let path = self.path(name);
+        // Per process: two cluster tasks may write the same job at once (a requeue).
+        let tmp = self.dir.join(format!("{name}.{EXT}.{}{TMP}", std::process::id()));
+        let err = |source| StoreError::Write { path: path.clone(), source };
+        let header = serde_json::to_vec(&self.header(layout, values.len() as u64)).expect("a header serialises");
+        let mut head = Vec::with_capacity(16 + header.len());
+        head.extend_from_slice(MAGIC);
+        head.extend_from_slice(&STORE_FORMAT.to_le_bytes());
+        head.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        head.extend_from_slice(&header);
+        let written = File::create(&tmp).and_then(|f| {
+            // In chunks, so that writing a partition never holds a second copy of it.
+            let mut out = std::io::BufWriter::with_capacity(CHUNK, f);
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&head);
+            out.write_all(&head)?;
+            let mut chunk = Vec::with_capacity(CHUNK);
+            for part in values.chunks(CHUNK) {
+                chunk.clear();
+                chunk.extend(part.iter().map(|&v| v as u8));
+                crc.update(&chunk);
+                out.write_all(&chunk)?;
+            }
+            out.write_all(&crc.finalize().to_le_bytes())?;
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()
+        });
+        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &path)) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(err(e));
+        }
+        // The rename itself must reach the disk too.
+        File::open(&self.dir).and_then(|d| d.sync_all()).map_err(err)
+    }
+
+    /// Deletes job `name`'s file (the opening book keeps only the small partitions).
+    pub fn remove(&self, name: &str) -> Result<(), StoreError> {
+        let path = self.path(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Write { path, source: e }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether job `name` has a file (checked or not).
+    pub fn has(&self, name: &str) -> bool {
+        self.path(name).exists()
+    }
+
+    /// Reads and checks job `name`'s values against what the plan says they are.
+    pub fn read(&self, name: &str, layout: &Layout, positions: u64) -> Result<Vec<Value>, StoreError> {
+        let path = self.path(name);
+        let mut bytes = Vec::new();
+        File::open(&path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(|source| StoreError::Read { path: path.clone(), source })?;
+        let damaged = |reason: String| StoreError::Damaged { path: path.clone(), reason };
+        let (header, values) = parse(bytes).map_err(damaged)?;
+        let want = self.header(layout, positions);
+        if header != want {
+            return Err(damaged(format!(
+                "it holds {} rows {}+{} of board {} (root {}, {} groups), not {} rows {}+{} of board {} (root {}, {} groups)",
+                header.key,
+                header.first_row,
+                header.rows,
+                header.board,
+                header.root,
+                header.groups,
+                want.key,
+                want.first_row,
+                want.rows,
+                want.board,
+                want.root,
+                want.groups
+            )));
+        }
+        Ok(values)
+    }
+}

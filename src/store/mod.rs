@@ -1,0 +1,17 @@
+//! The durable partition store (layer 5). Owns the file format (the `format` module), the folder a run
+//! writes with its lock ([`Store`]), the lock-free reader of an opening book ([`Reader`]) and
+//! the checks of `dab verify`. May use `support`, `game` and `solver` (a folder is named by a
+//! space, a file's rows by a [`crate::solver::Layout`]); knows nothing of plans, schedules or
+//! the executor. Every I/O error is a [`StoreError`] naming its file.
+
+mod error;
+mod folder;
+mod format;
+mod reader;
+mod verify;
+
+pub use error::StoreError;
+pub use folder::{Store, folder};
+pub use format::{ENCODING, Header, MAGIC, STORE_FORMAT, parse};
+pub use reader::Reader;
+pub use verify::{Recomputed, Verification, recompute, verify};

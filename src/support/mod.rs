@@ -1,0 +1,16 @@
+//! The bottom layer: small utilities every other layer may use, and which use nothing of the
+//! crate themselves. Atomic file writes, the shared statistics, the seeded generator, the
+//! process's peak memory, and named choices (the value enums a user picks by name).
+
+pub(crate) mod choice;
+mod files;
+mod process;
+mod rng;
+mod stats;
+
+pub use choice::Choice;
+pub(crate) use choice::choice;
+pub use files::{create_parent, temp_path, write_atomic, write_csv};
+pub use process::peak_rss_bytes;
+pub use rng::SplitMix64;
+pub use stats::{median, quantile, round4};
