@@ -39,7 +39,7 @@ pub enum AnalysisError {
 }
 
 /// Most undrawn lines a solve in memory takes.
-pub const MAX_FREE_IN_MEMORY: usize = 32;
+pub(super) const MAX_FREE_IN_MEMORY: usize = 32;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Analysis {

@@ -24,7 +24,7 @@ pub enum HintError {
 
 /// Most undrawn lines solved in memory when the endgame theorems could answer instead: a
 /// fraction of a second, where 32 lines without symmetry take over a minute.
-pub const QUICK_SOLVE_FREE: usize = 26;
+pub(super) const QUICK_SOLVE_FREE: usize = 26;
 
 /// The position's answer: from the store when given and it holds the position (solved on the
 /// spot when it does not), otherwise solved in memory, otherwise from the endgame theorems

@@ -9,6 +9,6 @@ mod hint;
 pub mod play;
 mod query;
 
-pub use analysis::{Analysis, AnalysisError, Engine, MAX_FREE_IN_MEMORY, analyse};
-pub use hint::{HintError, QUICK_SOLVE_FREE, hint};
+pub use analysis::{Analysis, AnalysisError, Engine, analyse};
+pub use hint::{HintError, hint};
 pub use query::{Answer, QueryError, query};

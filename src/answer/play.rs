@@ -16,7 +16,7 @@ use super::query::{QueryError, query};
 
 /// Most lines of a board solved on the fly (3x4 has 31; 2x6, with 32, takes too long to wait
 /// for).
-pub const MAX_SOLVED_LINES: usize = 31;
+const MAX_SOLVED_LINES: usize = 31;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PlayError {
@@ -176,7 +176,7 @@ pub enum Command {
 }
 
 /// Reads one command; moves must be undrawn lines of the board.
-pub fn parse_command(text: &str, pos: Position) -> Command {
+fn parse_command(text: &str, pos: Position) -> Command {
     let board = pos.board;
     let t = text.trim();
     match t.to_ascii_lowercase().as_str() {

@@ -133,7 +133,7 @@ pub struct ErrorStats {
     pub fitted_on: bool,
 }
 
-pub fn errors(model: &CostModel, samples: &[Sample], threads: usize, fitted_on: bool) -> ErrorStats {
+pub(super) fn errors(model: &CostModel, samples: &[Sample], threads: usize, fitted_on: bool) -> ErrorStats {
     let factor = model.contention(threads);
     let mut errs: Vec<f64> = samples
         .iter()
@@ -164,7 +164,7 @@ pub fn model(fit: &Fit, contention: Vec<(u32, f64)>) -> CostModel {
 }
 
 /// Summed actual time over summed prediction: how much slower jobs run with `threads` busy.
-pub fn contention_factor(model: &CostModel, samples: &[Sample]) -> f64 {
+pub(super) fn contention_factor(model: &CostModel, samples: &[Sample]) -> f64 {
     let actual: f64 = samples.iter().map(|s| s.seconds * 1e9).sum();
     let predicted: f64 = samples.iter().map(|s| model.nanoseconds(s.features()) as f64).sum();
     actual / predicted.max(1.0)

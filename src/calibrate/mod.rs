@@ -14,7 +14,7 @@ mod measure;
 mod run;
 mod store_timing;
 
-pub use fit::{ErrorStats, Fit, contention_factor, errors, fit, model};
+pub use fit::{ErrorStats, Fit, fit, model};
 pub use machine::machine;
 pub use measure::{Sample, measure};
 pub use run::{Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, run};

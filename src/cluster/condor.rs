@@ -18,8 +18,8 @@ use super::{Paths, VALUE_JOB, memory_mb, ranks, value_memory_mb, value_needs};
 pub const RETRY: u32 = 2;
 /// File names written into the output folder.
 pub const DAG: &str = "dab.dag";
-pub const JOB_SUBMIT: &str = "dab-job.sub";
-pub const VALUE_SUBMIT: &str = "dab-value.sub";
+const JOB_SUBMIT: &str = "dab-job.sub";
+const VALUE_SUBMIT: &str = "dab-value.sub";
 
 /// The files of the export: (file name, text).
 pub struct Export {

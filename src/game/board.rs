@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Most lines a board may have: a position is one `u64`.
-pub const MAX_LINES: usize = 64;
+pub(super) const MAX_LINES: usize = 64;
 
 /// A line in the external order: all horizontal lines row by row (top to bottom, left to
 /// right), then all vertical lines row by row. This is OpenSpiel's dots_and_boxes order.
@@ -163,7 +163,7 @@ impl Board {
     }
 
     /// Index of box (r,c), row major.
-    pub fn box_index(self, r: usize, c: usize) -> usize {
+    fn box_index(self, r: usize, c: usize) -> usize {
         r * self.cols() + c
     }
 
@@ -197,7 +197,7 @@ impl Board {
     }
 
     /// Boxes whose four sides are all drawn.
-    pub fn completed_boxes(self, drawn: LineSet) -> usize {
+    fn completed_boxes(self, drawn: LineSet) -> usize {
         (0..self.boxes()).filter(|&b| drawn.0 & self.box_mask(b).0 == self.box_mask(b).0).count()
     }
 

@@ -11,4 +11,4 @@ mod search;
 pub use checked::Checked;
 pub use file::{Candidate, PLAN_FORMAT, Plan, PlanError, PlanJob, Prediction};
 pub use predict::{StorePrediction, predict_store, simulate};
-pub use search::{Evaluated, MAX_PIECES, MIN_SWEEP, PlanOptions, Planned, PlannerError, plan, plan_for};
+pub use search::{Evaluated, PlanOptions, Planned, PlannerError, plan, plan_for};

@@ -10,9 +10,9 @@ use crate::solver::{Space, SpaceError};
 use super::file::{Candidate, Plan, PlanError, Prediction};
 
 /// Processor counts every plan predicts, at least.
-pub const MIN_SWEEP: u32 = 64;
+pub(super) const MIN_SWEEP: u32 = 64;
 /// Most pieces of a split partition.
-pub const MAX_PIECES: u32 = 64;
+pub(super) const MAX_PIECES: u32 = 64;
 /// Relative difference under which two predictions tie.
 const TIE: f64 = 0.005;
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// Cost model files this version reads.
-pub const MODEL_FORMAT: u32 = 1;
+pub(super) const MODEL_FORMAT: u32 = 1;
 
 /// Where `dab calibrate` saves the model, relative to the project folder.
 pub const BUILT_IN_NAME: &str = "sims/cost-model.json";

@@ -27,7 +27,9 @@ impl DiskUse {
         self.now = self.now.saturating_sub(bytes);
     }
 
-    pub fn now(&self) -> u64 {
+    /// Bytes in the store now.
+    #[cfg(test)]
+    pub(crate) fn now(&self) -> u64 {
         self.now
     }
 

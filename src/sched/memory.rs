@@ -84,12 +84,9 @@ impl Residency {
         self.readers[job]
     }
 
-    pub fn is_resident(&self, job: usize) -> bool {
-        self.resident[job]
-    }
-
     /// Bytes resident now.
-    pub fn used(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn used(&self) -> u64 {
         self.used
     }
 

@@ -11,7 +11,7 @@ mod memory;
 mod schemes;
 mod sim;
 
-pub use cost::{BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, TERMS};
+pub use cost::{BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, TERMS};
 pub use disk::{DiskUse, predicted_peak};
 pub use graph::{Format, Graph, GraphError, Job};
 pub use memory::{Admission, Residency, least_limit};

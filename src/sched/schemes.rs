@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Board, LineSet};
-use crate::solver::{PartitionKey, Space, SpaceError};
+use crate::solver::{BINOMIAL, PartitionKey, Space, SpaceError};
 use crate::support::choice;
 
 use super::cost::{CostSpec, JobFeatures};
@@ -262,11 +262,6 @@ pub fn orbits_with_features(
     Ok(assemble(&parts, split, cost, Some(&reads)))
 }
 
-/// Binomial coefficient C(n, k) (n <= 64 keeps it in range for the sizes used here).
-fn binomial(n: u64, k: u64) -> u64 {
-    (0..k).fold(1u64, |acc, i| acc * (n - i) / (i + 1))
-}
-
 /// The four quadrants of a square board of even side 2k, as line sets: quadrant 0 holds the
 /// lines of the top-left k x k boxes that are not on a middle line, plus the left half of the
 /// middle horizontal line; quadrant i+1 is the quarter turn of quadrant i.
@@ -364,7 +359,7 @@ pub fn quadrants(
             deps.dedup();
             Part {
                 name: format!("{}_{}_{}_{}", k[0], k[1], k[2], k[3]),
-                units: k.iter().map(|&x| binomial(q as u64, x as u64)).product(),
+                units: k.iter().map(|&x| BINOMIAL[q as usize][x as usize]).product(),
                 unit_states: 1,
                 outer_undrawn: 4 * q as u64 - total(k) as u64,
                 inner_undrawn: 0,

@@ -87,7 +87,7 @@ pub fn solve_in_order(root: Position, opts: SolveOptions) -> Result<Solution, Sp
 }
 
 /// Runs the kernel over a partition, in row chunks on the pool when there is one.
-pub fn compute_partition(
+pub(super) fn compute_partition(
     kernel: &Kernel,
     key: &PartitionKey,
     succ: &[&[Value]],

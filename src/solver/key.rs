@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Most groups a grouping may have.
-pub const MAX_GROUPS: usize = 16;
+pub(super) const MAX_GROUPS: usize = 16;
 
 /// Drawn-line count per group, group 0 first.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -15,12 +15,13 @@ mod solution;
 mod space;
 mod twins;
 
-pub use in_order::{compute_partition, solve_in_order};
+pub use in_order::solve_in_order;
 pub use kernel::{Kernel, Pieces, Rows};
-pub use key::{KeyError, MAX_GROUPS, PartitionKey};
+pub use key::{KeyError, PartitionKey};
 pub use layout::{Layout, LayoutError, layout};
 pub use partitions::{GroupInfo, PartitionInfo, PartitionList, list, write_csv};
-pub use root_moves::root_moves;
+pub(crate) use root_moves::root_moves;
 pub use solution::{Solution, SolveOptions};
-pub use space::{BINOMIAL, Group, LineBoxes, MAX_GROUP_LINES, Space, SpaceError, State, colex_rank, free_box_masks};
-pub use twins::{DENSE_MAX_FREE, Dense, MINIMAX_MAX_FREE, TwinError, minimax};
+pub(crate) use space::BINOMIAL;
+pub use space::{Group, Space, SpaceError, State};
+pub use twins::{Dense, TwinError, minimax};

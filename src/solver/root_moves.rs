@@ -9,7 +9,7 @@ use super::space::{Space, State};
 
 /// Every undrawn line of the root with the value of playing it, in line order. `after(key,
 /// index)` is the value of the position at `index` of partition `key` (one line drawn).
-pub fn root_moves(space: &Space, after: impl Fn(&PartitionKey, usize) -> Value) -> Vec<MoveValue> {
+pub(crate) fn root_moves(space: &Space, after: impl Fn(&PartitionKey, usize) -> Value) -> Vec<MoveValue> {
     let mut by_line: Vec<MoveValue> = (0..space.free())
         .map(|i| {
             let (key, index) = space.locate(State(1 << i));

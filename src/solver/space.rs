@@ -19,7 +19,7 @@ use crate::game::{Board, Line, LineSet, Position};
 use super::key::{MAX_GROUPS, PartitionKey};
 
 /// Most lines in one group: group tables have 2^size entries.
-pub const MAX_GROUP_LINES: usize = 20;
+pub(super) const MAX_GROUP_LINES: usize = 20;
 
 /// Rank of a configuration that is not stored.
 const NOT_STORED: u32 = u32::MAX;
@@ -103,7 +103,7 @@ pub struct Space {
 
 /// For each of `free`'s lines, the masks (over indexes into `free`) of the other undrawn sides
 /// of each box it borders. Sides drawn in `pos` are always present and need no bit.
-pub fn free_box_masks(pos: Position, free: &[Line]) -> Vec<LineBoxes> {
+pub(super) fn free_box_masks(pos: Position, free: &[Line]) -> Vec<LineBoxes> {
     let board = pos.board;
     let mut index = [u8::MAX; 64];
     for (i, l) in free.iter().enumerate() {
@@ -500,7 +500,7 @@ fn build_group(offset: u32, size: u32, canonical: bool, syms: &[Vec<u8>], class_
 }
 
 /// C(n, k) for n, k <= 64, by a `const fn` table: the combinatorial number system's weights.
-pub static BINOMIAL: [[u64; 65]; 65] = {
+pub(crate) static BINOMIAL: [[u64; 65]; 65] = {
     let mut t = [[0u64; 65]; 65];
     let mut n = 0;
     while n <= 64 {
@@ -517,7 +517,8 @@ pub static BINOMIAL: [[u64; 65]; 65] = {
 
 /// Colex rank of a k-subset among all k-subsets (the combinatorial number system): the rank a
 /// group with no symmetry and no interchangeable lines gives a configuration.
-pub fn colex_rank(bits: u64) -> u64 {
+#[cfg(test)]
+fn colex_rank(bits: u64) -> u64 {
     let mut r = 0;
     let mut b = bits;
     let mut i = 1;

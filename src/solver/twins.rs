@@ -9,9 +9,9 @@ use crate::game::{Line, LineSet, Position, Value, move_value};
 use super::space::{LineBoxes, free_box_masks};
 
 /// Most undrawn lines the dense twin takes (it needs 2^k bytes).
-pub const DENSE_MAX_FREE: usize = 32;
+pub(super) const DENSE_MAX_FREE: usize = 32;
 /// Most undrawn lines the minimax twin takes.
-pub const MINIMAX_MAX_FREE: usize = 24;
+pub(super) const MINIMAX_MAX_FREE: usize = 24;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TwinError {

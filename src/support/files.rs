@@ -6,14 +6,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The temporary name `path` is written under before the rename.
-pub fn temp_path(path: &Path) -> PathBuf {
+pub(super) fn temp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".tmp");
     path.with_file_name(name)
 }
 
 /// Creates the parent folder of `path` if it is missing.
-pub fn create_parent(path: &Path) -> std::io::Result<()> {
+pub(super) fn create_parent(path: &Path) -> std::io::Result<()> {
     match path.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) => std::fs::create_dir_all(dir),
         None => Ok(()),

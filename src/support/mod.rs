@@ -10,7 +10,7 @@ mod stats;
 
 pub use choice::Choice;
 pub(crate) use choice::choice;
-pub use files::{create_parent, temp_path, write_atomic, write_csv};
+pub use files::{write_atomic, write_csv};
 pub use process::peak_rss_bytes;
 pub use rng::SplitMix64;
 pub use stats::{median, quantile, round4};

@@ -4,22 +4,8 @@
 
 use dab::game::{Board, Line, LineSet, Position};
 
-/// SplitMix64: small, seeded, reproducible.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+/// The seeded generator of the tests: the library's SplitMix64.
+pub use dab::support::SplitMix64 as Rng;
 
 /// A random position of `board` with exactly `free` undrawn lines.
 pub fn random_position(board: Board, free: usize, rng: &mut Rng) -> Position {
