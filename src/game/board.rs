@@ -196,11 +196,6 @@ impl Board {
         self.line_boxes(line).into_iter().filter(|&b| after.0 & self.box_mask(b).0 == self.box_mask(b).0).count() as u32
     }
 
-    /// Boxes whose four sides are all drawn.
-    fn completed_boxes(self, drawn: LineSet) -> usize {
-        (0..self.boxes()).filter(|&b| drawn.0 & self.box_mask(b).0 == self.box_mask(b).0).count()
-    }
-
     /// The board's symmetry group as line permutations, identity first: 4 elements for a
     /// rectangle, 8 for a square.
     pub fn symmetries(self) -> Vec<Symmetry> {
