@@ -37,7 +37,7 @@ pub fn default_dir(plan_board: &str, root_is_empty: bool) -> PathBuf {
 }
 
 /// What [`run`] did.
-pub struct Ran {
+pub struct RunOutcome {
     pub run: Execution,
     /// The comparison with the plan (none for a resumed run).
     pub detail: Option<Detail>,
@@ -57,7 +57,7 @@ pub fn run(
     store: Option<(&Path, Option<usize>)>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     report: Option<&(dyn Fn(&str) + Sync)>,
-) -> Result<Ran, RunError> {
+) -> Result<RunOutcome, RunError> {
     let checked = plan.check()?;
     if plan.mem_limit.is_some() && store.is_none() {
         return Err(RunError::MemLimitWithoutStore);
@@ -83,5 +83,5 @@ pub fn run(
         Some(_) if store.is_some() => Some(predict_store(plan, &checked, threads as u32, keep_lines)?.peak),
         _ => None,
     };
-    Ok(Ran { run, detail, predicted_disk, files })
+    Ok(RunOutcome { run, detail, predicted_disk, files })
 }

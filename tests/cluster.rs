@@ -12,7 +12,7 @@ use predicates::str::contains;
 use dab::cluster::trace::{self, Record};
 use dab::cluster::{Paths, condor, slurm, units};
 use dab::exec::TraceInfo;
-use dab::plan::{Checked, Plan};
+use dab::plan::{Plan, ReadyPlan};
 use dab::report::compare_with;
 
 fn dab() -> Command {
@@ -23,7 +23,7 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cluster").join(name)
 }
 
-fn plan() -> (Plan, Checked) {
+fn plan() -> (Plan, ReadyPlan) {
     let plan = Plan::load(&data("plan-2x3.json")).unwrap();
     let checked = plan.check().unwrap();
     (plan, checked)

@@ -9,7 +9,7 @@ use common::checked;
 
 use dab::exec::execute;
 use dab::game::Position;
-use dab::plan::Checked;
+use dab::plan::ReadyPlan;
 use dab::sched::{PieceDeps, Policy, Procs, SimOptions, Simulator, Split};
 use dab::solver::{Kernel, SolveOptions, solve_in_order};
 
@@ -47,7 +47,7 @@ fn every_thread_count_gives_the_twin_s_values() {
     }
 }
 
-fn check_trace(plan: &Checked, trace: &[dab::exec::TraceRow]) {
+fn check_trace(plan: &ReadyPlan, trace: &[dab::exec::TraceRow]) {
     let g = &plan.graph;
     let by_name: HashMap<&str, &dab::exec::TraceRow> = trace.iter().map(|r| (r.job.as_str(), r)).collect();
     assert_eq!(trace.len(), g.len(), "every job once");

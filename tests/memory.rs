@@ -8,16 +8,16 @@ use std::path::Path;
 use common::checked as plan;
 
 use dab::exec::{ExecError, ExecOptions, Execution, execute, execute_with};
-use dab::plan::Checked;
+use dab::plan::ReadyPlan;
 use dab::sched::{PieceDeps, Policy, Procs, SimError, SimOptions, Simulator, Split, least_limit};
 use dab::store::Store;
 
-fn limited(plan: &Checked, base: &Path, threads: usize, limit: u64) -> Result<Execution, ExecError> {
+fn limited(plan: &ReadyPlan, base: &Path, threads: usize, limit: u64) -> Result<Execution, ExecError> {
     let store = Store::open(base, &plan.space).unwrap();
     execute_with(plan, &ExecOptions { threads, store: Some(&store), mem_limit: Some(limit), ..Default::default() })
 }
 
-fn sim_peak(plan: &Checked, limit: Option<u64>) -> Result<u64, SimError> {
+fn sim_peak(plan: &ReadyPlan, limit: Option<u64>) -> Result<u64, SimError> {
     let sim = Simulator::new(&plan.graph, SimOptions { policy: Policy::Cp, mem_limit: limit, ..Default::default() });
     Ok(sim.unwrap().run(Procs::Limited(1), false)?.row.peak_memory)
 }

@@ -13,7 +13,7 @@ use predicates::prelude::*;
 
 use dab::exec::{ExecError, ExecOptions, execute_with};
 use dab::game::Position;
-use dab::plan::Checked;
+use dab::plan::ReadyPlan;
 use dab::store::{Store, StoreError, folder};
 
 mod common;
@@ -35,7 +35,7 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn run(plan: &Checked, base: &Path, threads: usize) -> Result<(i8, usize, Vec<String>), ExecError> {
+fn run(plan: &ReadyPlan, base: &Path, threads: usize) -> Result<(i8, usize, Vec<String>), ExecError> {
     let store = Store::open(base, &plan.space)?;
     let reports = std::sync::Mutex::new(Vec::new());
     let report = |m: &str| reports.lock().unwrap().push(m.to_string());
@@ -164,7 +164,7 @@ fn killed_runs_resume_to_the_same_store() {
     assert!(dab::store::verify(&killed).unwrap().damaged.is_empty());
 }
 
-fn run_book(plan: &Checked, base: &Path, keep: usize) -> Result<dab::exec::Execution, ExecError> {
+fn run_book(plan: &ReadyPlan, base: &Path, keep: usize) -> Result<dab::exec::Execution, ExecError> {
     let store = Store::open(base, &plan.space)?;
     execute_with(plan, &ExecOptions { threads: 2, store: Some(&store), keep_lines: Some(keep), ..Default::default() })
 }

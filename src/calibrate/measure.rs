@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::exec::execute;
 use crate::game::Position;
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::sched::{CostSpec, JobFeatures, orbits_with_features};
 use crate::solver::{Space, SpaceError};
 use crate::support::median;
@@ -51,7 +51,7 @@ pub fn measure(
 ) -> Result<Vec<(Vec<Sample>, f64)>, SpaceError> {
     let space = Space::new(root, groups)?;
     let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
-    let plan = Checked::from_graph(space, graph).expect("own graph");
+    let plan = ReadyPlan::from_graph(space, graph).expect("own graph");
     let index: HashMap<&str, usize> = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
     let mut times = vec![vec![Vec::new(); plan.graph.len()]; threads.len()];
     let mut walls = vec![Vec::new(); threads.len()];

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::game::Position;
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::solver::Space;
 use crate::store::{Store, StoreError};
 use crate::support::median;
@@ -37,7 +37,7 @@ pub fn time_store(dir: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTimi
 fn time_store_in(base: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTiming, StoreError> {
     // Any plan gives a folder and a header; only the number of values matters here.
     let space = Space::new(Position::empty("1x1".parse().expect("a board")), None).expect("1x1 has a space");
-    let plan = Checked::whole(space);
+    let plan = ReadyPlan::whole(space);
     let store = Store::open(base, &plan.space)?;
     let layout = plan.layout[0];
     let mut times = vec![Vec::new(); sizes.len()];

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use dab::exec;
-use dab::plan::{Checked, Plan, PlanError};
+use dab::plan::{Plan, PlanError, ReadyPlan};
 use dab::store::Store;
 
 use super::CliResult;
@@ -30,7 +30,7 @@ pub struct JobArgs {
 }
 
 /// Loads and checks a plan, naming its file in any error.
-pub fn load_checked(path: &Path) -> Result<(Plan, Checked), PlanError> {
+pub fn load_checked(path: &Path) -> Result<(Plan, ReadyPlan), PlanError> {
     let in_file = |e: PlanError| PlanError::InFile { path: path.into(), source: Box::new(e) };
     let plan = Plan::load(path)?;
     let checked = plan.check().map_err(in_file)?;

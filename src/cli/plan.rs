@@ -94,7 +94,7 @@ pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
 }
 
 /// Prints the candidates and the choice.
-pub fn print_choice(planned: &dab::plan::Planned) {
+pub fn print_choice(planned: &dab::plan::PlanChoice) {
     println!("{:<32} {:>6} {:>12} {:>14} {:>5}", "candidate", "jobs", "predicted s", "peak memory", "fits");
     for (i, c) in planned.candidates.iter().enumerate() {
         println!(

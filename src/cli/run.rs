@@ -90,7 +90,7 @@ pub fn run(args: RunArgs) -> CliResult {
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| eprintln!("{m}");
-    let dab::pipeline::Ran { run, detail, predicted_disk, files } = dab::pipeline::run(
+    let dab::pipeline::RunOutcome { run, detail, predicted_disk, files } = dab::pipeline::run(
         &plan,
         threads,
         &dir,

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::store;
 
 use super::{Paths, VALUE_JOB, memory_mb, ranks, value_memory_mb, value_needs};
@@ -34,7 +34,7 @@ pub fn command(plan_threads: u32) -> String {
 }
 
 /// The DAG and submit files of `plan`; `done(name)` says whether a job's file is in the store.
-pub fn export(plan: &Checked, threads: u32, paths: &Paths, done: &dyn Fn(&str) -> bool) -> Export {
+pub fn export(plan: &ReadyPlan, threads: u32, paths: &Paths, done: &dyn Fn(&str) -> bool) -> Export {
     let g = &plan.graph;
     let rank = ranks(plan);
     let top = rank.iter().max().copied().unwrap_or(0);
@@ -110,7 +110,7 @@ fn arg(path: &Path) -> String {
 }
 
 /// Whether a job's file is in the store folder of `plan` under `base` (not checked).
-pub fn in_store(plan: &Checked, base: &Path) -> impl Fn(&str) -> bool {
+pub fn in_store(plan: &ReadyPlan, base: &Path) -> impl Fn(&str) -> bool {
     let dir = store::folder(base, &plan.space);
     move |name: &str| dir.join(format!("{name}.dab")).exists()
 }

@@ -11,7 +11,7 @@ pub mod trace;
 
 use std::path::{Path, PathBuf};
 
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 
 /// Megabytes (MiB) every task asks for besides its values: the `dab` binary, its stack and
 /// the allocator's slack.
@@ -71,7 +71,7 @@ pub struct Unit {
 /// The submissions of a plan in dependency order. The pieces of a split partition become
 /// one array when they are named `<key>_0..<key>_<k-1>` and all need the same jobs (then the
 /// array depends on exactly what each piece depends on); otherwise each piece goes alone.
-pub fn units(plan: &Checked) -> Vec<Unit> {
+pub fn units(plan: &ReadyPlan) -> Vec<Unit> {
     let g = &plan.graph;
     let mut pieces: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
     for (i, l) in plan.layout.iter().enumerate() {
@@ -104,27 +104,27 @@ pub fn units(plan: &Checked) -> Vec<Unit> {
 /// MiB one task of `job` asks for: its output and every input, all resident while it
 /// computes (a file is read into the buffer its values keep and written in small chunks, so
 /// neither is held twice), as `memory::least_limit` counts a job, and [`MARGIN_MB`].
-pub fn memory_mb(plan: &Checked, job: usize) -> u64 {
+pub fn memory_mb(plan: &ReadyPlan, job: usize) -> u64 {
     let g = &plan.graph;
     let bytes = g.jobs[job].bytes + g.needs(job).iter().map(|&k| g.jobs[k as usize].bytes).sum::<u64>();
     bytes.div_ceil(1 << 20) + MARGIN_MB
 }
 
 /// MiB of the value task: the root's inputs are read to value every move.
-pub fn value_memory_mb(plan: &Checked) -> u64 {
+pub fn value_memory_mb(plan: &ReadyPlan) -> u64 {
     let root = root_job(plan);
     memory_mb(plan, root)
 }
 
 /// The job of the root partition (nothing needs it).
-pub fn root_job(plan: &Checked) -> usize {
+pub fn root_job(plan: &ReadyPlan) -> usize {
     plan.layout.iter().position(|l| l.key.total() == 0).expect("a checked plan has a root job")
 }
 
 /// Per job, its rank among the plan's distinct priorities: 0 for the highest (the longest
 /// predicted path to the end), 1 for the next, and so on. Ranks rather than the priorities
 /// themselves, so that the numbers stay small for `--nice` and DAGMan's PRIORITY.
-pub fn ranks(plan: &Checked) -> Vec<u32> {
+pub fn ranks(plan: &ReadyPlan) -> Vec<u32> {
     let mut distinct: Vec<u64> = plan.priority.clone();
     distinct.sort_unstable_by(|a, b| b.cmp(a));
     distinct.dedup();
@@ -132,7 +132,7 @@ pub fn ranks(plan: &Checked) -> Vec<u32> {
 }
 
 /// The jobs whose store files `root`'s value reads: the root and the jobs it needs.
-pub fn value_needs(plan: &Checked) -> Vec<usize> {
+pub fn value_needs(plan: &ReadyPlan) -> Vec<usize> {
     let root = root_job(plan);
     let mut out: Vec<usize> = plan.graph.needs(root).iter().map(|&k| k as usize).collect();
     out.push(root);

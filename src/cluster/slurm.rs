@@ -9,13 +9,13 @@
 
 use std::fmt::Write as _;
 
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::store;
 
 use super::{Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs};
 
 /// The submit script of `plan`.
-pub fn script(plan: &Checked, paths: &Paths) -> String {
+pub fn script(plan: &ReadyPlan, paths: &Paths) -> String {
     let g = &plan.graph;
     let units = units(plan);
     let rank = ranks(plan);
@@ -133,7 +133,7 @@ echo \"submitted $submitted job(s); $skipped in the store or queued ($queued que
 }
 
 /// One `submit` call of the script.
-fn submit_line(plan: &Checked, u: &Unit, rank: &[u32]) -> String {
+fn submit_line(plan: &ReadyPlan, u: &Unit, rank: &[u32]) -> String {
     let g = &plan.graph;
     let mem = u.jobs.iter().map(|&j| memory_mb(plan, j)).max().unwrap_or(super::MARGIN_MB);
     let nice = u.jobs.iter().map(|&j| rank[j]).min().unwrap_or(0);

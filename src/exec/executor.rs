@@ -12,7 +12,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 use crate::game::{MoveValue, Value};
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::solver::Kernel;
 use crate::store::{Store, StoreError};
 
@@ -101,7 +101,12 @@ pub enum ExecError {
 
 /// Runs every job of `plan` on `threads` threads, in memory. `keep` keeps every job's values
 /// (tests); `progress(done, total)` is called as positions complete.
-pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dyn Fn(u64, u64) + Sync)>) -> Execution {
+pub fn execute(
+    plan: &ReadyPlan,
+    threads: usize,
+    keep: bool,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Execution {
     execute_with(plan, &ExecOptions { threads, keep, progress, ..Default::default() })
         .expect("without a store nothing can fail")
 }
@@ -109,7 +114,7 @@ pub fn execute(plan: &Checked, threads: usize, keep: bool, progress: Option<&(dy
 /// Runs every job of `plan`; with a store, skips the jobs it holds and writes every other job
 /// to it before counting the job done. A store error, or a memory limit that cannot be kept,
 /// stops the run cleanly.
-pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, ExecError> {
+pub fn execute_with(plan: &ReadyPlan, opts: &ExecOptions) -> Result<Execution, ExecError> {
     let start = Instant::now();
     let kernel = Kernel::new(&plan.space);
     let (shared, resumed) = prepare(plan, opts)?;
@@ -151,7 +156,7 @@ pub fn execute_with(plan: &Checked, opts: &ExecOptions) -> Result<Execution, Exe
 /// The shared state before the first job: with a store, the jobs it holds marked finished
 /// (and, with a book, those it pruned), and files no job still to run reads removed. Returns
 /// the state and the number of jobs not to run.
-fn prepare(plan: &Checked, opts: &ExecOptions) -> Result<(Shared, usize), ExecError> {
+fn prepare(plan: &ReadyPlan, opts: &ExecOptions) -> Result<(Shared, usize), ExecError> {
     let mut shared = Shared::new(plan, opts.mem_limit, opts.store.is_some());
     // Jobs whose values are in the store, not in memory; fixed for the whole run.
     let on_disk =
@@ -177,7 +182,7 @@ fn prepare(plan: &Checked, opts: &ExecOptions) -> Result<(Shared, usize), ExecEr
 
 /// One run in progress: what every worker reads, and the state they share.
 struct Run<'a> {
-    plan: &'a Checked,
+    plan: &'a ReadyPlan,
     opts: &'a ExecOptions<'a>,
     start: Instant,
     /// Positions of every job.

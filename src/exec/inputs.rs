@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::game::{MoveValue, Value};
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::solver::{Kernel, PartitionKey, Pieces, Rows, root_moves};
 use crate::store::{Store, StoreError};
 
@@ -28,7 +28,7 @@ pub(crate) type Inputs = Vec<Vec<Option<Arc<Vec<Value>>>>>;
 pub(crate) type Slot = Mutex<Option<Arc<Vec<Value>>>>;
 
 /// Per job, the pieces of each successor partition in row order.
-pub(crate) fn reads(plan: &Checked, kernel: &Kernel) -> Vec<Reads> {
+pub(crate) fn reads(plan: &ReadyPlan, kernel: &Kernel) -> Vec<Reads> {
     let (space, layout) = (&plan.space, &plan.layout);
     let mut pieces: HashMap<PartitionKey, (Vec<usize>, Vec<u32>)> = HashMap::new();
     for (i, l) in layout.iter().enumerate() {
@@ -68,7 +68,7 @@ pub(crate) fn views<'a>(reads: &Reads, inputs: &'a Inputs) -> Vec<Pieces<'a>> {
 
 /// Computes one job from its inputs; the root job also gives the value of every move.
 pub(crate) fn compute(
-    plan: &Checked,
+    plan: &ReadyPlan,
     kernel: &Kernel,
     reads: &Reads,
     job: usize,
@@ -84,14 +84,14 @@ pub(crate) fn compute(
 }
 
 /// Empty slots, one per job.
-pub(crate) fn slots(plan: &Checked) -> Vec<Slot> {
+pub(crate) fn slots(plan: &ReadyPlan) -> Vec<Slot> {
     (0..plan.graph.len()).map(|_| Mutex::new(None)).collect()
 }
 
 /// The pieces `job` reads: from memory, or read from the store into their slot, where the
 /// next reader finds them.
 pub(crate) fn gather(
-    plan: &Checked,
+    plan: &ReadyPlan,
     store: Option<&Store>,
     reads: &Reads,
     job: usize,
@@ -122,7 +122,7 @@ pub(crate) fn gather(
 }
 
 /// Values of every undrawn line of the root, read from the root's successors.
-pub(crate) fn moves_of_root(plan: &Checked, views: &[Pieces]) -> Vec<MoveValue> {
+pub(crate) fn moves_of_root(plan: &ReadyPlan, views: &[Pieces]) -> Vec<MoveValue> {
     root_moves(&plan.space, |key, index| {
         let g = (0..key.groups()).find(|&g| key.counts()[g] == 1).expect("one line drawn");
         views[g].row(index, 1)[0]

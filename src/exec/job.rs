@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::game::{MoveValue, Value};
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::solver::Kernel;
 use crate::store::{Store, StoreError};
 
@@ -25,7 +25,7 @@ pub struct JobRun {
 /// file atomically: one cluster task. A job whose file is already there and sound is left
 /// alone, so running a task twice is harmless; a missing or damaged input is an error that
 /// names its file.
-pub fn run_job(plan: &Checked, store: &Store, job: usize) -> Result<JobRun, StoreError> {
+pub fn run_job(plan: &ReadyPlan, store: &Store, job: usize) -> Result<JobRun, StoreError> {
     let start = Instant::now();
     let j = &plan.graph.jobs[job];
     if store.has(&j.name) && store.read(&j.name, &plan.layout[job], j.states).is_ok() {
@@ -41,14 +41,14 @@ pub fn run_job(plan: &Checked, store: &Store, job: usize) -> Result<JobRun, Stor
 
 /// The root's value and the value of every move, from a store that holds the root job and
 /// the jobs it reads (the end of a cluster run).
-pub fn stored_root(plan: &Checked, store: &Store) -> Result<(Value, Vec<MoveValue>), StoreError> {
+pub fn stored_root(plan: &ReadyPlan, store: &Store) -> Result<(Value, Vec<MoveValue>), StoreError> {
     let kernel = Kernel::new(&plan.space);
     root_from_store(plan, &reads(plan, &kernel), store)
 }
 
 /// The root's value and moves when every job was already in the store.
 pub(crate) fn root_from_store(
-    plan: &Checked,
+    plan: &ReadyPlan,
     reads: &[Reads],
     store: &Store,
 ) -> Result<(Value, Vec<MoveValue>), StoreError> {

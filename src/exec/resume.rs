@@ -1,12 +1,12 @@
 //! Resuming from a store: the jobs it already holds (each file checked; a damaged one is
 //! reported and computed again), and, with an opening book, the jobs that need not run at all.
 
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::store::Store;
 
 /// The jobs the store already holds, checked; a file that fails its check is reported and
 /// its job runs again.
-pub(crate) fn finished_in_store(plan: &Checked, store: &Store, report: Option<&(dyn Fn(&str) + Sync)>) -> Vec<bool> {
+pub(crate) fn finished_in_store(plan: &ReadyPlan, store: &Store, report: Option<&(dyn Fn(&str) + Sync)>) -> Vec<bool> {
     plan.graph
         .jobs
         .iter()
@@ -28,7 +28,7 @@ pub(crate) fn finished_in_store(plan: &Checked, store: &Store, report: Option<&(
 
 /// The jobs not to run: those the store holds and, with an opening book, those it pruned: a
 /// job without a file runs only if it belongs to the book or a job that runs reads it.
-pub(crate) fn to_skip(plan: &Checked, in_store: &[bool], keep_lines: Option<usize>) -> Vec<bool> {
+pub(crate) fn to_skip(plan: &ReadyPlan, in_store: &[bool], keep_lines: Option<usize>) -> Vec<bool> {
     if keep_lines.is_none() {
         return in_store.to_vec();
     }

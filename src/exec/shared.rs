@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use crate::game::{MoveValue, Value};
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::sched::{Admission, DiskUse, Residency};
 
 use super::executor::{ExecError, ExecOptions};
@@ -39,7 +39,7 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    pub(super) fn new(plan: &Checked, mem_limit: Option<u64>, evict: bool) -> Shared {
+    pub(super) fn new(plan: &ReadyPlan, mem_limit: Option<u64>, evict: bool) -> Shared {
         let g = &plan.graph;
         let n = g.len();
         let mut s = Shared {
@@ -66,7 +66,7 @@ impl Shared {
     }
 
     /// Marks `done` (jobs already in the store) finished without running them.
-    pub(super) fn resume(&mut self, plan: &Checked, done: &[bool]) {
+    pub(super) fn resume(&mut self, plan: &ReadyPlan, done: &[bool]) {
         let g = &plan.graph;
         for (job, _) in done.iter().enumerate().filter(|(_, d)| **d) {
             self.unstarted -= 1;
@@ -85,7 +85,7 @@ impl Shared {
 
     /// Takes the best ready job that fits in memory, drops what it evicts and counts it
     /// running. None: no ready job fits now.
-    pub(super) fn start(&mut self, plan: &Checked, slots: &[Slot]) -> Option<usize> {
+    pub(super) fn start(&mut self, plan: &ReadyPlan, slots: &[Slot]) -> Option<usize> {
         let g = &plan.graph;
         let mut held = Vec::new();
         let mut started = None;
@@ -112,7 +112,7 @@ impl Shared {
 
     /// `job` has produced `out`: keeps it for its readers, frees the inputs nobody else reads,
     /// and makes ready the jobs that waited only for it.
-    pub(super) fn finish(&mut self, plan: &Checked, slots: &[Slot], job: usize, out: Vec<Value>, opts: &ExecOptions) {
+    pub(super) fn finish(&mut self, plan: &ReadyPlan, slots: &[Slot], job: usize, out: Vec<Value>, opts: &ExecOptions) {
         let g = &plan.graph;
         let out = Arc::new(out);
         if opts.keep {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::game::Position;
-use crate::plan::Checked;
+use crate::plan::ReadyPlan;
 use crate::solver::{Solution, SolveOptions, Space, SpaceError};
 use crate::store::{Store, StoreError};
 
@@ -31,7 +31,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
     if space.free() == 0 {
         return Ok(Solution::trivial(space, start));
     }
-    let plan = Checked::whole(space);
+    let plan = ReadyPlan::whole(space);
     let store = opts.store.map(|base| Store::open(base, &plan.space)).transpose()?;
     let exec = ExecOptions {
         threads: opts.threads,
@@ -44,7 +44,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
     };
     let run = execute_with(&plan, &exec)?;
     drop(store);
-    let Checked { space, layout, .. } = plan;
+    let ReadyPlan { space, layout, .. } = plan;
     let tables = run.tables.map(|jobs| {
         let mut tables = vec![Vec::new(); space.key_count()];
         for (values, l) in jobs.into_iter().zip(&layout) {

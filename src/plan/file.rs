@@ -13,7 +13,7 @@ use crate::game::{Board, Position};
 use crate::sched::{Graph, GraphError, Job, Policy, Split};
 use crate::solver::{LayoutError, Space};
 
-use super::checked::{Checked, job_layout, priorities};
+use super::ready::{ReadyPlan, job_layout, priorities};
 
 /// Plan files this version reads and writes.
 pub const PLAN_FORMAT: u32 = 1;
@@ -190,7 +190,7 @@ impl Plan {
     }
 
     /// Checks everything the executor relies on and builds the space.
-    pub fn check(&self) -> Result<Checked, PlanError> {
+    pub fn check(&self) -> Result<ReadyPlan, PlanError> {
         if self.format != PLAN_FORMAT {
             return Err(PlanError::Format { found: self.format });
         }
@@ -215,7 +215,7 @@ impl Plan {
             }
         }
         let priority = self.jobs.iter().map(|j| j.priority).collect();
-        Ok(Checked { space, graph, layout, priority })
+        Ok(ReadyPlan { space, graph, layout, priority })
     }
 
     pub fn load(path: &Path) -> Result<Plan, PlanError> {

@@ -3,12 +3,12 @@
 //! Uses `support`, `game`, `solver` and `sched`; never the store or the executor, which take a
 //! checked plan from here.
 
-mod checked;
+mod ready;
 mod file;
 mod predict;
 mod search;
 
-pub use checked::Checked;
 pub use file::{Candidate, PLAN_FORMAT, Plan, PlanError, PlanJob, Prediction};
 pub use predict::{StorePrediction, predict_store, simulate};
-pub use search::{Evaluated, PlanOptions, Planned, PlannerError, plan, plan_for};
+pub use ready::ReadyPlan;
+pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};

@@ -4,8 +4,8 @@
 
 use crate::sched::{Graph, Policy, Procs, Run, SimError, SimOptions, Simulator, predicted_peak};
 
-use super::checked::Checked;
 use super::file::Plan;
+use super::ready::ReadyPlan;
 
 /// The plan's schedule on `p` threads, recorded, simulated as the planner did: its memory
 /// limit, the values it drops read back, and `overhead` ticks a job.
@@ -33,7 +33,7 @@ pub struct StorePrediction {
 /// from the schedule `dab compare` simulates (jobs ending at once: the lower first).
 pub fn predict_store(
     plan: &Plan,
-    checked: &Checked,
+    checked: &ReadyPlan,
     threads: u32,
     keep_lines: Option<usize>,
 ) -> Result<StorePrediction, SimError> {

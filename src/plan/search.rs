@@ -46,7 +46,7 @@ pub enum PlannerError {
 }
 
 /// One simulated candidate.
-pub struct Evaluated {
+pub struct SimulatedCandidate {
     pub space: Space,
     pub graph: Graph,
     pub candidate: Candidate,
@@ -56,7 +56,7 @@ pub struct Evaluated {
     pub ceiling: f64,
 }
 
-impl Evaluated {
+impl SimulatedCandidate {
     pub fn label(&self) -> String {
         let split =
             self.candidate.split.map_or("no split".to_string(), |s| format!("split at {:.0e}", s.threshold as f64));
@@ -64,9 +64,9 @@ impl Evaluated {
     }
 }
 
-pub struct Planned {
+pub struct PlanChoice {
     pub plan: Plan,
-    pub candidates: Vec<Evaluated>,
+    pub candidates: Vec<SimulatedCandidate>,
     pub chosen: usize,
 }
 
@@ -117,7 +117,7 @@ fn predict(graph: &Graph, opts: &PlanOptions, sweep: u32) -> Vec<Option<Predicti
         .collect()
 }
 
-pub fn plan(root: Position, opts: &PlanOptions) -> Result<Planned, PlannerError> {
+pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerError> {
     if opts.threads == 0 {
         return Err(PlannerError::ZeroThreads);
     }
@@ -148,7 +148,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<Planned, PlannerError>
             let predictions = predict(&graph, opts, sweep);
             let at = predictions[opts.threads as usize - 1].as_ref();
             let cp = graph.critical_path().max(1);
-            candidates.push(Evaluated {
+            candidates.push(SimulatedCandidate {
                 candidate: Candidate {
                     groups: g,
                     split,
@@ -175,11 +175,11 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<Planned, PlannerError>
     let mut plan = plan_for(&candidates[chosen], opts)?;
     plan.candidates = candidates.iter().map(|c| c.candidate.clone()).collect();
     plan.reason = reason(&candidates, chosen, opts);
-    Ok(Planned { plan, candidates, chosen })
+    Ok(PlanChoice { plan, candidates, chosen })
 }
 
 /// The plan of one candidate, with its predictions.
-pub fn plan_for(c: &Evaluated, opts: &PlanOptions) -> Result<Plan, PlanError> {
+pub fn plan_for(c: &SimulatedCandidate, opts: &PlanOptions) -> Result<Plan, PlanError> {
     let machine = Some(opts.model.machine.clone());
     let mut plan = Plan::new(&c.space, &c.graph, c.candidate.split, Policy::Cp, opts.threads, "ns", machine)?;
     plan.mem_limit = opts.mem_limit;
@@ -192,7 +192,7 @@ pub fn plan_for(c: &Evaluated, opts: &PlanOptions) -> Result<Plan, PlanError> {
 }
 
 /// The fitting candidate with the least predicted time; near ties go to fewer jobs.
-fn choose(candidates: &[Evaluated]) -> Option<usize> {
+fn choose(candidates: &[SimulatedCandidate]) -> Option<usize> {
     let fitting: Vec<usize> = (0..candidates.len()).filter(|&i| candidates[i].candidate.fits).collect();
     let best = fitting.iter().map(|&i| candidates[i].candidate.predicted_seconds).fold(f64::INFINITY, f64::min);
     fitting
@@ -202,12 +202,12 @@ fn choose(candidates: &[Evaluated]) -> Option<usize> {
 }
 
 /// The least peak memory any candidate needs on one processor without a limit.
-fn least_memory(candidates: &[Evaluated]) -> u64 {
+fn least_memory(candidates: &[SimulatedCandidate]) -> u64 {
     candidates.iter().map(|c| crate::sched::least_limit(&c.graph)).min().unwrap_or(0)
 }
 
 /// Why the chosen candidate won, in a sentence or two.
-fn reason(candidates: &[Evaluated], chosen: usize, opts: &PlanOptions) -> String {
+fn reason(candidates: &[SimulatedCandidate], chosen: usize, opts: &PlanOptions) -> String {
     let c = &candidates[chosen];
     let mut text = format!(
         "{}: predicted {:.2} s on {} thread(s), peak {:.1} MB, {} jobs",

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::plan::{Evaluated, Plan, PlanError, Planned};
+use crate::plan::{Plan, PlanChoice, PlanError, SimulatedCandidate};
 
 use super::chart::{self, ChartError, ComparePoint, GanttBar, SpeedupPoint, SpeedupSeries};
 use super::compare::Detail;
@@ -22,7 +22,7 @@ pub enum WriteError {
 }
 
 /// Speedup points of a candidate relative to `t1` seconds on one processor.
-fn speedup_series(c: &Evaluated, t1: f64, label: String) -> SpeedupSeries {
+fn speedup_series(c: &SimulatedCandidate, t1: f64, label: String) -> SpeedupSeries {
     SpeedupSeries {
         label,
         ceiling: c.ceiling,
@@ -40,11 +40,12 @@ fn speedup_series(c: &Evaluated, t1: f64, label: String) -> SpeedupSeries {
 }
 
 /// Writes the plan and its charts into `dir`; returns the files written.
-pub fn write_plan(planned: &Planned, plan_path: &Path, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+pub fn write_plan(planned: &PlanChoice, plan_path: &Path, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
     planned.plan.save(plan_path)?;
     let chosen = &planned.candidates[planned.chosen];
-    let t1 =
-        |c: &Evaluated| c.predictions.first().and_then(|p| p.as_ref()).map_or(f64::INFINITY, |p| p.makespan_seconds);
+    let t1 = |c: &SimulatedCandidate| {
+        c.predictions.first().and_then(|p| p.as_ref()).map_or(f64::INFINITY, |p| p.makespan_seconds)
+    };
     let board = &planned.plan.board;
     chart::speedup(
         &dir.join("speedup"),

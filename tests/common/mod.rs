@@ -49,8 +49,8 @@ pub fn json_out(args: &[&str], stdin: Option<&str>) -> serde_json::Value {
 }
 
 /// The plan of an empty board's own partitions in `groups` groups, split or not.
-pub fn checked(board: &str, groups: usize, split: Option<dab::sched::Split>) -> dab::plan::Checked {
+pub fn checked(board: &str, groups: usize, split: Option<dab::sched::Split>) -> dab::plan::ReadyPlan {
     let space = dab::solver::Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
     let graph = dab::sched::orbits(&space, &dab::sched::CostSpec::States, split.as_ref()).unwrap();
-    dab::plan::Checked::from_graph(space, graph).unwrap()
+    dab::plan::ReadyPlan::from_graph(space, graph).unwrap()
 }

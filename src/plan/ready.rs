@@ -1,6 +1,6 @@
 //! The checked plan: a plan's jobs checked against their space (every job a row range of a
 //! partition, every partition covered) with a priority per job, ready for the executor, a
-//! cluster task or the store. [`Checked::whole`] is the plan `dab solve` runs.
+//! cluster task or the store. [`ReadyPlan::whole`] is the plan `dab solve` runs.
 
 use crate::sched::{CostSpec, Graph, orbits};
 use crate::solver::{Layout, Space, layout};
@@ -8,7 +8,7 @@ use crate::solver::{Layout, Space, layout};
 use super::file::PlanError;
 
 /// A plan checked against its space: ready to run.
-pub struct Checked {
+pub struct ReadyPlan {
     /// The space the plan solves.
     pub space: Space,
     /// The jobs and their dependencies.
@@ -29,7 +29,7 @@ pub(crate) fn priorities(graph: &Graph) -> Vec<u64> {
     graph.bottom_levels(|i| graph.jobs[i].cost)
 }
 
-impl Checked {
+impl ReadyPlan {
     /// Whether job `job`'s file stays in a store whose book keeps partitions of at most
     /// `keep_lines` lines (every file stays without a book).
     pub fn in_book(&self, job: usize, keep_lines: Option<usize>) -> bool {
@@ -37,15 +37,15 @@ impl Checked {
     }
 
     /// The space's own partitions, unsplit, one tick a position: the plan `dab solve` runs.
-    pub fn whole(space: Space) -> Checked {
+    pub fn whole(space: Space) -> ReadyPlan {
         let graph = orbits(&space, &CostSpec::States, None).expect("no split to refuse");
-        Checked::from_graph(space, graph).expect("a space's own graph is a valid plan")
+        ReadyPlan::from_graph(space, graph).expect("a space's own graph is a valid plan")
     }
 
     /// An orbits graph of `space` ready to run, priorities by longest remaining cost.
-    pub fn from_graph(space: Space, graph: Graph) -> Result<Checked, PlanError> {
+    pub fn from_graph(space: Space, graph: Graph) -> Result<ReadyPlan, PlanError> {
         let layout = job_layout(&space, &graph)?;
         let priority = priorities(&graph);
-        Ok(Checked { space, graph, layout, priority })
+        Ok(ReadyPlan { space, graph, layout, priority })
     }
 }
