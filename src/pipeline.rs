@@ -11,22 +11,31 @@ use crate::report::{CompareError, Detail, WriteError, compare, write_compare};
 use crate::sched::SimError;
 use crate::store::{Store, StoreError};
 
+/// Why [`run`] stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The plan failed its check ([`Plan::check`]).
     #[error(transparent)]
     Plan(#[from] PlanError),
+    /// The trace could not be compared with the plan.
     #[error(transparent)]
     Compare(#[from] CompareError),
+    /// The comparison chart could not be written.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// `trace.csv` could not be written.
     #[error(transparent)]
     Trace(#[from] TraceError),
+    /// The plan's schedule could not be simulated to predict the store's peak.
     #[error("the plan: {0}")]
     Simulation(#[from] SimError),
+    /// The store could not be opened.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The execution failed: a store file, or a job that does not fit the memory limit.
     #[error(transparent)]
     Exec(#[from] ExecError),
+    /// The plan has a memory limit but no store was given to drop values to.
     #[error("--mem-limit needs --store: values that do not fit in memory are dropped and read back from the store")]
     MemLimitWithoutStore,
 }
@@ -38,6 +47,7 @@ pub fn default_dir(plan_board: &str, root_is_empty: bool) -> PathBuf {
 
 /// What [`run`] did.
 pub struct RunOutcome {
+    /// The execution: the root's value, the trace and the counts.
     pub run: Execution,
     /// The comparison with the plan (none for a resumed run).
     pub detail: Option<Detail>,

@@ -24,14 +24,20 @@ choice! {
     }
 }
 
+/// Why an analysis failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
+    /// The space could not be built with the groups asked for ([`analyse`] itself reports this
+    /// inside [`AnalysisError::Solve`]).
     #[error(transparent)]
     Space(#[from] SpaceError),
+    /// A slow twin refused the position: too many undrawn lines for it.
     #[error(transparent)]
     Twin(#[from] TwinError),
+    /// The partitioned solve failed.
     #[error(transparent)]
     Solve(#[from] crate::exec::SolveError),
+    /// The partitioned engine was given more than 32 undrawn lines (the count).
     #[error(
         "the position has {0} undrawn lines; solving in memory handles at most 32 (larger solves need the on-disk store)"
     )]
@@ -41,25 +47,36 @@ pub enum AnalysisError {
 /// Most undrawn lines a solve in memory takes.
 pub(super) const MAX_FREE_IN_MEMORY: usize = 32;
 
+/// An engine's analysis of a position, as `dab solve` prints it (or writes it as JSON).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Analysis {
+    /// The board size, as `MxN`.
     pub board: String,
     /// The position as a line string.
     pub lines: String,
+    /// The engine that computed the values.
     pub engine: Engine,
+    /// The position's value: net future boxes for the player to move.
     pub value: i32,
+    /// Every undrawn line with the value of playing it, in line order.
     pub moves: Vec<MoveReport>,
+    /// The names of the moves of best value.
     pub best: Vec<String>,
     /// Positions stored (partitioned: after symmetry and interchangeable lines; dense: 2^k).
     pub positions: u64,
+    /// Lines in each group of the partitioned solve (empty for the twins).
     pub groups: Vec<u32>,
+    /// Partitions computed (1 for dense, 0 for minimax).
     pub partitions: usize,
+    /// Wall seconds the engine took.
     pub seconds: f64,
+    /// `positions` per wall second (0 when no time was measured).
     pub positions_per_second: f64,
     /// Most bytes of position values held at once.
     pub peak_value_bytes: u64,
     /// Peak resident memory of the whole process (VmHWM), when the system reports it.
     pub peak_rss_bytes: Option<u64>,
+    /// Worker threads used (always 1 for the twins).
     pub threads: usize,
 }
 

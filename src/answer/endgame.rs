@@ -19,17 +19,21 @@ use crate::game::{Board, Line, LineSet, MoveReport, Position};
 /// One unopened component: a chain of k >= 3 boxes or a loop of even k >= 4 boxes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Component {
+    /// A chain of this many boxes (at least 3).
     Chain(u32),
+    /// A loop of this many boxes (even, at least 4).
     Loop(u32),
 }
 
 impl Component {
+    /// Boxes in the component.
     pub fn boxes(self) -> i64 {
         match self {
             Component::Chain(k) | Component::Loop(k) => k as i64,
         }
     }
 
+    /// Whether it is a loop (rather than a chain).
     pub fn is_loop(self) -> bool {
         matches!(self, Component::Loop(_))
     }
@@ -47,12 +51,16 @@ impl fmt::Display for Component {
 /// Why a component list was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
+    /// The list names no component.
     #[error("the component list is empty; give components such as \"C3 C3 L4 L8\"")]
     Empty,
+    /// A token (given) is not `C<k>` or `L<k>` with k a number of at most 1,000,000.
     #[error("component '{0}' is not C<k> (a chain of k boxes) or L<k> (a loop of k boxes)")]
     Syntax(String),
+    /// A chain (the token given) of fewer than 3 boxes.
     #[error("component '{0}': a chain needs at least 3 boxes (shorter chains are not part of these endgames)")]
     ShortChain(String),
+    /// A loop (the token given) of an odd number of boxes or fewer than 4.
     #[error("component '{0}': a loop needs an even number of boxes, at least 4")]
     BadLoop(String),
 }
@@ -75,6 +83,7 @@ impl fmt::Display for Endgame {
 /// Which case of Theorem 4.1 gave the value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ValueCase {
+    /// No component: the value is 0.
     Empty,
     /// (1): c >= 2.
     Controlled,
@@ -122,6 +131,7 @@ impl fmt::Display for OpenRule {
 }
 
 impl Endgame {
+    /// The endgame of these components, in any order.
     pub fn new(mut components: Vec<Component>) -> Endgame {
         components.sort();
         Endgame(components)
@@ -137,10 +147,12 @@ impl Endgame {
         Ok(Endgame::new(components))
     }
 
+    /// The components, chains first, shortest first.
     pub fn components(&self) -> &[Component] {
         &self.0
     }
 
+    /// Whether no component is left.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -348,6 +360,7 @@ fn parse_component(token: &str) -> Result<Component, ParseError> {
 /// The consequences of the opener opening one component.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Opened {
+    /// The component opened.
     pub component: Component,
     /// v(G-C): the value of what is left.
     pub v_rest: i64,
@@ -400,8 +413,10 @@ pub struct Found {
     pub boxes: Vec<String>,
     /// Its undrawn lines.
     pub lines: Vec<String>,
+    /// The component itself (not in the JSON).
     #[serde(skip)]
     pub kind: Component,
+    /// Its undrawn lines as a set (not in the JSON).
     #[serde(skip)]
     pub line_set: LineSet,
 }
@@ -503,11 +518,17 @@ pub fn components(pos: Position) -> Result<Vec<Found>, NotLoopsAndChains> {
 /// The theorems' answer for a component list, in both conventions.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The component list, sorted (`C3 L4 L8`).
     pub components: String,
+    /// Boxes in all the components.
     pub size: i64,
+    /// θ: the number of 3-chains.
     pub three_chains: usize,
+    /// f: the number of 4-loops.
     pub four_loops: usize,
+    /// s: the number of 6-loops.
     pub six_loops: usize,
+    /// tb(G): 0 when empty, 8 for loops only, 6 for loops and 3-chains only, 4 otherwise.
     pub terminal_bonus: i64,
     /// c(G): the controller's margin under the control strategy (Allcock's convention).
     pub controlled_value: i64,
@@ -522,14 +543,18 @@ pub struct Report {
     pub value: i64,
     /// The component to open (Theorem 1.1); none for an empty endgame.
     pub open: Option<String>,
+    /// The rule of Theorem 1.1 that chose `open`.
     pub open_rule: Option<String>,
     /// For each distinct component, what happens once it is opened.
     pub opened: Vec<OpenedReport>,
+    /// Which fields follow which sign convention: [`CONVENTION`].
     pub convention: &'static str,
 }
 
+/// What opening one component leads to, as reported.
 #[derive(Clone, Debug, Serialize)]
 pub struct OpenedReport {
+    /// The component opened, as `C<k>` or `L<k>`.
     pub component: String,
     /// v(G-C), Allcock's convention.
     pub v_rest: i64,
@@ -541,6 +566,7 @@ pub struct OpenedReport {
     pub controller: &'static str,
 }
 
+/// The sign convention of each value of a [`Report`], carried in it so that its JSON says so.
 pub const CONVENTION: &str = "v, v_procedural, controlled_value, v_rest and v_opened are Allcock's: the controller's margin over the opener; value and move_value are the project's: net future boxes for the player to move (the opener), so value = -v";
 
 /// Everything the theorems say about a component list.
@@ -581,14 +607,19 @@ pub fn report(g: &Endgame) -> Report {
 /// The theorems' answer for a position.
 #[derive(Clone, Debug, Serialize)]
 pub struct PositionReport {
+    /// The board size, as `MxN`.
     pub board: String,
+    /// The position as a line string.
     pub lines: String,
+    /// The loops and chains found on the board.
     pub components: Vec<Found>,
+    /// The theorems' answer for their component list.
     pub endgame: Report,
     /// Net future boxes for the player to move (project convention): -v(G).
     pub value: i32,
     /// Every undrawn line: opening its component is worth -v(G;C) to the mover.
     pub moves: Vec<MoveReport>,
+    /// The names of the moves of best value.
     pub best: Vec<String>,
     /// The line Theorem 1.1 draws: the lowest line of the component it opens.
     pub play: Option<String>,

@@ -18,18 +18,29 @@ use super::query::{QueryError, query};
 /// for).
 const MAX_SOLVED_LINES: usize = 31;
 
+/// Why a game could not start or go on.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayError {
+    /// No store was given and the board has more lines than play solves on the fly.
     #[error(
         "board {board} has {lines} lines; play solves boards of at most {MAX_SOLVED_LINES} lines (3x4) on the fly: give --store DIR for larger boards"
     )]
-    TooLarge { board: Board, lines: usize },
+    TooLarge {
+        /// The board asked for.
+        board: Board,
+        /// Its lines.
+        lines: usize,
+    },
+    /// Solving the whole board failed.
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// The store could not be opened.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The store could not give a position's moves: a read, or a solve beyond its book, failed.
     #[error(transparent)]
     Query(#[from] QueryError),
+    /// Reading the player's commands or writing the game failed.
     #[error("cannot write the game: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -39,7 +50,12 @@ pub enum Oracle {
     /// Every position of the board, solved once.
     Solved(Box<Solution>),
     /// A store's book, with positions beyond it solved on the spot.
-    Store { reader: Box<Reader>, threads: usize },
+    Store {
+        /// The open store.
+        reader: Box<Reader>,
+        /// Worker threads for positions solved on the spot.
+        threads: usize,
+    },
 }
 
 impl Oracle {
@@ -52,6 +68,7 @@ impl Oracle {
         Ok(Oracle::Solved(Box::new(s)))
     }
 
+    /// Opens the store of `board` under `base` (`groups`: which grouping, when it holds several).
     pub fn store(base: &Path, board: Board, groups: Option<usize>, threads: usize) -> Result<Oracle, PlayError> {
         Ok(Oracle::Store { reader: Box::new(Reader::open(base, board, groups)?), threads })
     }
@@ -83,7 +100,8 @@ impl Oracle {
 
 choice! {
     "player",
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+    /// Who plays a move: you at the terminal, or dab, the perfect opponent.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub enum Player {
         You = "you",
         Dab = "dab",
@@ -109,12 +127,16 @@ impl Player {
 /// The state of a game: the position, who owns each completed box, whose turn it is.
 #[derive(Clone, Debug)]
 pub struct Game {
+    /// The lines drawn so far.
     pub pos: Position,
+    /// Who completed each box, by box index (`None` while it is open).
     pub owners: Vec<Option<Player>>,
+    /// Whose turn it is.
     pub to_move: Player,
 }
 
 impl Game {
+    /// A game on the empty `board` with `first` to move.
     pub fn new(board: Board, first: Player) -> Game {
         Game { pos: Position::empty(board), owners: vec![None; board.boxes()], to_move: first }
     }
@@ -125,6 +147,7 @@ impl Game {
         (count(Player::You), count(Player::Dab))
     }
 
+    /// Whether every line is drawn.
     pub fn is_over(&self) -> bool {
         self.pos.undrawn().is_empty()
     }
@@ -166,10 +189,15 @@ impl Game {
 /// What the player typed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
+    /// Draw this undrawn line.
     Move(Line),
+    /// Show the value of the position and of every move.
     Hint,
+    /// Take back the player's last move (and dab's replies to it).
     Undo,
+    /// Stop the game.
     Quit,
+    /// An empty line: do nothing.
     Nothing,
     /// Refused, with the reason.
     Bad(String),
@@ -218,8 +246,11 @@ fn parse_command(text: &str, pos: Position) -> Command {
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
+    /// Every line was drawn.
     Finished,
+    /// The player quit.
     Quit,
+    /// The input ran out before the game ended.
     EndOfInput,
 }
 
@@ -229,6 +260,7 @@ fn best_move(moves: &[(Line, Value)]) -> Option<(Line, Value)> {
     moves.iter().copied().find(|m| m.1 == best)
 }
 
+/// A line as the game announces it: its name, whether it is horizontal or vertical, its number.
 fn describe(board: Board, line: Line) -> String {
     let kind = match board.coord(line) {
         LineCoord::H(..) => "horizontal",
@@ -259,78 +291,124 @@ pub fn run(
     show(&game, out)?;
     loop {
         if game.is_over() {
-            let (you, dab) = game.score();
-            let verdict = match you.cmp(&dab) {
-                std::cmp::Ordering::Greater => format!("you win by {}", you - dab),
-                std::cmp::Ordering::Less => format!("dab wins by {}", dab - you),
-                std::cmp::Ordering::Equal => "a draw".to_string(),
-            };
-            writeln!(out, "game over: you {you}, dab {dab}: {verdict}")?;
+            game_over(&game, out)?;
             return Ok((game, Ending::Finished));
         }
         if game.to_move == Player::Dab {
-            let (line, _) = best_move(&oracle.moves(game.pos)?).expect("a game not over has a move");
-            let taken = game.play(line);
-            let boxes = match taken {
-                0 => String::new(),
-                1 => " and takes a box".to_string(),
-                n => format!(" and takes {n} boxes"),
-            };
-            writeln!(out, "dab draws {}{boxes}", describe(board, line))?;
-            show(&game, out)?;
+            dab_plays(oracle, &mut game, out)?;
             continue;
         }
-        write!(out, "your move> ")?;
-        out.flush()?;
-        let Some(text) = lines.next().transpose()? else {
+        let Some(command) = read_command(&mut lines, game.pos, out, echo)? else {
             let (you, dab) = game.score();
             writeln!(out, "\nend of input: the game stops unfinished at you {you}, dab {dab}")?;
             return Ok((game, Ending::EndOfInput));
         };
-        if echo {
-            writeln!(out, "{}", text.trim())?;
-        }
-        match parse_command(&text, game.pos) {
-            Command::Nothing => {}
-            Command::Bad(reason) => writeln!(out, "refused: {reason}")?,
-            Command::Quit => {
-                let (you, dab) = game.score();
-                writeln!(out, "you quit at you {you}, dab {dab}")?;
-                return Ok((game, Ending::Quit));
-            }
-            Command::Undo => match history.pop() {
-                Some(before) => {
-                    game = before;
-                    writeln!(out, "undone: back to before your last move")?;
-                    show(&game, out)?;
-                }
-                None => writeln!(out, "nothing to undo: you have not moved yet")?,
-            },
-            Command::Hint => {
-                let moves = oracle.moves(game.pos)?;
-                let best = best_move(&moves).map_or(0, |m| m.1);
-                let names = |keep: &dyn Fn(Value) -> bool| {
-                    moves.iter().filter(|m| keep(m.1)).map(|m| board.line_name(m.0)).collect::<Vec<_>>().join(" ")
-                };
-                writeln!(
-                    out,
-                    "hint: with best play you net {best:+} of the boxes still to take; best {}",
-                    names(&|v| v == best)
-                )?;
-                let all: Vec<String> = moves.iter().map(|m| format!("{} {:+}", board.line_name(m.0), m.1)).collect();
-                writeln!(out, "every move: {}", all.join(", "))?;
-            }
-            Command::Move(line) => {
-                history.push(game.clone());
-                let taken = game.play(line);
-                let boxes = if taken > 0 { format!(" and take {taken}") } else { String::new() };
-                writeln!(out, "you draw {}{boxes}", describe(board, line))?;
-                show(&game, out)?;
-            }
+        if let Some(ending) = apply_command(command, oracle, &mut game, &mut history, out)? {
+            return Ok((game, ending));
         }
     }
 }
 
+/// Writes the final score and who won.
+fn game_over(game: &Game, out: &mut impl Write) -> std::io::Result<()> {
+    let (you, dab) = game.score();
+    let verdict = match you.cmp(&dab) {
+        std::cmp::Ordering::Greater => format!("you win by {}", you - dab),
+        std::cmp::Ordering::Less => format!("dab wins by {}", dab - you),
+        std::cmp::Ordering::Equal => "a draw".to_string(),
+    };
+    writeln!(out, "game over: you {you}, dab {dab}: {verdict}")
+}
+
+/// Plays the opponent's move (the lowest line of best value), says what it took and shows the
+/// board.
+fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(), PlayError> {
+    let (line, _) = best_move(&oracle.moves(game.pos)?).expect("a game not over has a move");
+    let taken = game.play(line);
+    let boxes = match taken {
+        0 => String::new(),
+        1 => " and takes a box".to_string(),
+        n => format!(" and takes {n} boxes"),
+    };
+    writeln!(out, "dab draws {}{boxes}", describe(game.pos.board, line))?;
+    show(game, out)?;
+    Ok(())
+}
+
+/// Prompts for the player's next line of input, echoes it when asked and reads it as a command
+/// on `pos`; `None` at the end of the input.
+fn read_command(
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    pos: Position,
+    out: &mut impl Write,
+    echo: bool,
+) -> std::io::Result<Option<Command>> {
+    write!(out, "your move> ")?;
+    out.flush()?;
+    let Some(text) = lines.next().transpose()? else { return Ok(None) };
+    if echo {
+        writeln!(out, "{}", text.trim())?;
+    }
+    Ok(Some(parse_command(&text, pos)))
+}
+
+/// Carries out one of the player's commands; returns the ending when the player quits, `None`
+/// while the game goes on.
+fn apply_command(
+    command: Command,
+    oracle: &Oracle,
+    game: &mut Game,
+    history: &mut Vec<Game>,
+    out: &mut impl Write,
+) -> Result<Option<Ending>, PlayError> {
+    match command {
+        Command::Nothing => {}
+        Command::Bad(reason) => writeln!(out, "refused: {reason}")?,
+        Command::Quit => {
+            let (you, dab) = game.score();
+            writeln!(out, "you quit at you {you}, dab {dab}")?;
+            return Ok(Some(Ending::Quit));
+        }
+        Command::Undo => undo(game, history, out)?,
+        Command::Hint => show_hint(oracle, game.pos, out)?,
+        Command::Move(line) => {
+            history.push(game.clone());
+            let taken = game.play(line);
+            let boxes = if taken > 0 { format!(" and take {taken}") } else { String::new() };
+            writeln!(out, "you draw {}{boxes}", describe(game.pos.board, line))?;
+            show(game, out)?;
+        }
+    }
+    Ok(None)
+}
+
+/// Goes back to the snapshot taken before the player's last move, if there is one.
+fn undo(game: &mut Game, history: &mut Vec<Game>, out: &mut impl Write) -> std::io::Result<()> {
+    match history.pop() {
+        Some(before) => {
+            *game = before;
+            writeln!(out, "undone: back to before your last move")?;
+            show(game, out)
+        }
+        None => writeln!(out, "nothing to undo: you have not moved yet"),
+    }
+}
+
+/// Writes what the player nets with best play from `pos`, the best moves and every move's value.
+fn show_hint(oracle: &Oracle, pos: Position, out: &mut impl Write) -> Result<(), PlayError> {
+    let board = pos.board;
+    let moves = oracle.moves(pos)?;
+    let best = best_move(&moves).map_or(0, |m| m.1);
+    let names = |keep: &dyn Fn(Value) -> bool| {
+        moves.iter().filter(|m| keep(m.1)).map(|m| board.line_name(m.0)).collect::<Vec<_>>().join(" ")
+    };
+    writeln!(out, "hint: with best play you net {best:+} of the boxes still to take; best {}", names(&|v| v == best))?;
+    let all: Vec<String> = moves.iter().map(|m| format!("{} {:+}", board.line_name(m.0), m.1)).collect();
+    writeln!(out, "every move: {}", all.join(", "))?;
+    Ok(())
+}
+
+/// Writes the board and the score, and whose move it is while the game goes on.
 fn show(game: &Game, out: &mut impl Write) -> std::io::Result<()> {
     let (you, dab) = game.score();
     write!(out, "{}", game.art())?;

@@ -10,30 +10,48 @@ use crate::store::{Reader, StoreError};
 
 use super::analysis::MAX_FREE_IN_MEMORY;
 
+/// Why a query failed.
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
+    /// Reading a value from the store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Solving a position the store does not hold failed.
     #[error(transparent)]
     Solve(#[from] crate::exec::SolveError),
+    /// The store does not hold the position, and its undrawn lines (the count) are more than a
+    /// solve in memory takes.
     #[error(
         "the store does not hold this position and its {0} undrawn lines are too many to solve in memory (at most {MAX_FREE_IN_MEMORY})"
     )]
     TooLarge(usize),
+    /// The position's board is not the store's.
     #[error("the position is a {pos} board, the store's board is {store}")]
-    Board { pos: String, store: String },
+    Board {
+        /// The position's board size.
+        pos: String,
+        /// The store's board size.
+        store: String,
+    },
 }
 
 /// The answer, shaped like `dab solve --json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Answer {
+    /// The board size, as `MxN`.
     pub board: String,
+    /// The position as a line string.
     pub lines: String,
+    /// The position's value: net future boxes for the player to move.
     pub value: i32,
+    /// Every undrawn line with the value of playing it, in line order.
     pub moves: Vec<MoveReport>,
+    /// The names of the moves of best value.
     pub best: Vec<String>,
-    /// `store` (the book) or `solved` (its own undrawn lines, solved now).
+    /// `store` (the book), `solved` (its own undrawn lines, solved now) or, for a hint,
+    /// `endgame` (the loops-and-chains theorems).
     pub source: String,
+    /// Wall seconds the answer took.
     pub seconds: f64,
 }
 

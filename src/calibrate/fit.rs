@@ -73,7 +73,9 @@ fn objective(samples: &[Sample], coef: &[f64; TERMS]) -> f64 {
 /// The fitted coefficients and the terms kept.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fit {
+    /// Nanoseconds per unit of each term, in the order of [`JobFeatures::terms`]; 0 for a dropped term.
     pub coefficients: [f64; TERMS],
+    /// Names of the terms kept (`per_state_ns`, ...).
     pub kept: Vec<&'static str>,
 }
 
@@ -123,13 +125,19 @@ pub fn fit(samples: &[Sample]) -> Fit {
 /// median and 90th percentile, and the error of the summed time.
 #[derive(Clone, Debug, Serialize)]
 pub struct ErrorStats {
+    /// The samples' board (`MxN`).
     pub board: String,
+    /// Threads busy when the samples were timed.
     pub threads: usize,
+    /// Jobs with a measured time above zero: those the errors are over.
     pub jobs: usize,
+    /// Median relative error.
     pub median: f64,
+    /// 90th percentile of the relative error.
     pub p90: f64,
     /// |sum pred - sum actual| / sum actual.
     pub total: f64,
+    /// Whether the model was fitted on these samples (false: held out).
     pub fitted_on: bool,
 }
 

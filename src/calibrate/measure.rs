@@ -16,19 +16,30 @@ use crate::support::median;
 /// One job's measured time with its features.
 #[derive(Clone, Debug, Serialize)]
 pub struct Sample {
+    /// The board solved (`MxN`).
     pub board: String,
+    /// Groups of its space.
     pub groups: usize,
+    /// Threads of the run it was timed in.
     pub threads: usize,
+    /// The job's name.
     pub job: String,
+    /// Positions it computes.
     pub states: u64,
+    /// Kernel rows it computes.
     pub rows: u64,
+    /// Moves it examines in the outer groups, summed over its positions.
     pub outer_moves: u64,
+    /// Moves it examines in the inner group, summed over its positions.
     pub inner_moves: u64,
+    /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
+    /// Median seconds from its start to its end over the repeats.
     pub seconds: f64,
 }
 
 impl Sample {
+    /// The features the cost model prices.
     pub fn features(&self) -> JobFeatures {
         JobFeatures {
             states: self.states,

@@ -14,7 +14,9 @@ use crate::support::median;
 pub struct StoreTiming {
     /// (bytes, median seconds) per size written.
     pub sizes: Vec<(u64, f64)>,
+    /// Fitted cost of one write whatever its size, ns.
     pub per_file_ns: f64,
+    /// Fitted cost of each byte written, ns.
     pub per_byte_ns: f64,
     /// Reading back, per byte: the summed read time over the summed bytes (just written, so
     /// mostly from the page cache, as values dropped under a memory limit usually are).

@@ -2,11 +2,12 @@
 //! the prediction with what happened.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use dab::game::Position;
+use dab::pipeline::RunOutcome;
 use dab::plan::Plan;
 
 use super::plan::{PlanCommon, print_choice};
@@ -46,42 +47,9 @@ pub fn run(args: RunArgs) -> CliResult {
     if args.common.mem_limit.is_some() && args.store.is_none() {
         return Err(dab::pipeline::RunError::MemLimitWithoutStore.into());
     }
-    let named = args.position.board.is_some() || args.position.position.is_some();
     let (plan, dir) = match &args.plan {
-        Some(path) => {
-            let mut plan = Plan::load(path)?;
-            if args.common.mem_limit.is_some() {
-                plan.mem_limit = args.common.mem_limit;
-            }
-            if named {
-                let root = args.position.position()?;
-                if root.board.to_string() != plan.board || root.to_line_string() != plan.root {
-                    return Err(format!(
-                        "plan '{}' is for {} (root {}), not this position",
-                        path.display(),
-                        plan.board,
-                        plan.root
-                    )
-                    .into());
-                }
-            }
-            let empty = !plan.root.contains('1');
-            let dir = args.out.clone().unwrap_or_else(|| dab::pipeline::default_dir(&plan.board, empty));
-            (plan, dir)
-        }
-        None => {
-            let root = if named { args.position.position()? } else { Position::empty(DEFAULT_BOARD.parse()?) };
-            let planned = dab::plan::plan(root, &args.common.options(args.store.is_some())?)?;
-            if !args.json {
-                print_choice(&planned);
-            }
-            let dir = args
-                .out
-                .clone()
-                .unwrap_or_else(|| dab::pipeline::default_dir(&planned.plan.board, root.drawn.is_empty()));
-            dab::report::write_plan(&planned, &dir.join("plan.json"), &dir)?;
-            (planned.plan, dir)
-        }
+        Some(path) => loaded_plan(&args, path)?,
+        None => new_plan(&args)?,
     };
     let threads = match args.common.threads {
         Some(_) => super::threads(args.common.threads)?,
@@ -90,7 +58,7 @@ pub fn run(args: RunArgs) -> CliResult {
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| eprintln!("{m}");
-    let dab::pipeline::RunOutcome { run, detail, predicted_disk, files } = dab::pipeline::run(
+    let outcome = dab::pipeline::run(
         &plan,
         threads,
         &dir,
@@ -98,44 +66,95 @@ pub fn run(args: RunArgs) -> CliResult {
         Some(&progress),
         Some(&report),
     )?;
-    if run.resumed > 0 {
-        eprintln!("resumed: {} of {} jobs were already in the store", run.resumed, plan.jobs.len());
+    if outcome.run.resumed > 0 {
+        eprintln!("resumed: {} of {} jobs were already in the store", outcome.run.resumed, plan.jobs.len());
     }
     bar.finish();
-    let predicted_peak = plan.predicted(threads as u32).map(|p| p.peak_memory);
     if args.json {
-        let mut out = match &detail {
-            Some(d) => serde_json::to_value(&d.comparison)?,
-            None => {
-                serde_json::json!({"board": plan.board, "value": run.value, "threads": threads, "actual_seconds": run.seconds})
-            }
-        };
-        out["peak_bytes"] = run.peak_bytes.into();
-        out["predicted_peak_bytes"] = predicted_peak.into();
-        out["mem_limit"] = plan.mem_limit.into();
-        if args.store.is_some() {
-            out["peak_disk_bytes"] = run.peak_disk_bytes.into();
-            out["predicted_peak_disk_bytes"] = predicted_disk.into();
-        }
-        println!("{out}");
+        println!("{}", json(&plan, threads, &outcome, args.store.is_some())?);
     } else {
-        println!(
-            "value of {}: {} ({} positions, {:.3} s on {threads} thread(s))",
-            plan.board, run.value, run.positions, run.seconds
-        );
-        if let Some(d) = &detail {
-            println!("{}", d.comparison);
-        }
-        let limit = plan.mem_limit.map_or(String::new(), |m| format!(", limit {}", mb(m)));
-        let predicted = predicted_peak.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
-        println!("peak resident partition values: {}{predicted}{limit}", mb(run.peak_bytes));
-        if args.store.is_some() {
-            let predicted = predicted_disk.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
-            println!("peak values in store files: {}{predicted}", mb(run.peak_disk_bytes));
+        print_outcome(&plan, threads, &outcome, args.store.is_some());
+    }
+    eprintln!("wrote {} files in {}", outcome.files.len(), dir.display());
+    Ok(())
+}
+
+/// The plan of `--plan FILE` (with `--mem-limit` applied), checked against the position named
+/// beside it, and its report folder.
+fn loaded_plan(args: &RunArgs, path: &Path) -> Result<(Plan, PathBuf), Box<dyn std::error::Error>> {
+    let mut plan = Plan::load(path)?;
+    if args.common.mem_limit.is_some() {
+        plan.mem_limit = args.common.mem_limit;
+    }
+    if args.position.board.is_some() || args.position.position.is_some() {
+        let root = args.position.position()?;
+        if root.board.to_string() != plan.board || root.to_line_string() != plan.root {
+            return Err(format!(
+                "plan '{}' is for {} (root {}), not this position",
+                path.display(),
+                plan.board,
+                plan.root
+            )
+            .into());
         }
     }
-    eprintln!("wrote {} files in {}", files.len(), dir.display());
-    Ok(())
+    let empty = !plan.root.contains('1');
+    let dir = args.out.clone().unwrap_or_else(|| dab::pipeline::default_dir(&plan.board, empty));
+    Ok((plan, dir))
+}
+
+/// A plan made for the position named (the default board without one), printed and written
+/// with its charts into the report folder.
+fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf), Box<dyn std::error::Error>> {
+    let named = args.position.board.is_some() || args.position.position.is_some();
+    let root = if named { args.position.position()? } else { Position::empty(DEFAULT_BOARD.parse()?) };
+    let planned = dab::plan::plan(root, &args.common.options(args.store.is_some())?)?;
+    if !args.json {
+        print_choice(&planned);
+    }
+    let dir =
+        args.out.clone().unwrap_or_else(|| dab::pipeline::default_dir(&planned.plan.board, root.drawn.is_empty()));
+    dab::report::write_plan(&planned, &dir.join("plan.json"), &dir)?;
+    Ok((planned.plan, dir))
+}
+
+/// The comparison (or, for a resumed run, the value and time) with the memory and disk peaks.
+fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde_json::Result<serde_json::Value> {
+    let RunOutcome { run, detail, predicted_disk, .. } = outcome;
+    let mut out = match detail {
+        Some(d) => serde_json::to_value(&d.comparison)?,
+        None => {
+            serde_json::json!({"board": plan.board, "value": run.value, "threads": threads, "actual_seconds": run.seconds})
+        }
+    };
+    out["peak_bytes"] = run.peak_bytes.into();
+    out["predicted_peak_bytes"] = plan.predicted(threads as u32).map(|p| p.peak_memory).into();
+    out["mem_limit"] = plan.mem_limit.into();
+    if store {
+        out["peak_disk_bytes"] = run.peak_disk_bytes.into();
+        out["predicted_peak_disk_bytes"] = (*predicted_disk).into();
+    }
+    Ok(out)
+}
+
+/// The value, the comparison, and the memory and disk peaks against their predictions.
+fn print_outcome(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) {
+    let RunOutcome { run, detail, predicted_disk, .. } = outcome;
+    println!(
+        "value of {}: {} ({} positions, {:.3} s on {threads} thread(s))",
+        plan.board, run.value, run.positions, run.seconds
+    );
+    if let Some(d) = detail {
+        println!("{}", d.comparison);
+    }
+    let predicted_peak = plan.predicted(threads as u32).map(|p| p.peak_memory);
+    let limit = plan.mem_limit.map_or(String::new(), |m| format!(", limit {}", mb(m)));
+    let predicted = predicted_peak.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
+    println!("peak resident partition values: {}{predicted}{limit}", mb(run.peak_bytes));
+    if store {
+        let predicted = predicted_disk.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
+        println!("peak values in store files: {}{predicted}", mb(run.peak_disk_bytes));
+    }
 }
 
 /// Bytes as megabytes for people.

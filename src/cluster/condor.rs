@@ -23,6 +23,7 @@ const VALUE_SUBMIT: &str = "dab-value.sub";
 
 /// The files of the export: (file name, text).
 pub struct Export {
+    /// The DAG and its two submit files, as (name in the output folder, text).
     pub files: Vec<(&'static str, String)>,
     /// The command that submits the DAG.
     pub command: String,

@@ -25,6 +25,7 @@ pub const VALUE_JOB: &str = "value";
 pub struct Paths {
     /// The `dab` binary the tasks run.
     pub dab: PathBuf,
+    /// The plan file given to `dab job --plan`.
     pub plan: PathBuf,
     /// The store base folder given to `dab job --store`.
     pub store: PathBuf,
@@ -32,14 +33,33 @@ pub struct Paths {
     pub out: PathBuf,
 }
 
+/// Why an export could not be made; names the file or path.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// A generated file could not be written.
     #[error("cannot write '{path}': {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// One of the [`Paths`] is relative.
     #[error("{what} path '{path}' is not absolute: every node must find it at the same place")]
-    Relative { what: &'static str, path: PathBuf },
+    Relative {
+        /// Which path: `dab`, `plan`, `store` or `output`.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// One of the [`Paths`] holds a newline or a NUL, which no script line can quote.
     #[error("{what} path '{path}' has a character the script cannot carry (a newline or a NUL)")]
-    Unquotable { what: &'static str, path: PathBuf },
+    Unquotable {
+        /// Which path: `dab`, `plan`, `store` or `output`.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+    },
 }
 
 impl Paths {
@@ -65,6 +85,7 @@ pub struct Unit {
     pub name: String,
     /// Plan jobs, in piece order for an array.
     pub jobs: Vec<usize>,
+    /// Whether the unit is one job array of the pieces in `jobs`.
     pub array: bool,
 }
 

@@ -16,11 +16,18 @@ use super::{Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_mem
 
 /// The submit script of `plan`.
 pub fn script(plan: &ReadyPlan, paths: &Paths) -> String {
-    let g = &plan.graph;
     let units = units(plan);
-    let rank = ranks(plan);
-    let arrays = units.iter().filter(|u| u.array).count();
     let mut s = String::new();
+    header(&mut s, plan, paths, &units);
+    queued_ids(&mut s);
+    submit_function(&mut s);
+    submissions(&mut s, plan, &units);
+    value_step(&mut s, plan);
+    s
+}
+
+/// The script's opening comment, `set -euo pipefail`, and the shell variables of the paths.
+fn header(s: &mut String, plan: &ReadyPlan, paths: &Paths, units: &[Unit]) {
     let _ = writeln!(
         s,
         "#!/usr/bin/env bash
@@ -47,8 +54,28 @@ STORE={store}
 FILES={files}
 OUT={outq}
 mkdir -p \"$OUT/logs\"
-: >\"$OUT/job-ids\"
+: >\"$OUT/job-ids\"",
+        plan_path = paths.plan.display(),
+        board = plan.space.board(),
+        jobs = plan.graph.len(),
+        subs = units.len(),
+        out = paths.out.display(),
+        arrays = units.iter().filter(|u| u.array).count(),
+        margin = super::MARGIN_MB,
+        dab = sh_quote(&paths.dab),
+        plan = sh_quote(&paths.plan),
+        store = sh_quote(&paths.store),
+        files = sh_quote(&store::folder(&paths.store, &plan.space)),
+        outq = sh_quote(&paths.out),
+    );
+}
 
+/// The Slurm ids of the jobs an earlier run of the script left queued, into `ID`, and the
+/// counters of the closing line.
+fn queued_ids(s: &mut String) {
+    let _ = writeln!(
+        s,
+        "
 # Slurm id of every job not in the store that is queued or was submitted now (array tasks as
 # <id>_<task>), by plan job name.
 declare -A ID=()
@@ -58,8 +85,15 @@ while read -r name base task dir; do
 done < <(squeue --noheader --me --array --format='%j %F %K %Z')
 queued=${{#ID[@]}}
 submitted=0
-skipped=0
+skipped=0"
+    );
+}
 
+/// The `submit` shell function every submission line calls.
+fn submit_function(s: &mut String) {
+    let _ = writeln!(
+        s,
+        "
 # submit NAME MEM NICE NEEDS [PIECES]: submits plan job NAME (or, with PIECES, the array of
 # pieces NAME_0..NAME_<PIECES-1>) unless it is in the store or queued, after the jobs NEEDS
 # (comma-separated) that are not in the store.
@@ -102,26 +136,24 @@ submit() {{
     echo \"${{jobs[$i]}} ${{ID[${{jobs[$i]}}]}}\" >>\"$OUT/job-ids\"
     submitted=$((submitted + 1))
   done
-}}
-
-# name, MiB, nice, needs[, pieces]",
-        plan_path = paths.plan.display(),
-        board = plan.space.board(),
-        jobs = g.len(),
-        subs = units.len(),
-        out = paths.out.display(),
-        arrays = arrays,
-        margin = super::MARGIN_MB,
-        dab = sh_quote(&paths.dab),
-        plan = sh_quote(&paths.plan),
-        store = sh_quote(&paths.store),
-        files = sh_quote(&store::folder(&paths.store, &plan.space)),
-        outq = sh_quote(&paths.out),
+}}",
         value = VALUE_JOB,
     );
-    for u in &units {
+}
+
+/// One `submit` line per unit, in dependency order, under a comment naming the arguments.
+fn submissions(s: &mut String, plan: &ReadyPlan, units: &[Unit]) {
+    let rank = ranks(plan);
+    let _ = writeln!(s, "\n# name, MiB, nice, needs[, pieces]");
+    for u in units {
         let _ = writeln!(s, "{}", submit_line(plan, u, &rank));
     }
+}
+
+/// The last submission, which records the root's value once the root and its inputs are done,
+/// and the closing summary line.
+fn value_step(s: &mut String, plan: &ReadyPlan) {
+    let g = &plan.graph;
     let needs: Vec<&str> = value_needs(plan).iter().map(|&k| g.jobs[k].name.as_str()).collect();
     let _ = writeln!(s, "submit {VALUE_JOB} {} 0 {}", value_memory_mb(plan), needs.join(","));
     s.push_str(
@@ -129,7 +161,6 @@ submit() {{
 echo \"submitted $submitted job(s); $skipped in the store or queued ($queued queued before); ids in $OUT/job-ids\"
 ",
     );
-    s
 }
 
 /// One `submit` call of the script.

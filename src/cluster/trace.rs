@@ -21,25 +21,50 @@ use crate::support::quantile;
 /// A finished Slurm job (or array task), as logged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
+    /// The Slurm job name: `dab-<job>`, or `dab-<key>` for an array task.
     pub name: String,
     /// The array task, for a task of a job array.
     pub task: Option<u32>,
+    /// Slurm's state (`COMPLETED`, `FAILED`, ...); only completed records count.
     pub state: String,
     /// Seconds (local time, from 1970).
     pub submit: Option<i64>,
+    /// Seconds (local time, from 1970) it started.
     pub start: i64,
+    /// Seconds (local time, from 1970) it ended.
     pub end: i64,
+    /// The node it ran on (`NodeList`); empty when not recorded.
     pub node: String,
 }
 
+/// Why Slurm's record could not be turned into a trace; names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
+    /// The file could not be read.
     #[error("cannot read '{path}': {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The log or `sacct` file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A line is not a record: a word that is not `Key=Value`, a missing field or column, too
+    /// few fields, or an array task that is not a number.
     #[error("'{path}' line {line}: {message}")]
-    Line { path: PathBuf, line: usize, message: String },
+    Line {
+        /// The log or `sacct` file.
+        path: PathBuf,
+        /// The line number, from 1.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// No record is a completed job of the plan.
     #[error("'{path}' has no completed job of the plan (job names dab-<job>, or dab-<key> with an array task)")]
-    NoJobs { path: PathBuf },
+    NoJobs {
+        /// The log or `sacct` file.
+        path: PathBuf,
+    },
 }
 
 /// Seconds from 1970 of `YYYY-MM-DDTHH:MM:SS` (no zone: Slurm writes local time, and only
@@ -152,6 +177,8 @@ pub fn parse_sacct(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
 /// A run's trace and what was left out.
 #[derive(Clone, Debug)]
 pub struct Converted {
+    /// One row per plan job with a completed record, seconds from the run's first submission
+    /// (or start), by start.
     pub rows: Vec<TraceRow>,
     /// Lanes used: the trace's thread count.
     pub threads: u32,
@@ -160,6 +187,7 @@ pub struct Converted {
     pub ignored: usize,
     /// Plan jobs without a completed record (in the store before the run, or not run).
     pub missing: Vec<String>,
+    /// The dispatch overhead measured on the records and fitted to the makespan.
     pub overhead: Overhead,
 }
 

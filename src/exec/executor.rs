@@ -290,3 +290,84 @@ impl Run<'_> {
         (s.done_positions, std::mem::take(&mut s.to_delete))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::game::Position;
+    use crate::sched::{CostSpec, PieceDeps, Split, orbits};
+    use crate::solver::Space;
+
+    fn space(board: &str, groups: usize) -> Space {
+        Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap()
+    }
+
+    /// Small plans: whole partitions, and partitions split into row ranges whose pieces need
+    /// the whole of each predecessor or only the pieces they read.
+    fn plans() -> Vec<(String, ReadyPlan)> {
+        let mut out = vec![
+            ("2x3 whole".to_string(), ReadyPlan::whole(space("2x3", 2))),
+            ("2x4 whole".to_string(), ReadyPlan::whole(space("2x4", 3))),
+        ];
+        for deps in [PieceDeps::Fine, PieceDeps::Whole] {
+            let split = Split { threshold: 200, max_pieces: 4, deps };
+            let s = space("2x3", 2);
+            let graph = orbits(&s, &CostSpec::States, Some(&split)).unwrap();
+            assert!(graph.jobs.iter().any(|j| j.name.contains('_')), "2x3 split {deps:?}: some job in pieces");
+            out.push((format!("2x3 split {deps:?}"), ReadyPlan::from_graph(s, graph).unwrap()));
+        }
+        out
+    }
+
+    fn run(plan: &ReadyPlan, threads: usize) -> Execution {
+        execute_with(plan, &ExecOptions { threads, keep: true, ..Default::default() }).unwrap()
+    }
+
+    #[test]
+    fn one_thread_and_several_threads_give_identical_values_for_every_job() {
+        for (what, plan) in plans() {
+            assert!(plan.graph.len() > 1, "{what}: a plan worth running in parallel");
+            let one = run(&plan, 1);
+            let tables = one.tables.as_ref().unwrap();
+            assert_eq!(tables.len(), plan.graph.len(), "{what}");
+            for (values, job) in tables.iter().zip(&plan.graph.jobs) {
+                assert_eq!(values.len() as u64, job.states, "{what}: job {}", job.name);
+            }
+            for threads in [2, 3, 2, 3] {
+                let many = run(&plan, threads);
+                assert_eq!(many.value, one.value, "{what} P={threads}");
+                assert_eq!(many.moves, one.moves, "{what} P={threads}");
+                assert_eq!(many.tables.as_ref().unwrap(), tables, "{what} P={threads}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_trace_has_one_row_per_job_and_every_job_starts_after_the_jobs_it_needs_end() {
+        for (what, plan) in plans() {
+            for threads in [1, 2, 3] {
+                let trace = run(&plan, threads).trace;
+                let g = &plan.graph;
+                assert_eq!(trace.len(), g.len(), "{what} P={threads}");
+                let by_name: HashMap<&str, &TraceRow> = trace.iter().map(|r| (r.job.as_str(), r)).collect();
+                assert_eq!(by_name.len(), g.len(), "{what} P={threads}: no job twice");
+                for (i, job) in g.jobs.iter().enumerate() {
+                    let row = by_name[job.name.as_str()];
+                    assert!(row.start <= row.end && row.thread < threads, "{what} P={threads}: {row:?}");
+                    assert_eq!(row.positions, job.states, "{what} P={threads}: {}", job.name);
+                    for &k in g.needs(i) {
+                        let before = by_name[g.jobs[k as usize].name.as_str()];
+                        assert!(
+                            before.end <= row.start,
+                            "{what} P={threads}: {} starts before {} ends",
+                            job.name,
+                            before.job
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! Execution (layer 6): runs a checked plan's jobs on a rayon pool ([`execute_with`]), one job
-//! as a cluster task ([`run_job`]), and a whole solve as a plan run ([`solve`]); writes the
+//! as a cluster task ([`run_job`]), and a whole solve as a plan run ([`solve()`]); writes the
 //! trace every comparison reads. May use `support`, `game`, `solver`, `sched` (the memory and
 //! disk counts it shares with the simulator), `plan` and `store`; never the reports above it.
 //! The kernel's hot loop is reached only through [`crate::solver::Kernel`]: this layer owns

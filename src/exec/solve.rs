@@ -15,10 +15,13 @@ use super::executor::{ExecError, ExecOptions, execute_with};
 /// Why a solve stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
+    /// The space could not be built with the groups asked for.
     #[error(transparent)]
     Space(#[from] SpaceError),
+    /// The store could not be opened (created, locked or read).
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The run stopped: a store file failed, or a memory limit could not be kept.
     #[error(transparent)]
     Exec(#[from] ExecError),
 }

@@ -1,6 +1,6 @@
 //! Board geometry: sizes, the external line order, line names, boxes and the board's symmetry
 //! group. Everything outside the solver speaks in these terms; the solver keeps its own internal
-//! numbering (see [`crate::space`]).
+//! numbering (see [`crate::solver::Space`]).
 
 use std::fmt;
 use std::str::FromStr;
@@ -18,20 +18,25 @@ pub struct Line(pub u8);
 pub struct LineSet(pub u64);
 
 impl LineSet {
+    /// No lines drawn.
     pub const EMPTY: LineSet = LineSet(0);
 
+    /// Whether `line` is in the set.
     pub const fn contains(self, line: Line) -> bool {
         self.0 >> line.0 & 1 == 1
     }
 
+    /// The set with `line` added.
     pub const fn with(self, line: Line) -> LineSet {
         LineSet(self.0 | 1 << line.0)
     }
 
+    /// Number of lines in the set.
     pub const fn len(self) -> u32 {
         self.0.count_ones()
     }
 
+    /// Whether no line is in the set.
     pub const fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -53,15 +58,25 @@ impl LineSet {
 /// Why a board size was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {
+    /// The text is not two decimal numbers joined by `x` or `X`; holds the text.
     #[error("board '{0}' is not of the form MxN (M rows and N columns of boxes, e.g. 3x4)")]
     Syntax(String),
+    /// Rows or columns is zero; holds the size as written.
     #[error("board '{0}' has no boxes: rows and columns must both be at least 1")]
     Empty(String),
+    /// The board has more than 64 lines, so a position would not fit in a `u64`.
     #[error("board {rows}x{cols} has {lines} lines; at most 64 are supported (5x5 has 60)")]
-    TooManyLines { rows: usize, cols: usize, lines: usize },
+    TooManyLines {
+        /// Rows of boxes asked for.
+        rows: usize,
+        /// Columns of boxes asked for.
+        cols: usize,
+        /// Lines such a board would have.
+        lines: usize,
+    },
 }
 
-/// A board of `rows` x `cols` boxes, at most [`MAX_LINES`] lines.
+/// A board of `rows` x `cols` boxes, at most 64 lines (a position is one `u64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
     rows: u8,
@@ -71,11 +86,14 @@ pub struct Board {
 /// Whether a line is horizontal or vertical, with its coordinates as in `h(r,c)` / `v(r,c)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineCoord {
+    /// Horizontal line `h(r,c)`: dot row r (0..=rows), column c (0..cols).
     H(usize, usize),
+    /// Vertical line `v(r,c)`: box row r (0..rows), dot column c (0..=cols).
     V(usize, usize),
 }
 
 impl Board {
+    /// A board of `rows` x `cols` boxes; refused if either is zero or it has more than 64 lines.
     pub fn new(rows: usize, cols: usize) -> Result<Board, BoardError> {
         if rows == 0 || cols == 0 {
             return Err(BoardError::Empty(format!("{rows}x{cols}")));
@@ -87,22 +105,27 @@ impl Board {
         Ok(Board { rows: rows as u8, cols: cols as u8 })
     }
 
+    /// Rows of boxes.
     pub fn rows(self) -> usize {
         self.rows as usize
     }
 
+    /// Columns of boxes.
     pub fn cols(self) -> usize {
         self.cols as usize
     }
 
+    /// Whether rows equal columns, which doubles the symmetry group to 8.
     pub fn is_square(self) -> bool {
         self.rows == self.cols
     }
 
+    /// Number of lines: `rows*(cols+1)` verticals plus `(rows+1)*cols` horizontals.
     pub fn lines(self) -> usize {
         self.rows() * (self.cols() + 1) + (self.rows() + 1) * self.cols()
     }
 
+    /// Number of boxes, `rows*cols`.
     pub fn boxes(self) -> usize {
         self.rows() * self.cols()
     }
@@ -128,6 +151,7 @@ impl Board {
         Line((self.horizontals() + r * (self.cols() + 1) + c) as u8)
     }
 
+    /// The orientation and coordinates of a line in the external order.
     pub fn coord(self, line: Line) -> LineCoord {
         let i = line.0 as usize;
         if i < self.horizontals() {
@@ -138,6 +162,7 @@ impl Board {
         }
     }
 
+    /// The line's name, `h(r,c)` or `v(r,c)`, as [`Board::parse_line`] reads it.
     pub fn line_name(self, line: Line) -> String {
         match self.coord(line) {
             LineCoord::H(r, c) => format!("h({r},{c})"),
@@ -173,6 +198,7 @@ impl Board {
         [self.h(r, c), self.h(r + 1, c), self.v(r, c), self.v(r, c + 1)]
     }
 
+    /// The four sides of box `b` (row major) as a set.
     pub fn box_mask(self, b: usize) -> LineSet {
         LineSet(self.box_sides(b).iter().fold(0, |m, l| m | 1 << l.0))
     }
@@ -243,10 +269,12 @@ impl Board {
 /// A symmetry of the board as a permutation of lines: `perm[i]` is the image of line i.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Symmetry {
+    /// Image of each line, indexed by line number; one entry per line of the board.
     pub perm: Vec<Line>,
 }
 
 impl Symmetry {
+    /// The image of a set of lines under this symmetry.
     pub fn apply(&self, set: LineSet) -> LineSet {
         LineSet(set.iter().fold(0, |m, l| m | 1 << self.perm[l.0 as usize].0))
     }

@@ -7,35 +7,99 @@ use super::board::{Board, BoardError, Line, LineSet};
 /// A board with some lines drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
+    /// The board the position is on.
     pub board: Board,
+    /// The lines drawn so far, in the external order.
     pub drawn: LineSet,
 }
 
 /// Why a position could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FormatError {
+    /// The art has no rows once comments and trailing blank rows are dropped.
     #[error("the position has no rows (only comments or blank lines)")]
     NoRows,
+    /// The art has an even number of rows, or fewer than 3; holds the number of rows.
     #[error("the position has {0} rows; ASCII art needs an odd number, at least 3 (2M+1 for M rows of boxes)")]
     EvenRows(usize),
+    /// The first row of the art is even in width, or narrower than 3 characters.
     #[error(
         "row {row}: the first row is {width} characters wide; it must be odd and at least 3 (2N+1 for N columns of boxes)"
     )]
-    BadWidth { row: usize, width: usize },
+    BadWidth {
+        /// Row of the text (from 1, comments counted).
+        row: usize,
+        /// Its width in characters.
+        width: usize,
+    },
+    /// A row of the art is longer than the first row.
     #[error("row {row}: {len} characters, wider than the first row ({width})")]
-    TooWide { row: usize, len: usize, width: usize },
+    TooWide {
+        /// Row of the text (from 1, comments counted).
+        row: usize,
+        /// Its length in characters.
+        len: usize,
+        /// Width of the first row in characters.
+        width: usize,
+    },
+    /// A dot row of the art has something other than a dot where a dot belongs (or ends early).
     #[error("row {row}, column {col}: expected a dot ('+', '.', 'o' or '*'), found {found}")]
-    ExpectedDot { row: usize, col: usize, found: String },
+    ExpectedDot {
+        /// Row of the text (from 1, comments counted).
+        row: usize,
+        /// Column (from 1).
+        col: usize,
+        /// What was there, quoted, or `the end of the row`.
+        found: String,
+    },
+    /// A dot row of the art has something other than `-` or a space between two dots.
     #[error("row {row}, column {col}: expected '-' (line drawn) or ' ' (not drawn), found {found}")]
-    ExpectedDash { row: usize, col: usize, found: String },
+    ExpectedDash {
+        /// Row of the text (from 1, comments counted).
+        row: usize,
+        /// Column (from 1).
+        col: usize,
+        /// What was there, quoted.
+        found: String,
+    },
+    /// A row between dot rows has something other than `|` or a space where a vertical line belongs.
     #[error("row {row}, column {col}: expected '|' (line drawn) or ' ' (not drawn), found {found}")]
-    ExpectedBar { row: usize, col: usize, found: String },
+    ExpectedBar {
+        /// Row of the text (from 1, comments counted).
+        row: usize,
+        /// Column (from 1).
+        col: usize,
+        /// What was there, quoted.
+        found: String,
+    },
+    /// The art's size is not a supported board (more than 64 lines).
     #[error("the art describes a {rows}x{cols} board: {source}")]
-    Board { rows: usize, cols: usize, source: BoardError },
+    Board {
+        /// Rows of boxes the art describes.
+        rows: usize,
+        /// Columns of boxes the art describes.
+        cols: usize,
+        /// Why that size was refused.
+        source: BoardError,
+    },
+    /// The line string has only `0`/`1` but not one per line of the board.
     #[error("the line string has {len} characters; board {board} has {lines} lines")]
-    LineStringLength { len: usize, board: Board, lines: usize },
+    LineStringLength {
+        /// Characters in the string.
+        len: usize,
+        /// The board it was read for.
+        board: Board,
+        /// Lines that board has.
+        lines: usize,
+    },
+    /// The line string has a character other than `0` or `1`.
     #[error("the line string has {found} at position {pos} (1-based); only '0' and '1' are allowed")]
-    LineStringChar { pos: usize, found: String },
+    LineStringChar {
+        /// Position of the character (from 1).
+        pos: usize,
+        /// The character, quoted.
+        found: String,
+    },
 }
 
 fn shown(c: Option<char>) -> String {
@@ -46,10 +110,12 @@ fn shown(c: Option<char>) -> String {
 }
 
 impl Position {
+    /// The start of the game on `board`: no lines drawn.
     pub fn empty(board: Board) -> Position {
         Position { board, drawn: LineSet::EMPTY }
     }
 
+    /// The lines still to be drawn: the legal moves.
     pub fn undrawn(self) -> LineSet {
         LineSet(self.board.full().0 & !self.drawn.0)
     }
@@ -70,6 +136,7 @@ impl Position {
         Ok(Position { board, drawn: LineSet(drawn) })
     }
 
+    /// The position as a line string: one `0`/`1` per line in the external order.
     pub fn to_line_string(self) -> String {
         (0..self.board.lines()).map(|i| if self.drawn.contains(Line(i as u8)) { '1' } else { '0' }).collect()
     }

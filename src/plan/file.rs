@@ -18,28 +18,37 @@ use super::ready::{ReadyPlan, job_layout, priorities};
 /// Plan files this version reads and writes.
 pub const PLAN_FORMAT: u32 = 1;
 
+/// One job of a plan: a partition, or a range of its rows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanJob {
     /// `<key>` or `<key>_<piece>`.
     pub name: String,
+    /// The partition's key.
     pub key: String,
-    /// Rows of the partition this job computes (kernel rows: all groups but the last).
+    /// First row of the partition this job computes (kernel rows: all groups but the last).
     pub first_row: u64,
+    /// Number of rows it computes.
     pub rows: u64,
+    /// Positions it computes.
     pub states: u64,
+    /// Bytes of its output.
     pub bytes: u64,
     /// Predicted nanoseconds (or states, without a cost model).
     pub cost: u64,
     /// Higher starts first: the longest predicted path from this job to the end.
     pub priority: u64,
+    /// Names of the jobs it needs.
     pub deps: Vec<String>,
 }
 
 /// The predicted run on `procs` processors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
+    /// Processors (threads).
     pub procs: u32,
+    /// Predicted makespan in seconds, contention included.
     pub makespan_seconds: f64,
+    /// Most bytes of job values resident at once.
     pub peak_memory: u64,
     /// Jobs run this many times slower than their cost with `procs` threads busy.
     pub job_factor: f64,
@@ -48,23 +57,38 @@ pub struct Prediction {
 /// One candidate the planner simulated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
+    /// Number of line groups.
     pub groups: usize,
+    /// How its partitions were split (None: not at all).
     pub split: Option<Split>,
+    /// Number of jobs.
     pub jobs: usize,
+    /// Predicted makespan in seconds on the plan's thread count (infinite where it does not
+    /// fit).
     pub predicted_seconds: f64,
+    /// Most bytes of job values resident at once on the plan's thread count (0 where it does
+    /// not fit).
     pub peak_memory: u64,
+    /// Whether it runs under the memory limit on the plan's thread count.
     pub fits: bool,
 }
 
+/// A plan file: how to cut a solve into jobs, what each costs, and the predicted run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
+    /// Version of the file's format ([`PLAN_FORMAT`]).
     pub format: u32,
+    /// The board, as `MxN`.
     pub board: String,
     /// The root position as a line string.
     pub root: String,
+    /// The graph scheme; only `orbits` can be run.
     pub scheme: String,
+    /// Number of line groups of the space.
     pub groups: usize,
+    /// How partitions were split into jobs (None: not at all).
     pub split: Option<Split>,
+    /// Which ready job starts first.
     pub policy: Policy,
     /// The processor count the plan was made for.
     pub threads: u32,
@@ -72,6 +96,7 @@ pub struct Plan {
     pub unit: String,
     /// The machine of the cost model.
     pub machine: Option<String>,
+    /// Most bytes of job values resident at once, as planned (None: no limit).
     pub mem_limit: Option<u64>,
     /// Whether job costs include writing the job to a store.
     #[serde(default)]
@@ -79,41 +104,101 @@ pub struct Plan {
     /// Picoseconds per byte charged for reading back values the memory limit dropped.
     #[serde(default)]
     pub reload_ps_per_byte: u64,
+    /// Predicted makespan in seconds on `threads` processors (0 where not predicted).
     pub predicted_seconds: f64,
+    /// Predicted peak of resident job values on `threads` processors, in bytes (0 where not
+    /// predicted).
     pub predicted_peak_memory: u64,
+    /// Predictions for P = 1, 2, ... processors, where the plan fits its memory limit (empty
+    /// where not predicted).
     pub predictions: Vec<Prediction>,
+    /// Every candidate the planner simulated, the chosen one included.
     pub candidates: Vec<Candidate>,
     /// Why this candidate.
     pub reason: String,
+    /// The jobs, in graph order.
     pub jobs: Vec<PlanJob>,
 }
 
+/// Why a plan could not be read, written, or checked.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
+    /// The plan file could not be read.
     #[error("cannot read plan '{path}': {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The plan file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The file is not the JSON of a plan.
     #[error("plan '{path}' is not a plan file: {source}")]
-    Parse { path: PathBuf, source: serde_json::Error },
+    Parse {
+        /// The plan file.
+        path: PathBuf,
+        /// What the JSON reader said.
+        source: serde_json::Error,
+    },
+    /// The plan file could not be written.
     #[error("cannot write plan '{path}': {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The plan file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The plan is of a format version this dab does not read.
     #[error(
         "plan format {found} is not supported: this dab reads format {PLAN_FORMAT}; make the plan again with dab plan"
     )]
-    Format { found: u32 },
+    Format {
+        /// The version the plan has.
+        found: u32,
+    },
+    /// The plan is for another board than the one asked for.
     #[error("the plan is for {plan}, not {asked}")]
-    OtherBoard { plan: String, asked: String },
+    OtherBoard {
+        /// The plan's board.
+        plan: String,
+        /// The board asked for.
+        asked: String,
+    },
+    /// The plan's board, root position or scheme is not valid (the text says which and why).
     #[error("the plan's {0}")]
     Position(String),
+    /// The plan's root and group count make no space.
     #[error("the plan's grouping: {0}")]
     Space(#[from] crate::solver::SpaceError),
+    /// The plan's jobs are not a valid graph.
     #[error("the plan's jobs: {0}")]
     Graph(#[from] GraphError),
+    /// A job names no partition of the space, its size is not whole rows within it, or its key
+    /// and rows are not those its name and size give.
     #[error("the plan's job '{job}': {message}")]
-    Job { job: String, message: String },
+    Job {
+        /// The job's name.
+        job: String,
+        /// What does not match.
+        message: String,
+    },
+    /// No job covers these rows of a partition.
     #[error("the plan has no job for rows {first}..{end} of partition {key}")]
-    Missing { key: String, first: u64, end: u64 },
+    Missing {
+        /// The partition's key.
+        key: String,
+        /// First row not covered.
+        first: u64,
+        /// End of the partition's rows.
+        end: u64,
+    },
+    /// An error in a plan file, with the file's name.
     #[error("plan '{path}': {source}")]
-    InFile { path: PathBuf, source: Box<PlanError> },
+    InFile {
+        /// The plan file.
+        path: PathBuf,
+        /// The error in it.
+        source: Box<PlanError>,
+    },
 }
 
 impl From<LayoutError> for PlanError {
@@ -218,11 +303,13 @@ impl Plan {
         Ok(ReadyPlan { space, graph, layout, priority })
     }
 
+    /// Reads a plan file (unchecked: see [`Plan::check`]).
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
         let text = std::fs::read_to_string(path).map_err(|source| PlanError::Read { path: path.into(), source })?;
         serde_json::from_str(&text).map_err(|source| PlanError::Parse { path: path.into(), source })
     }
 
+    /// Writes the plan to `path` as JSON, through a temporary file and a rename.
     pub fn save(&self, path: &Path) -> Result<(), PlanError> {
         let text = serde_json::to_string_pretty(self).expect("a plan serialises");
         crate::support::write_atomic(path, text.as_bytes())

@@ -16,10 +16,14 @@ pub(super) const MAX_PIECES: u32 = 64;
 /// Relative difference under which two predictions tie.
 const TIE: f64 = 0.005;
 
+/// What the planner plans for.
 #[derive(Clone, Debug)]
 pub struct PlanOptions {
+    /// Processors (threads) the run will have: candidates are compared at this count.
     pub threads: u32,
+    /// Most bytes of job values resident at once (None: no limit).
     pub mem_limit: Option<u64>,
+    /// The cost model that gives job costs in nanoseconds.
     pub model: CostModel,
     /// Group counts to try (None: the default one and its neighbours).
     pub groups: Option<Vec<usize>>,
@@ -31,24 +35,39 @@ pub struct PlanOptions {
     pub split: Option<u64>,
 }
 
+/// Why no plan could be made.
 #[derive(Debug, thiserror::Error)]
 pub enum PlannerError {
+    /// The thread count is 0.
     #[error("--threads must be at least 1")]
     ZeroThreads,
+    /// No group count tried makes a space; holds the first error.
     #[error("no grouping of this position can be solved: {0}")]
     NoGrouping(SpaceError),
+    /// No candidate runs under the memory limit on the thread count.
     #[error(
         "no candidate fits in --mem-limit {limit} bytes on {threads} threads: the smallest needs {least} bytes (its largest job with every partition that job reads)"
     )]
-    NoFit { limit: u64, threads: u32, least: u64 },
+    NoFit {
+        /// The memory limit, in bytes.
+        limit: u64,
+        /// The thread count.
+        threads: u32,
+        /// The least limit any candidate can run under, in bytes.
+        least: u64,
+    },
+    /// The chosen candidate could not be made into a plan.
     #[error(transparent)]
     Plan(#[from] PlanError),
 }
 
 /// One simulated candidate.
 pub struct SimulatedCandidate {
+    /// The space, with the candidate's group count.
     pub space: Space,
+    /// The candidate's orbits graph, costs in nanoseconds (store writes included with a store).
     pub graph: Graph,
+    /// What the plan file records of it.
     pub candidate: Candidate,
     /// Predicted seconds and peak memory for P = 1..=sweep (None where memory cannot fit).
     pub predictions: Vec<Option<Prediction>>,
@@ -57,6 +76,7 @@ pub struct SimulatedCandidate {
 }
 
 impl SimulatedCandidate {
+    /// A short name for reports, e.g. `3 groups, split at 1e5`.
     pub fn label(&self) -> String {
         let split =
             self.candidate.split.map_or("no split".to_string(), |s| format!("split at {:.0e}", s.threshold as f64));
@@ -64,9 +84,13 @@ impl SimulatedCandidate {
     }
 }
 
+/// The planner's result: the plan and every candidate it weighed.
 pub struct PlanChoice {
+    /// The plan of the chosen candidate.
     pub plan: Plan,
+    /// Every candidate simulated, in the order tried.
     pub candidates: Vec<SimulatedCandidate>,
+    /// Index of the chosen one in `candidates`.
     pub chosen: usize,
 }
 
@@ -117,6 +141,9 @@ fn predict(graph: &Graph, opts: &PlanOptions, sweep: u32) -> Vec<Option<Predicti
         .collect()
 }
 
+/// Plans a solve of `root`: simulates every candidate (each group count tried, with each
+/// split) and chooses the fitting one with the least predicted makespan at `opts.threads`
+/// (near ties, within half a percent: the one with fewer jobs).
 pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerError> {
     if opts.threads == 0 {
         return Err(PlannerError::ZeroThreads);
@@ -239,4 +266,107 @@ fn reason(candidates: &[SimulatedCandidate], chosen: usize, opts: &PlanOptions) 
         text += &format!("; {unfit} candidate(s) do not fit in {} bytes", opts.mem_limit.unwrap_or(0));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    fn options(threads: u32) -> PlanOptions {
+        PlanOptions {
+            threads,
+            mem_limit: None,
+            model: CostModel::built_in(),
+            groups: None,
+            store: false,
+            overhead: 0,
+            split: None,
+        }
+    }
+
+    fn root(board: &str) -> Position {
+        Position::empty(board.parse().unwrap())
+    }
+
+    #[test]
+    fn the_chosen_candidate_is_the_fastest_that_fits_at_p_within_the_tie() {
+        for (threads, split) in [(1, None), (2, None), (4, Some(50))] {
+            let choice = plan(root("2x3"), &PlanOptions { split, ..options(threads) }).unwrap();
+            assert!(choice.candidates.len() > 1, "several candidates to choose from");
+            let chosen = &choice.candidates[choice.chosen].candidate;
+            assert!(chosen.fits);
+            let fitting: Vec<&Candidate> = choice.candidates.iter().map(|c| &c.candidate).filter(|c| c.fits).collect();
+            let best = fitting.iter().map(|c| c.predicted_seconds).fold(f64::INFINITY, f64::min);
+            assert!(chosen.predicted_seconds <= best * (1.0 + TIE), "P={threads}: {chosen:?} is not within the tie");
+            for c in fitting.iter().filter(|c| c.predicted_seconds <= best * (1.0 + TIE)) {
+                assert!(c.jobs >= chosen.jobs, "P={threads}: {c:?} ties with fewer jobs than {chosen:?}");
+            }
+            // The plan carries the chosen candidate's prediction at P.
+            assert_eq!(choice.plan.predicted_seconds, chosen.predicted_seconds);
+            assert_eq!(choice.plan.predicted(threads).unwrap().makespan_seconds, chosen.predicted_seconds);
+            assert_eq!(choice.plan.candidates.len(), choice.candidates.len());
+        }
+    }
+
+    #[test]
+    fn near_ties_go_to_fewer_jobs_and_unfit_candidates_are_never_chosen() {
+        let space = Space::new(root("2x2"), None).unwrap();
+        let graph = orbits(&space, &CostSpec::States, None).unwrap();
+        let candidate = |seconds: f64, jobs: usize, fits: bool| SimulatedCandidate {
+            space: space.clone(),
+            graph: graph.clone(),
+            candidate: Candidate { groups: 1, split: None, jobs, predicted_seconds: seconds, peak_memory: 0, fits },
+            predictions: Vec::new(),
+            ceiling: 1.0,
+        };
+        // 1.004 s ties with 1.0 s (within half a percent): the fewer jobs win.
+        assert_eq!(choose(&[candidate(1.0, 10, true), candidate(1.004, 5, true)]), Some(1));
+        // 1.01 s does not tie: the faster wins, however many jobs it has.
+        assert_eq!(choose(&[candidate(1.0, 10, true), candidate(1.01, 5, true)]), Some(0));
+        // The fastest does not fit: the fastest of the rest.
+        assert_eq!(choose(&[candidate(0.5, 1, false), candidate(1.0, 10, true), candidate(2.0, 5, true)]), Some(1));
+        // Equal times and jobs: the first.
+        assert_eq!(choose(&[candidate(1.0, 5, true), candidate(1.0, 5, true)]), Some(0));
+        assert_eq!(choose(&[candidate(1.0, 5, false)]), None);
+    }
+
+    /// Asserts that two JSON values are equal, floats to within a few units in the last place.
+    fn assert_json_close(a: &Value, b: &Value, at: &str) {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) if !(x.is_u64() && y.is_u64()) => {
+                let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                assert!((x - y).abs() <= 4.0 * f64::EPSILON * x.abs().max(y.abs()), "{at}: {x:e} != {y:e}");
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                assert_eq!(x.len(), y.len(), "{at}");
+                for (i, (x, y)) in x.iter().zip(y).enumerate() {
+                    assert_json_close(x, y, &format!("{at}[{i}]"));
+                }
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                assert!(x.keys().eq(y.keys()), "{at}");
+                for (k, x) in x {
+                    assert_json_close(x, &y[k], &format!("{at}.{k}"));
+                }
+            }
+            _ => assert_eq!(a, b, "{at}"),
+        }
+    }
+
+    #[test]
+    fn a_2x3_plan_checks_and_round_trips_through_json() {
+        let choice = plan(root("2x3"), &options(2)).unwrap();
+        let p = &choice.plan;
+        let ready = p.check().unwrap();
+        assert_eq!(ready.graph.len(), p.jobs.len());
+        assert_eq!(ready.priority, p.jobs.iter().map(|j| j.priority).collect::<Vec<_>>());
+        let text = serde_json::to_string(p).unwrap();
+        let back: Plan = serde_json::from_str(&text).unwrap();
+        back.check().unwrap();
+        // serde_json (without its float_roundtrip feature) may read a float back one unit in the
+        // last place off, so floats are compared to within that; everything else exactly.
+        assert_json_close(&serde_json::to_value(&back).unwrap(), &serde_json::to_value(p).unwrap(), "plan");
+    }
 }

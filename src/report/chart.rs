@@ -59,17 +59,37 @@ const IDEAL: RGBColor = RGBColor(150, 150, 150);
 /// Errors naming the file or folder that could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
+    /// The input cannot be drawn: nothing to draw, a bar off its lanes, or the embedded font
+    /// rejected.
     #[error("cannot draw chart '{path}': {message}")]
-    Input { path: PathBuf, message: String },
+    Input {
+        /// The chart's stem, without extension.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The folder of the chart could not be created.
     #[error("cannot create folder '{path}' for charts: {source}")]
-    Folder { path: PathBuf, source: std::io::Error },
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A backend failed to draw the file, or the finished file could not be renamed into place.
     #[error("cannot draw chart '{path}': {message}")]
-    Draw { path: PathBuf, message: String },
+    Draw {
+        /// The SVG or PNG file.
+        path: PathBuf,
+        /// The backend's or the system's error.
+        message: String,
+    },
 }
 
 /// One graph's sweep, for the speedup chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpeedupSeries {
+    /// The series' name in the legend.
     pub label: String,
     /// Points in increasing `procs`.
     pub points: Vec<SpeedupPoint>,
@@ -77,8 +97,10 @@ pub struct SpeedupSeries {
     pub ceiling: f64,
 }
 
+/// One processor count of a speedup series.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpeedupPoint {
+    /// Processors, P (the x axis).
     pub procs: u32,
     /// W / makespan.
     pub speedup: f64,
@@ -99,16 +121,22 @@ pub struct BusySeries {
 /// One bar of a Gantt chart: processor `proc` works on `label` during [start, end).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GanttBar {
+    /// The processor's lane, from 0.
     pub proc: u32,
+    /// Start, in the chart's time unit.
     pub start: u64,
+    /// End (excluded), in the chart's time unit.
     pub end: u64,
+    /// The job's name: drawn on the bar when it fits; its first word picks the colour.
     pub label: String,
 }
 
 /// One job's predicted and actual duration, for the scatter panel.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ComparePoint {
+    /// Predicted duration, in the chart's time unit.
     pub predicted: f64,
+    /// Actual duration, in the chart's time unit.
     pub actual: f64,
 }
 

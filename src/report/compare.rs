@@ -13,14 +13,22 @@ use crate::plan::{Plan, simulate};
 use crate::sched::Span;
 use crate::support::quantile;
 
+/// Why a trace cannot be compared with its plan.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
+    /// The trace could not be read; [`compare`] never returns it, it is for callers that read
+    /// the trace and compare under one error.
     #[error(transparent)]
     Trace(#[from] TraceError),
+    /// The trace is not of this plan: another board, a job the plan lacks, a job twice, or
+    /// plan jobs missing (what is wrong).
     #[error("the trace does not match the plan: {0}")]
     Mismatch(String),
+    /// The plan's costs are not in ns, so they cannot be compared with seconds (the unit
+    /// they are in).
     #[error("the plan's costs are in {0}, not ns: make it with a cost model (dab plan) to compare times")]
     Unit(String),
+    /// The plan's graph could not be built or simulated (the reason).
     #[error("the plan: {0}")]
     Plan(String),
 }
@@ -28,20 +36,30 @@ pub enum CompareError {
 /// The summary `dab compare --json` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
+    /// The plan's board, `MxN`.
     pub board: String,
+    /// Threads the prediction is simulated on: as given, else the trace's count, else its
+    /// highest thread + 1.
     pub threads: u32,
+    /// The root's value, from the trace's first line.
     pub value: Option<Value>,
+    /// Jobs in the plan.
     pub jobs: usize,
+    /// The simulated makespan, seconds.
     pub predicted_seconds: f64,
+    /// The latest job end in the trace, seconds.
     pub actual_seconds: f64,
     /// |predicted - actual| / actual of the makespan.
     pub error: f64,
+    /// Median per-job error, over the jobs with a positive actual time.
     pub job_error_median: f64,
+    /// 90th percentile of the same per-job errors.
     pub job_error_p90: f64,
 }
 
 /// The comparison with what the charts need: both schedules and every job's pair of times.
 pub struct Detail {
+    /// The summary.
     pub comparison: Comparison,
     /// Predicted spans, seconds.
     pub predicted: Vec<(usize, u32, f64, f64)>,

@@ -12,12 +12,17 @@ use super::chart::{BusySeries, ChartError, GanttBar, SpeedupPoint, SpeedupSeries
 
 /// A graph and the label it has in tables and charts (its file name without extension).
 pub struct Input {
+    /// The graph's name in `sweep.csv`, the legends and the Gantt chart files.
     pub label: String,
+    /// The job graph to simulate.
     pub graph: Graph,
 }
 
+/// What `dab sim` sweeps and charts.
 pub struct ReportOptions {
+    /// Processor counts of the sweep.
     pub procs: Vec<Procs>,
+    /// Ready-queue policies of the sweep; the busy and Gantt charts use the first only.
     pub policies: Vec<Policy>,
     /// Overhead, transfers, memory limit (the policy is taken from `policies`).
     pub sim: SimOptions,
@@ -32,8 +37,11 @@ pub struct ReportOptions {
 /// One line of `sweep.csv`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Record {
+    /// The graph's label.
     pub graph: String,
+    /// The policy simulated.
     pub policy: Policy,
+    /// The simulation's numbers at one processor count.
     #[serde(flatten)]
     pub row: SweepRow,
 }
@@ -77,14 +85,31 @@ impl Record {
     }
 }
 
+/// Why a sweep or its report could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
+    /// The simulator refused a graph under a policy: a bandwidth of 0, or a memory limit some
+    /// job cannot fit under.
     #[error("graph '{graph}', policy {policy}: {source}")]
-    Sim { graph: String, policy: Policy, source: SimError },
+    Sim {
+        /// The graph's label.
+        graph: String,
+        /// The policy simulated.
+        policy: Policy,
+        /// The simulator's error.
+        source: SimError,
+    },
+    /// A chart could not be drawn or written.
     #[error(transparent)]
     Chart(#[from] ChartError),
+    /// `sweep.csv` could not be written.
     #[error("cannot write '{path}': {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The CSV file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
 }
 
 fn simulator<'g>(input: &'g Input, policy: Policy, opts: &ReportOptions) -> Result<Simulator<'g>, ReportError> {
@@ -125,17 +150,30 @@ pub fn write(
     records: &[Record],
     opts: &ReportOptions,
 ) -> Result<Vec<PathBuf>, ReportError> {
-    let mut written = Vec::new();
     let csv_path = dir.join("sweep.csv");
     crate::support::write_atomic(&csv_path, to_csv(records).as_bytes())
         .map_err(|source| ReportError::Write { path: csv_path.clone(), source })?;
-    written.push(csv_path);
-    let stem = |name: &str| dir.join(name);
-    let mut chart_files = |name: &str| {
-        written.push(stem(name).with_extension("svg"));
-        written.push(stem(name).with_extension("png"));
-    };
+    let mut written = vec![csv_path];
+    written.extend(write_speedup(dir, inputs, records, opts)?);
+    written.extend(write_busy(dir, inputs, opts)?);
+    written.extend(write_gantts(dir, inputs, opts)?);
+    Ok(written)
+}
 
+/// The two files of the chart `<dir>/<name>`, as [`write`] lists them.
+fn chart_files(dir: &Path, name: &str) -> [PathBuf; 2] {
+    let stem = dir.join(name);
+    [stem.with_extension("svg"), stem.with_extension("png")]
+}
+
+/// The speedup chart of every graph and policy swept on limited processor counts, if any was;
+/// returns its files.
+fn write_speedup(
+    dir: &Path,
+    inputs: &[Input],
+    records: &[Record],
+    opts: &ReportOptions,
+) -> Result<Vec<PathBuf>, ReportError> {
     let several = inputs.len() * opts.policies.len() > 1;
     let series: Vec<SpeedupSeries> = inputs
         .iter()
@@ -146,30 +184,42 @@ pub fn write(
                 .filter(|r| r.graph == input.label && r.policy == policy && matches!(r.row.procs, Procs::Limited(_)))
                 .map(|r| &r.row)
                 .collect();
-            let first = rows.first()?;
-            let w = first.work as f64;
-            Some(SpeedupSeries {
-                label: if several { format!("{} ({policy})", input.label) } else { input.label.clone() },
-                ceiling: w / first.critical_path.max(1) as f64,
-                points: rows
-                    .iter()
-                    .map(|r| SpeedupPoint {
-                        procs: match r.procs {
-                            Procs::Limited(p) => p,
-                            Procs::Unlimited => unreachable!("filtered"),
-                        },
-                        speedup: r.speedup,
-                        bound: w / r.lower_bound.max(1.0),
-                    })
-                    .collect(),
-            })
+            let label = if several { format!("{} ({policy})", input.label) } else { input.label.clone() };
+            speedup_series(label, &rows)
         })
         .collect();
-    if !series.is_empty() {
-        chart::speedup(&stem("speedup"), "Speedup against processors", "processors", &series)?;
-        chart_files("speedup");
+    if series.is_empty() {
+        return Ok(Vec::new());
     }
+    chart::speedup(&dir.join("speedup"), "Speedup against processors", "processors", &series)?;
+    Ok(chart_files(dir, "speedup").to_vec())
+}
 
+/// One graph and policy's speedup curve from its rows on limited processor counts, with its
+/// bounds; none without rows.
+fn speedup_series(label: String, rows: &[&SweepRow]) -> Option<SpeedupSeries> {
+    let first = rows.first()?;
+    let w = first.work as f64;
+    Some(SpeedupSeries {
+        label,
+        ceiling: w / first.critical_path.max(1) as f64,
+        points: rows
+            .iter()
+            .map(|r| SpeedupPoint {
+                procs: match r.procs {
+                    Procs::Limited(p) => p,
+                    Procs::Unlimited => unreachable!("filtered"),
+                },
+                speedup: r.speedup,
+                bound: w / r.lower_bound.max(1.0),
+            })
+            .collect(),
+    })
+}
+
+/// The busy-processors chart: every graph under the first policy at each of `opts.busy`, if
+/// any; returns its files.
+fn write_busy(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Vec<PathBuf>, ReportError> {
     let policy = opts.policies[0];
     let mut busy = Vec::new();
     for input in inputs {
@@ -179,35 +229,48 @@ pub fn write(
             busy.push(BusySeries { label: format!("{}, P = {p}", input.label), steps: run.busy });
         }
     }
-    if !busy.is_empty() {
-        chart::busy(&stem("busy"), &format!("Processors busy over time ({policy})"), &opts.unit, &busy)?;
-        chart_files("busy");
+    if busy.is_empty() {
+        return Ok(Vec::new());
     }
+    chart::busy(&dir.join("busy"), &format!("Processors busy over time ({policy})"), &opts.unit, &busy)?;
+    Ok(chart_files(dir, "busy").to_vec())
+}
 
-    if let Some(p) = opts.gantt {
-        for input in inputs {
-            let sim = simulator(input, policy, opts)?;
-            let run = sim.run(p, true).map_err(sim_error(input, policy))?;
-            let bars: Vec<GanttBar> = run
-                .spans
-                .iter()
-                .map(|s| GanttBar {
-                    proc: s.proc,
-                    start: s.start,
-                    end: s.end,
-                    label: input.graph.jobs[s.job as usize].name.clone(),
-                })
-                .collect();
-            let name = if inputs.len() == 1 { "gantt".to_string() } else { format!("gantt-{}", input.label) };
-            let lanes = match p {
-                Procs::Limited(p) => p,
-                Procs::Unlimited => run.row.max_busy.max(1),
-            };
-            chart::gantt(&stem(&name), &format!("{}: P = {p} ({policy})", input.label), &opts.unit, lanes, &bars)?;
-            chart_files(&name);
-        }
+/// A Gantt chart per graph under the first policy on `opts.gantt` processors (`gantt`, or
+/// `gantt-<label>` with several graphs); returns their files.
+fn write_gantts(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Vec<PathBuf>, ReportError> {
+    let Some(p) = opts.gantt else { return Ok(Vec::new()) };
+    let policy = opts.policies[0];
+    let mut written = Vec::new();
+    for input in inputs {
+        let name = if inputs.len() == 1 { "gantt".to_string() } else { format!("gantt-{}", input.label) };
+        write_gantt(&dir.join(&name), input, policy, p, opts)?;
+        written.extend(chart_files(dir, &name));
     }
     Ok(written)
+}
+
+/// The Gantt chart `<stem>.svg`/`.png` of one graph's schedule under `policy` on `p`
+/// processors (unlimited: as many lanes as were ever busy at once).
+fn write_gantt(stem: &Path, input: &Input, policy: Policy, p: Procs, opts: &ReportOptions) -> Result<(), ReportError> {
+    let sim = simulator(input, policy, opts)?;
+    let run = sim.run(p, true).map_err(sim_error(input, policy))?;
+    let bars: Vec<GanttBar> = run
+        .spans
+        .iter()
+        .map(|s| GanttBar {
+            proc: s.proc,
+            start: s.start,
+            end: s.end,
+            label: input.graph.jobs[s.job as usize].name.clone(),
+        })
+        .collect();
+    let lanes = match p {
+        Procs::Limited(p) => p,
+        Procs::Unlimited => run.row.max_busy.max(1),
+    };
+    chart::gantt(stem, &format!("{}: P = {p} ({policy})", input.label), &opts.unit, lanes, &bars)?;
+    Ok(())
 }
 
 /// The worst makespan / bound of a sweep and where it happens: how far the schedule can be

@@ -20,9 +20,11 @@ pub struct JobFeatures {
     pub states: u64,
     /// Kernel rows (0 where jobs are not laid out in rows).
     pub rows: u64,
-    /// Moves it examines in the outer groups (whole rows at a time) and in the inner group (one
-    /// position at a time): undrawn lines summed over its positions.
+    /// Moves it examines in the outer groups (whole rows at a time): undrawn lines outside the
+    /// inner group, summed over its positions.
     pub outer_moves: u64,
+    /// Moves it examines in the inner group (one position at a time): undrawn lines of the inner
+    /// group, summed over its positions.
     pub inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
@@ -48,29 +50,38 @@ impl JobFeatures {
 /// Nanoseconds of a job: a linear combination of its features, plus a per-job constant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostModel {
+    /// Version of the model file's format; a file of another version is refused.
     pub format: u32,
     /// The machine it was measured on (free text: CPU, cores, memory).
     pub machine: String,
+    /// Nanoseconds per job, whatever its size.
     #[serde(default)]
     pub per_job_ns: f64,
+    /// Nanoseconds per position computed.
     #[serde(default)]
     pub per_state_ns: f64,
+    /// Nanoseconds per kernel row.
     #[serde(default)]
     pub per_row_ns: f64,
+    /// Nanoseconds per move examined in the outer groups.
     #[serde(default)]
     pub per_outer_move_ns: f64,
+    /// Nanoseconds per move examined in the inner group.
     #[serde(default)]
     pub per_inner_move_ns: f64,
+    /// Nanoseconds per byte of the job outputs it reads.
     #[serde(default)]
     pub per_input_byte_ns: f64,
     /// (threads, factor): jobs run `factor` times slower while `threads` threads are busy
     /// (shared caches, memory bandwidth, hyperthreads). One thread is 1.
     #[serde(default)]
     pub contention: Vec<(u32, f64)>,
-    /// Writing a job's values to a store: per file (create, flush to disk, rename) and per
-    /// byte. Zero in models made before stores were timed.
+    /// Nanoseconds of writing a job's values to a store, per file (create, flush to disk,
+    /// rename). Zero in models made before stores were timed.
     #[serde(default)]
     pub store_per_file_ns: f64,
+    /// Nanoseconds of writing a job's values to a store, per byte. Zero in models made before
+    /// stores were timed.
     #[serde(default)]
     pub store_per_byte_ns: f64,
     /// Reading a job's values back from a store (checked), per byte.
@@ -78,21 +89,56 @@ pub struct CostModel {
     pub store_read_per_byte_ns: f64,
 }
 
+/// Why a cost model could not be loaded or saved.
 #[derive(Debug, thiserror::Error)]
 pub enum CostError {
+    /// The model file could not be read.
     #[error("cannot read cost model '{path}': {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The model file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The model file could not be written.
     #[error("cannot write cost model '{path}': {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The model file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The file is not the JSON of a cost model.
     #[error("cost model '{path}' is not a cost model file: {source}")]
-    Parse { path: PathBuf, source: serde_json::Error },
+    Parse {
+        /// The model file.
+        path: PathBuf,
+        /// What the JSON reader said.
+        source: serde_json::Error,
+    },
+    /// The file is of a format version this dab does not read.
     #[error("cost model '{path}' has format {found}; this dab reads format {MODEL_FORMAT}")]
-    Format { path: PathBuf, found: u32 },
+    Format {
+        /// The model file.
+        path: PathBuf,
+        /// The version the file has.
+        found: u32,
+    },
+    /// A coefficient or a contention factor is negative, infinite or not a number.
     #[error("cost model '{path}': {field} = {value} must be a finite number >= 0")]
-    Coefficient { path: PathBuf, field: &'static str, value: f64 },
+    Coefficient {
+        /// The model file.
+        path: PathBuf,
+        /// The coefficient's name (`contention` for a contention factor).
+        field: &'static str,
+        /// Its value.
+        value: f64,
+    },
 }
 
 impl CostModel {
+    /// Reads a model file and checks it: its format version, and every coefficient and
+    /// contention factor a finite number >= 0.
     pub fn load(path: &Path) -> Result<CostModel, CostError> {
         let text = std::fs::read_to_string(path).map_err(|source| CostError::Read { path: path.into(), source })?;
         Self::parse(&text, path)
@@ -160,6 +206,7 @@ impl CostModel {
         }
     }
 
+    /// Writes the model to `path` as JSON, through a temporary file and a rename.
     pub fn save(&self, path: &Path) -> Result<(), CostError> {
         let text = serde_json::to_string_pretty(self).expect("a model serialises");
         crate::support::write_atomic(path, text.as_bytes())
@@ -193,6 +240,7 @@ impl CostSpec {
         if arg == "states" { Ok(CostSpec::States) } else { CostModel::load(Path::new(arg)).map(CostSpec::Model) }
     }
 
+    /// The cost of a job with features `f`: its states, or the model's nanoseconds.
     pub fn cost(&self, f: JobFeatures) -> u64 {
         match self {
             CostSpec::States => f.states,

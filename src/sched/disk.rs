@@ -33,6 +33,7 @@ impl DiskUse {
         self.now
     }
 
+    /// The most bytes there ever were in the store.
     pub fn peak(&self) -> u64 {
         self.peak
     }

@@ -19,6 +19,8 @@ use crate::support::choice;
 /// One job: a partition, or a piece of one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Job {
+    /// Unique within the graph; the schemes name a job after its partition, and piece i of it
+    /// `<name>_<i>`.
     pub name: String,
     /// Ticks (states for `--cost states`, nanoseconds for a cost model).
     pub cost: u64,
@@ -30,30 +32,96 @@ pub struct Job {
     pub deps: Vec<String>,
 }
 
+/// Why a graph is not valid, or could not be read or written. `line` is the line of the job
+/// concerned in its file (numbered from 1; for a graph built in memory, the job's index + 1).
 #[derive(Debug, thiserror::Error)]
 pub enum GraphError {
+    /// The graph has no jobs (or the file only blank lines and comments).
     #[error("the graph has no jobs")]
     Empty,
+    /// Two jobs have the same name.
     #[error("line {line}: job '{name}' is defined twice (first on line {first})")]
-    Duplicate { line: usize, first: usize, name: String },
+    Duplicate {
+        /// Where the second one is.
+        line: usize,
+        /// Where the first one is.
+        first: usize,
+        /// The name.
+        name: String,
+    },
+    /// A job names a job the graph does not have (as a dependency, or in the thesis's format
+    /// as a job that needs it).
     #[error("line {line}: job '{job}' names '{dep}', which is not a job of the graph")]
-    Unknown { line: usize, job: String, dep: String },
+    Unknown {
+        /// Where the job is.
+        line: usize,
+        /// The job that names it.
+        job: String,
+        /// The unknown name.
+        dep: String,
+    },
+    /// A job needs itself.
     #[error("line {line}: job '{job}' needs itself")]
-    SelfLoop { line: usize, job: String },
+    SelfLoop {
+        /// Where the job is.
+        line: usize,
+        /// The job.
+        job: String,
+    },
+    /// The dependencies go round in a cycle.
     #[error("line {line}: the graph has a cycle: {}", cycle.join(" -> "))]
-    Cycle { line: usize, cycle: Vec<String> },
+    Cycle {
+        /// Where the cycle's first job is.
+        line: usize,
+        /// The jobs of the cycle, each needed by the next, the first repeated at the end.
+        cycle: Vec<String>,
+    },
+    /// The CSV header lacks this column.
     #[error("missing column '{0}': the header must name the columns name,cost,states,bytes,deps")]
     MissingColumn(&'static str),
+    /// A cost, states or bytes value is not a non-negative integer.
     #[error("line {line}: {column} '{value}' is not a non-negative integer")]
-    BadNumber { line: usize, column: &'static str, value: String },
+    BadNumber {
+        /// Where it is.
+        line: usize,
+        /// Its column (or attribute, in the thesis's format).
+        column: &'static str,
+        /// The text found.
+        value: String,
+    },
+    /// A line is malformed: a bad job name, a line without `::` in the thesis's format, an
+    /// unknown attribute, a missing cost, or a CSV error.
     #[error("line {line}: {message}")]
-    Syntax { line: usize, message: String },
+    Syntax {
+        /// Where it is (0 where the CSV reader gives no position).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The graph file could not be read.
     #[error("cannot read graph file '{path}': {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The graph file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The graph file could not be written.
     #[error("cannot write graph file '{path}': {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The graph file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// An error in a graph file read with [`Graph::read`], with the file's name.
     #[error("graph file '{path}': {source}")]
-    InFile { path: PathBuf, source: Box<GraphError> },
+    InFile {
+        /// The graph file.
+        path: PathBuf,
+        /// The error in it.
+        source: Box<GraphError>,
+    },
 }
 
 choice! {
@@ -71,6 +139,7 @@ choice! {
 /// file's order); `needs`/`needed_by` are the same edges as indices, in compressed rows.
 #[derive(Clone, Debug)]
 pub struct Graph {
+    /// The jobs, in file order; a job's index is its position here.
     pub jobs: Vec<Job>,
     needs_start: Vec<u32>,
     needs: Vec<u32>,
@@ -142,10 +211,12 @@ impl Graph {
         Ok(g)
     }
 
+    /// Number of jobs.
     pub fn len(&self) -> usize {
         self.jobs.len()
     }
 
+    /// Whether it has no jobs (never, for a validated graph).
     pub fn is_empty(&self) -> bool {
         self.jobs.is_empty()
     }
@@ -269,6 +340,7 @@ impl Graph {
             .map_err(|source| GraphError::Write { path: path.into(), source })
     }
 
+    /// The graph as the text of a file in `format`.
     pub fn to_text(&self, format: Format) -> String {
         match format {
             Format::Csv => self.to_csv(),

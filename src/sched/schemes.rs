@@ -21,6 +21,7 @@ use super::graph::{Graph, Job};
 
 choice! {
     "scheme",
+    /// How a solve is cut into jobs.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
     #[serde(rename_all = "lowercase")]
     pub enum Scheme {
@@ -69,23 +70,34 @@ choice! {
 /// min(max_pieces, ceil(states / threshold)) pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Split {
+    /// States above which a job is split (at least 1).
     pub threshold: u64,
+    /// Most pieces a job is split into (at least 1).
     pub max_pieces: u32,
+    /// What each piece needs.
     pub deps: PieceDeps,
 }
 
+/// Why a graph could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemeError {
+    /// Quadrants were asked of a board that is not square with an even side.
     #[error("the quadrants scheme needs a square board with an even side (2x2, 4x4), not {0}")]
     NotEvenSquare(Board),
+    /// Quadrants were asked from a position with lines drawn.
     #[error("the quadrants scheme starts from the empty board; give a board without a position")]
     QuadrantsFromPosition,
+    /// Fine piece dependencies were asked of the quadrants scheme.
     #[error("fine piece dependencies need --scheme orbits (quadrant pieces are not laid out by rows)")]
     FineNeedsOrbits,
+    /// A split with a threshold or a piece count of 0.
     #[error("--split must be at least 1 state and --max-pieces at least 1")]
     BadSplit,
+    /// An option (the first string) was given to a scheme other than the one it applies to
+    /// (the second).
     #[error("{0} applies only to --scheme {1}")]
     Option(&'static str, &'static str),
+    /// The orbits scheme's space could not be built (e.g. a bad group count).
     #[error(transparent)]
     Space(#[from] SpaceError),
 }
@@ -380,6 +392,7 @@ fn key_position(keys: &[PartitionKey], key: &PartitionKey) -> usize {
 /// Everything `dab graph` needs to build a graph.
 #[derive(Clone, Debug)]
 pub struct GraphSpec {
+    /// How the solve is cut into jobs.
     pub scheme: Scheme,
     /// The root position (quadrants: the empty board).
     pub root: crate::game::Position,
@@ -387,11 +400,15 @@ pub struct GraphSpec {
     pub groups: Option<usize>,
     /// Quadrants: which partitions are one job (None: rot4, the exact one).
     pub symmetry: Option<QuadrantSymmetry>,
+    /// How each job is costed.
     pub cost: CostSpec,
+    /// How large jobs are split into pieces (None: not at all).
     pub split: Option<Split>,
 }
 
 impl GraphSpec {
+    /// Builds the graph. Refuses an option of the other scheme, and quadrants from a position
+    /// with lines drawn.
     pub fn build(&self) -> Result<Graph, SchemeError> {
         match self.scheme {
             Scheme::Orbits => {

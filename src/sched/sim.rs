@@ -29,7 +29,9 @@ use super::memory::Residency;
 /// Processors: a number, or as many as the graph can use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Procs {
+    /// This many processors (at least 1).
     Limited(u32),
+    /// As many as the graph can keep busy at once.
     Unlimited,
 }
 
@@ -56,6 +58,8 @@ impl Serialize for Procs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcsList(pub Vec<Procs>);
 
+/// A processor list that is not valid (an item that is not a count >= 1, `A..B` with A <= B or
+/// `unlimited`); holds the text given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "processor list '{0}' is not valid: give counts >= 1 as N, A..B or 'unlimited', separated by commas (e.g. 1..150 or 1,2,4,8)"
@@ -104,8 +108,10 @@ choice! {
     }
 }
 
+/// How a graph is simulated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimOptions {
+    /// Which ready job starts first.
     pub policy: Policy,
     /// Ticks added to every job (dispatch latency).
     pub overhead: u64,
@@ -125,20 +131,32 @@ impl Default for SimOptions {
     }
 }
 
+/// Why a simulation cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SimError {
+    /// The bandwidth is 0 bytes per tick.
     #[error("--bandwidth must be at least 1 byte per tick")]
     ZeroBandwidth,
+    /// A ready job does not fit under the memory limit even with no job running.
     #[error(
         "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
     )]
-    MemLimit { limit: u64, job: String, needs: u64 },
+    MemLimit {
+        /// The memory limit, in bytes.
+        limit: u64,
+        /// The job that cannot start.
+        job: String,
+        /// Bytes it needs resident at once: its output and every input.
+        needs: u64,
+    },
 }
 
 /// One line of a sweep.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepRow {
+    /// Processors simulated.
     pub procs: Procs,
+    /// Ticks until the last job ends.
     pub makespan: u64,
     /// Sum of durations.
     pub work: u64,
@@ -157,16 +175,22 @@ pub struct SweepRow {
     pub efficiency: f64,
     /// Processors busy on average over the makespan.
     pub avg_busy: f64,
+    /// Most processors busy at once.
     pub max_busy: u32,
+    /// Most bytes of job values resident at once.
     pub peak_memory: u64,
 }
 
 /// A job's run in a recorded simulation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Span {
+    /// The job's index in the graph.
     pub job: u32,
+    /// The processor it ran on: ids from 0, the lowest free one first.
     pub proc: u32,
+    /// Tick it started.
     pub start: u64,
+    /// Tick it ended: its start plus its duration and the time to read back evicted inputs.
     pub end: u64,
 }
 
@@ -174,8 +198,11 @@ pub struct Span {
 /// `(time, busy from then on)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
+    /// Its sweep line.
     pub row: SweepRow,
+    /// Every job's span, in the order jobs started (empty unless recorded).
     pub spans: Vec<Span>,
+    /// `(tick, processors busy from then on)` at every change (empty unless recorded).
     pub busy: Vec<(u64, u32)>,
 }
 
@@ -211,6 +238,8 @@ fn cuts(level: &[u64], duration: &[u64]) -> Vec<(u64, u64)> {
 }
 
 impl<'g> Simulator<'g> {
+    /// Computes the durations, bounds and priorities of `graph` under `opts`; refuses a
+    /// bandwidth of 0.
     pub fn new(graph: &'g Graph, opts: SimOptions) -> Result<Simulator<'g>, SimError> {
         if opts.bandwidth == Some(0) {
             return Err(SimError::ZeroBandwidth);
@@ -237,10 +266,12 @@ impl<'g> Simulator<'g> {
         Ok(Simulator { graph, opts, work: duration.iter().sum(), duration, priority, critical_path, level_cuts })
     }
 
+    /// Sum of the job durations, in ticks.
     pub fn work(&self) -> u64 {
         self.work
     }
 
+    /// Longest path of job durations, in ticks.
     pub fn critical_path(&self) -> u64 {
         self.critical_path
     }
@@ -438,6 +469,105 @@ impl<'s, 'g> Replay<'s, 'g> {
             self.missing[k as usize] -= 1;
             if self.missing[k as usize] == 0 {
                 self.make_ready(k);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::graph::Job;
+
+    fn job(name: &str, cost: u64, deps: &[&str]) -> Job {
+        Job { name: name.into(), cost, states: cost, bytes: cost, deps: deps.iter().map(|d| d.to_string()).collect() }
+    }
+
+    /// a -> {b, c} -> d, and a separate chain e -> f: work 17, critical path a, c, d = 9.
+    fn diamond_and_chain() -> Graph {
+        Graph::new(
+            vec![
+                job("a", 3, &[]),
+                job("b", 2, &["a"]),
+                job("c", 5, &["a"]),
+                job("d", 1, &["b", "c"]),
+                job("e", 4, &[]),
+                job("f", 2, &["e"]),
+            ],
+            None,
+        )
+        .unwrap()
+    }
+
+    const POLICIES: [Policy; 3] = [Policy::Fifo, Policy::Cp, Policy::Largest];
+
+    fn makespan(g: &Graph, policy: Policy, procs: Procs) -> u64 {
+        Simulator::new(g, SimOptions { policy, ..Default::default() }).unwrap().run(procs, false).unwrap().row.makespan
+    }
+
+    #[test]
+    fn one_processor_makespan_is_the_sum_of_job_costs() {
+        let g = diamond_and_chain();
+        for policy in POLICIES {
+            assert_eq!(makespan(&g, policy, Procs::Limited(1)), 17, "{policy}");
+        }
+    }
+
+    #[test]
+    fn unlimited_processors_makespan_is_the_critical_path() {
+        let g = diamond_and_chain();
+        assert_eq!(g.critical_path(), 9);
+        for policy in POLICIES {
+            assert_eq!(makespan(&g, policy, Procs::Unlimited), 9, "{policy}");
+        }
+    }
+
+    #[test]
+    fn makespan_never_falls_below_work_over_p_or_the_critical_path() {
+        let g = diamond_and_chain();
+        let (work, cp) = (g.work(), g.critical_path());
+        for policy in POLICIES {
+            for p in 1..=6u32 {
+                let m = makespan(&g, policy, Procs::Limited(p));
+                assert!(m * p as u64 >= work, "{policy} P={p}: makespan {m} < {work}/{p}");
+                assert!(m >= cp, "{policy} P={p}: makespan {m} < critical path {cp}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_runs_give_identical_spans() {
+        let g = diamond_and_chain();
+        for policy in POLICIES {
+            let sim = Simulator::new(&g, SimOptions { policy, ..Default::default() }).unwrap();
+            for p in [Procs::Limited(1), Procs::Limited(2), Procs::Limited(3), Procs::Unlimited] {
+                let (a, b) = (sim.run(p, true).unwrap(), sim.run(p, true).unwrap());
+                assert_eq!(a.spans.len(), g.len());
+                assert_eq!(a, b, "{policy} P={p}");
+                // A fresh simulator of the same graph and options agrees too.
+                let c = Simulator::new(&g, SimOptions { policy, ..Default::default() }).unwrap().run(p, true).unwrap();
+                assert_eq!(a, c, "{policy} P={p}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_job_starts_only_after_every_job_it_needs_has_ended() {
+        let g = diamond_and_chain();
+        for policy in POLICIES {
+            let sim = Simulator::new(&g, SimOptions { policy, ..Default::default() }).unwrap();
+            let run = sim.run(Procs::Limited(2), true).unwrap();
+            let mut end = vec![0; g.len()];
+            let mut start = vec![0; g.len()];
+            for s in &run.spans {
+                (start[s.job as usize], end[s.job as usize]) = (s.start, s.end);
+                assert_eq!(s.end - s.start, g.jobs[s.job as usize].cost);
+            }
+            for (i, &started) in start.iter().enumerate() {
+                for &k in g.needs(i) {
+                    let (job, dep) = (&g.jobs[i].name, &g.jobs[k as usize].name);
+                    assert!(started >= end[k as usize], "{policy}: {job} starts before {dep} ends");
+                }
             }
         }
     }

@@ -36,6 +36,7 @@ impl InnerMove {
 /// multiple of `len`). A partition in one piece is a plain slice; a partition computed in
 /// pieces (row ranges) is [`Pieces`].
 pub trait Rows: Sync {
+    /// The `len` values from value index `base` of the partition.
     fn row(&self, base: usize, len: usize) -> &[Value];
 }
 
@@ -91,6 +92,7 @@ pub struct Kernel<'a> {
 }
 
 impl<'a> Kernel<'a> {
+    /// Builds the inner group's move tables, box masks and symmetry rank maps for `space`.
     pub fn new(space: &'a Space) -> Kernel<'a> {
         let inner = space.groups.len().saturating_sub(1);
         let g = &space.groups[inner];
@@ -286,5 +288,164 @@ fn apply_row_mapped(best: &mut [Value], succ: &[Value], map: &[u32], cfgs: &[u32
         let n = ((cfg & m0) == m0) as i8 + ((cfg & m1) == m1) as i8;
         let s = succ[r as usize];
         *b = (*b).max(if n > 0 { s + n } else { -s });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Board, LineSet, Position};
+    use crate::solver::{Dense, SolveOptions, minimax, solve_in_order};
+
+    /// Small spaces with every kind of grouping: one group (the inner group canonical), two or
+    /// three (outer moves through symmetry rank maps), and a root with lines drawn (a smaller
+    /// symmetry group, no interchangeable pair on a finished side).
+    fn spaces() -> Vec<Space> {
+        let mut roots: Vec<Position> =
+            ["2x2", "1x3", "2x3"].iter().map(|b| Position::empty(b.parse().unwrap())).collect();
+        let b: Board = "2x3".parse().unwrap();
+        roots.push(Position { board: b, drawn: LineSet::EMPTY.with(b.h(0, 1)).with(b.v(1, 0)) });
+        let mut out = Vec::new();
+        for root in roots {
+            for groups in [None, Some(1), Some(2), Some(3)] {
+                if let Ok(space) = Space::new(root, groups) {
+                    out.push(space);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every partition of `space`, computed whole by the in-order solve, by [`Space::key_index`].
+    fn tables(space: &Space) -> Vec<Vec<Value>> {
+        let opts = SolveOptions { groups: Some(space.groups.len()), keep_all: true, ..Default::default() };
+        solve_in_order(space.root, opts).unwrap().tables.unwrap()
+    }
+
+    /// The successors of `key` as the kernel reads them (empty where a group is full).
+    fn successors<'t>(space: &Space, key: &PartitionKey, tables: &'t [Vec<Value>]) -> Vec<&'t [Value]> {
+        (0..key.groups())
+            .map(|g| {
+                if (key.counts()[g] as u32) < space.groups[g].size {
+                    tables[space.key_index(&key.plus(g))].as_slice()
+                } else {
+                    &[][..]
+                }
+            })
+            .collect()
+    }
+
+    fn what(space: &Space, key: &PartitionKey) -> String {
+        format!("{} root {} groups {} key {key}", space.board(), space.root.to_line_string(), space.groups.len())
+    }
+
+    #[test]
+    fn every_stored_value_of_a_small_board_equals_the_dense_twin() {
+        for space in spaces() {
+            let dense = Dense::solve(space.root).unwrap();
+            let tables = tables(&space);
+            for key in space.keys() {
+                for (i, &v) in tables[space.key_index(&key)].iter().enumerate() {
+                    let pos = space.position_of(space.state_at(&key, i));
+                    assert_eq!(v, dense.value(pos.drawn), "{} index {i}", what(&space, &key));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_partition_computed_from_the_dense_twin_s_successors_equals_the_dense_twin() {
+        // The kernel alone: its inputs are exact, so no error can come from another partition.
+        for space in spaces() {
+            let dense = Dense::solve(space.root).unwrap();
+            let mut exact: Vec<Vec<Value>> = vec![Vec::new(); space.key_count()];
+            for key in space.keys() {
+                exact[space.key_index(&key)] = (0..space.partition_len(&key))
+                    .map(|i| dense.value(space.position_of(space.state_at(&key, i)).drawn))
+                    .collect();
+            }
+            let kernel = Kernel::new(&space);
+            for key in space.keys() {
+                let mut out = vec![Value::MIN; space.partition_len(&key)];
+                kernel.compute(&key, &successors(&space, &key, &exact), &mut out, 0);
+                assert_eq!(out, exact[space.key_index(&key)], "{}", what(&space, &key));
+            }
+        }
+    }
+
+    #[test]
+    fn minimax_agrees_with_every_stored_value_of_1x3() {
+        let space = Space::new(Position::empty("1x3".parse().unwrap()), Some(2)).unwrap();
+        let tables = tables(&space);
+        for key in space.keys() {
+            for (i, &v) in tables[space.key_index(&key)].iter().enumerate() {
+                let pos = space.position_of(space.state_at(&key, i));
+                assert_eq!(v, minimax(pos).unwrap(), "{} index {i}", what(&space, &key));
+            }
+        }
+    }
+
+    #[test]
+    fn a_partition_computed_in_two_row_ranges_equals_the_partition_computed_whole() {
+        for space in spaces() {
+            let tables = tables(&space);
+            let kernel = Kernel::new(&space);
+            for key in space.keys() {
+                let (rows, row_len) = kernel.shape(&key);
+                assert_eq!(rows * row_len, space.partition_len(&key), "{}", what(&space, &key));
+                let succ = successors(&space, &key, &tables);
+                let mut whole = vec![0 as Value; rows * row_len];
+                kernel.compute(&key, &succ, &mut whole, 0);
+                assert_eq!(whole, tables[space.key_index(&key)], "{}", what(&space, &key));
+                for cut in 1..rows {
+                    let mut parts = vec![Value::MIN; rows * row_len];
+                    let (low, high) = parts.split_at_mut(cut * row_len);
+                    kernel.compute(&key, &succ, low, 0);
+                    kernel.compute(&key, &succ, high, cut);
+                    assert_eq!(parts, whole, "{} cut at row {cut}", what(&space, &key));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn successors_read_in_pieces_give_the_same_values_as_whole_successors() {
+        for space in spaces() {
+            let tables = tables(&space);
+            let kernel = Kernel::new(&space);
+            for key in space.keys() {
+                let succ = successors(&space, &key, &tables);
+                // Each successor cut at its middle row into two pieces.
+                let pieces: Vec<Pieces> = (0..key.groups())
+                    .map(|g| {
+                        if succ[g].is_empty() {
+                            return Pieces::new(Vec::new(), Vec::new());
+                        }
+                        let (rows, row_len) = kernel.shape(&key.plus(g));
+                        let at = rows / 2 * row_len;
+                        Pieces::new(vec![0, at], vec![&succ[g][..at], &succ[g][at..]])
+                    })
+                    .collect();
+                let (rows, row_len) = kernel.shape(&key);
+                let mut from_slices = vec![0 as Value; rows * row_len];
+                let mut from_pieces = vec![Value::MIN; rows * row_len];
+                kernel.compute(&key, &succ, &mut from_slices, 0);
+                kernel.compute(&key, &pieces, &mut from_pieces, 0);
+                assert_eq!(from_pieces, from_slices, "{}", what(&space, &key));
+            }
+        }
+    }
+
+    #[test]
+    fn the_full_board_partition_is_worth_zero_everywhere() {
+        for space in spaces() {
+            let kernel = Kernel::new(&space);
+            let full = space.keys()[0];
+            assert_eq!(full.total(), space.free());
+            let mut out = vec![Value::MIN; space.partition_len(&full)];
+            let none: Vec<&[Value]> = vec![&[][..]; full.groups()];
+            kernel.compute(&full, &none, &mut out, 0);
+            assert!(out.iter().all(|&v| v == 0), "{}", what(&space, &full));
+        }
     }
 }

@@ -14,15 +14,19 @@ pub struct PartitionKey {
     counts: [u8; MAX_GROUPS],
 }
 
+/// Why a partition key's text was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
+    /// A part between dashes is empty, not decimal digits, or over 255; holds the text.
     #[error("partition key '{0}' is not a list of line counts separated by '-' (e.g. 4-3-4-2)")]
     Syntax(String),
+    /// The text has more than 16 dash-separated parts; holds the text.
     #[error("partition key '{0}' has more than {MAX_GROUPS} groups")]
     TooManyGroups(String),
 }
 
 impl PartitionKey {
+    /// The key with these per-group counts, group 0 first; panics on more than 16 groups.
     pub fn new(counts: &[u8]) -> PartitionKey {
         assert!(counts.len() <= MAX_GROUPS, "at most {MAX_GROUPS} groups");
         let mut c = [0u8; MAX_GROUPS];
@@ -30,10 +34,12 @@ impl PartitionKey {
         PartitionKey { len: counts.len() as u8, counts: c }
     }
 
+    /// Drawn lines in each group, group 0 first.
     pub fn counts(&self) -> &[u8] {
         &self.counts[..self.len as usize]
     }
 
+    /// Number of groups.
     pub fn groups(&self) -> usize {
         self.len as usize
     }

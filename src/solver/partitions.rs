@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::space::Space;
 
+/// One group of a space as the listing shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupInfo {
     /// Lines in the group.
@@ -13,6 +14,7 @@ pub struct GroupInfo {
     pub lines: Vec<String>,
 }
 
+/// One partition: its size and the partitions it needs before it can be computed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionInfo {
     /// The partition key (`4-3-4-2`).
@@ -27,16 +29,20 @@ pub struct PartitionInfo {
     pub deps: Vec<String>,
 }
 
+/// Every partition of a space, with its groups: what the simulator and the planner read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionList {
+    /// The board size (`3x4`).
     pub board: String,
     /// The root position as a line string.
     pub root: String,
+    /// The space's groups, group 0 first.
     pub groups: Vec<GroupInfo>,
     /// In the order a whole solve computes them (the full board first).
     pub partitions: Vec<PartitionInfo>,
 }
 
+/// The listing of a space; no partitions when the root has no undrawn lines.
 pub fn list(space: &Space) -> PartitionList {
     let board = space.board();
     let groups = space

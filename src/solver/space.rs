@@ -24,26 +24,50 @@ pub(super) const MAX_GROUP_LINES: usize = 20;
 /// Rank of a configuration that is not stored.
 const NOT_STORED: u32 = u32::MAX;
 
+/// Why a space could not be built with the number of groups asked for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpaceError {
+    /// Zero groups were asked for a root with undrawn lines.
     #[error("--groups must be at least 1")]
     ZeroGroups,
+    /// More groups were asked for than there are blocks (orbits and classes) to put in them.
     #[error(
         "--groups {asked} is too many: this position's {lines} undrawn lines form only {blocks} blocks (orbits of symmetric or interchangeable lines) that can be split into groups"
     )]
-    TooManyGroups { asked: usize, blocks: usize, lines: usize },
+    TooManyGroups {
+        /// Groups asked for.
+        asked: usize,
+        /// Blocks the root's undrawn lines form: the most groups possible.
+        blocks: usize,
+        /// Undrawn lines of the root.
+        lines: usize,
+    },
+    /// More than 16 groups were asked for.
     #[error("--groups {asked} is too many: at most {MAX_GROUPS} groups")]
-    AboveMax { asked: usize },
+    AboveMax {
+        /// Groups asked for.
+        asked: usize,
+    },
+    /// Some group would have more than 20 lines, too many for its 2^size tables.
     #[error(
         "--groups {asked} puts {size} lines in one group; at most {MAX_GROUP_LINES} are allowed, so use at least {suggest} groups"
     )]
-    GroupTooLarge { asked: usize, size: usize, suggest: usize },
+    GroupTooLarge {
+        /// Groups asked for (or chosen).
+        asked: usize,
+        /// Lines in the largest group.
+        size: usize,
+        /// Fewest groups, from `asked` up, whose largest has at most 20 lines (else the number of blocks).
+        suggest: usize,
+    },
 }
 
 /// One group of lines with its tables. Local bit j is internal line `offset + j`.
 #[derive(Debug, Clone)]
 pub struct Group {
+    /// Internal line of the group's local bit 0.
     pub offset: u32,
+    /// Lines in the group.
     pub size: u32,
     /// Stored configurations are the orbit-least ones (group 0 when the root has symmetries).
     pub canonical: bool,
@@ -59,6 +83,7 @@ pub struct Group {
 }
 
 impl Group {
+    /// Stored configurations with `c` lines drawn.
     pub fn count(&self, c: usize) -> usize {
         self.configs[c].len()
     }
@@ -87,12 +112,15 @@ pub struct LineBoxes {
 /// The state space of a root position, grouped into partitions.
 #[derive(Debug, Clone)]
 pub struct Space {
+    /// The position the space starts from: `State(0)`.
     pub root: Position,
     /// `lines[i]`: the external line of internal line i.
     pub lines: Vec<Line>,
+    /// The groups, in internal line order; a partition key has one count per group.
     pub groups: Vec<Group>,
     /// Symmetries that fix the root, identity excluded, as internal permutations.
     pub syms: Vec<Vec<u8>>,
+    /// Per internal line, the boxes it borders, for counting the boxes a move completes.
     pub boxes: Vec<LineBoxes>,
     /// `class_prev[i]`: the bit of the line before i in its class (0 if i is first). Line i is a
     /// move in state s iff it is undrawn and `s & class_prev[i] == class_prev[i]`.
@@ -274,6 +302,7 @@ impl Space {
         Ok(Space { root, lines, groups, syms, boxes, class_prev, line_group })
     }
 
+    /// The root's board.
     pub fn board(&self) -> Board {
         self.root.board
     }
@@ -312,6 +341,7 @@ impl Space {
         key.counts().iter().zip(&self.groups).fold(0, |acc, (&c, g)| acc * (g.size as usize + 1) + c as usize)
     }
 
+    /// Number of partition keys, the range of [`Space::key_index`]: the product over groups of (lines + 1).
     pub fn key_count(&self) -> usize {
         self.groups.iter().map(|g| g.size as usize + 1).product()
     }

@@ -13,21 +13,34 @@ pub(super) const DENSE_MAX_FREE: usize = 32;
 /// Most undrawn lines the minimax twin takes.
 pub(super) const MINIMAX_MAX_FREE: usize = 24;
 
+/// Why a twin refused a position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TwinError {
     #[error("the position has {free} undrawn lines; the {twin} twin takes at most {max}")]
-    TooLarge { twin: &'static str, free: usize, max: usize },
+    /// The position has more undrawn lines than the twin can afford (32 dense, 24 minimax).
+    TooLarge {
+        /// Which twin: `dense` or `minimax`.
+        twin: &'static str,
+        /// Undrawn lines of the position.
+        free: usize,
+        /// Most undrawn lines that twin takes.
+        max: usize,
+    },
 }
 
 /// Values of every subset of a root's undrawn lines. State bit i = `free[i]` drawn, with the
 /// undrawn lines in the external order.
 pub struct Dense {
+    /// The position solved.
     pub root: Position,
+    /// The root's undrawn lines, increasing: state bit i is `free[i]`.
     pub free: Vec<Line>,
+    /// Value of every state, indexed by state (2^k bytes).
     pub values: Vec<Value>,
 }
 
 impl Dense {
+    /// Solves every subset of the root's undrawn lines, most lines first; refused above 32 undrawn lines.
     pub fn solve(root: Position) -> Result<Dense, TwinError> {
         let free: Vec<Line> = root.undrawn().iter().collect();
         let k = free.len();

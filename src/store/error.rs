@@ -2,18 +2,53 @@
 
 use std::path::PathBuf;
 
+/// Why a store operation failed; every variant names the folder or file.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The store folder of a space could not be created.
     #[error("cannot create store folder '{path}': {source}")]
-    Folder { path: PathBuf, source: std::io::Error },
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// Another run holds the folder's lock (alone, or shared by cluster tasks when this run wants it alone).
     #[error("store '{path}' is in use by another run (its lock is held)")]
-    Locked { path: PathBuf },
+    Locked {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The lock file could not be opened or locked for a reason other than another run holding it.
     #[error("cannot lock store '{path}': {source}")]
-    Lock { path: PathBuf, source: std::io::Error },
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A file could not be written, flushed to disk, renamed into place or removed.
     #[error("cannot write '{path}': {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A file or folder could not be read, or (opening a reader) the store holds no such solve.
     #[error("cannot read '{path}': {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The file or folder.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A file failed a check: magic, format, length, checksum, or a header other than expected.
     #[error("'{path}' is damaged: {reason}")]
-    Damaged { path: PathBuf, reason: String },
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// Which check failed, and how.
+        reason: String,
+    },
 }

@@ -89,6 +89,7 @@ impl Store {
         })
     }
 
+    /// The space's folder inside the store.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -85,3 +85,103 @@ pub(crate) fn read_header(path: &Path) -> Result<Header, StoreError> {
     f.read_exact(&mut json).map_err(|_| damaged("unreadable header (truncated?)"))?;
     serde_json::from_slice(&json).map_err(|_| damaged("unreadable header"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Position;
+    use crate::solver::{Kernel, Layout, Space};
+    use crate::store::Store;
+
+    /// A file laid out by hand: magic, format (u32 LE), header length (u32 LE), JSON header,
+    /// values, CRC-32 of all before it (u32 LE).
+    fn by_hand(format: u32, header: &Header, values: &[Value]) -> Vec<u8> {
+        let json = serde_json::to_vec(header).unwrap();
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&format.to_le_bytes());
+        bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&json);
+        bytes.extend(values.iter().map(|&v| v as u8));
+        let crc = crc32fast::hash(&bytes);
+        bytes.extend_from_slice(&crc.to_le_bytes());
+        bytes
+    }
+
+    /// A file written by [`Store::write`] under the layout of a 2x2 partition's second row
+    /// (the values, at least 256, take every byte value, negative ones included), with the
+    /// header it must carry and the values.
+    fn written() -> (Vec<u8>, Header, Vec<Value>) {
+        let dir = tempfile::tempdir().unwrap();
+        let space = Space::new(Position::empty("2x2".parse().unwrap()), Some(2)).unwrap();
+        let kernel = Kernel::new(&space);
+        let key = *space.keys().iter().find(|k| kernel.shape(k).0 >= 2).expect("a partition of two rows");
+        let (_, row_len) = kernel.shape(&key);
+        let layout = Layout { key, first_row: 1, rows: 1 };
+        let values: Vec<Value> = (0..row_len.max(256)).map(|i| (i * 37 % 256) as u8 as Value).collect();
+        let store = Store::open(dir.path(), &space).unwrap();
+        store.write("job", &layout, &values).unwrap();
+        let bytes = std::fs::read(store.path("job")).unwrap();
+        let header = Header {
+            board: "2x2".into(),
+            root: space.root.to_line_string(),
+            groups: 2,
+            key: key.to_string(),
+            first_row: 1,
+            rows: 1,
+            positions: values.len() as u64,
+            encoding: ENCODING.into(),
+        };
+        (bytes, header, values)
+    }
+
+    #[test]
+    fn a_written_file_parses_back_to_the_same_header_and_values() {
+        let (bytes, header, values) = written();
+        assert_eq!(bytes, by_hand(STORE_FORMAT, &header, &values), "the layout on disk");
+        assert_eq!(parse(bytes).unwrap(), (header, values));
+    }
+
+    #[test]
+    fn one_flipped_byte_anywhere_is_refused_by_the_checksum_or_in_the_magic() {
+        let (bytes, _, _) = written();
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0xff;
+            let err = parse(bad).unwrap_err();
+            let want = if i < MAGIC.len() {
+                "not a dab store file (no magic)"
+            } else {
+                "checksum mismatch (a byte has changed)"
+            };
+            assert_eq!(err, want, "byte {i}");
+        }
+    }
+
+    #[test]
+    fn a_truncated_or_extended_file_is_refused_with_its_length() {
+        let (bytes, _, _) = written();
+        let total = bytes.len();
+        let header_end = 16 + u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        for cut in header_end..total {
+            let err = parse(bytes[..cut].to_vec()).unwrap_err();
+            assert_eq!(err, format!("{cut} bytes where {total} were expected (truncated or extended)"));
+        }
+        // Cut inside the header, nothing says how long the file should be, but it is refused.
+        for cut in 0..header_end {
+            assert!(parse(bytes[..cut].to_vec()).is_err(), "cut at {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        let err = parse(longer).unwrap_err();
+        assert_eq!(err, format!("{} bytes where {total} were expected (truncated or extended)", total + 1));
+    }
+
+    #[test]
+    fn a_wrong_format_number_is_refused_even_with_a_good_checksum() {
+        let (_, header, values) = written();
+        for format in [0, STORE_FORMAT + 1, u32::MAX] {
+            let err = parse(by_hand(format, &header, &values)).unwrap_err();
+            assert_eq!(err, format!("store format {format}, this dab reads {STORE_FORMAT}"));
+        }
+    }
+}

@@ -78,10 +78,12 @@ impl Reader {
         Ok(Reader { dir, space, files })
     }
 
+    /// The empty board's space the folder holds, with its grouping.
     pub fn space(&self) -> &Space {
         &self.space
     }
 
+    /// The folder read.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -16,7 +16,9 @@ use super::reader::{Index, index};
 /// What `dab verify` found.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Verification {
+    /// Store files checked.
     pub files: usize,
+    /// Positions in the files that passed every check.
     pub positions: u64,
     /// Files that failed a check, with the reason.
     pub damaged: Vec<(PathBuf, String)>,
@@ -74,6 +76,7 @@ fn store_files(base: &Path) -> Result<Vec<PathBuf>, StoreError> {
 /// The outcome of recomputing one file.
 #[derive(Clone, Debug, Serialize)]
 pub struct Recomputed {
+    /// The file recomputed.
     pub file: PathBuf,
     /// `same`, `different`, or why it could not be recomputed.
     pub outcome: String,

@@ -35,7 +35,12 @@ macro_rules! choice {
     ) => {
         $(#[$meta])*
         $vis enum $name {
-            $( $(#[doc = $doc])* $variant, )+
+            $(
+                $(#[doc = $doc])*
+                #[doc = ""]
+                #[doc = concat!("Chosen by the name `", $text, "`.")]
+                $variant,
+            )+
         }
 
         impl $crate::support::Choice for $name {

@@ -200,15 +200,15 @@ fn run_suite(args: BenchArgs) -> CliResult {
         for r in crate::cli::bench::run::runs(b, &[1, all], &opts, args.repeats, &dir)? {
             println!(
                 "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.1}% {:>9.1}% {:>7.1}% {:>8}",
-                r.board,
-                r.threads,
+                r.comparison.board,
+                r.comparison.threads,
                 r.plan,
-                r.jobs,
-                r.predicted_seconds,
-                r.actual_seconds,
-                100.0 * r.error,
-                100.0 * r.job_error_median,
-                100.0 * r.job_error_p90,
+                r.comparison.jobs,
+                r.comparison.predicted_seconds,
+                r.comparison.actual_seconds,
+                100.0 * r.comparison.error,
+                100.0 * r.comparison.job_error_median,
+                100.0 * r.comparison.job_error_p90,
                 r.speedup.map_or(String::new(), |s| format!("{s:.2}x"))
             );
             rows.push(r);

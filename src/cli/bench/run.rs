@@ -3,11 +3,13 @@
 //! right.
 
 use serde::Serialize;
+use serde::ser::SerializeStruct;
 
 use dab::exec::execute;
 use dab::game::Position;
 use dab::pipeline::RunError;
 use dab::plan::{PlanOptions, PlannerError};
+use dab::report::Comparison;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunBenchError {
@@ -17,21 +19,37 @@ pub enum RunBenchError {
     Run(#[from] RunError),
 }
 
-/// One board at one thread count: the chosen plan's prediction against its run.
-#[derive(Clone, Debug, Serialize)]
+/// One board at one thread count: the chosen plan's prediction against its run, as `dab
+/// compare` measures it, with the plan's label and the speedup.
+#[derive(Clone, Debug)]
 pub struct RunRow {
-    pub board: String,
-    pub threads: u32,
+    /// The comparison of the run with its plan.
+    pub comparison: Comparison,
+    /// The chosen candidate.
     pub plan: String,
-    pub jobs: usize,
-    pub predicted_seconds: f64,
-    pub actual_seconds: f64,
-    pub error: f64,
-    pub job_error_median: f64,
-    pub job_error_p90: f64,
     /// Actual one-thread time over this run's (filled on the rows after the first).
     pub speedup: Option<f64>,
-    pub value: i8,
+}
+
+impl Serialize for RunRow {
+    /// The comparison's columns around the plan, then the speedup and the value last (the
+    /// layout of `reports/bench-run.csv`).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = &self.comparison;
+        let mut row = s.serialize_struct("RunRow", 11)?;
+        row.serialize_field("board", &c.board)?;
+        row.serialize_field("threads", &c.threads)?;
+        row.serialize_field("plan", &self.plan)?;
+        row.serialize_field("jobs", &c.jobs)?;
+        row.serialize_field("predicted_seconds", &c.predicted_seconds)?;
+        row.serialize_field("actual_seconds", &c.actual_seconds)?;
+        row.serialize_field("error", &c.error)?;
+        row.serialize_field("job_error_median", &c.job_error_median)?;
+        row.serialize_field("job_error_p90", &c.job_error_p90)?;
+        row.serialize_field("speedup", &self.speedup)?;
+        row.serialize_field("value", &c.value)?;
+        row.end()
+    }
 }
 
 /// One candidate of one board's plan, actually run.
@@ -70,20 +88,8 @@ pub fn runs(
         dab::exec::write_trace(&sub.join("trace.csv"), &run.trace, &info).map_err(RunError::from)?;
         let detail = dab::report::compare(&planned.plan, &run.trace, &info, Some(p)).map_err(RunError::from)?;
         dab::report::write_compare(&planned.plan, &detail, &sub).map_err(RunError::from)?;
-        let c = detail.comparison;
-        rows.push(RunRow {
-            board: board.to_string(),
-            threads: p,
-            plan: planned.candidates[planned.chosen].label(),
-            jobs: c.jobs,
-            predicted_seconds: c.predicted_seconds,
-            actual_seconds: c.actual_seconds,
-            error: c.error,
-            job_error_median: c.job_error_median,
-            job_error_p90: c.job_error_p90,
-            speedup: rows.first().map(|r| r.actual_seconds / c.actual_seconds),
-            value: run.value,
-        });
+        let speedup = rows.first().map(|r| r.comparison.actual_seconds / detail.comparison.actual_seconds);
+        rows.push(RunRow { comparison: detail.comparison, plan: planned.candidates[planned.chosen].label(), speedup });
     }
     Ok(rows)
 }
