@@ -93,6 +93,11 @@ pub struct PositionArgs {
 pub type CliResult = Result<(), Box<dyn std::error::Error>>;
 
 impl PositionArgs {
+    /// Whether a position was named at all (a board or a position file).
+    pub fn named(&self) -> bool {
+        self.board.is_some() || self.position.is_some()
+    }
+
     pub fn position(&self) -> Result<Position, Box<dyn std::error::Error>> {
         let board = self.board.as_deref().map(str::parse::<Board>).transpose()?;
         if let Some(path) = &self.position {

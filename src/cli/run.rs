@@ -86,7 +86,7 @@ fn loaded_plan(args: &RunArgs, path: &Path) -> Result<(Plan, PathBuf), Box<dyn s
     if args.common.mem_limit.is_some() {
         plan.mem_limit = args.common.mem_limit;
     }
-    if args.position.board.is_some() || args.position.position.is_some() {
+    if args.position.named() {
         let root = args.position.position()?;
         if root.board.to_string() != plan.board || root.to_line_string() != plan.root {
             return Err(format!(
@@ -106,8 +106,7 @@ fn loaded_plan(args: &RunArgs, path: &Path) -> Result<(Plan, PathBuf), Box<dyn s
 /// A plan made for the position named (the default board without one), printed and written
 /// with its charts into the report folder.
 fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf), Box<dyn std::error::Error>> {
-    let named = args.position.board.is_some() || args.position.position.is_some();
-    let root = if named { args.position.position()? } else { Position::empty(DEFAULT_BOARD.parse()?) };
+    let root = if args.position.named() { args.position.position()? } else { Position::empty(DEFAULT_BOARD.parse()?) };
     let planned = dab::plan::plan(root, &args.common.options(args.store.is_some())?)?;
     if !args.json {
         print_choice(&planned);
