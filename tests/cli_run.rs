@@ -56,7 +56,7 @@ fn plan_run_compare_on_a_small_board() {
     let dir = tempfile::tempdir().unwrap();
     let d = path(dir.path());
     dab()
-        .args(["plan", "2x3", "--threads", "2", "--cost", path(&model()), "--out", d])
+        .args(["plan", "2x3", "--threads", "2", "--cost", path(&model()), "--no-probe", "--out", d])
         .assert()
         .success()
         .stdout(predicate::str::contains("chose"));
@@ -82,7 +82,7 @@ fn plan_run_compare_on_a_small_board() {
         .stdout(predicate::str::contains("\"threads\":3"));
     // Plan and run in one go.
     dab()
-        .args(["run", "2x2", "--threads", "2", "--cost", path(&model()), "--out", d, "--quiet"])
+        .args(["run", "2x2", "--threads", "2", "--cost", path(&model()), "--no-probe", "--out", d, "--quiet"])
         .assert()
         .success()
         .stdout(predicate::str::contains(format!("value of 2x2: {}", published("2x2"))));
@@ -97,7 +97,9 @@ fn outside_the_project_the_built_in_cost_model_is_used() {
         .assert()
         .success()
         .stdout(predicate::str::contains(format!("value of 2x2: {}", published("2x2"))))
-        .stderr(predicate::str::contains("using the cost model built into dab"));
+        .stderr(predicate::str::contains("using the cost model built into dab"))
+        // The model is carried here by a probe, and the output says from where to where.
+        .stderr(predicate::str::contains("cost model from ").and(predicate::str::contains("job costs scaled x")));
     assert!(dir.path().join("reports/2x2/compare.svg").exists());
     // A model named on the command line is never replaced by the built-in one.
     dab()
@@ -114,7 +116,19 @@ fn a_memory_limit_is_planned_and_kept() {
     let (d, store) = (path(dir.path()), dir.path().join("store"));
     let run = |extra: &[&str]| {
         let mut c = dab();
-        c.args(["run", "3x3", "--threads", "2", "--cost", path(&model()), "--out", d, "--quiet", "--json"]);
+        c.args([
+            "run",
+            "3x3",
+            "--threads",
+            "2",
+            "--cost",
+            path(&model()),
+            "--no-probe",
+            "--out",
+            d,
+            "--quiet",
+            "--json",
+        ]);
         c.args(extra);
         c.assert()
     };
@@ -134,7 +148,7 @@ fn a_memory_limit_is_planned_and_kept() {
     assert!((v["predicted_seconds"].as_f64().unwrap() - planned).abs() < 1e-6 * planned, "{planned} {v}");
     // A limit below the largest job with its inputs: the planner says what the least is.
     dab()
-        .args(["plan", "3x3", "--mem-limit", "1K", "--cost", path(&model()), "--out", d])
+        .args(["plan", "3x3", "--mem-limit", "1K", "--cost", path(&model()), "--no-probe", "--out", d])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("the smallest needs"));
@@ -145,7 +159,18 @@ fn the_store_size_is_predicted() {
     let dir = tempfile::tempdir().unwrap();
     let (d, plan, store) = (path(dir.path()), dir.path().join("plan.json"), dir.path().join("store"));
     dab()
-        .args(["plan", "3x3", "--threads", "1", "--with-store", "--keep-lines", "6", "--cost", path(&model())])
+        .args([
+            "plan",
+            "3x3",
+            "--threads",
+            "1",
+            "--with-store",
+            "--keep-lines",
+            "6",
+            "--cost",
+            path(&model()),
+            "--no-probe",
+        ])
         .args(["--out", d, "-o", path(&plan)])
         .assert()
         .success()
@@ -194,7 +219,19 @@ fn store_writes_are_timed_and_planned_for() {
     let plan = |extra: &[&str]| {
         let out = dir.path().join("plan.json");
         let mut c = dab();
-        c.args(["plan", "2x3", "--threads", "1", "--cost", path(&model), "--out", path(dir.path()), "-o", path(&out)]);
+        c.args([
+            "plan",
+            "2x3",
+            "--threads",
+            "1",
+            "--cost",
+            path(&model),
+            "--no-probe",
+            "--out",
+            path(dir.path()),
+            "-o",
+            path(&out),
+        ]);
         c.args(extra).assert().success();
         let v = file_json(&out);
         (v["predicted_seconds"].as_f64().unwrap(), v["store_writes"].as_bool().unwrap())
@@ -222,10 +259,14 @@ fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
 fn bad_plans_and_traces_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    dab().args(["plan", "2x3", "--threads", "2", "--cost", path(&model()), "--out", path(d)]).assert().success();
+    dab()
+        .args(["plan", "2x3", "--threads", "2", "--cost", path(&model()), "--no-probe", "--out", path(d)])
+        .assert()
+        .success();
     let good = std::fs::read_to_string(d.join("plan.json")).unwrap();
     let mut plan: serde_json::Value = serde_json::from_str(&good).unwrap();
-    let old = file(d, "old.json", &good.replacen("\"format\": 1", "\"format\": 0", 1));
+    let old =
+        file(d, "old.json", &good.replacen(&format!("\"format\": {}", dab::plan::PLAN_FORMAT), "\"format\": 0", 1));
     let jobs = plan["jobs"].as_array_mut().unwrap();
     let last = jobs.pop().unwrap();
     let missing = file(d, "missing.json", &plan.to_string());

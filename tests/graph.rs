@@ -191,9 +191,20 @@ fn orbits_graph_matches_the_partition_listing() {
 fn a_cost_model_prices_every_job() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("model.json");
-    let model = r#"{"format": 1, "machine": "test", "per_job_ns": 100, "per_state_ns": 2, "per_row_ns": 7,
-                   "per_outer_move_ns": 0.5, "per_inner_move_ns": 1.5, "per_input_byte_ns": 0.25}"#;
-    std::fs::write(&path, model).unwrap();
+    // The committed model with hand-picked coefficients.
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    for (name, value) in [
+        ("per_job_ns", 100.0),
+        ("per_state_ns", 2.0),
+        ("per_row_ns", 7.0),
+        ("per_outer_move_ns", 0.5),
+        ("per_inner_move_ns", 1.5),
+        ("per_input_byte_ns", 0.25),
+    ] {
+        model[name] = value.into();
+    }
+    std::fs::write(&path, model.to_string()).unwrap();
     let cost = CostSpec::parse(path.to_str().unwrap()).unwrap();
     assert_eq!(cost.unit(), "ns");
     let space = Space::new(Position::empty("2x3".parse().unwrap()), Some(2)).unwrap();
@@ -215,10 +226,12 @@ fn a_cost_model_prices_every_job() {
             + 0.25 * input as f64;
         assert_eq!(j.cost, ns.round() as u64, "{}", j.name);
     }
+    model["per_state_ns"] = (-1.0).into();
     for (bad, message) in [
-        (r#"{"format": 9, "machine": "x"}"#, "has format 9"),
-        (r#"{"format": 1, "machine": "x", "per_state_ns": -1}"#, "per_state_ns = -1"),
-        ("not json", "is not a cost model file"),
+        (r#"{"format": 9, "machine": "x"}"#.to_string(), "has format 9"),
+        (r#"{"format": 1, "machine": "x"}"#.to_string(), "has format 1"),
+        (model.to_string(), "per_state_ns = -1"),
+        ("not json".to_string(), "is not a cost model file"),
     ] {
         std::fs::write(&path, bad).unwrap();
         let err = CostSpec::parse(path.to_str().unwrap()).unwrap_err().to_string();

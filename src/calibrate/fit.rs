@@ -7,7 +7,6 @@ use serde::Serialize;
 use crate::sched::{CostModel, JobFeatures, TERMS};
 use crate::support::quantile;
 
-use super::machine::machine;
 use super::measure::Sample;
 
 /// Weighted least squares over the terms in `mask`: minimises sum of (pred - t)^2 / t.
@@ -117,8 +116,36 @@ pub fn fit(samples: &[Sample]) -> Fit {
             break;
         }
     }
-    let names = CostModel::from_coefficients(String::new(), coef, Vec::new()).coefficients();
-    Fit { coefficients: coef, kept: (0..TERMS).filter(|&k| mask[k]).map(|k| names[k].0).collect() }
+    // The fit weighs jobs by their time, so tiny jobs hardly count: their fixed cost is
+    // fitted apart, as what they take beyond the terms' prediction.
+    coef[0] += fixed_cost(&coef, samples);
+    mask[0] |= coef[0] > 0.0;
+    Fit { coefficients: coef, kept: (0..TERMS).filter(|&k| mask[k]).map(|k| TERM_NAMES[k]).collect() }
+}
+
+/// Names of the terms, in the order of [`JobFeatures::terms`].
+const TERM_NAMES: [&str; TERMS] =
+    ["per_job_ns", "per_state_ns", "per_row_ns", "per_outer_move_ns", "per_inner_move_ns", "per_input_byte_ns"];
+
+/// Jobs predicted under this many nanoseconds are tiny: dispatch, not work, decides their time.
+const TINY_NS: f64 = 10_000.0;
+
+/// The fixed cost of a job: the median of actual minus predicted time over the tiny jobs (at
+/// least 0; 0 with fewer than 5 tiny jobs to tell).
+fn fixed_cost(coef: &[f64; TERMS], samples: &[Sample]) -> f64 {
+    let mut residuals: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.seconds > 0.0)
+        .filter_map(|s| {
+            let p = predict(coef, s.features());
+            (p < TINY_NS).then_some(s.seconds * 1e9 - p)
+        })
+        .collect();
+    if residuals.len() < 5 {
+        return 0.0;
+    }
+    residuals.sort_by(f64::total_cmp);
+    quantile(&residuals, 0.5).max(0.0)
 }
 
 /// Per-job relative errors |pred - actual| / actual of a set of samples under a model:
@@ -165,15 +192,39 @@ pub(super) fn errors(model: &CostModel, samples: &[Sample], threads: usize, fitt
     }
 }
 
-/// A model from a fit on one-thread samples and the contention measured with more threads:
-/// (threads, summed actual time / summed one-thread prediction).
-pub fn model(fit: &Fit, contention: Vec<(u32, f64)>) -> CostModel {
-    CostModel::from_coefficients(machine(), fit.coefficients, contention)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Summed actual time over summed prediction: how much slower jobs run with `threads` busy.
-pub(super) fn contention_factor(model: &CostModel, samples: &[Sample]) -> f64 {
-    let actual: f64 = samples.iter().map(|s| s.seconds * 1e9).sum();
-    let predicted: f64 = samples.iter().map(|s| model.nanoseconds(s.features()) as f64).sum();
-    actual / predicted.max(1.0)
+    /// Jobs of 10 to a million states taking `fixed` ns plus 2 ns a state.
+    fn samples(fixed: f64) -> Vec<Sample> {
+        (0..60)
+            .map(|i| {
+                let states = (10.0 * 1.3f64.powi(i)).round() as u64;
+                Sample {
+                    board: "synthetic".into(),
+                    groups: 1,
+                    threads: 1,
+                    job: format!("j{i}"),
+                    states,
+                    rows: states.div_ceil(16),
+                    outer_moves: 0,
+                    inner_moves: 0,
+                    input_bytes: 0,
+                    seconds: (fixed + 2.0 * states as f64) * 1e-9,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tiny_jobs_get_their_fixed_cost_and_big_ones_keep_their_rate() {
+        let f = fit(&samples(5_000.0));
+        assert!((f.coefficients[0] - 5_000.0).abs() < 250.0, "{f:?}");
+        assert!(f.kept.contains(&"per_job_ns"));
+        let rate = f.coefficients[1] + f.coefficients[2] / 16.0;
+        assert!((rate - 2.0).abs() < 0.05, "{f:?}");
+        // No fixed cost: none is invented.
+        assert!(fit(&samples(0.0)).coefficients[0] < 1.0);
+    }
 }

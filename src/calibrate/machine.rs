@@ -1,4 +1,4 @@
-//! What this machine is, for the model file: CPU model, cores, memory.
+//! What this machine is, for the model file: CPU model, cores, memory, hardware threads, host.
 
 /// What this machine is, for the model file: CPU model, cores, memory.
 pub fn machine() -> String {
@@ -18,4 +18,28 @@ pub fn machine() -> String {
         })
         .map_or(String::new(), |kb| format!(", {:.0} GiB", kb as f64 / 1048576.0));
     format!("{cpu}, {cores} cores{mem}")
+}
+
+/// Hardware threads this process may use (cores times threads per core, within its affinity).
+pub fn hardware_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Physical cores: distinct (package, core) pairs in /proc/cpuinfo, at most the hardware
+/// threads; the hardware threads where the file does not say.
+pub fn physical_cores() -> usize {
+    let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") else { return hardware_threads() };
+    let field = |block: &str, name: &str| {
+        block.lines().find(|l| l.starts_with(name)).and_then(|l| l.split(':').nth(1)).map(|v| v.trim().to_string())
+    };
+    let mut cores: Vec<(String, String)> =
+        text.split("\n\n").filter_map(|b| Some((field(b, "physical id")?, field(b, "core id")?))).collect();
+    cores.sort();
+    cores.dedup();
+    if cores.is_empty() { hardware_threads() } else { cores.len().min(hardware_threads()) }
+}
+
+/// This machine's host name (empty where the system does not say).
+pub fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map_or(String::new(), |h| h.trim().to_string())
 }

@@ -1,7 +1,9 @@
 //! Calibration (layer 10): times the kernel job by job on this machine (solves of several
 //! boards on one thread, then on all threads), fits the cost model's coefficients to the
-//! one-thread times, and measures how much slower jobs run when every thread is busy (the
-//! contention factor); times store writes and read-backs. The fit minimises the squared
+//! one-thread times (with a fixed cost for tiny jobs), measures how much slower jobs run with
+//! 1, 2, 4, ... and all threads busy (the contention curve), times store writes and
+//! read-backs, and probes the machine: a short fixed workload whose time, stored in the model,
+//! later carries it to whatever machine plans with it. The fit minimises the squared
 //! relative error weighted by job time, so the jobs that make up the makespan count most;
 //! terms whose removal costs less than 2 % of the fit are dropped.
 //!
@@ -11,11 +13,13 @@
 mod fit;
 mod machine;
 mod measure;
+mod probe;
 mod run;
 mod store_timing;
 
-pub use fit::{ErrorStats, Fit, fit, model};
-pub use machine::machine;
+pub use fit::{ErrorStats, Fit, fit};
+pub use machine::{hardware_threads, host, machine, physical_cores};
 pub use measure::{Sample, measure};
-pub use run::{Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, run};
+pub use probe::{PROBE_BOARD, busy_seconds, contention_curve, curve, curve_counts, describe, probe, probe_model};
+pub use run::{CURVE_BOARD, Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, run};
 pub use store_timing::{STORE_SIZES, StoreTiming, time_store};

@@ -1,12 +1,16 @@
 //! A calibration session: the boards to time (cases), each timed on one thread and on all
-//! threads, the model fitted on the one-thread times and tested on boards it was not fitted on.
+//! threads, the model fitted on the one-thread times and tested on boards it was not fitted
+//! on; the contention curve from whole solves run as 1, 2, 4, ... copies at once; the probe
+//! that later carries the model to other machines.
 
 use crate::game::{Board, Position};
-use crate::sched::CostModel;
+use crate::sched::{CostModel, MODEL_FORMAT};
 use crate::solver::SpaceError;
 
-use super::fit::{ErrorStats, Fit, contention_factor, errors, fit, model};
+use super::fit::{ErrorStats, Fit, errors, fit};
+use super::machine::{host, machine, physical_cores};
 use super::measure::{Sample, measure};
+use super::probe::{contention_curve, curve_counts, probe};
 
 /// A board to time, with its grouping (None: the default).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,10 +39,14 @@ impl std::str::FromStr for Case {
 pub const DEFAULT_CASES: &str = "3x3,2x5,2x5/2,3x4/2,3x4/3,3x4/4";
 /// The default board left out of the fit, to test the model on.
 pub const DEFAULT_HOLDOUT: &str = "2x6";
+/// The board whose whole solve, run as 1, 2, 4, ... copies at once, gives the contention
+/// curve: big enough that its partitions leave the caches, as large solves' do.
+pub const CURVE_BOARD: &str = "3x4";
 
 /// What a calibration found.
 pub struct Calibration {
-    /// The fitted model, with its contention factor.
+    /// The fitted model, with its contention curve and probe (no store terms: the caller times
+    /// the store where it will be).
     pub model: CostModel,
     /// The fit behind it.
     pub fit: Fit,
@@ -48,8 +56,10 @@ pub struct Calibration {
     pub samples: Vec<Sample>,
 }
 
-/// Times `cases` (each `repeats` times) on one thread and on `threads` threads, fits the model on the one-thread
-/// times, and tests it on `holdout` (not fitted on). `report` hears each stage.
+/// Times `cases` (each `repeats` times) on one thread and on `threads` threads, fits the model
+/// on the one-thread times, measures the contention curve at 1, 2, 4, ... and `threads`
+/// threads busy, probes the machine, and tests the model on `holdout` (not fitted on).
+/// `report` hears each stage.
 pub fn run(
     cases: &[Case],
     holdout: &[Case],
@@ -57,6 +67,7 @@ pub fn run(
     repeats: usize,
     report: &mut dyn FnMut(&str),
 ) -> Result<Calibration, SpaceError> {
+    let started = std::time::Instant::now();
     let counts: Vec<usize> = if threads > 1 { vec![1, threads] } else { vec![1] };
     let time = |case: &Case, report: &mut dyn FnMut(&str)| {
         let runs = measure(Position::empty(case.board), case.groups, &counts, repeats)?;
@@ -75,11 +86,35 @@ pub fn run(
     }
     let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].clone()).collect();
     let fit = fit(&one);
-    let mut model = model(&fit, Vec::new());
-    if threads > 1 {
-        let many: Vec<Sample> = fitted.iter().flat_map(|runs| runs[1].clone()).collect();
-        model.contention = vec![(threads as u32, contention_factor(&model, &many))];
-    }
+    let cores = physical_cores().min(threads);
+    let curve_at = curve_counts(threads, cores);
+    report(&format!("timing {CURVE_BOARD} as {curve_at:?} copies at once, {repeats} times, for the contention curve"));
+    let contention = contention_curve(CURVE_BOARD, None, &curve_at, repeats)?;
+    let probe = probe(threads);
+    report(&format!(
+        "probe ({}): {:.3} s alone, {:.3} s with {threads} busy",
+        probe.workload, probe.one_thread_seconds, probe.all_threads_seconds
+    ));
+    let mut model = CostModel {
+        format: MODEL_FORMAT,
+        machine: machine(),
+        host: host(),
+        cores: cores as u32,
+        hardware_threads: threads as u32,
+        calibrate_seconds: 0.0,
+        per_job_ns: 0.0,
+        per_state_ns: 0.0,
+        per_row_ns: 0.0,
+        per_outer_move_ns: 0.0,
+        per_inner_move_ns: 0.0,
+        per_input_byte_ns: 0.0,
+        contention,
+        store_per_file_ns: 0.0,
+        store_per_byte_ns: 0.0,
+        store_read_per_byte_ns: 0.0,
+        probe,
+    };
+    model.set_coefficients(fit.coefficients);
     let mut stats = Vec::new();
     let mut samples = Vec::new();
     let mut record = |runs: Vec<Vec<Sample>>, fitted_on: bool, stats: &mut Vec<ErrorStats>| {
@@ -94,5 +129,6 @@ pub fn run(
     for c in holdout {
         record(time(c, report)?, false, &mut stats);
     }
+    model.calibrate_seconds = started.elapsed().as_secs_f64();
     Ok(Calibration { model, fit, stats, samples })
 }

@@ -9,11 +9,15 @@ use crate::solver::Space;
 use crate::store::{Store, StoreError};
 use crate::support::median;
 
-/// Store writes timed by [`time_store`]: per size, the median seconds, and the fitted line.
+/// Store writes timed by [`time_store`]: per size, the mean seconds and the spread, and the
+/// fitted line.
 #[derive(Clone, Debug)]
 pub struct StoreTiming {
-    /// (bytes, median seconds) per size written.
+    /// (bytes, mean seconds) per size written: the mean, since a run's time sums its writes,
+    /// and a write now and then waits much longer for the disk than the median one.
     pub sizes: Vec<(u64, f64)>,
+    /// (fastest, slowest) seconds per size written.
+    pub spread: Vec<(f64, f64)>,
     /// Fitted cost of one write whatever its size, ns.
     pub per_file_ns: f64,
     /// Fitted cost of each byte written, ns.
@@ -28,7 +32,7 @@ pub const STORE_SIZES: [u64; 6] = [4 << 10, 64 << 10, 1 << 20, 8 << 20, 32 << 20
 
 /// Times store writes (temporary file, flush to disk, rename) of each of `sizes` bytes,
 /// `repeats` times in turn, in a fresh folder under `dir` that is removed afterwards, and fits
-/// time = per file + per byte * bytes, minimising the relative error.
+/// time = per file + per byte * bytes to the mean times, minimising the relative error.
 pub fn time_store(dir: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTiming, StoreError> {
     let base = dir.join(format!("dab-store-timing-{}", std::process::id()));
     let result = time_store_in(&base, sizes, repeats);
@@ -58,9 +62,14 @@ fn time_store_in(base: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTimi
     }
     let read_secs: f64 = reads.iter_mut().map(|t| median(t)).sum();
     let read_per_byte_ns = read_secs * 1e9 / sizes.iter().sum::<u64>() as f64;
-    let sizes: Vec<(u64, f64)> = sizes.iter().zip(&mut times).map(|(&b, t)| (b, median(t))).collect();
+    let spread = times
+        .iter()
+        .map(|t| (t.iter().copied().fold(f64::INFINITY, f64::min), t.iter().copied().fold(0.0, f64::max)))
+        .collect();
+    let sizes: Vec<(u64, f64)> =
+        sizes.iter().zip(&times).map(|(&b, t)| (b, t.iter().sum::<f64>() / t.len() as f64)).collect();
     let (per_file, per_byte) = line_fit(&sizes);
-    Ok(StoreTiming { sizes, per_file_ns: per_file * 1e9, per_byte_ns: per_byte * 1e9, read_per_byte_ns })
+    Ok(StoreTiming { sizes, spread, per_file_ns: per_file * 1e9, per_byte_ns: per_byte * 1e9, read_per_byte_ns })
 }
 
 /// a + b x through (x, t) with weights 1/t^2 (relative error), both coefficients at least 0.

@@ -52,13 +52,15 @@ fn store_terms(args: &CalibrateArgs, model: &mut CostModel) -> CliResult {
         t.per_byte_ns,
         t.read_per_byte_ns
     );
-    for (bytes, secs) in &t.sizes {
+    for ((bytes, secs), (fastest, slowest)) in t.sizes.iter().zip(&t.spread) {
         let predicted = model.store_nanoseconds(*bytes) as f64 / 1e9;
         println!(
-            "  {:>10} bytes: {:>8.2} ms measured, error {:>5.1} %",
+            "  {:>10} bytes: {:>8.2} ms mean ({:.2} to {:.2} ms), predicted {:.2} ms",
             bytes,
             secs * 1e3,
-            100.0 * (predicted - secs).abs() / secs
+            fastest * 1e3,
+            slowest * 1e3,
+            predicted * 1e3
         );
     }
     Ok(())
@@ -72,18 +74,28 @@ pub fn run(args: CalibrateArgs) -> CliResult {
         println!("saved {}", args.output.display());
         return Ok(());
     }
+    let started = std::time::Instant::now();
     let threads = super::threads(args.threads)?;
+    eprintln!(
+        "calibrating on {threads} thread(s) ({} physical cores): about {} s",
+        calibrate::physical_cores().min(threads),
+        estimate(threads)
+    );
     let cal = calibrate::run(&args.cases, &args.holdout, threads, args.repeats, &mut |m| eprintln!("{m}"))?;
     let mut model = cal.model.clone();
     store_terms(&args, &mut model)?;
     let m = &model;
-    println!("machine: {}", m.machine);
+    println!("machine: {} (host {})", m.machine, m.host);
     let terms: Vec<String> =
         m.coefficients().iter().filter(|(_, c)| *c > 0.0).map(|(name, c)| format!("{name} = {c:.4}")).collect();
     println!("model: {} (terms kept: {})", terms.join(", "), cal.fit.kept.join(", "));
-    for (t, f) in &m.contention {
-        println!("contention: jobs run {f:.3} times slower with {t} threads busy");
-    }
+    println!("hardware: {} physical cores, {} hardware threads", m.cores, m.hardware_threads);
+    let curve: Vec<String> = m.contention.0.iter().map(|(t, f)| format!("{t}: {f:.3}x")).collect();
+    println!("contention (threads busy: slowdown of each): 1: 1.000x, {}", curve.join(", "));
+    println!(
+        "probe ({}): {:.3} s alone, {:.3} s with {} threads busy",
+        m.probe.workload, m.probe.one_thread_seconds, m.probe.all_threads_seconds, m.probe.threads
+    );
     println!(
         "\n{:<8} {:>7} {:>6} {:>10} {:>10} {:>10}  fitted on",
         "board", "threads", "jobs", "median", "p90", "total"
@@ -100,9 +112,17 @@ pub fn run(args: CalibrateArgs) -> CliResult {
             if s.fitted_on { "yes" } else { "no" }
         );
     }
-    m.save(&args.output)?;
+    model.calibrate_seconds = started.elapsed().as_secs_f64();
+    model.save(&args.output)?;
     dab::support::write_csv(&cal.samples, &args.samples)
         .map_err(|e| format!("cannot write '{}': {e}", args.samples.display()))?;
     println!("\nsaved {} (samples in {})", args.output.display(), args.samples.display());
     Ok(())
+}
+
+/// Rough seconds of a default calibration: the cases and the holdout on one and on all
+/// threads, the contention curve and the store, from a 2-core run of about 100 s.
+fn estimate(threads: usize) -> u64 {
+    let counts = calibrate::curve_counts(threads, threads).len() as u64;
+    60 + 20 * counts
 }

@@ -45,10 +45,7 @@ pub fn run(args: CompareArgs) -> CliResult {
         return Err(format!("--overhead {} is not a number of seconds >= 0", args.overhead).into());
     }
     let (trace, info) = read_trace(&args.trace)?;
-    let p = args.threads.or(info.threads).unwrap_or(1);
-    // The plan's ticks are ns at the job factor of the run's thread count.
-    let factor = plan.predicted(p).map_or(1.0, |pr| pr.job_factor);
-    let overhead = (args.overhead * 1e9 / factor).round() as u64;
+    let overhead = (args.overhead * 1e9).round() as u64;
     let detail = compare_with(&plan, &trace, &info, args.threads, overhead)
         .map_err(|e| format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display()))?;
     let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));

@@ -53,6 +53,10 @@ pub struct PlanCommon {
     /// Split partitions of more than S states into pieces (only this split is tried).
     #[arg(long, value_name = "S")]
     pub split: Option<u64>,
+    /// Use the cost model as it is: no probe of this machine (by default a short fixed
+    /// workload, under 2 s, is timed here on one and on all threads, and the model scaled to it).
+    #[arg(long)]
+    pub no_probe: bool,
 }
 
 impl PlanCommon {
@@ -64,9 +68,18 @@ impl PlanCommon {
         if self.split == Some(0) {
             return Err("--split must be at least 1 state".into());
         }
+        let threads = super::threads(self.threads)? as u32;
         let model = load_model(self.cost.as_deref())?;
+        let model = if self.no_probe { model } else { probed(&model) };
+        if threads > model.hardware_threads {
+            eprintln!(
+                "note: planning for {threads} threads on a machine of {} hardware threads: contention past them is \
+                 taken as at {} (a bigger machine or a cluster, not this one oversubscribed)",
+                model.hardware_threads, model.hardware_threads
+            );
+        }
         Ok(PlanOptions {
-            threads: super::threads(self.threads)? as u32,
+            threads,
             mem_limit: self.mem_limit,
             model,
             groups: self.groups.clone(),
@@ -91,6 +104,13 @@ pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
         return Ok(model);
     }
     CostModel::load(path.unwrap_or(default)).map_err(|e| format!("{e} (run dab calibrate to make one)"))
+}
+
+/// `model` carried to this machine by a probe, with a note on standard error of what it did.
+pub fn probed(model: &CostModel) -> CostModel {
+    let probed = dab::calibrate::probe_model(model);
+    eprintln!("{}", dab::calibrate::describe(model, &probed));
+    probed.model
 }
 
 /// Prints the candidates and the choice.

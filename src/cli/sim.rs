@@ -40,9 +40,16 @@ pub struct SimArgs {
     /// Report folder (default: reports/<graph names joined by '+'>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Unit of the graph costs, for the chart axes.
+    /// Unit of the graph costs, for the chart axes (ns with --cost).
     #[arg(long, default_value = "ticks")]
     pub unit: String,
+    /// The cost model the graphs were costed with (dab graph --cost): its contention curve
+    /// slows jobs by the number running at each moment, carried to this machine by a probe.
+    #[arg(long, value_name = "MODEL")]
+    pub cost: Option<PathBuf>,
+    /// With --cost: use the model's curve as it is, without probing this machine.
+    #[arg(long, requires = "cost")]
+    pub no_probe: bool,
     /// Print the sweep as JSON instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -75,6 +82,9 @@ pub fn run(args: SimArgs) -> CliResult {
         Some(_) => return Err("--gantt takes one processor count".into()),
         None => default_p(25),
     };
+    let model = args.cost.as_deref().map(|p| super::plan::load_model(Some(p))).transpose()?;
+    let model = model.map(|m| if args.no_probe { m } else { super::plan::probed(&m) });
+    let unit = if model.is_some() && args.unit == "ticks" { "ns".to_string() } else { args.unit };
     let opts = ReportOptions {
         procs: args.procs.0,
         policies: args.policy,
@@ -86,7 +96,8 @@ pub fn run(args: SimArgs) -> CliResult {
         },
         busy,
         gantt: Some(gantt),
-        unit: args.unit,
+        unit,
+        contention: model.map(|m| m.contention).unwrap_or_default(),
     };
     let records = sweep::sweep(&inputs, &opts)?;
     let dir = args.out.unwrap_or_else(|| {

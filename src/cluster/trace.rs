@@ -15,7 +15,6 @@ use serde::Serialize;
 
 use crate::exec::TraceRow;
 use crate::plan::Plan;
-use crate::sched::{Policy, Procs, SimOptions, Simulator};
 use crate::support::quantile;
 
 /// A finished Slurm job (or array task), as logged.
@@ -304,14 +303,8 @@ fn fit_overhead(plan: &Plan, chosen: &[Option<&Record>], threads: u32, makespan:
         }
     }
     waits.sort_by(f64::total_cmp);
-    let factor = plan.predicted(threads).map_or(1.0, |p| p.job_factor);
-    let ticks = (plan.unit == "ns").then(|| fit_ticks(plan, threads, makespan * 1e9 / factor)).flatten();
-    Overhead {
-        jobs: waits.len(),
-        median_wait: quantile(&waits, 0.5),
-        seconds: ticks.map(|t| t as f64 * factor / 1e9),
-        ticks,
-    }
+    let ticks = (plan.unit == "ns").then(|| fit_ticks(plan, threads, makespan * 1e9)).flatten();
+    Overhead { jobs: waits.len(), median_wait: quantile(&waits, 0.5), seconds: ticks.map(|t| t as f64 / 1e9), ticks }
 }
 
 /// The least per-job overhead (ticks) with which the simulated makespan on `threads`
@@ -319,8 +312,7 @@ fn fit_overhead(plan: &Plan, chosen: &[Option<&Record>], threads: u32, makespan:
 fn fit_ticks(plan: &Plan, threads: u32, target: f64) -> Option<u64> {
     let graph = plan.graph().ok()?;
     let makespan = |overhead: u64| {
-        let sim = Simulator::new(&graph, SimOptions { policy: Policy::Cp, overhead, ..Default::default() }).ok()?;
-        sim.run(Procs::Limited(threads), false).ok().map(|r| r.row.makespan as f64)
+        crate::plan::simulate_with(plan, &graph, threads, overhead, false).ok().map(|r| r.row.makespan as f64)
     };
     if makespan(0)? >= target {
         return Some(0);

@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Board, Position};
-use crate::sched::{Graph, GraphError, Job, Policy, Split};
+use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split};
 use crate::solver::{LayoutError, Space};
 
 use super::ready::{ReadyPlan, job_layout, priorities};
 
-/// Plan files this version reads and writes.
-pub const PLAN_FORMAT: u32 = 1;
+/// Plan files this version reads and writes (2: the contention curve, lower bounds).
+pub const PLAN_FORMAT: u32 = 2;
 
 /// One job of a plan: a partition, or a range of its rows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,8 +50,9 @@ pub struct Prediction {
     pub makespan_seconds: f64,
     /// Most bytes of job values resident at once.
     pub peak_memory: u64,
-    /// Jobs run this many times slower than their cost with `procs` threads busy.
-    pub job_factor: f64,
+    /// No schedule on `procs` processors is shorter: the longest chain of jobs, or the work
+    /// over the processors slowed by their contention (seconds).
+    pub lower_bound_seconds: f64,
 }
 
 /// One candidate the planner simulated.
@@ -96,6 +97,9 @@ pub struct Plan {
     pub unit: String,
     /// The machine of the cost model.
     pub machine: Option<String>,
+    /// How much slower jobs run with more threads busy: `(threads, factor)` points, applied by
+    /// the simulator from the jobs running at each moment (none for a plan in states).
+    pub contention: Contention,
     /// Most bytes of job values resident at once, as planned (None: no limit).
     pub mem_limit: Option<u64>,
     /// Whether job costs include writing the job to a store.
@@ -252,6 +256,7 @@ impl Plan {
             threads,
             unit: unit.into(),
             machine,
+            contention: Contention::default(),
             mem_limit: None,
             store_writes: false,
             reload_ps_per_byte: 0,

@@ -8,8 +8,13 @@ use super::file::Plan;
 use super::ready::ReadyPlan;
 
 /// The plan's schedule on `p` threads, recorded, simulated as the planner did: its memory
-/// limit, the values it drops read back, and `overhead` ticks a job.
+/// limit, the values it drops read back, its contention curve, and `overhead` ticks a job.
 pub fn simulate(plan: &Plan, graph: &Graph, p: u32, overhead: u64) -> Result<Run, SimError> {
+    simulate_with(plan, graph, p, overhead, true)
+}
+
+/// [`simulate`], recording the spans and busy steps only when `record`.
+pub fn simulate_with(plan: &Plan, graph: &Graph, p: u32, overhead: u64, record: bool) -> Result<Run, SimError> {
     let opts = SimOptions {
         policy: Policy::Cp,
         overhead,
@@ -17,7 +22,7 @@ pub fn simulate(plan: &Plan, graph: &Graph, p: u32, overhead: u64) -> Result<Run
         reload_ps_per_byte: plan.reload_ps_per_byte,
         ..Default::default()
     };
-    Simulator::new(graph, opts)?.run(Procs::Limited(p), true)
+    Simulator::new(graph, opts)?.with_contention(&plan.contention).run(Procs::Limited(p), record)
 }
 
 /// What a plan's run will leave in its store.

@@ -1,7 +1,11 @@
 //! The planner: builds candidate graphs of a solve (several groupings, with and without
-//! subpartitions), costs them with the calibrated model, simulates each on P = 1..max(P, 64)
-//! processors with the memory model, and picks the one with the least predicted makespan at P
-//! that fits the memory limit (near ties, within half a percent: fewer jobs).
+//! subpartitions), costs them with the calibrated model, simulates each at P and at the powers
+//! of two up to max(P, 64) processors with the memory model and the model's contention, and
+//! picks the one with the least predicted makespan at P that fits the memory limit (near ties,
+//! within half a percent: fewer jobs); the chosen one is simulated at every count up to 16 as
+//! well, for its speedup chart. Simulations run in parallel on the rayon pool.
+
+use rayon::prelude::*;
 
 use crate::game::Position;
 use crate::sched::{CostModel, CostSpec, Graph, PieceDeps, Policy, Procs, SimOptions, Simulator, Split, orbits};
@@ -9,8 +13,10 @@ use crate::solver::{Space, SpaceError};
 
 use super::file::{Candidate, Plan, PlanError, Prediction};
 
-/// Processor counts every plan predicts, at least.
+/// Processor counts every plan predicts reach this, at least.
 pub(super) const MIN_SWEEP: u32 = 64;
+/// The chosen candidate is predicted at every processor count up to this.
+const DENSE_SWEEP: u32 = 16;
 /// Most pieces of a split partition.
 pub(super) const MAX_PIECES: u32 = 64;
 /// Relative difference under which two predictions tie.
@@ -69,8 +75,9 @@ pub struct SimulatedCandidate {
     pub graph: Graph,
     /// What the plan file records of it.
     pub candidate: Candidate,
-    /// Predicted seconds and peak memory for P = 1..=sweep (None where memory cannot fit).
-    pub predictions: Vec<Option<Prediction>>,
+    /// Predicted seconds and peak memory at the processor counts simulated, fewest first
+    /// (counts where memory cannot fit left out).
+    pub predictions: Vec<Prediction>,
     /// W / CP of the graph: the most any number of processors can speed it up.
     pub ceiling: f64,
 }
@@ -122,21 +129,36 @@ fn sim_options(opts: &PlanOptions) -> SimOptions {
     }
 }
 
-/// Simulates `graph` for P = 1..=sweep under the model.
-fn predict(graph: &Graph, opts: &PlanOptions, sweep: u32) -> Vec<Option<Prediction>> {
-    let sim = Simulator::new(graph, sim_options(opts)).expect("no zero bandwidth");
-    let procs: Vec<Procs> = (1..=sweep).map(Procs::Limited).collect();
-    procs
-        .iter()
-        .map(|&p| {
-            let Procs::Limited(n) = p else { unreachable!() };
-            let factor = opts.model.contention(n as usize);
-            sim.run(p, false).ok().map(|r| Prediction {
+/// Processor counts a candidate is simulated at: `threads` and the powers of two up to
+/// max(`threads`, 64); with `dense`, every count up to 16 too.
+fn counts(threads: u32, dense: bool) -> Vec<u32> {
+    let top = threads.max(MIN_SWEEP);
+    let mut out: Vec<u32> =
+        std::iter::successors(Some(1u32), |&p| p.checked_mul(2)).take_while(|&p| p <= top).collect();
+    out.extend([threads, top]);
+    if dense {
+        out.extend(1..=DENSE_SWEEP.min(top));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Simulates `graph` at each of `counts` under the model, in parallel; None where the memory
+/// limit cannot be met.
+fn predict(graph: &Graph, opts: &PlanOptions, counts: &[u32]) -> Vec<(u32, Option<Prediction>)> {
+    let sim =
+        Simulator::new(graph, sim_options(opts)).expect("no zero bandwidth").with_contention(&opts.model.contention);
+    counts
+        .par_iter()
+        .map(|&n| {
+            let prediction = sim.run(Procs::Limited(n), false).ok().map(|r| Prediction {
                 procs: n,
-                makespan_seconds: r.row.makespan as f64 * factor / 1e9,
+                makespan_seconds: r.row.makespan as f64 / 1e9,
                 peak_memory: r.row.peak_memory,
-                job_factor: factor,
-            })
+                lower_bound_seconds: r.row.lower_bound / 1e9,
+            });
+            (n, prediction)
         })
         .collect()
 }
@@ -148,13 +170,12 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     if opts.threads == 0 {
         return Err(PlannerError::ZeroThreads);
     }
-    let sweep = opts.threads.max(MIN_SWEEP);
     let default = Space::default_groups(root);
     let group_counts = opts
         .groups
         .clone()
         .unwrap_or_else(|| [default.saturating_sub(1), default, default + 1].into_iter().filter(|&g| g >= 1).collect());
-    let cost = CostSpec::Model(opts.model.clone());
+    let cost = CostSpec::Model(Box::new(opts.model.clone()));
     let mut candidates = Vec::new();
     let mut first_error = None;
     for &g in &group_counts {
@@ -172,8 +193,9 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
                     j.cost += opts.model.store_nanoseconds(j.bytes);
                 }
             }
-            let predictions = predict(&graph, opts, sweep);
-            let at = predictions[opts.threads as usize - 1].as_ref();
+            let predictions = predict(&graph, opts, &counts(opts.threads, false));
+            let at = predictions.iter().find(|(n, _)| *n == opts.threads).and_then(|(_, p)| p.clone());
+            let at = at.as_ref();
             let cp = graph.critical_path().max(1);
             candidates.push(SimulatedCandidate {
                 candidate: Candidate {
@@ -185,7 +207,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
                     fits: at.is_some(),
                 },
                 ceiling: graph.work() as f64 / cp as f64,
-                predictions,
+                predictions: predictions.into_iter().filter_map(|(_, p)| p).collect(),
                 space: space.clone(),
                 graph,
             });
@@ -199,6 +221,12 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
         threads: opts.threads,
         least: least_memory(&candidates),
     })?;
+    // The chosen candidate's speedup chart: every count up to 16 as well.
+    let c = &mut candidates[chosen];
+    let known: Vec<u32> = c.predictions.iter().map(|p| p.procs).collect();
+    let more: Vec<u32> = counts(opts.threads, true).into_iter().filter(|n| !known.contains(n)).collect();
+    c.predictions.extend(predict(&c.graph, opts, &more).into_iter().filter_map(|(_, p)| p));
+    c.predictions.sort_by_key(|p| p.procs);
     let mut plan = plan_for(&candidates[chosen], opts)?;
     plan.candidates = candidates.iter().map(|c| c.candidate.clone()).collect();
     plan.reason = reason(&candidates, chosen, opts);
@@ -214,7 +242,8 @@ pub fn plan_for(c: &SimulatedCandidate, opts: &PlanOptions) -> Result<Plan, Plan
     plan.reload_ps_per_byte = sim_options(opts).reload_ps_per_byte;
     plan.predicted_seconds = c.candidate.predicted_seconds;
     plan.predicted_peak_memory = c.candidate.peak_memory;
-    plan.predictions = c.predictions.iter().flatten().cloned().collect();
+    plan.predictions = c.predictions.clone();
+    plan.contention = opts.model.contention.clone();
     Ok(plan)
 }
 
@@ -330,6 +359,27 @@ mod tests {
         // Equal times and jobs: the first.
         assert_eq!(choose(&[candidate(1.0, 5, true), candidate(1.0, 5, true)]), Some(0));
         assert_eq!(choose(&[candidate(1.0, 5, false)]), None);
+    }
+
+    #[test]
+    fn a_model_from_a_machine_twice_as_fast_predicts_twice_the_time_after_a_probe() {
+        let fast = CostModel::built_in();
+        // This machine takes twice as long over the probe alone, and its threads slow each
+        // other as the model's curve says.
+        let one = 2.0 * fast.probe.one_thread_seconds;
+        let all = one * fast.contention(fast.probe.threads as usize);
+        let here = crate::sched::Probe { one_thread_seconds: one, all_threads_seconds: all, ..fast.probe.clone() };
+        let probed = fast.probed(&here, false);
+        assert!((probed.scale - 2.0).abs() < 1e-12);
+        for threads in [1, 2] {
+            let before = plan(root("2x3"), &options(threads)).unwrap().plan;
+            let after =
+                plan(root("2x3"), &PlanOptions { model: probed.model.clone(), ..options(threads) }).unwrap().plan;
+            let ratio = after.predicted_seconds / before.predicted_seconds;
+            // Job costs are rounded to whole nanoseconds, hence the tolerance.
+            assert!((ratio - 2.0).abs() < 1e-3, "P={threads}: {ratio}");
+            assert_eq!(after.contention, before.contention, "the same contention at the probe's count");
+        }
     }
 
     /// Asserts that two JSON values are equal, floats to within a few units in the last place.

@@ -51,6 +51,8 @@ pub struct Comparison {
     pub actual_seconds: f64,
     /// |predicted - actual| / actual of the makespan.
     pub error: f64,
+    /// actual / predicted makespan: above 1, the run took longer than predicted.
+    pub actual_over_predicted: f64,
     /// Median per-job error, over the jobs with a positive actual time.
     pub job_error_median: f64,
     /// 90th percentile of the same per-job errors.
@@ -114,9 +116,8 @@ pub fn compare_with(
     }
     let actual: Vec<&TraceRow> = actual.into_iter().map(|a| a.expect("checked")).collect();
     let p = threads.or(info.threads).unwrap_or_else(|| actual.iter().map(|r| r.thread as u32 + 1).max().unwrap_or(1));
-    let factor = plan.predicted(p).map_or(1.0, |pr| pr.job_factor);
     let run = simulate(plan, &graph, p, overhead).map_err(|e| CompareError::Plan(e.to_string()))?;
-    let secs = |ticks: u64| ticks as f64 * factor / 1e9;
+    let secs = |ticks: u64| ticks as f64 / 1e9;
     let predicted_seconds = secs(run.row.makespan);
     let actual_seconds = actual.iter().map(|r| r.end).fold(0.0, f64::max);
     // A job's predicted time is its simulated span (its cost and any reading back) without the
@@ -136,6 +137,7 @@ pub fn compare_with(
         predicted_seconds,
         actual_seconds,
         error: (predicted_seconds - actual_seconds).abs() / actual_seconds.max(1e-12),
+        actual_over_predicted: actual_seconds / predicted_seconds.max(1e-12),
         job_error_median: quantile(&errors, 0.5),
         job_error_p90: quantile(&errors, 0.9),
     };
@@ -145,16 +147,31 @@ pub fn compare_with(
     Ok(Detail { comparison, predicted, actual, jobs })
 }
 
+impl Comparison {
+    /// The makespan against the prediction in words: "actual 1.33x the prediction (slower)".
+    pub fn direction(&self) -> String {
+        let r = self.actual_over_predicted;
+        let how = if (r - 1.0).abs() < 0.005 {
+            "as predicted"
+        } else if r > 1.0 {
+            "slower than predicted"
+        } else {
+            "faster than predicted"
+        };
+        format!("actual {r:.2}x the prediction ({how})")
+    }
+}
+
 impl std::fmt::Display for Comparison {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "{} on {} thread(s): predicted {:.3} s, actual {:.3} s, error {:.1} %",
+            "{} on {} thread(s): predicted {:.3} s, actual {:.3} s: {}",
             self.board,
             self.threads,
             self.predicted_seconds,
             self.actual_seconds,
-            100.0 * self.error
+            self.direction()
         )?;
         write!(
             f,

@@ -29,7 +29,6 @@ fn speedup_series(c: &SimulatedCandidate, t1: f64, label: String) -> SpeedupSeri
         points: c
             .predictions
             .iter()
-            .flatten()
             .map(|p| SpeedupPoint {
                 procs: p.procs,
                 speedup: t1 / p.makespan_seconds,
@@ -44,7 +43,7 @@ pub fn write_plan(planned: &PlanChoice, plan_path: &Path, dir: &Path) -> Result<
     planned.plan.save(plan_path)?;
     let chosen = &planned.candidates[planned.chosen];
     let t1 = |c: &SimulatedCandidate| {
-        c.predictions.first().and_then(|p| p.as_ref()).map_or(f64::INFINITY, |p| p.makespan_seconds)
+        c.predictions.iter().find(|p| p.procs == 1).map_or(f64::INFINITY, |p| p.makespan_seconds)
     };
     let board = &planned.plan.board;
     chart::speedup(
@@ -88,12 +87,12 @@ pub fn write_compare(plan: &Plan, d: &Detail, dir: &Path) -> Result<Vec<PathBuf>
     chart::compare(
         &dir.join("compare"),
         &format!(
-            "{} on {} thread(s): predicted {:.3} s, actual {:.3} s ({:.1} % off); per-job median error {:.1} %",
+            "{} on {} thread(s): predicted {:.3} s, actual {:.3} s ({}); per-job median error {:.1} %",
             c.board,
             c.threads,
             c.predicted_seconds,
             c.actual_seconds,
-            100.0 * c.error,
+            c.direction(),
             100.0 * c.job_error_median
         ),
         "µs",

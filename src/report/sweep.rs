@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::sched::{Graph, Policy, Procs, SimError, SimOptions, Simulator, SweepRow};
+use crate::sched::{Contention, Graph, Policy, Procs, SimError, SimOptions, Simulator, SweepRow};
 
 use super::chart;
 use super::chart::{BusySeries, ChartError, GanttBar, SpeedupPoint, SpeedupSeries};
@@ -32,6 +32,9 @@ pub struct ReportOptions {
     pub gantt: Option<Procs>,
     /// Unit of the costs (`states`, `ns`), for the axes.
     pub unit: String,
+    /// How much slower jobs run with more of them running at once (a cost model's curve;
+    /// none for costs in states).
+    pub contention: Contention,
 }
 
 /// One line of `sweep.csv`.
@@ -113,7 +116,9 @@ pub enum ReportError {
 }
 
 fn simulator<'g>(input: &'g Input, policy: Policy, opts: &ReportOptions) -> Result<Simulator<'g>, ReportError> {
-    Simulator::new(&input.graph, SimOptions { policy, ..opts.sim }).map_err(sim_error(input, policy))
+    Simulator::new(&input.graph, SimOptions { policy, ..opts.sim })
+        .map(|sim| sim.with_contention(&opts.contention))
+        .map_err(sim_error(input, policy))
 }
 
 fn sim_error(input: &Input, policy: Policy) -> impl FnOnce(SimError) -> ReportError + '_ {

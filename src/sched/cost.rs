@@ -1,13 +1,17 @@
 //! Job costs for graphs: one tick per state (the thesis's measure), or a cost model in
-//! nanoseconds read from a file. The model is linear in a job's features; `dab calibrate`
-//! fits it on this machine, and this module only loads, checks and applies it.
+//! nanoseconds read from a file. The model is linear in a job's features, with a contention
+//! curve for busy threads and the time of a fixed probe workload; `dab calibrate` fits it on
+//! one machine, and this module loads, checks and applies it, and carries it to another
+//! machine by the ratio of that machine's probe time to the stored one.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// Cost model files this version reads.
-pub(super) const MODEL_FORMAT: u32 = 1;
+use super::contention::Contention;
+
+/// Cost model files this version reads (2: contention curve, machine probe, hardware).
+pub const MODEL_FORMAT: u32 = 2;
 
 /// Where `dab calibrate` saves the model, relative to the project folder.
 pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
@@ -47,46 +51,83 @@ impl JobFeatures {
     }
 }
 
-/// Nanoseconds of a job: a linear combination of its features, plus a per-job constant.
+/// A short fixed workload timed on a machine, alone and with every hardware thread running a
+/// copy at once: how fast the machine is, and how much its threads slow each other.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// What was timed (a board solved whole on one thread); probes of different workloads
+    /// cannot be compared.
+    pub workload: String,
+    /// Threads that ran a copy each at once in the all-threads timing.
+    pub threads: u32,
+    /// Median seconds of the workload alone.
+    pub one_thread_seconds: f64,
+    /// Median seconds of one copy with `threads` copies running at once.
+    pub all_threads_seconds: f64,
+}
+
+impl Probe {
+    /// How many times slower a copy ran with every thread busy than alone.
+    pub fn contention(&self) -> f64 {
+        self.all_threads_seconds / self.one_thread_seconds
+    }
+}
+
+/// Nanoseconds of a job: a linear combination of its features, plus a per-job constant,
+/// slowed by the contention of the threads busy beside it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostModel {
     /// Version of the model file's format; a file of another version is refused.
     pub format: u32,
     /// The machine it was measured on (free text: CPU, cores, memory).
     pub machine: String,
+    /// The host name of that machine: machines of one kind differ, so a model is only this
+    /// machine's on the host that made it.
+    pub host: String,
+    /// Physical cores of that machine.
+    pub cores: u32,
+    /// Hardware threads of that machine (cores times threads per core).
+    pub hardware_threads: u32,
+    /// Seconds `dab calibrate` took to make the model there.
+    pub calibrate_seconds: f64,
     /// Nanoseconds per job, whatever its size.
-    #[serde(default)]
     pub per_job_ns: f64,
     /// Nanoseconds per position computed.
-    #[serde(default)]
     pub per_state_ns: f64,
     /// Nanoseconds per kernel row.
-    #[serde(default)]
     pub per_row_ns: f64,
     /// Nanoseconds per move examined in the outer groups.
-    #[serde(default)]
     pub per_outer_move_ns: f64,
     /// Nanoseconds per move examined in the inner group.
-    #[serde(default)]
     pub per_inner_move_ns: f64,
     /// Nanoseconds per byte of the job outputs it reads.
-    #[serde(default)]
     pub per_input_byte_ns: f64,
-    /// (threads, factor): jobs run `factor` times slower while `threads` threads are busy
-    /// (shared caches, memory bandwidth, hyperthreads). One thread is 1.
-    #[serde(default)]
-    pub contention: Vec<(u32, f64)>,
+    /// (busy threads, factor): a job runs `factor` times slower than its cost while that many
+    /// threads are busy (itself included); measured at 1, 2, 4, ... and all hardware threads.
+    pub contention: Contention,
     /// Nanoseconds of writing a job's values to a store, per file (create, flush to disk,
-    /// rename). Zero in models made before stores were timed.
-    #[serde(default)]
+    /// rename): the mean, since a run's time sums them.
     pub store_per_file_ns: f64,
-    /// Nanoseconds of writing a job's values to a store, per byte. Zero in models made before
-    /// stores were timed.
-    #[serde(default)]
+    /// Nanoseconds of writing a job's values to a store, per byte.
     pub store_per_byte_ns: f64,
     /// Reading a job's values back from a store (checked), per byte.
-    #[serde(default)]
     pub store_read_per_byte_ns: f64,
+    /// The probe workload timed when the model was made.
+    pub probe: Probe,
+}
+
+/// A model carried to this machine by a fresh probe, and what that did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probed {
+    /// The model with its coefficients scaled and its contention carried to this machine.
+    pub model: CostModel,
+    /// Job costs were multiplied by this: this machine's one-thread probe time over the
+    /// model's (2: this machine is half as fast).
+    pub scale: f64,
+    /// Contention with every thread busy here, from the probe.
+    pub contention: f64,
+    /// The model was made on this host (with this CPU and core count).
+    pub same_machine: bool,
 }
 
 /// Why a cost model could not be loaded or saved.
@@ -117,12 +158,26 @@ pub enum CostError {
         source: serde_json::Error,
     },
     /// The file is of a format version this dab does not read.
-    #[error("cost model '{path}' has format {found}; this dab reads format {MODEL_FORMAT}")]
+    #[error(
+        "cost model '{path}' has format {found}; this dab reads format {MODEL_FORMAT}: run dab calibrate to make one"
+    )]
     Format {
         /// The model file.
         path: PathBuf,
         /// The version the file has.
         found: u32,
+    },
+    /// The probe's times or thread counts are not positive numbers.
+    #[error(
+        "cost model '{path}': {field} = {value} must be a finite number > 0 (run dab calibrate to make the model again)"
+    )]
+    Probe {
+        /// The model file.
+        path: PathBuf,
+        /// The field's name.
+        field: &'static str,
+        /// Its value.
+        value: f64,
     },
     /// A coefficient or a contention factor is negative, infinite or not a number.
     #[error("cost model '{path}': {field} = {value} must be a finite number >= 0")]
@@ -152,28 +207,67 @@ impl CostModel {
 
     /// A model from the text of its file (`path` names it in errors).
     fn parse(text: &str, path: &Path) -> Result<CostModel, CostError> {
-        let model: CostModel =
-            serde_json::from_str(text).map_err(|source| CostError::Parse { path: path.into(), source })?;
-        if model.format != MODEL_FORMAT {
-            return Err(CostError::Format { path: path.into(), found: model.format });
+        let parse = |source| CostError::Parse { path: path.into(), source };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(parse)?;
+        // The version first: an older model lacks fields, and the fix is a new one, not them.
+        if let Some(found) = value.get("format").and_then(|f| f.as_u64()).filter(|&f| f != MODEL_FORMAT as u64) {
+            return Err(CostError::Format { path: path.into(), found: u32::try_from(found).unwrap_or(u32::MAX) });
         }
-        let factors = model.contention.iter().map(|&(_, f)| ("contention", f));
-        for (field, value) in model.coefficients().into_iter().chain(factors) {
+        let model: CostModel = serde_json::from_value(value).map_err(parse)?;
+        let factors = model.contention.0.iter().map(|&(_, f)| ("contention", f));
+        let store = [
+            ("store_per_file_ns", model.store_per_file_ns),
+            ("store_per_byte_ns", model.store_per_byte_ns),
+            ("store_read_per_byte_ns", model.store_read_per_byte_ns),
+            ("calibrate_seconds", model.calibrate_seconds),
+        ];
+        for (field, value) in model.coefficients().into_iter().chain(factors).chain(store) {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(CostError::Coefficient { path: path.into(), field, value });
             }
         }
+        for (field, value) in [
+            ("probe.one_thread_seconds", model.probe.one_thread_seconds),
+            ("probe.all_threads_seconds", model.probe.all_threads_seconds),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(CostError::Probe { path: path.into(), field, value });
+            }
+        }
+        if model.probe.threads == 0 || model.hardware_threads == 0 {
+            return Err(CostError::Probe { path: path.into(), field: "threads", value: 0.0 });
+        }
         Ok(model)
     }
 
-    /// The slowdown of jobs with `threads` threads busy: measured counts as they are, more
-    /// threads than measured as the most measured.
+    /// The slowdown of jobs with `threads` threads busy.
     pub fn contention(&self, threads: usize) -> f64 {
-        self.contention
-            .iter()
-            .filter(|&&(t, _)| t as usize <= threads)
-            .max_by_key(|&&(t, _)| t)
-            .map_or(1.0, |&(_, f)| f)
+        self.contention.factor(threads)
+    }
+
+    /// This model carried to a machine whose probe of the same workload took `now`: every job
+    /// cost scaled by the one-thread ratio, the contention curve carried to the all-threads
+    /// ratio there; `same_machine` as the caller found it. A probe of another workload
+    /// changes nothing (scale 1).
+    pub fn probed(&self, now: &Probe, same_machine: bool) -> Probed {
+        if now.workload != self.probe.workload {
+            let contention = self.contention(now.threads as usize);
+            return Probed { model: self.clone(), scale: 1.0, contention, same_machine };
+        }
+        let scale = now.one_thread_seconds / self.probe.one_thread_seconds;
+        let mut model = self.clone();
+        model.per_job_ns *= scale;
+        model.per_state_ns *= scale;
+        model.per_row_ns *= scale;
+        model.per_outer_move_ns *= scale;
+        model.per_inner_move_ns *= scale;
+        model.per_input_byte_ns *= scale;
+        model.calibrate_seconds *= scale;
+        model.contention = self.contention.carried_to(now.threads as usize, now.contention());
+        model.hardware_threads = now.threads;
+        model.cores = model.cores.min(now.threads);
+        model.probe = now.clone();
+        Probed { model, scale, contention: now.contention(), same_machine }
     }
 
     /// The coefficients by name, in the order of [`JobFeatures::terms`].
@@ -188,22 +282,16 @@ impl CostModel {
         ]
     }
 
-    /// A model with these coefficients (in the order of [`JobFeatures::terms`]).
-    pub fn from_coefficients(machine: String, c: [f64; TERMS], contention: Vec<(u32, f64)>) -> CostModel {
-        CostModel {
-            format: MODEL_FORMAT,
-            machine,
-            per_job_ns: c[0],
-            per_state_ns: c[1],
-            per_row_ns: c[2],
-            per_outer_move_ns: c[3],
-            per_inner_move_ns: c[4],
-            per_input_byte_ns: c[5],
-            contention,
-            store_per_file_ns: 0.0,
-            store_per_byte_ns: 0.0,
-            store_read_per_byte_ns: 0.0,
-        }
+    /// Sets the coefficients (in the order of [`JobFeatures::terms`]).
+    pub fn set_coefficients(&mut self, c: [f64; TERMS]) {
+        [
+            self.per_job_ns,
+            self.per_state_ns,
+            self.per_row_ns,
+            self.per_outer_move_ns,
+            self.per_inner_move_ns,
+            self.per_input_byte_ns,
+        ] = c;
     }
 
     /// Writes the model to `path` as JSON, through a temporary file and a rename.
@@ -231,13 +319,17 @@ pub enum CostSpec {
     /// One tick per state.
     States,
     /// Nanoseconds from a model.
-    Model(CostModel),
+    Model(Box<CostModel>),
 }
 
 impl CostSpec {
     /// `states`, or the path of a cost model file.
     pub fn parse(arg: &str) -> Result<CostSpec, CostError> {
-        if arg == "states" { Ok(CostSpec::States) } else { CostModel::load(Path::new(arg)).map(CostSpec::Model) }
+        if arg == "states" {
+            Ok(CostSpec::States)
+        } else {
+            CostModel::load(Path::new(arg)).map(|m| CostSpec::Model(Box::new(m)))
+        }
     }
 
     /// The cost of a job with features `f`: its states, or the model's nanoseconds.
@@ -269,5 +361,17 @@ mod tests {
             CostModel::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json"))).unwrap()
         );
         assert!(m.per_row_ns > 0.0 && !m.machine.is_empty());
+    }
+
+    #[test]
+    fn a_missing_field_or_a_bad_probe_is_refused_by_name() {
+        let mut v: serde_json::Value = serde_json::from_str(BUILT_IN_MODEL).unwrap();
+        v.as_object_mut().unwrap().remove("per_row_ns");
+        let e = CostModel::parse(&v.to_string(), Path::new("m.json")).unwrap_err().to_string();
+        assert!(e.contains("m.json") && e.contains("missing field `per_row_ns`"), "{e}");
+        let mut v: serde_json::Value = serde_json::from_str(BUILT_IN_MODEL).unwrap();
+        v["probe"]["one_thread_seconds"] = 0.0.into();
+        let e = CostModel::parse(&v.to_string(), Path::new("m.json")).unwrap_err().to_string();
+        assert!(e.contains("probe.one_thread_seconds = 0"), "{e}");
     }
 }

@@ -1,9 +1,10 @@
 //! Scheduling (layer 3): job graphs and their file formats, the graph schemes (orbits,
-//! quadrants, splits), job costs and the cost model, memory residency and disk use (one count
+//! quadrants, splits), job costs, the cost model and contention between busy threads, memory residency and disk use (one count
 //! for the simulator and the executor), and the discrete-event simulator. Uses `support`,
 //! `game` and `solver`; knows nothing of plans, stores or the executor. The simulator is
 //! deterministic: events ordered by (integer time, sequence number).
 
+mod contention;
 mod cost;
 mod disk;
 mod graph;
@@ -11,7 +12,8 @@ mod memory;
 mod schemes;
 mod sim;
 
-pub use cost::{BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, TERMS};
+pub use contention::Contention;
+pub use cost::{BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, Probe, Probed, TERMS};
 pub use disk::{DiskUse, predicted_peak};
 pub use graph::{Format, Graph, GraphError, Job};
 pub use memory::{Admission, Residency, least_limit};

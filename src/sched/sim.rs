@@ -7,6 +7,11 @@
 //! start, best first by the policy, while a processor is free (and, with a memory limit, while
 //! their output fits). A job occupies its processor for its *duration*: per-job overhead
 //! (dispatch latency), the transfer of its inputs at `bandwidth` bytes per tick, and its cost.
+//! With a [`Contention`] curve, every running job progresses at 1 / factor(jobs running) of
+//! its cost per tick: a *work clock* advances by the elapsed ticks over that factor, and a job
+//! ends when the work clock has advanced by its duration since it started. Events are ordered
+//! on the work clock (integer, so the order stays exact) and real time follows it; with no
+//! contention the two clocks are one.
 //! Memory is counted by [`super::memory::Residency`], as the executor counts it: a job's output
 //! is resident from its start until every job needing it has finished; under a memory limit,
 //! values that readers still need may be evicted to the store and read back by the next
@@ -23,6 +28,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::support::{choice, round4};
 
+use super::contention::Contention;
 use super::graph::Graph;
 use super::memory::Residency;
 
@@ -162,12 +168,13 @@ pub struct SweepRow {
     pub work: u64,
     /// Longest path of durations.
     pub critical_path: u64,
-    /// max(CP, W/P): no schedule is shorter.
+    /// max(CP, W/P), W/P slowed by the contention with P busy: no schedule is shorter.
     pub lower_bound: f64,
     /// A tighter bound from the levels: the jobs that cannot start before t need W(t)/P
     /// more, and the jobs with a tail of at least t after them need W'(t)/P before it.
     pub level_bound: f64,
-    /// W/P + (1 - 1/P) CP: Graham's bound on any list schedule.
+    /// W/P + (1 - 1/P) CP, slowed by the contention with P busy: Graham's bound on any list
+    /// schedule.
     pub graham_bound: f64,
     /// W / makespan (the makespan on one processor is W).
     pub speedup: f64,
@@ -190,7 +197,8 @@ pub struct Span {
     pub proc: u32,
     /// Tick it started.
     pub start: u64,
-    /// Tick it ended: its start plus its duration and the time to read back evicted inputs.
+    /// Tick it ended: its start plus its duration and the time to read back evicted inputs
+    /// (slowed by the contention while it ran).
     pub end: u64,
 }
 
@@ -219,6 +227,7 @@ pub struct Simulator<'g> {
     /// (t, work of the jobs whose earliest start or whose tail is at least t), per distinct t:
     /// every such pair bounds the makespan by t + work / P.
     level_cuts: Vec<(u64, u64)>,
+    contention: Contention,
 }
 
 /// For each distinct level t, the total duration of the jobs at level t or more.
@@ -263,7 +272,15 @@ impl<'g> Simulator<'g> {
             Policy::Cp => levels,
             Policy::Largest => duration.clone(),
         };
-        Ok(Simulator { graph, opts, work: duration.iter().sum(), duration, priority, critical_path, level_cuts })
+        let work = duration.iter().sum();
+        let contention = Contention::default();
+        Ok(Simulator { graph, opts, work, duration, priority, critical_path, level_cuts, contention })
+    }
+
+    /// This simulator with jobs slowed by `contention` from the number running at each moment.
+    pub fn with_contention(mut self, contention: &Contention) -> Simulator<'g> {
+        self.contention = contention.clone().normalised();
+        self
     }
 
     /// Sum of the job durations, in ticks.
@@ -290,11 +307,11 @@ impl<'g> Simulator<'g> {
         let mut r = Replay::new(self, cap, record);
         loop {
             r.start_ready()?;
-            // Finish every job that ends at the next event time.
-            let Some((_, &Reverse((t, _)))) = r.events.peek() else { break };
-            r.now = t;
-            while let Some((&job, &Reverse((t, _)))) = r.events.peek() {
-                if t != r.now {
+            // Finish every job that ends at the next event (on the work clock).
+            let Some((_, &Reverse((w, _)))) = r.events.peek() else { break };
+            r.advance_to(w);
+            while let Some((&job, &Reverse((w, _)))) = r.events.peek() {
+                if w != r.work_now {
                     break;
                 }
                 r.events.pop();
@@ -310,10 +327,13 @@ impl<'g> Simulator<'g> {
         let (w, cp) = (self.work as f64, self.critical_path as f64);
         let (lower_bound, level_bound, graham_bound, per) = match procs {
             Procs::Limited(p) => {
+                // With P busy, the machine does at most P / factor(P) ticks of work per tick.
+                let slow = self.contention.factor(p as usize);
                 let p = p as f64;
-                let lower = (w / p).max(cp);
-                let level = self.level_cuts.iter().map(|&(t, work)| t as f64 + work as f64 / p).fold(lower, f64::max);
-                (lower, level, w / p + (1.0 - 1.0 / p) * cp, p)
+                let lower = (w * slow / p).max(cp);
+                let level =
+                    self.level_cuts.iter().map(|&(t, work)| t as f64 + work as f64 * slow / p).fold(lower, f64::max);
+                (lower, level, slow * (w / p + (1.0 - 1.0 / p) * cp), p)
             }
             Procs::Unlimited => (cp, cp, cp, max_busy.max(1) as f64),
         };
@@ -345,14 +365,18 @@ struct Replay<'s, 'g> {
     sim: &'s Simulator<'g>,
     cap: usize,
     record: bool,
+    /// Real time, ticks.
     now: u64,
+    /// Work clock: ticks of cost each running job has done since the start (equal to `now`
+    /// without contention).
+    work_now: u64,
     /// Jobs each job still waits for.
     missing: Vec<u32>,
     /// Ready jobs: (policy priority, tie-break, job); the tie-break is the order they became
     /// ready for fifo, the job's index otherwise, so the largest entry is the one to start.
     ready: BinaryHeap<(u64, Reverse<u64>, u32)>,
     ready_seq: u64,
-    /// Completions: job -> (end time, sequence number), earliest first.
+    /// Completions: job -> (end on the work clock, sequence number), earliest first.
     events: PriorityQueue<u32, Reverse<(u64, u64)>>,
     event_seq: u64,
     /// Free processor ids, lowest first; ids are handed out from 0 as needed.
@@ -363,6 +387,8 @@ struct Replay<'s, 'g> {
     max_busy: usize,
     memory: Residency,
     spans: Vec<Span>,
+    /// Index in `spans` of each running job's span (recorded runs).
+    span_of: Vec<u32>,
     busy: Vec<(u64, u32)>,
 }
 
@@ -375,6 +401,7 @@ impl<'s, 'g> Replay<'s, 'g> {
             cap,
             record,
             now: 0,
+            work_now: 0,
             missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
             ready: BinaryHeap::new(),
             ready_seq: 0,
@@ -387,6 +414,7 @@ impl<'s, 'g> Replay<'s, 'g> {
             max_busy: 0,
             memory: Residency::new(g, sim.opts.mem_limit, true),
             spans: Vec::new(),
+            span_of: if record { vec![0; n] } else { Vec::new() },
             busy: Vec::new(),
         };
         for i in 0..n {
@@ -427,12 +455,13 @@ impl<'s, 'g> Replay<'s, 'g> {
                 }
             };
             self.proc_of[i] = proc;
-            let end = self.now + self.sim.duration[i] + loaded * self.sim.opts.reload_ps_per_byte / 1000;
+            let end = self.work_now + self.sim.duration[i] + loaded * self.sim.opts.reload_ps_per_byte / 1000;
             self.events.push(entry.2, Reverse((end, self.event_seq)));
             self.event_seq += 1;
             self.running += 1;
             if self.record {
-                self.spans.push(Span { job: entry.2, proc, start: self.now, end });
+                self.span_of[i] = self.spans.len() as u32;
+                self.spans.push(Span { job: entry.2, proc, start: self.now, end: self.now });
             }
         }
         if let Some(&(_, _, i)) = held.iter().max() {
@@ -458,12 +487,25 @@ impl<'s, 'g> Replay<'s, 'g> {
         Ok(())
     }
 
+    /// Moves both clocks to the work clock's `work`: every running job has done
+    /// `work - work_now` more ticks of its cost, which took that times the contention factor
+    /// of the jobs running.
+    fn advance_to(&mut self, work: u64) {
+        let done = work - self.work_now;
+        let slow = self.sim.contention.factor(self.running);
+        self.now += if slow == 1.0 { done } else { (done as f64 * slow).round() as u64 };
+        self.work_now = work;
+    }
+
     /// Job `i` ends now: its processor is freed, inputs nobody else needs are released, and the
     /// jobs waiting only for it become ready.
     fn finish(&mut self, i: usize) {
         let g = self.sim.graph;
         self.running -= 1;
         self.free.push(Reverse(self.proc_of[i]));
+        if self.record {
+            self.spans[self.span_of[i] as usize].end = self.now;
+        }
         self.memory.finish(i, g.needs(i));
         for &k in g.needed_by(i) {
             self.missing[k as usize] -= 1;
@@ -568,6 +610,38 @@ mod tests {
                     let (job, dep) = (&g.jobs[i].name, &g.jobs[k as usize].name);
                     assert!(started >= end[k as usize], "{policy}: {job} starts before {dep} ends");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn contention_slows_jobs_by_the_number_running_at_each_moment() {
+        // a (10) and b (20) start together on 2 processors, each at half speed while both run:
+        // a ends at 20 having done its 10; b has 10 left, alone at full speed, and ends at 30.
+        let g = Graph::new(vec![job("a", 10, &[]), job("b", 20, &[])], None).unwrap();
+        let curve = Contention(vec![(2, 2.0)]);
+        let sim = Simulator::new(&g, SimOptions { policy: Policy::Cp, ..Default::default() }).unwrap();
+        let sim = sim.with_contention(&curve);
+        let run = sim.run(Procs::Limited(2), true).unwrap();
+        let ends: Vec<(u32, u64)> = run.spans.iter().map(|s| (s.job, s.end)).collect();
+        assert_eq!(ends, vec![(1, 30), (0, 20)]);
+        assert_eq!(run.row.makespan, 30);
+        // On one processor nothing runs beside anything: the sum of the costs.
+        assert_eq!(sim.run(Procs::Limited(1), false).unwrap().row.makespan, 30);
+        // The bound allows for the slowdown: W f(2) / 2 = 30.
+        assert_eq!(run.row.lower_bound, 30.0);
+    }
+
+    #[test]
+    fn no_contention_is_the_plain_simulation() {
+        let g = diamond_and_chain();
+        for policy in POLICIES {
+            let plain = Simulator::new(&g, SimOptions { policy, ..Default::default() }).unwrap();
+            let flat = Simulator::new(&g, SimOptions { policy, ..Default::default() })
+                .unwrap()
+                .with_contention(&Contention(vec![(2, 1.0), (4, 0.99)]));
+            for p in [Procs::Limited(1), Procs::Limited(2), Procs::Limited(3), Procs::Unlimited] {
+                assert_eq!(plain.run(p, true).unwrap(), flat.run(p, true).unwrap(), "{policy} P={p}");
             }
         }
     }

@@ -180,7 +180,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
     ));
     let dir = output.with_extension("");
     let all = super::threads(None)? as u32;
-    let model = super::plan::load_model(args.cost.as_deref())?;
+    let model = super::plan::probed(&super::plan::load_model(args.cost.as_deref())?);
     let opts = dab::plan::PlanOptions {
         threads: all,
         mem_limit: None,
@@ -192,21 +192,21 @@ fn run_suite(args: BenchArgs) -> CliResult {
     };
     println!(
         "{:<6} {:>7} {:<28} {:>6} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8}",
-        "board", "threads", "plan", "jobs", "predicted", "actual", "error", "job median", "job p90", "speedup"
+        "board", "threads", "plan", "jobs", "predicted", "actual", "act/pred", "job median", "job p90", "speedup"
     );
     let mut rows = Vec::new();
     for b in &args.boards {
         b.parse::<dab::game::Board>()?;
         for r in crate::cli::bench::run::runs(b, &[1, all], &opts, args.repeats, &dir)? {
             println!(
-                "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.1}% {:>9.1}% {:>7.1}% {:>8}",
+                "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.2}x {:>9.1}% {:>7.1}% {:>8}",
                 r.comparison.board,
                 r.comparison.threads,
                 r.plan,
                 r.comparison.jobs,
                 r.comparison.predicted_seconds,
                 r.comparison.actual_seconds,
-                100.0 * r.comparison.error,
+                r.comparison.actual_over_predicted,
                 100.0 * r.comparison.job_error_median,
                 100.0 * r.comparison.job_error_p90,
                 r.speedup.map_or(String::new(), |s| format!("{s:.2}x"))

@@ -36,7 +36,7 @@ impl Serialize for RunRow {
     /// layout of `reports/bench-run.csv`).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let c = &self.comparison;
-        let mut row = s.serialize_struct("RunRow", 11)?;
+        let mut row = s.serialize_struct("RunRow", 12)?;
         row.serialize_field("board", &c.board)?;
         row.serialize_field("threads", &c.threads)?;
         row.serialize_field("plan", &self.plan)?;
@@ -44,6 +44,7 @@ impl Serialize for RunRow {
         row.serialize_field("predicted_seconds", &c.predicted_seconds)?;
         row.serialize_field("actual_seconds", &c.actual_seconds)?;
         row.serialize_field("error", &c.error)?;
+        row.serialize_field("actual_over_predicted", &c.actual_over_predicted)?;
         row.serialize_field("job_error_median", &c.job_error_median)?;
         row.serialize_field("job_error_p90", &c.job_error_p90)?;
         row.serialize_field("speedup", &self.speedup)?;

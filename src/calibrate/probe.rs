@@ -1,0 +1,168 @@
+//! Busy-thread timings: a whole solve run on one thread, alone and as one of k copies running
+//! at once (each on its own one-thread pool, all started together), so that exactly k threads
+//! are busy for the whole timing. The ratio of the two is the contention at k threads; the
+//! machine probe is the same timing of a small fixed board, alone and with every hardware
+//! thread busy.
+
+use std::sync::Barrier;
+
+use crate::exec::execute;
+use crate::game::{Board, Position};
+use crate::plan::ReadyPlan;
+use crate::sched::{Contention, CostModel, Probe, Probed};
+use crate::solver::{Space, SpaceError};
+use crate::support::median;
+
+use super::machine::{hardware_threads, host, machine, physical_cores};
+
+/// The probe's workload: this board solved whole on one thread (about 0.15 s on the 2-core
+/// machine the shipped model was made on).
+pub const PROBE_BOARD: &str = "2x5";
+/// Rounds of the probe (each: alone, then every thread busy); the median of each is kept.
+pub(crate) const PROBE_ROUNDS: usize = 3;
+
+/// Median wall seconds of one copy of `plan` solved on one thread, for each of `counts` copies
+/// running at once, the counts taken in turn `repeats` times (so every count sees the same
+/// moments of a shared machine). A copy's time is the mean over the copies of that round.
+pub fn busy_seconds(plan: &ReadyPlan, counts: &[usize], repeats: usize) -> Vec<f64> {
+    let mut times = vec![Vec::new(); counts.len()];
+    for _ in 0..repeats.max(1) {
+        for (k, &copies) in counts.iter().enumerate() {
+            let copies = copies.max(1);
+            let start = Barrier::new(copies);
+            let seconds: f64 = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..copies)
+                    .map(|_| {
+                        s.spawn(|| {
+                            start.wait();
+                            execute(plan, 1, false, None).seconds
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().expect("a solve does not panic")).sum()
+            });
+            times[k].push(seconds / copies as f64);
+        }
+    }
+    times.iter_mut().map(|t| median(t)).collect()
+}
+
+/// The plan of a whole solve of the empty `board` with its default grouping.
+fn whole(board: &str, groups: Option<usize>) -> Result<ReadyPlan, SpaceError> {
+    let board: Board = board.parse().expect("a built-in board");
+    Ok(ReadyPlan::whole(Space::new(Position::empty(board), groups)?))
+}
+
+/// Thread counts for the contention curve: 1, 2, 4, ... up to `threads`, the physical cores
+/// and `threads` itself.
+pub fn curve_counts(threads: usize, cores: usize) -> Vec<usize> {
+    let mut out: Vec<usize> =
+        std::iter::successors(Some(1usize), |&p| p.checked_mul(2)).take_while(|&p| p <= threads).collect();
+    out.extend([cores.min(threads), threads]);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The contention curve of this machine: a whole solve of `board` (with `groups`) timed with
+/// each of `counts` copies running at once, each count's time over the time alone.
+pub fn contention_curve(
+    board: &str,
+    groups: Option<usize>,
+    counts: &[usize],
+    repeats: usize,
+) -> Result<Contention, SpaceError> {
+    let plan = whole(board, groups)?;
+    let mut all = vec![1];
+    all.extend(counts.iter().copied().filter(|&k| k > 1));
+    Ok(curve(&all, &busy_seconds(&plan, &all, repeats)))
+}
+
+/// The curve from a copy's seconds at each count of copies, the first count being 1: each
+/// count's seconds over the seconds alone.
+pub fn curve(counts: &[usize], seconds: &[f64]) -> Contention {
+    let alone = seconds[0];
+    Contention(counts.iter().zip(seconds).skip(1).map(|(&k, &s)| (k as u32, s / alone)).collect())
+}
+
+/// Times the probe workload on this machine now: alone and with `threads` copies at once.
+pub fn probe(threads: usize) -> Probe {
+    let plan = whole(PROBE_BOARD, None).expect("the probe board has a space");
+    let counts = if threads > 1 { vec![1, threads] } else { vec![1] };
+    let seconds = busy_seconds(&plan, &counts, PROBE_ROUNDS);
+    Probe {
+        workload: format!("{PROBE_BOARD} whole on one thread"),
+        threads: threads as u32,
+        one_thread_seconds: seconds[0],
+        all_threads_seconds: *seconds.last().expect("one count at least"),
+    }
+}
+
+/// `model` carried to this machine by a fresh probe on every hardware thread, with whether
+/// the model was made here (same host, CPU, cores and memory).
+pub fn probe_model(model: &CostModel) -> Probed {
+    let same = model.host == host() && model.machine == machine();
+    let mut probed = model.probed(&probe(hardware_threads()), same);
+    if !same {
+        probed.model.machine = format!("{} (the model of {} carried here by a probe)", machine(), model.machine);
+        probed.model.host = host();
+        probed.model.cores = physical_cores() as u32;
+    }
+    probed
+}
+
+/// What a probe did, for people: the model's machine, this one, the probe times and the scale;
+/// for a model from another machine, how to measure this one and about how long that takes.
+pub fn describe(model: &CostModel, probed: &Probed) -> String {
+    let now = &probed.model.probe;
+    let mut text = format!(
+        "cost model from {} (host {}); this machine: {} (host {}); probe {}: {:.3} s alone (model {:.3} s), \
+         {:.2}x slower with {} threads busy: job costs scaled x{:.3}",
+        model.machine,
+        model.host,
+        machine(),
+        host(),
+        PROBE_BOARD,
+        now.one_thread_seconds,
+        model.probe.one_thread_seconds,
+        probed.contention,
+        now.threads,
+        probed.scale
+    );
+    if !probed.same_machine {
+        text += &format!(
+            "; the model was made on another machine: run dab calibrate to measure this one (about {:.0} s here)",
+            probed.model.calibrate_seconds.max(1.0)
+        );
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_curve_of_synthetic_timings_is_the_curve_they_were_made_from() {
+        // A machine whose threads slow each other by 1 + 0.05 (k - 1) up to 8 cores, and share
+        // a core two by two past them: 1.35 * 1.6 at 16.
+        let known = Contention(vec![(2, 1.05), (4, 1.15), (8, 1.35), (16, 2.16)]);
+        let counts = [1, 2, 4, 8, 16];
+        let alone = 0.8;
+        let seconds: Vec<f64> = counts.iter().map(|&k| alone * known.factor(k)).collect();
+        let got = curve(&counts, &seconds);
+        for k in 1..=20 {
+            assert!((got.factor(k) - known.factor(k)).abs() < 1e-12, "{k}: {got:?}");
+        }
+        assert!((got.factor(12) - (1.35 + (2.16 - 1.35) / 2.0)).abs() < 1e-12, "linear between the knees");
+    }
+
+    #[test]
+    fn curve_counts_are_powers_of_two_with_the_cores_and_all_threads() {
+        assert_eq!(curve_counts(1, 1), vec![1]);
+        assert_eq!(curve_counts(2, 2), vec![1, 2]);
+        assert_eq!(curve_counts(16, 16), vec![1, 2, 4, 8, 16]);
+        assert_eq!(curve_counts(12, 6), vec![1, 2, 4, 6, 8, 12]);
+        assert_eq!(curve_counts(32, 16), vec![1, 2, 4, 8, 16, 32]);
+    }
+}
