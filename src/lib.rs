@@ -18,6 +18,7 @@
 //! - [`cluster`]: Slurm and HTCondor DAGMan export, cluster traces.
 //! - [`calibrate`]: timing this machine and fitting the cost model.
 //! - [`pipeline`]: plan, run and compare: the body of `dab run`.
+//! - [`scale`]: a position run at several thread counts, measured against predicted speedup.
 //!
 //! The value of a position is the best net number of future boxes for the player to move:
 //!
@@ -42,6 +43,7 @@ pub mod answer;
 pub mod cluster;
 pub mod calibrate;
 pub mod pipeline;
+pub mod scale;
 
 pub use exec::{ExecOptions, Execution, execute_with, solve};
 pub use game::{Board, Line, LineSet, MoveValue, Position, Value};

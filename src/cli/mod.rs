@@ -23,6 +23,7 @@ mod plan;
 mod play;
 mod query;
 mod run;
+mod scale;
 mod sim;
 mod solve;
 mod verify;
@@ -53,6 +54,8 @@ enum Command {
     Plan(plan::PlanArgs),
     /// A plan's prediction against a run's trace.
     Compare(compare::CompareArgs),
+    /// Run a board at several thread counts: measured speedup against the prediction (scale.csv and chart).
+    Scale(scale::ScaleArgs),
     /// A position's value and every move's, from a store (solved on the spot beyond its book).
     Query(query::QueryArgs),
     /// Check every file of a store.
@@ -166,6 +169,7 @@ pub fn run() -> i32 {
         Command::Run(a) => run::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Scale(a) => scale::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Query(a) => query::run(a),
         Command::Endgame(a) => endgame::run(a),

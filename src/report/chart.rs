@@ -1,6 +1,7 @@
 //! Charts of parallel-schedule simulations, as SVG and PNG files: speedup against the processor
-//! count (with its bounds), processors busy over time, Gantt charts of one schedule, and a
-//! predicted schedule beside the actual one with a scatter of their job durations. This
+//! count (with its bounds), processors busy over time, Gantt charts of one schedule, a
+//! predicted schedule beside the actual one with a scatter of their job durations, and measured
+//! against predicted speedup with the error at each thread count. This
 //! module owns the drawing only: callers hand in plain numbers and labels. Text uses DejaVu Sans
 //! embedded in the binary, so no font library is needed at build or run time, and the same input
 //! always gives the same bytes.
@@ -55,6 +56,9 @@ const PALETTE: [RGBColor; 9] = [
     RGBColor(23, 190, 207),
 ];
 const IDEAL: RGBColor = RGBColor(150, 150, 150);
+/// Scaling charts: the speedup panel over the error panel, which has this many pixels.
+const SCALE_SIZE: (u32, u32) = (1024, 920);
+const ERROR_PANEL: u32 = 300;
 
 /// Errors naming the file or folder that could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -190,6 +194,31 @@ pub fn compare(
     render(stem, size, &Figure::Compare { title, time_unit, procs, predicted, actual, points })
 }
 
+/// One thread count of a scaling chart: speedups over one thread, and the prediction's error.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ScalePoint {
+    /// Threads (the x axis).
+    pub(crate) threads: u32,
+    /// Predicted speedup.
+    pub(crate) predicted: f64,
+    /// Measured speedup.
+    pub(crate) actual: f64,
+    /// The simulator's bound as a speedup: no schedule reaches past it.
+    pub(crate) bound: f64,
+    /// (actual - predicted) / actual of the seconds.
+    pub(crate) error: f64,
+}
+
+/// Writes `<stem>.svg` and `<stem>.png`: measured and predicted speedup against threads with the
+/// simulator's bound and the ideal speedup = threads (the panel titled `speedup_title`), and
+/// below it the prediction's error at each thread count, each point labelled.
+pub(crate) fn scale(stem: &Path, title: &str, speedup_title: &str, points: &[ScalePoint]) -> Result<(), ChartError> {
+    if points.is_empty() {
+        return Err(input(stem, "no thread counts to draw"));
+    }
+    render(stem, SCALE_SIZE, &Figure::Scale { title, speedup_title, points })
+}
+
 /// What to draw: one value per public function, so that one generic `draw` serves both backends.
 enum Figure<'s> {
     Speedup {
@@ -215,6 +244,11 @@ enum Figure<'s> {
         predicted: &'s [GanttBar],
         actual: &'s [GanttBar],
         points: &'s [ComparePoint],
+    },
+    Scale {
+        title: &'s str,
+        speedup_title: &'s str,
+        points: &'s [ScalePoint],
     },
 }
 
@@ -297,6 +331,7 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure) -> Dr
         Figure::Compare { title, time_unit, procs, predicted, actual, points } => {
             draw_compare(&root, title, time_unit, procs, [predicted, actual], points)?;
         }
+        Figure::Scale { title, speedup_title, points } => draw_scale(&root, title, speedup_title, points)?,
     }
     root.present()
 }
@@ -587,6 +622,132 @@ fn draw_scatter<DB: DrawingBackend>(
     chart.draw_series(DashedLineSeries::new([(lo * BAND, lo), (hi, hi / BAND)], 6, 4, band))?;
     // Upper left: jobs far slower than predicted, rarely many.
     legend(&mut chart, SeriesLabelPosition::UpperLeft)
+}
+
+/// Speedups over the error of each thread count, on one threads axis.
+fn draw_scale<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    speedup_title: &str,
+    points: &[ScalePoint],
+) -> DrawResult<(), DB> {
+    let body = root.titled(title, (FONT, 26))?;
+    let height = body.dim_in_pixel().1;
+    let (upper, lower) = body.split_vertically(height.saturating_sub(ERROR_PANEL));
+    let x = Threads::new(points);
+    let at = |v: fn(&ScalePoint) -> f64| points.iter().map(move |p| (f64::from(p.threads), v(p)));
+
+    // The ideal line is in range: with a handful of threads it is the yardstick.
+    let most = points.iter().flat_map(|p| [p.predicted, p.actual, p.bound]).chain([x.last()]);
+    let y_max = top(most.filter(|v| v.is_finite()).fold(0.0, f64::max) * 1.08);
+    let f = Frame { title: speedup_title, x_desc: "threads", y_desc: "speedup", y_grid: true };
+    let mut chart = frame(&upper, &f, x.clone(), 0.0..y_max, &compact_tick)?;
+    let corner = x.hi.min(y_max);
+    let ideal = IDEAL.stroke_width(1);
+    chart
+        .draw_series(LineSeries::new([(x.lo, x.lo), (corner, corner)], ideal))?
+        .label("ideal: speedup = threads")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], ideal));
+    // Measured dots inside predicted rings, so that both show where they agree.
+    let measured = PALETTE[1];
+    chart.draw_series(LineSeries::new(at(|p| p.actual), measured.stroke_width(2)))?.label("measured (median)").legend(
+        move |(x, y)| {
+            EmptyElement::at((x, y))
+                + PathElement::new([(0, 0), (20, 0)], measured.stroke_width(2))
+                + Circle::new((10, 0), 4, measured.filled())
+        },
+    );
+    chart.draw_series(at(|p| p.actual).map(|xy| Circle::new(xy, 4, measured.filled())))?;
+    let predicted = PALETTE[0].stroke_width(2);
+    chart.draw_series(LineSeries::new(at(|p| p.predicted), predicted))?.label("predicted").legend(move |(x, y)| {
+        EmptyElement::at((x, y)) + PathElement::new([(0, 0), (20, 0)], predicted) + Circle::new((10, 0), 5, predicted)
+    });
+    chart.draw_series(at(|p| p.predicted).map(|xy| Circle::new(xy, 7, predicted)))?;
+    // Last, dashed: where the prediction reaches the bound, the dashes still show on it.
+    let bound = PALETTE[2].stroke_width(2);
+    chart
+        .draw_series(DashedLineSeries::new(at(|p| p.bound), 6, 6, bound))?
+        .label("simulator's bound: one-thread prediction / lower bound")
+        .legend(move |(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 6, 6, bound));
+    // Above the ideal line nothing is drawn unless a run beat it.
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+
+    let percent: Vec<(f64, f64)> = at(|p| 100.0 * p.error).filter(|(_, e)| e.is_finite()).collect();
+    // Symmetric about 0, with room for the labels, and never narrower than ±5 %.
+    let reach = percent.iter().map(|(_, e)| e.abs()).fold(5.0, f64::max) * 1.4;
+    let f = Frame {
+        title: "error of the prediction: (measured - predicted) / measured",
+        x_desc: "threads",
+        y_desc: "error",
+        y_grid: true,
+    };
+    let mut chart = frame(&lower, &f, x.clone(), -reach..reach, &|v| format!("{} %", compact(*v)))?;
+    chart.draw_series(LineSeries::new([(x.lo, 0.0), (x.hi, 0.0)], IDEAL.stroke_width(1)))?;
+    let colour = PALETTE[1];
+    chart.draw_series(LineSeries::new(percent.iter().copied(), colour.stroke_width(1)))?;
+    chart.draw_series(percent.iter().map(|&xy| Circle::new(xy, 4, colour.filled())))?;
+    let style = TextStyle::from((FONT, 13));
+    chart.draw_series(percent.iter().map(|&(t, e)| {
+        // Away from the zero line: above a run slower than predicted, below a faster one.
+        let (v, dy) = if e >= 0.0 { (VPos::Bottom, -8) } else { (VPos::Top, 8) };
+        let digits = usize::from(e.abs() < 9.95);
+        let text = format!("{e:+.digits$} %");
+        EmptyElement::at((t, e)) + Text::new(text, (0, dy), style.pos(Pos::new(HPos::Center, v)))
+    }))?;
+    Ok(())
+}
+
+/// The threads axis of a scaling chart: linear, from a little before the fewest threads measured
+/// (never below 0) to a little after the most, with ticks at the thread counts measured (every
+/// k-th where they would crowd) rather than at round numbers between them.
+#[derive(Clone)]
+struct Threads {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<u32>,
+}
+
+impl Threads {
+    fn new(points: &[ScalePoint]) -> Threads {
+        let ticks: Vec<u32> = points.iter().map(|p| p.threads).collect::<BTreeSet<_>>().into_iter().collect();
+        let (first, last) =
+            (f64::from(ticks.first().copied().unwrap_or(1)), f64::from(ticks.last().copied().unwrap_or(1)));
+        let pad = 0.05 * last + 0.15;
+        Threads { lo: (first - pad).max(0.0), hi: last + pad, ticks }
+    }
+
+    /// The most threads measured.
+    fn last(&self) -> f64 {
+        f64::from(self.ticks.last().copied().unwrap_or(1))
+    }
+}
+
+impl Ranged for Threads {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, (from, to): (i32, i32)) -> i32 {
+        from + ((value - self.lo) / (self.hi - self.lo) * f64::from(to - from)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        // Grid lines at the measured counts only.
+        if hint.weight().allow_light_points() {
+            return Vec::new();
+        }
+        let stride = self.ticks.len().div_ceil(hint.max_num_points().max(1)).max(1);
+        self.ticks.iter().step_by(stride).map(|&t| f64::from(t)).collect()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+impl ValueFormatter<f64> for Threads {
+    fn format(value: &f64) -> String {
+        compact(*value)
+    }
 }
 
 /// The Gantt y axis: processor p's lane is [p, p + 1), drawn top down so that P0 is on top,

@@ -1,12 +1,14 @@
 //! Reports (layer 7): predicted against actual (`dab compare`), simulation sweeps with their
-//! CSV and charts (`dab sim`), and the charts of plans and runs. Uses every layer up to `exec`
-//! (for the trace); nothing below uses it. Charts are written through temporary files, like
-//! every output.
+//! CSV and charts (`dab sim`), the charts of plans and runs, and measured against predicted
+//! speedup (`dab scale`). Uses every layer up to `exec` (for the trace); nothing below uses it.
+//! Charts are written through temporary files, like every output.
 
 pub mod chart;
 mod compare;
 mod run;
+mod scale;
 pub mod sweep;
 
 pub use compare::{CompareError, Comparison, Detail, compare, compare_with};
 pub use run::{WriteError, write_compare, write_plan};
+pub use scale::{OneThread, ScaleRow, ScaleWriteError, write_scale};

@@ -1,0 +1,112 @@
+//! `dab scale`: run a position at several thread counts and set the measured speedup against
+//! the prediction (`scale.csv` and the chart).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+
+use dab::report::ScaleRow;
+use dab::sched::{Procs, ProcsList};
+
+use super::plan::PlanCommon;
+use super::{CliResult, PositionArgs};
+
+#[derive(Args)]
+pub struct ScaleArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Thread counts, as 1,2,4,8 or 1..16 (default: the powers of two up to all cores, and all
+    /// cores).
+    #[arg(long, value_name = "LIST")]
+    pub threads: Option<String>,
+    /// Runs at each thread count; the median is kept.
+    #[arg(long, value_name = "K", default_value_t = 3)]
+    pub repeats: usize,
+    /// Cost model from `dab calibrate` (default: sims/cost-model.json, or the model built into
+    /// dab where there is none).
+    #[arg(long, value_name = "FILE")]
+    pub cost: Option<PathBuf>,
+    /// Report folder (default: reports/scale/<board>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the rows as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `--json` prints.
+#[derive(Serialize)]
+struct Output<'a> {
+    board: &'a str,
+    rows: &'a [ScaleRow],
+}
+
+pub fn run(args: ScaleArgs) -> CliResult {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match &args.threads {
+        Some(text) => thread_list(text)?,
+        None => dab::scale::default_threads(cores),
+    };
+    let root = args.position.position()?;
+    // The planner's options as `dab plan` makes them; the thread count is set per run.
+    let common = PlanCommon {
+        threads: Some(1),
+        mem_limit: None,
+        cost: args.cost.clone(),
+        groups: None,
+        overhead: 0.0,
+        split: None,
+    };
+    let opts = common.options(false)?;
+    let rows = dab::scale::scale(root, &threads, args.repeats, &opts, &mut |m| eprintln!("{m}"))?;
+    let board = root.board.to_string();
+    let name = if root.drawn.is_empty() { board.clone() } else { format!("{board}-position") };
+    let dir = args.out.unwrap_or_else(|| PathBuf::from("reports/scale").join(name));
+    let files = dab::report::write_scale(&rows, &board, cores, &dir)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&Output { board: &board, rows: &rows })?);
+    } else {
+        print_rows(&rows);
+    }
+    let names: Vec<String> = files.iter().filter_map(|f| f.file_name()).map(|n| n.to_string_lossy().into()).collect();
+    eprintln!("wrote {} in {}", names.join(", "), dir.display());
+    Ok(())
+}
+
+/// `--threads`: a processor list of counts only (no `unlimited`), as one line naming it.
+fn thread_list(text: &str) -> Result<Vec<usize>, String> {
+    let bad = || format!("--threads '{text}' is not a list of thread counts >= 1 (e.g. 1,2,4,8 or 1..16)");
+    let ProcsList(list) = text.parse().map_err(|_| bad())?;
+    list.into_iter()
+        .map(|p| match p {
+            Procs::Limited(n) => Ok(n as usize),
+            Procs::Unlimited => Err(bad()),
+        })
+        .collect()
+}
+
+fn print_rows(rows: &[ScaleRow]) {
+    println!(
+        "{:>7} {:>11} {:>9}  {:<30} {:>17} {:>14} {:>10}",
+        "threads",
+        "predicted s",
+        "actual s",
+        "actual against predicted",
+        "predicted speedup",
+        "actual speedup",
+        "efficiency"
+    );
+    for r in rows {
+        println!(
+            "{:>7} {:>11.3} {:>9.3}  {:<30} {:>17.2} {:>14.2} {:>10.2}",
+            r.threads,
+            r.predicted_seconds,
+            r.actual_seconds,
+            format!("actual {:.2}x the prediction", r.actual_seconds / r.predicted_seconds),
+            r.predicted_speedup,
+            r.actual_speedup,
+            r.efficiency
+        );
+    }
+}

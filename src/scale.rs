@@ -1,0 +1,183 @@
+//! Scaling (a top layer, the body of `dab scale`): a position planned for each of several
+//! thread counts, each plan run a few times in memory with the repeats interleaved across the
+//! counts, and the median wall time set against the plan's prediction and the simulator's bound
+//! ([`ScaleRow`]). Uses `plan`, `exec` and `report`; nothing uses it but the binary.
+
+use crate::exec::execute;
+use crate::game::Position;
+use crate::plan::{Plan, PlanError, PlanOptions, PlannerError, ReadyPlan, simulate};
+use crate::report::{OneThread, ScaleRow};
+use crate::sched::{GraphError, SimError};
+use crate::support::median;
+
+/// Why a scaling run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ScaleError {
+    /// The list of thread counts is empty.
+    #[error("give at least one thread count")]
+    NoThreads,
+    /// A thread count is 0.
+    #[error("thread counts must be at least 1")]
+    ZeroThreads,
+    /// The number of repeats is 0.
+    #[error("--repeats must be at least 1")]
+    ZeroRepeats,
+    /// No plan could be made for a thread count.
+    #[error("planning for {threads} thread(s): {source}")]
+    Planner {
+        /// The thread count planned for.
+        threads: usize,
+        /// The planner's error.
+        source: PlannerError,
+    },
+    /// A plan failed its check.
+    #[error("the plan for {threads} thread(s): {source}")]
+    Plan {
+        /// The thread count planned for.
+        threads: usize,
+        /// The check's error.
+        source: PlanError,
+    },
+    /// A plan's graph could not be built for its bound.
+    #[error("the plan for {threads} thread(s): its graph: {source}")]
+    Graph {
+        /// The thread count planned for.
+        threads: usize,
+        /// The graph's error.
+        source: GraphError,
+    },
+    /// A plan's graph could not be simulated for its bound.
+    #[error("the plan for {threads} thread(s): {source}")]
+    Simulation {
+        /// The thread count planned for.
+        threads: usize,
+        /// The simulator's error.
+        source: SimError,
+    },
+    /// One thread was not run and the plan has no one-thread prediction to measure against.
+    #[error("the plan for {threads} thread(s) has no one-thread prediction to take speedups from")]
+    NoOneThread {
+        /// The thread count planned for.
+        threads: usize,
+    },
+}
+
+/// The thread counts measured when none are given: the powers of two below `cores`, and
+/// `cores` itself (1, 2, 4, 6 on 6 cores).
+pub fn default_threads(cores: usize) -> Vec<usize> {
+    let cores = cores.max(1);
+    let mut list: Vec<usize> =
+        std::iter::successors(Some(1_usize), |p| p.checked_mul(2)).take_while(|&p| p < cores).collect();
+    list.push(cores);
+    list
+}
+
+/// One thread count's plan, ready to run, and what it predicts.
+struct Planned {
+    threads: usize,
+    plan: Plan,
+    ready: ReadyPlan,
+    lower_bound_seconds: f64,
+}
+
+/// Plans `root` for each of `threads` (sorted, duplicates dropped) with `opts` (its thread count
+/// replaced; the runs are in memory, without a store), runs each plan `repeats` times with the
+/// repeats interleaved across the counts (so that each count sees the same moments of a noisy
+/// machine), and gives one row per count, in increasing threads. `report` gets a line per plan
+/// and per run, and a note where the speedups are over the one-thread prediction because one
+/// thread is not in the list.
+pub fn scale(
+    root: Position,
+    threads: &[usize],
+    repeats: usize,
+    opts: &PlanOptions,
+    report: &mut dyn FnMut(&str),
+) -> Result<Vec<ScaleRow>, ScaleError> {
+    if threads.is_empty() {
+        return Err(ScaleError::NoThreads);
+    }
+    if threads.contains(&0) {
+        return Err(ScaleError::ZeroThreads);
+    }
+    if repeats == 0 {
+        return Err(ScaleError::ZeroRepeats);
+    }
+    let mut threads = threads.to_vec();
+    threads.sort_unstable();
+    threads.dedup();
+    let plans = threads.iter().map(|&p| planned(root, p, opts, report)).collect::<Result<Vec<_>, _>>()?;
+
+    let mut times = vec![Vec::with_capacity(repeats); plans.len()];
+    for r in 1..=repeats {
+        for (p, t) in plans.iter().zip(&mut times) {
+            let run = execute(&p.ready, p.threads, false, None);
+            report(&format!(
+                "run {r} of {repeats} on {} thread(s): {:.3} s (predicted {:.3} s)",
+                p.threads, run.seconds, p.plan.predicted_seconds
+            ));
+            t.push(run.seconds);
+        }
+    }
+    let actual: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
+
+    let first = &plans[0];
+    let one = if first.threads == 1 {
+        OneThread { predicted_seconds: first.plan.predicted_seconds, actual_seconds: actual[0] }
+    } else {
+        let t1 = first.plan.predicted(1).ok_or(ScaleError::NoOneThread { threads: first.threads })?.makespan_seconds;
+        report(&format!(
+            "note: 1 is not in the thread list, so both speedups are over the one-thread prediction of the plan for \
+             {} threads ({t1:.3} s)",
+            first.threads
+        ));
+        OneThread { predicted_seconds: t1, actual_seconds: t1 }
+    };
+    let rows = plans
+        .iter()
+        .zip(actual)
+        .map(|(p, actual)| ScaleRow::new(p.threads, p.plan.predicted_seconds, actual, p.lower_bound_seconds, one));
+    Ok(rows.collect())
+}
+
+/// The plan for `threads` threads, checked, with its bound.
+fn planned(
+    root: Position,
+    threads: usize,
+    opts: &PlanOptions,
+    report: &mut dyn FnMut(&str),
+) -> Result<Planned, ScaleError> {
+    let opts = PlanOptions { threads: threads as u32, ..opts.clone() };
+    let plan = crate::plan::plan(root, &opts).map_err(|source| ScaleError::Planner { threads, source })?.plan;
+    let ready = plan.check().map_err(|source| ScaleError::Plan { threads, source })?;
+    let lower_bound_seconds = lower_bound_seconds(&plan, threads)?;
+    report(&format!(
+        "planned for {threads} thread(s): {} jobs, predicted {:.3} s, bound {lower_bound_seconds:.3} s",
+        plan.jobs.len(),
+        plan.predicted_seconds
+    ));
+    Ok(Planned { threads, plan, ready, lower_bound_seconds })
+}
+
+/// The simulator's lower bound, max(CP, W/P), on the plan's makespan at `threads`, in seconds.
+/// The one place the bound is taken from: its ticks are ns at the job factor of `threads`, as
+/// the planner turns makespans into seconds, so that it is in the prediction's units (where the
+/// simulator applies contention itself, the factor goes).
+fn lower_bound_seconds(plan: &Plan, threads: usize) -> Result<f64, ScaleError> {
+    let graph = plan.graph().map_err(|source| ScaleError::Graph { threads, source })?;
+    let run = simulate(plan, &graph, threads as u32, 0).map_err(|source| ScaleError::Simulation { threads, source })?;
+    let factor = plan.predicted(threads as u32).map_or(1.0, |p| p.job_factor);
+    Ok(run.row.lower_bound * factor / 1e9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_threads;
+
+    #[test]
+    fn the_default_threads_are_the_powers_of_two_below_the_cores_and_the_cores() {
+        assert_eq!(default_threads(1), [1]);
+        assert_eq!(default_threads(2), [1, 2]);
+        assert_eq!(default_threads(6), [1, 2, 4, 6]);
+        assert_eq!(default_threads(16), [1, 2, 4, 8, 16]);
+    }
+}

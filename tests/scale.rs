@@ -1,0 +1,72 @@
+//! `dab scale` from the command line: the JSON rows and their arithmetic, the files it writes,
+//! and the thread lists it refuses (exit status 2, one line naming the list).
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn dab() -> Command {
+    Command::cargo_bin("dab").unwrap()
+}
+
+fn model() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sims/cost-model.json")
+}
+
+const FIELDS: [&str; 8] = [
+    "threads",
+    "predicted_seconds",
+    "actual_seconds",
+    "error",
+    "predicted_speedup",
+    "actual_speedup",
+    "efficiency",
+    "lower_bound_seconds",
+];
+
+#[test]
+fn scale_writes_rows_whose_error_and_efficiency_follow_from_the_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dab()
+        .args(["scale", "2x4", "--threads", "1,2", "--repeats", "1", "--json"])
+        .args(["--cost", model().to_str().unwrap(), "--out", dir.path().to_str().unwrap()])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["board"], "2x4");
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for (row, threads) in rows.iter().zip([1, 2]) {
+        for f in FIELDS {
+            assert!(row[f].is_number(), "{f} in {row}");
+        }
+        let get = |f: &str| row[f].as_f64().unwrap();
+        assert_eq!(row["threads"], threads);
+        let (predicted, actual) = (get("predicted_seconds"), get("actual_seconds"));
+        assert!(predicted > 0.0 && actual > 0.0, "{row}");
+        assert!((get("error") - (actual - predicted) / actual).abs() < 1e-9, "{row}");
+        assert!((get("efficiency") - get("actual_speedup") / f64::from(threads)).abs() < 1e-9, "{row}");
+        assert!(get("lower_bound_seconds") > 0.0 && get("lower_bound_seconds") <= predicted * (1.0 + 1e-9), "{row}");
+    }
+    // One thread is in the list: the speedups are over its own times.
+    assert_eq!(rows[0]["predicted_speedup"], 1.0);
+    assert_eq!(rows[0]["actual_speedup"], 1.0);
+
+    let csv = std::fs::read_to_string(dir.path().join("scale.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], FIELDS.join(","));
+    assert_eq!(lines.len(), 3, "{csv}");
+    for f in ["scale.svg", "scale.png"] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+}
+
+#[test]
+fn scale_refuses_a_bad_thread_list_in_one_line_naming_it() {
+    for list in ["0", "4..2", "unlimited"] {
+        let out = dab().args(["scale", "2x4", "--threads", list, "--repeats", "1"]).assert().failure().code(2);
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(&format!("'{list}'")), "{stderr}");
+    }
+}
