@@ -1,13 +1,12 @@
 //! Scaling (a top layer, the body of `dab scale`): a position planned for each of several
 //! thread counts, each plan run a few times in memory with the repeats interleaved across the
 //! counts, and the median wall time set against the plan's prediction and the simulator's bound
-//! ([`ScaleRow`]). Uses `plan`, `exec` and `report`; nothing uses it but the binary.
+//! ([`ScaleRow`]). Uses `plan`, `exec`, `report` and `calibrate`; nothing uses it but the binary.
 
-use crate::exec::execute;
+use crate::exec::{TraceInfo, execute};
 use crate::game::Position;
-use crate::plan::{Plan, PlanError, PlanOptions, PlannerError, ReadyPlan, simulate};
-use crate::report::{OneThread, ScaleRow};
-use crate::sched::{GraphError, SimError};
+use crate::plan::{Plan, PlanError, PlanOptions, PlannerError, ReadyPlan};
+use crate::report::{CompareError, OneThread, ScaleRow, compare};
 use crate::support::median;
 
 /// Why a scaling run stopped.
@@ -38,21 +37,13 @@ pub enum ScaleError {
         /// The check's error.
         source: PlanError,
     },
-    /// A plan's graph could not be built for its bound.
-    #[error("the plan for {threads} thread(s): its graph: {source}")]
-    Graph {
-        /// The thread count planned for.
+    /// A run's trace could not be compared with its plan.
+    #[error("the run on {threads} thread(s): {source}")]
+    Compare {
+        /// The thread count run.
         threads: usize,
-        /// The graph's error.
-        source: GraphError,
-    },
-    /// A plan's graph could not be simulated for its bound.
-    #[error("the plan for {threads} thread(s): {source}")]
-    Simulation {
-        /// The thread count planned for.
-        threads: usize,
-        /// The simulator's error.
-        source: SimError,
+        /// The comparison's error.
+        source: CompareError,
     },
     /// One thread was not run and the plan has no one-thread prediction to measure against.
     #[error("the plan for {threads} thread(s) has no one-thread prediction to take speedups from")]
@@ -65,11 +56,7 @@ pub enum ScaleError {
 /// The thread counts measured when none are given: the powers of two below `cores`, and
 /// `cores` itself (1, 2, 4, 6 on 6 cores).
 pub fn default_threads(cores: usize) -> Vec<usize> {
-    let cores = cores.max(1);
-    let mut list: Vec<usize> =
-        std::iter::successors(Some(1_usize), |p| p.checked_mul(2)).take_while(|&p| p < cores).collect();
-    list.push(cores);
-    list
+    crate::calibrate::curve_counts(cores.max(1), cores.max(1))
 }
 
 /// One thread count's plan, ready to run, and what it predicts.
@@ -108,17 +95,26 @@ pub fn scale(
     let plans = threads.iter().map(|&p| planned(root, p, opts, report)).collect::<Result<Vec<_>, _>>()?;
 
     let mut times = vec![Vec::with_capacity(repeats); plans.len()];
+    let mut job_errors = vec![Vec::with_capacity(repeats); plans.len()];
     for r in 1..=repeats {
-        for (p, t) in plans.iter().zip(&mut times) {
+        for ((p, t), e) in plans.iter().zip(&mut times).zip(&mut job_errors) {
             let run = execute(&p.ready, p.threads, false, None);
+            let info = TraceInfo { board: Some(p.plan.board.clone()), threads: Some(p.threads as u32), value: None };
+            let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
+                .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
             report(&format!(
-                "run {r} of {repeats} on {} thread(s): {:.3} s (predicted {:.3} s)",
-                p.threads, run.seconds, p.plan.predicted_seconds
+                "run {r} of {repeats} on {} thread(s): {:.3} s (predicted {:.3} s), per-job median error {:.1} %",
+                p.threads,
+                run.seconds,
+                p.plan.predicted_seconds,
+                100.0 * detail.comparison.job_error_median
             ));
             t.push(run.seconds);
+            e.push(detail.comparison.job_error_median);
         }
     }
     let actual: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
+    let job_error: Vec<f64> = job_errors.iter_mut().map(|e| median(e)).collect();
 
     let first = &plans[0];
     let one = if first.threads == 1 {
@@ -132,10 +128,9 @@ pub fn scale(
         ));
         OneThread { predicted_seconds: t1, actual_seconds: t1 }
     };
-    let rows = plans
-        .iter()
-        .zip(actual)
-        .map(|(p, actual)| ScaleRow::new(p.threads, p.plan.predicted_seconds, actual, p.lower_bound_seconds, one));
+    let rows = plans.iter().zip(actual).zip(job_error).map(|((p, actual), job_error)| {
+        ScaleRow::new(p.threads, p.plan.predicted_seconds, actual, p.lower_bound_seconds, job_error, one)
+    });
     Ok(rows.collect())
 }
 
@@ -149,24 +144,14 @@ fn planned(
     let opts = PlanOptions { threads: threads as u32, ..opts.clone() };
     let plan = crate::plan::plan(root, &opts).map_err(|source| ScaleError::Planner { threads, source })?.plan;
     let ready = plan.check().map_err(|source| ScaleError::Plan { threads, source })?;
-    let lower_bound_seconds = lower_bound_seconds(&plan, threads)?;
+    // The simulator's bound at P, as the planner predicted it (contention included).
+    let lower_bound_seconds = plan.predicted(threads as u32).map_or(0.0, |p| p.lower_bound_seconds);
     report(&format!(
         "planned for {threads} thread(s): {} jobs, predicted {:.3} s, bound {lower_bound_seconds:.3} s",
         plan.jobs.len(),
         plan.predicted_seconds
     ));
     Ok(Planned { threads, plan, ready, lower_bound_seconds })
-}
-
-/// The simulator's lower bound, max(CP, W/P), on the plan's makespan at `threads`, in seconds.
-/// The one place the bound is taken from: its ticks are ns at the job factor of `threads`, as
-/// the planner turns makespans into seconds, so that it is in the prediction's units (where the
-/// simulator applies contention itself, the factor goes).
-fn lower_bound_seconds(plan: &Plan, threads: usize) -> Result<f64, ScaleError> {
-    let graph = plan.graph().map_err(|source| ScaleError::Graph { threads, source })?;
-    let run = simulate(plan, &graph, threads as u32, 0).map_err(|source| ScaleError::Simulation { threads, source })?;
-    let factor = plan.predicted(threads as u32).map_or(1.0, |p| p.job_factor);
-    Ok(run.row.lower_bound * factor / 1e9)
 }
 
 #[cfg(test)]

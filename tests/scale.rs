@@ -13,7 +13,7 @@ fn model() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sims/cost-model.json")
 }
 
-const FIELDS: [&str; 8] = [
+const FIELDS: [&str; 9] = [
     "threads",
     "predicted_seconds",
     "actual_seconds",
@@ -22,6 +22,7 @@ const FIELDS: [&str; 8] = [
     "actual_speedup",
     "efficiency",
     "lower_bound_seconds",
+    "job_error_median",
 ];
 
 #[test]

@@ -117,7 +117,7 @@ pub fn describe(model: &CostModel, probed: &Probed) -> String {
     let now = &probed.model.probe;
     let mut text = format!(
         "cost model from {} (host {}); this machine: {} (host {}); probe {}: {:.3} s alone (model {:.3} s), \
-         {:.2}x slower with {} threads busy: job costs scaled x{:.3}",
+         {:.2}x with {} threads busy (model {:.2}x with {}): job costs scaled x{:.3}, contention with {} busy {:.2}x",
         model.machine,
         model.host,
         machine(),
@@ -125,9 +125,13 @@ pub fn describe(model: &CostModel, probed: &Probed) -> String {
         PROBE_BOARD,
         now.one_thread_seconds,
         model.probe.one_thread_seconds,
-        probed.contention,
+        now.contention(),
         now.threads,
-        probed.scale
+        model.probe.contention(),
+        model.probe.threads,
+        probed.scale,
+        now.threads,
+        probed.contention
     );
     if !probed.same_machine {
         text += &format!(

@@ -27,6 +27,9 @@ pub struct ScaleArgs {
     /// dab where there is none).
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
+    /// Use the cost model as it is, without probing this machine first.
+    #[arg(long)]
+    pub no_probe: bool,
     /// Report folder (default: reports/scale/<board>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -57,6 +60,7 @@ pub fn run(args: ScaleArgs) -> CliResult {
         groups: None,
         overhead: 0.0,
         split: None,
+        no_probe: args.no_probe,
     };
     let opts = common.options(false)?;
     let rows = dab::scale::scale(root, &threads, args.repeats, &opts, &mut |m| eprintln!("{m}"))?;

@@ -364,11 +364,12 @@ mod tests {
     #[test]
     fn a_model_from_a_machine_twice_as_fast_predicts_twice_the_time_after_a_probe() {
         let fast = CostModel::built_in();
-        // This machine takes twice as long over the probe alone, and its threads slow each
-        // other as the model's curve says.
-        let one = 2.0 * fast.probe.one_thread_seconds;
-        let all = one * fast.contention(fast.probe.threads as usize);
-        let here = crate::sched::Probe { one_thread_seconds: one, all_threads_seconds: all, ..fast.probe.clone() };
+        // This machine takes twice as long over the probe, alone and with every thread busy.
+        let here = crate::sched::Probe {
+            one_thread_seconds: 2.0 * fast.probe.one_thread_seconds,
+            all_threads_seconds: 2.0 * fast.probe.all_threads_seconds,
+            ..fast.probe.clone()
+        };
         let probed = fast.probed(&here, false);
         assert!((probed.scale - 2.0).abs() < 1e-12);
         for threads in [1, 2] {

@@ -27,6 +27,9 @@ pub struct ScaleRow {
     pub efficiency: f64,
     /// No schedule of the plan's graph on P threads is shorter, by the simulator, seconds.
     pub lower_bound_seconds: f64,
+    /// Median over the jobs of |predicted - actual| / actual job time (the median over the
+    /// runs at P).
+    pub job_error_median: f64,
 }
 
 /// The one-thread times the speedups are relative to.
@@ -45,6 +48,7 @@ impl ScaleRow {
         predicted_seconds: f64,
         actual_seconds: f64,
         lower_bound_seconds: f64,
+        job_error_median: f64,
         one: OneThread,
     ) -> ScaleRow {
         let actual_speedup = one.actual_seconds / actual_seconds;
@@ -57,6 +61,7 @@ impl ScaleRow {
             actual_speedup,
             efficiency: actual_speedup / threads as f64,
             lower_bound_seconds,
+            job_error_median,
         }
     }
 
@@ -121,14 +126,14 @@ mod tests {
     fn speedups_efficiency_and_the_sign_of_the_error_follow_the_baseline() {
         let one = OneThread { predicted_seconds: 8.0, actual_seconds: 10.0 };
         // Slower than predicted: a positive error.
-        let slow = ScaleRow::new(4, 2.0, 2.5, 1.6, one);
+        let slow = ScaleRow::new(4, 2.0, 2.5, 1.6, 0.1, one);
         assert_eq!(slow.error, 0.2);
         assert_eq!(slow.predicted_speedup, 4.0);
         assert_eq!(slow.actual_speedup, 4.0);
         assert_eq!(slow.efficiency, 1.0);
         assert_eq!(slow.bound_speedup(), 5.0);
         // Faster than predicted: a negative error.
-        let fast = ScaleRow::new(2, 5.0, 4.0, 4.0, one);
+        let fast = ScaleRow::new(2, 5.0, 4.0, 4.0, 0.1, one);
         assert_eq!(fast.error, -0.25);
         assert_eq!(fast.predicted_speedup, 1.6);
         assert_eq!(fast.actual_speedup, 2.5);

@@ -124,7 +124,7 @@ pub struct Probed {
     /// Job costs were multiplied by this: this machine's one-thread probe time over the
     /// model's (2: this machine is half as fast).
     pub scale: f64,
-    /// Contention with every thread busy here, from the probe.
+    /// The curve's contention with every thread busy here, after the probe's correction.
     pub contention: f64,
     /// The model was made on this host (with this CPU and core count).
     pub same_machine: bool,
@@ -246,9 +246,11 @@ impl CostModel {
     }
 
     /// This model carried to a machine whose probe of the same workload took `now`: every job
-    /// cost scaled by the one-thread ratio, the contention curve carried to the all-threads
-    /// ratio there; `same_machine` as the caller found it. A probe of another workload
-    /// changes nothing (scale 1).
+    /// cost scaled by the one-thread ratio; the contention curve corrected by how much more
+    /// (or less) the threads slowed each other on the probe there than when the model was made
+    /// (the probe's workload is not the curve's, so its contention is compared with its own,
+    /// not with the curve); `same_machine` as the caller found it. A probe of another
+    /// workload changes nothing (scale 1).
     pub fn probed(&self, now: &Probe, same_machine: bool) -> Probed {
         if now.workload != self.probe.workload {
             let contention = self.contention(now.threads as usize);
@@ -263,11 +265,13 @@ impl CostModel {
         model.per_inner_move_ns *= scale;
         model.per_input_byte_ns *= scale;
         model.calibrate_seconds *= scale;
-        model.contention = self.contention.carried_to(now.threads as usize, now.contention());
+        let threads = now.threads as usize;
+        let target = self.contention(threads) * now.contention() / self.probe.contention();
+        model.contention = self.contention.carried_to(threads, target);
         model.hardware_threads = now.threads;
         model.cores = model.cores.min(now.threads);
         model.probe = now.clone();
-        Probed { model, scale, contention: now.contention(), same_machine }
+        Probed { model, scale, contention: target.max(1.0), same_machine }
     }
 
     /// The coefficients by name, in the order of [`JobFeatures::terms`].
@@ -361,6 +365,25 @@ mod tests {
             CostModel::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json"))).unwrap()
         );
         assert!(m.per_row_ns > 0.0 && !m.machine.is_empty());
+    }
+
+    #[test]
+    fn a_probe_whose_threads_slow_each_other_more_raises_the_curve_as_much() {
+        let m = CostModel::built_in();
+        let n = m.probe.threads as usize;
+        let here = Probe {
+            all_threads_seconds: m.probe.one_thread_seconds * m.probe.contention() * 1.5,
+            one_thread_seconds: m.probe.one_thread_seconds,
+            ..m.probe.clone()
+        };
+        let p = m.probed(&here, true);
+        assert!((p.scale - 1.0).abs() < 1e-12);
+        assert_eq!(p.model.contention(1), 1.0);
+        if n > 1 {
+            let want = m.contention(n) * 1.5;
+            assert!((p.model.contention(n) - want).abs() < 1e-9 && (p.contention - want).abs() < 1e-9, "{p:?}");
+        }
+        assert_eq!(p.model.per_row_ns, m.per_row_ns);
     }
 
     #[test]
