@@ -1,7 +1,7 @@
 //! Scaling (a top layer, the body of `dab scale`): a position planned for each of several
 //! thread counts, each plan run a few times in memory with the repeats interleaved across the
 //! counts, and the median wall time set against the plan's prediction and the simulator's bound
-//! ([`ScaleRow`]). Uses `plan`, `exec`, `report` and `calibrate`; nothing uses it but the binary.
+//! ([`ScaleRow`]). Uses `plan`, `exec` and `report`; nothing uses it but the binary.
 
 use crate::exec::{TraceInfo, execute};
 use crate::game::Position;
@@ -56,7 +56,7 @@ pub enum ScaleError {
 /// The thread counts measured when none are given: the powers of two below `cores`, and
 /// `cores` itself (1, 2, 4, 6 on 6 cores).
 pub fn default_threads(cores: usize) -> Vec<usize> {
-    crate::calibrate::curve_counts(cores.max(1), cores.max(1))
+    crate::support::thread_counts(cores, cores)
 }
 
 /// One thread count's plan, ready to run, and what it predicts.

@@ -1,5 +1,7 @@
 //! What this machine is, for the model file: CPU model, cores, memory, hardware threads, host.
 
+use crate::support::hardware_threads;
+
 /// What this machine is, for the model file: CPU model, cores, memory.
 pub fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
@@ -10,7 +12,7 @@ pub fn machine() -> String {
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = hardware_threads();
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|t| {
@@ -18,11 +20,6 @@ pub fn machine() -> String {
         })
         .map_or(String::new(), |kb| format!(", {:.0} GiB", kb as f64 / 1048576.0));
     format!("{cpu}, {cores} cores{mem}")
-}
-
-/// Hardware threads this process may use (cores times threads per core, within its affinity).
-pub fn hardware_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Physical cores: distinct (package, core) pairs in /proc/cpuinfo, at most the hardware

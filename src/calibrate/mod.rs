@@ -18,8 +18,8 @@ mod run;
 mod store_timing;
 
 pub use fit::{ErrorStats, Fit, fit};
-pub use machine::{hardware_threads, host, machine, physical_cores};
+pub use machine::{host, machine, physical_cores};
 pub use measure::{Sample, measure};
-pub use probe::{PROBE_BOARD, busy_seconds, contention_curve, curve, curve_counts, describe, probe, probe_model};
+pub use probe::{PROBE_BOARD, busy_seconds, contention_curve, curve, describe, probe, probe_model};
 pub use run::{CURVE_BOARD, Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, run};
 pub use store_timing::{STORE_SIZES, StoreTiming, time_store};

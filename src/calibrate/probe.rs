@@ -11,9 +11,9 @@ use crate::game::{Board, Position};
 use crate::plan::ReadyPlan;
 use crate::sched::{Contention, CostModel, Probe, Probed};
 use crate::solver::{Space, SpaceError};
-use crate::support::median;
+use crate::support::{hardware_threads, median};
 
-use super::machine::{hardware_threads, host, machine, physical_cores};
+use super::machine::{host, machine, physical_cores};
 
 /// The probe's workload: this board solved whole on one thread (about 0.15 s on the 2-core
 /// machine the shipped model was made on).
@@ -51,17 +51,6 @@ pub fn busy_seconds(plan: &ReadyPlan, counts: &[usize], repeats: usize) -> Vec<f
 fn whole(board: &str, groups: Option<usize>) -> Result<ReadyPlan, SpaceError> {
     let board: Board = board.parse().expect("a built-in board");
     Ok(ReadyPlan::whole(Space::new(Position::empty(board), groups)?))
-}
-
-/// Thread counts for the contention curve: 1, 2, 4, ... up to `threads`, the physical cores
-/// and `threads` itself.
-pub fn curve_counts(threads: usize, cores: usize) -> Vec<usize> {
-    let mut out: Vec<usize> =
-        std::iter::successors(Some(1usize), |&p| p.checked_mul(2)).take_while(|&p| p <= threads).collect();
-    out.extend([cores.min(threads), threads]);
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// The contention curve of this machine: a whole solve of `board` (with `groups`) timed with
@@ -159,14 +148,5 @@ mod tests {
             assert!((got.factor(k) - known.factor(k)).abs() < 1e-12, "{k}: {got:?}");
         }
         assert!((got.factor(12) - (1.35 + (2.16 - 1.35) / 2.0)).abs() < 1e-12, "linear between the knees");
-    }
-
-    #[test]
-    fn curve_counts_are_powers_of_two_with_the_cores_and_all_threads() {
-        assert_eq!(curve_counts(1, 1), vec![1]);
-        assert_eq!(curve_counts(2, 2), vec![1, 2]);
-        assert_eq!(curve_counts(16, 16), vec![1, 2, 4, 8, 16]);
-        assert_eq!(curve_counts(12, 6), vec![1, 2, 4, 6, 8, 12]);
-        assert_eq!(curve_counts(32, 16), vec![1, 2, 4, 8, 16, 32]);
     }
 }

@@ -6,11 +6,12 @@
 use crate::game::{Board, Position};
 use crate::sched::{CostModel, MODEL_FORMAT};
 use crate::solver::SpaceError;
+use crate::support::thread_counts;
 
 use super::fit::{ErrorStats, Fit, errors, fit};
 use super::machine::{host, machine, physical_cores};
 use super::measure::{Sample, measure};
-use super::probe::{contention_curve, curve_counts, probe};
+use super::probe::{contention_curve, probe};
 
 /// A board to time, with its grouping (None: the default).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,7 +88,7 @@ pub fn run(
     let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].clone()).collect();
     let fit = fit(&one);
     let cores = physical_cores().min(threads);
-    let curve_at = curve_counts(threads, cores);
+    let curve_at = thread_counts(threads, cores);
     report(&format!("timing {CURVE_BOARD} as {curve_at:?} copies at once, {repeats} times, for the contention curve"));
     let contention = contention_curve(CURVE_BOARD, None, &curve_at, repeats)?;
     let probe = probe(threads);

@@ -123,6 +123,6 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 /// Rough seconds of a default calibration: the cases and the holdout on one and on all
 /// threads, the contention curve and the store, from a 2-core run of about 100 s.
 fn estimate(threads: usize) -> u64 {
-    let counts = calibrate::curve_counts(threads, threads).len() as u64;
-    60 + 20 * counts
+    let counts = dab::support::thread_counts(threads, threads).len() as u64;
+    40 + 20 * counts
 }

@@ -153,7 +153,7 @@ pub fn threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::Error>> 
     match arg {
         Some(0) => Err("--threads must be at least 1".into()),
         Some(p) => Ok(p),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        None => Ok(dab::support::hardware_threads()),
     }
 }
 

@@ -46,7 +46,7 @@ struct Output<'a> {
 }
 
 pub fn run(args: ScaleArgs) -> CliResult {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = dab::support::hardware_threads();
     let threads = match &args.threads {
         Some(text) => thread_list(text)?,
         None => dab::scale::default_threads(cores),
