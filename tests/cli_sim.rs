@@ -167,3 +167,36 @@ fn a_failed_graph_write_keeps_the_old_file() {
     dab().args(["graph", "3x3", "--groups", "99", "-o", path(&g)]).assert().code(2);
     assert_eq!(std::fs::read_to_string(&g).unwrap(), "precious");
 }
+
+#[test]
+fn sim_with_a_cost_model_slows_jobs_by_its_contention_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    // The committed model with threads that slow each other by half when two are busy.
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    model["contention"] = serde_json::json!([[2, 1.5]]);
+    let m = dir.path().join("model.json");
+    std::fs::write(&m, model.to_string()).unwrap();
+    let g = dir.path().join("g.csv");
+    dab().args(["graph", "3x3", "--cost", path(&m), "-o", path(&g)]).assert().success();
+    let sweep = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let out = dab()
+            .args(["sim", path(&g), "--procs", "1,2", "--policy", "cp", "--json", "--out", path(&dir.path().join("r"))])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap().as_array().unwrap().clone()
+    };
+    let (plain, slowed) = (sweep(&[]), sweep(&["--cost", path(&m), "--no-probe"]));
+    let makespan = |rows: &[serde_json::Value], i: usize| rows[i]["makespan"].as_f64().unwrap();
+    // One thread never runs beside another: the sum of the costs either way.
+    assert_eq!(makespan(&plain, 0), makespan(&slowed, 0));
+    // Two threads: each job slowed by 1.5 while both run, not at all while one runs alone.
+    let work = plain[1]["work"].as_f64().unwrap();
+    let (p, s) = (makespan(&plain, 1), makespan(&slowed, 1));
+    assert!(s > p && s <= 1.5 * p + 1.0 && s >= 1.5 * work / 2.0 - 1.0, "{p} {s} {work}");
+    assert!(slowed[1]["lower_bound"].as_f64().unwrap() >= 1.5 * work / 2.0 - 1.0);
+}

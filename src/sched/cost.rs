@@ -246,10 +246,11 @@ impl CostModel {
     }
 
     /// This model carried to a machine whose probe of the same workload took `now`: every job
-    /// cost scaled by the one-thread ratio; the contention curve corrected by how much more
-    /// (or less) the threads slowed each other on the probe there than when the model was made
-    /// (the probe's workload is not the curve's, so its contention is compared with its own,
-    /// not with the curve); `same_machine` as the caller found it. A probe of another
+    /// cost scaled by the one-thread ratio; the contention curve corrected, at the probe's
+    /// thread count, by how much more (or less) the threads slowed each other on the probe
+    /// there than when the model was made (the probe's workload is not the curve's, so its
+    /// contention is compared with its own, not with the curve), or, on a machine with another
+    /// thread count, carried to the probe's own factor; `same_machine` as the caller found it. A probe of another
     /// workload changes nothing (scale 1).
     pub fn probed(&self, now: &Probe, same_machine: bool) -> Probed {
         if now.workload != self.probe.workload {
@@ -266,7 +267,14 @@ impl CostModel {
         model.per_input_byte_ns *= scale;
         model.calibrate_seconds *= scale;
         let threads = now.threads as usize;
-        let target = self.contention(threads) * now.contention() / self.probe.contention();
+        // At the model's own thread count the probe corrects the curve by its own change; at
+        // another count there is nothing of the model's probe to compare with, and the probe's
+        // factor is the best word on this machine's.
+        let target = if now.threads == self.probe.threads {
+            self.contention(threads) * now.contention() / self.probe.contention()
+        } else {
+            now.contention()
+        };
         model.contention = self.contention.carried_to(threads, target);
         model.hardware_threads = now.threads;
         model.cores = model.cores.min(now.threads);
@@ -384,6 +392,12 @@ mod tests {
             assert!((p.model.contention(n) - want).abs() < 1e-9 && (p.contention - want).abs() < 1e-9, "{p:?}");
         }
         assert_eq!(p.model.per_row_ns, m.per_row_ns);
+        // A machine with another thread count: the curve lands on the probe's own factor there.
+        let wide = Probe { threads: 16, all_threads_seconds: m.probe.one_thread_seconds * 1.6, ..m.probe.clone() };
+        let p = m.probed(&wide, false);
+        assert!((p.model.contention(16) - 1.6).abs() < 1e-9 && p.model.hardware_threads == 16, "{p:?}");
+        assert_eq!(p.model.contention(1), 1.0);
+        assert!(p.model.contention(4) > 1.0 && p.model.contention(4) < 1.6);
     }
 
     #[test]
