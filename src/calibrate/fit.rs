@@ -1,6 +1,6 @@
 //! The fit of the cost model: weighted least squares over every subset of the terms, the
 //! best non-negative one kept and then terms dropped while that costs under 2 %; the per-job
-//! error statistics; and the contention factor of a busy machine.
+//! error statistics; and the fixed cost of tiny jobs.
 
 use serde::Serialize;
 

@@ -113,7 +113,8 @@ pub struct Plan {
     /// Predicted peak of resident job values on `threads` processors, in bytes (0 where not
     /// predicted).
     pub predicted_peak_memory: u64,
-    /// Predictions for P = 1, 2, ... processors, where the plan fits its memory limit (empty
+    /// Predictions at P, at every processor count up to 16 and at the powers of two to max(P, 64),
+    /// fewest first, where the plan fits its memory limit (empty
     /// where not predicted).
     pub predictions: Vec<Prediction>,
     /// Every candidate the planner simulated, the chosen one included.
