@@ -34,6 +34,13 @@ pub const STORE_SIZES: [u64; 6] = [4 << 10, 64 << 10, 1 << 20, 8 << 20, 32 << 20
 /// `repeats` times in turn, in a fresh folder under `dir` that is removed afterwards, and fits
 /// time = per file + per byte * bytes to the mean times, minimising the relative error.
 pub fn time_store(dir: &Path, sizes: &[u64], repeats: usize) -> Result<StoreTiming, StoreError> {
+    // The folder must exist: timing a disk the user did not name is worse than no timing.
+    if !dir.is_dir() {
+        return Err(StoreError::Read {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder to time store writes in"),
+        });
+    }
     let base = dir.join(format!("dab-store-timing-{}", std::process::id()));
     let result = time_store_in(&base, sizes, repeats);
     let _ = std::fs::remove_dir_all(&base);

@@ -66,7 +66,19 @@ fn store_terms(args: &CalibrateArgs, model: &mut CostModel) -> CliResult {
     Ok(())
 }
 
+/// Refuses, before anything is timed or written, a store folder that does not exist: a
+/// mistyped `--store-dir` must not be created, nor the model overwritten after minutes of timing.
+fn check_store_dir(args: &CalibrateArgs) -> CliResult {
+    match &args.store_dir {
+        Some(dir) if !dir.is_dir() => {
+            Err(format!("--store-dir '{}' is not an existing folder (nothing was written)", dir.display()).into())
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn run(args: CalibrateArgs) -> CliResult {
+    check_store_dir(&args)?;
     if args.store_only {
         let mut model = CostModel::load(&args.output)?;
         store_terms(&args, &mut model)?;

@@ -148,17 +148,82 @@ pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
         .map(|name| *T::ALL.iter().find(|c| c.name() == name).expect("clap accepts only the possible values"))
 }
 
-/// `--threads`: at least 1; all cores when not given.
+/// `--threads` of a command that runs them here: at least 1, at most
+/// [`dab::support::max_threads`]; all cores when not given.
 pub fn threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::Error>> {
+    let p = planned_threads(arg)?;
+    run_threads(p)?;
+    Ok(p)
+}
+
+/// `--threads` of a plan, which may be for a bigger machine or a cluster: at least 1, at most
+/// what a plan file holds; all cores when not given.
+pub fn planned_threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::Error>> {
     match arg {
         Some(0) => Err("--threads must be at least 1".into()),
+        Some(p) if p > u32::MAX as usize => {
+            Err(format!("--threads {p} is more than a plan holds ({})", u32::MAX).into())
+        }
         Some(p) => Ok(p),
         None => Ok(dab::support::hardware_threads()),
     }
 }
 
+/// Refuses a thread count this machine should not start at once, naming the limit.
+pub fn run_threads(p: usize) -> Result<(), String> {
+    let (limit, hw) = (dab::support::max_threads(), dab::support::hardware_threads());
+    if p > limit {
+        return Err(format!(
+            "{p} threads is more than this machine runs at once: at most {limit} ({hw} hardware threads); \
+             dab plan --threads {p} plans for a bigger machine, dab export runs it on a cluster"
+        ));
+    }
+    Ok(())
+}
+
+/// clap's error as one line: the message with its possible values and tip, then where to
+/// find the usage (clap's own layout spreads it over five).
+fn one_line(e: &clap::Error) -> String {
+    use clap::CommandFactory;
+    let text = e.to_string();
+    let parts: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage: ") && !l.starts_with("For more information"))
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect();
+    // The subcommand named on the command line, for the pointer to its help.
+    let cli = Cli::command();
+    let sub = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .filter(|a| cli.get_subcommands().any(|c| c.get_name() == a));
+    let command = sub.map_or("dab".to_string(), |s| format!("dab {s}"));
+    format!("{}; see '{command} --help'", parts.join("; "))
+}
+
+/// Our own errors as one line too: a message that spans lines is joined with "; ".
+fn error_line(e: &dyn std::error::Error) -> String {
+    e.to_string().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+}
+
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            match e.kind() {
+                // Help and version are answers, not errors: clap prints them as it likes.
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+                _ => {
+                    eprintln!("error: {}", one_line(&e));
+                    return EXIT_BAD_INPUT;
+                }
+            }
+        }
+    };
     let result = match cli.command {
         Command::Solve(a) => solve::run(a),
         Command::Partitions(a) => partitions::run(a),
@@ -182,7 +247,7 @@ pub fn run() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", error_line(e.as_ref()));
             EXIT_BAD_INPUT
         }
     }

@@ -68,7 +68,7 @@ impl PlanCommon {
         if self.split == Some(0) {
             return Err("--split must be at least 1 state".into());
         }
-        let threads = super::threads(self.threads)? as u32;
+        let threads = super::planned_threads(self.threads)? as u32;
         let model = load_model(self.cost.as_deref())?;
         let model = if self.no_probe { model } else { probed(&model) };
         if threads > model.hardware_threads {

@@ -47,6 +47,9 @@ pub fn run(args: RunArgs) -> CliResult {
     if args.common.mem_limit.is_some() && args.store.is_none() {
         return Err(dab::pipeline::RunError::MemLimitWithoutStore.into());
     }
+    if let Some(p) = args.common.threads {
+        super::run_threads(p)?;
+    }
     let (plan, dir) = match &args.plan {
         Some(path) => loaded_plan(&args, path)?,
         None => new_plan(&args)?,
@@ -55,6 +58,7 @@ pub fn run(args: RunArgs) -> CliResult {
         Some(_) => super::threads(args.common.threads)?,
         None => plan.threads as usize,
     };
+    super::run_threads(threads).map_err(|e| format!("{e} (give --threads to run the plan on fewer)"))?;
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| eprintln!("{m}");
@@ -82,6 +86,20 @@ pub fn run(args: RunArgs) -> CliResult {
 /// The plan of `--plan FILE` (with `--mem-limit` applied), checked against the position named
 /// beside it, and its report folder.
 fn loaded_plan(args: &RunArgs, path: &Path) -> Result<(Plan, PathBuf), Box<dyn std::error::Error>> {
+    let c = &args.common;
+    let ignored: Vec<&str> = [
+        ("--cost", c.cost.is_some()),
+        ("--groups", c.groups.is_some()),
+        ("--split", c.split.is_some()),
+        ("--overhead", c.overhead != 0.0),
+        ("--no-probe", c.no_probe),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect();
+    if !ignored.is_empty() {
+        eprintln!("note: {} ignored with --plan: the plan fixes its grouping, split and costs", ignored.join(", "));
+    }
     let mut plan = Plan::load(path)?;
     if args.common.mem_limit.is_some() {
         plan.mem_limit = args.common.mem_limit;

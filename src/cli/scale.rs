@@ -84,7 +84,7 @@ fn thread_list(text: &str) -> Result<Vec<usize>, String> {
     let ProcsList(list) = text.parse().map_err(|_| bad())?;
     list.into_iter()
         .map(|p| match p {
-            Procs::Limited(n) => Ok(n as usize),
+            Procs::Limited(n) => super::run_threads(n as usize).map(|()| n as usize),
             Procs::Unlimited => Err(bad()),
         })
         .collect()

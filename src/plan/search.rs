@@ -62,6 +62,9 @@ pub enum PlannerError {
         /// The least limit any candidate can run under, in bytes.
         least: u64,
     },
+    /// A candidate's graph could not be built (a split too fine to hold).
+    #[error("{0}")]
+    Graph(#[from] crate::sched::SchemeError),
     /// The chosen candidate could not be made into a plan.
     #[error(transparent)]
     Plan(#[from] PlanError),
@@ -187,7 +190,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
             }
         };
         for split in splits(&space, opts.split) {
-            let mut graph = orbits(&space, &cost, split.as_ref()).expect("valid split");
+            let mut graph = orbits(&space, &cost, split.as_ref())?;
             if opts.store {
                 for j in &mut graph.jobs {
                     j.cost += opts.model.store_nanoseconds(j.bytes);

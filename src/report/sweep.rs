@@ -270,8 +270,10 @@ fn write_gantt(stem: &Path, input: &Input, policy: Policy, p: Procs, opts: &Repo
             label: input.graph.jobs[s.job as usize].name.clone(),
         })
         .collect();
+    // A schedule of n jobs never has more than n busy at once: more lanes would be empty.
+    let jobs = u32::try_from(input.graph.len()).unwrap_or(u32::MAX).max(1);
     let lanes = match p {
-        Procs::Limited(p) => p,
+        Procs::Limited(p) => p.min(jobs),
         Procs::Unlimited => run.row.max_busy.max(1),
     };
     chart::gantt(stem, &format!("{}: P = {p} ({policy})", input.label), &opts.unit, lanes, &bars)?;

@@ -97,6 +97,17 @@ pub enum SchemeError {
     /// (the second).
     #[error("{0} applies only to --scheme {1}")]
     Option(&'static str, &'static str),
+    /// A split that would make more jobs, or more dependencies, than a graph may hold.
+    #[error(
+        "this split makes {jobs} jobs with up to {deps} dependencies; at most {MAX_JOBS} jobs and {MAX_DEPS} \
+         dependencies fit in memory (raise --split or lower --max-pieces)"
+    )]
+    TooBig {
+        /// Jobs the split would make.
+        jobs: u64,
+        /// Dependencies it could need (every piece of every partition read, at most).
+        deps: u64,
+    },
     /// The orbits scheme's space could not be built (e.g. a bad group count).
     #[error(transparent)]
     Space(#[from] SpaceError),
@@ -135,6 +146,27 @@ impl Part {
     }
 }
 
+/// Most jobs a split may make (a job with its name and costs takes about 200 bytes, its graph
+/// and schedule a few times that).
+pub(crate) const MAX_JOBS: u64 = 2_000_000;
+/// Most dependencies a split may make (a dependency is a job name, about 40 bytes).
+pub(crate) const MAX_DEPS: u64 = 50_000_000;
+
+/// Refuses piece boundaries that would make a graph too big to hold, before any job is made.
+fn check_size(parts: &[Part], bounds: &[Vec<u64>]) -> Result<(), SchemeError> {
+    let pieces = |p: usize| bounds[p].len() as u64 - 1;
+    let jobs: u64 = (0..parts.len()).map(pieces).sum();
+    // Whole dependencies: every piece reads every piece of each partition it reads (fine
+    // dependencies read fewer, so this is their upper bound too).
+    let deps: u64 = (0..parts.len())
+        .map(|p| pieces(p).saturating_mul(parts[p].deps.iter().map(|&d| pieces(d)).sum::<u64>()))
+        .fold(0, u64::saturating_add);
+    if jobs > MAX_JOBS || deps > MAX_DEPS {
+        return Err(SchemeError::TooBig { jobs, deps });
+    }
+    Ok(())
+}
+
 /// Unit ranges of predecessor `dep` (an index into `parts`) that units `lo..hi` of `part` read.
 type Reads<'a> = dyn Fn(usize, u64, u64, usize) -> Vec<(u64, u64)> + 'a;
 
@@ -144,8 +176,9 @@ fn assemble(
     split: Option<&Split>,
     cost: &CostSpec,
     reads: Option<&Reads>,
-) -> (Graph, Vec<JobFeatures>) {
+) -> Result<(Graph, Vec<JobFeatures>), SchemeError> {
     let bounds: Vec<Vec<u64>> = parts.iter().map(|p| p.bounds(split)).collect();
+    check_size(parts, &bounds)?;
     let piece_name = |p: usize, i: usize| {
         if bounds[p].len() == 2 { parts[p].name.clone() } else { format!("{}_{i}", parts[p].name) }
     };
@@ -190,7 +223,7 @@ fn assemble(
             });
         }
     }
-    (Graph::new(jobs, None).expect("a built graph is valid"), all_features)
+    Ok((Graph::new(jobs, None).expect("a built graph is valid"), all_features))
 }
 
 fn check_split(split: Option<&Split>) -> Result<(), SchemeError> {
@@ -239,7 +272,7 @@ pub fn orbits_with_features(
         .collect();
     let fine = matches!(split, Some(Split { deps: PieceDeps::Fine, .. }));
     if !fine || ng < 2 {
-        return Ok(assemble(&parts, split, cost, None));
+        return assemble(&parts, split, cost, None);
     }
     // Rows per group-0 configuration: product of the counts of groups 1..ng-1.
     let rows_per_rank0 =
@@ -271,7 +304,7 @@ pub fn orbits_with_features(
         }
         ranks.into_iter().map(|q| (q * rd, (q + 1) * rd)).collect()
     };
-    Ok(assemble(&parts, split, cost, Some(&reads)))
+    assemble(&parts, split, cost, Some(&reads))
 }
 
 /// The four quadrants of a square board of even side 2k, as line sets: quadrant 0 holds the
@@ -380,7 +413,7 @@ pub fn quadrants(
             }
         })
         .collect();
-    Ok(assemble(&parts, split, cost, None).0)
+    assemble(&parts, split, cost, None).map(|(g, _)| g)
 }
 
 /// Index of `key` in `keys`, which are in the order of [`Space::keys`].

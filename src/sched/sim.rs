@@ -64,19 +64,28 @@ impl Serialize for Procs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcsList(pub Vec<Procs>);
 
-/// A processor list that is not valid (an item that is not a count >= 1, `A..B` with A <= B or
-/// `unlimited`); holds the text given.
+/// Most processor counts one list may hold: each is a whole simulation, and a range such as
+/// `1..4000000000` would need more memory than any machine has before the first one ran.
+pub(crate) const MAX_PROCS_COUNTS: usize = 10_000;
+
+/// A processor list that is not valid; holds the text given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "processor list '{0}' is not valid: give counts >= 1 as N, A..B or 'unlimited', separated by commas (e.g. 1..150 or 1,2,4,8)"
-)]
-pub struct ProcsError(String);
+pub enum ProcsError {
+    /// An item that is not a count >= 1, `A..B` with A <= B, or `unlimited`.
+    #[error(
+        "processor list '{0}' is not valid: give counts >= 1 as N, A..B or 'unlimited', separated by commas (e.g. 1..150 or 1,2,4,8)"
+    )]
+    Invalid(String),
+    /// More counts than [`MAX_PROCS_COUNTS`].
+    #[error("processor list '{0}' asks for more than {MAX_PROCS_COUNTS} processor counts (one simulation each)")]
+    TooMany(String),
+}
 
 impl FromStr for ProcsList {
     type Err = ProcsError;
 
     fn from_str(s: &str) -> Result<ProcsList, ProcsError> {
-        let bad = || ProcsError(s.to_string());
+        let bad = || ProcsError::Invalid(s.to_string());
         let count = |t: &str| t.trim().parse::<u32>().ok().filter(|&p| p >= 1).ok_or_else(bad);
         let mut list = Vec::new();
         for item in s.split(',') {
@@ -87,6 +96,9 @@ impl FromStr for ProcsList {
                 let (a, b) = (count(a)?, count(b)?);
                 if a > b {
                     return Err(bad());
+                }
+                if (b - a) as usize >= MAX_PROCS_COUNTS.saturating_sub(list.len()) {
+                    return Err(ProcsError::TooMany(s.to_string()));
                 }
                 list.extend((a..=b).map(Procs::Limited));
             } else {

@@ -15,4 +15,4 @@ pub use files::{write_atomic, write_csv};
 pub use process::peak_rss_bytes;
 pub use rng::SplitMix64;
 pub use stats::{median, quantile, round4};
-pub use threads::{hardware_threads, thread_counts};
+pub use threads::{hardware_threads, max_threads, thread_counts};

@@ -6,6 +6,13 @@ pub fn hardware_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Threads one run may start on this machine: 4 per hardware thread (an oversubscribed run is
+/// a fair test of the parallel paths; past that the threads only share cores, each with its own
+/// stack and scratch), and at least 8.
+pub fn max_threads() -> usize {
+    hardware_threads().saturating_mul(4).max(8)
+}
+
 /// 1, 2, 4, ... up to `threads`, with `cores` (at most `threads`) and `threads` itself: enough
 /// points to see where adding threads stops paying (the physical cores, then hyperthreads).
 pub fn thread_counts(threads: usize, cores: usize) -> Vec<usize> {

@@ -1,0 +1,136 @@
+//! Hostile command lines: every error on one line with exit 2 (clap's own included), resource
+//! limits refused at once with the limit named, ignored options said, and nothing written
+//! before a refusal.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn dab() -> Command {
+    Command::cargo_bin("dab").unwrap()
+}
+
+/// Runs `args` (in `dir` when given), expects exit 2 and returns standard error, which must be
+/// one line starting with "error: ".
+fn refused(args: &[&str], dir: Option<&std::path::Path>) -> String {
+    let mut cmd = dab();
+    cmd.args(args).timeout(std::time::Duration::from_secs(60));
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let out = cmd.assert().code(2).get_output().clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with("note: ")).collect();
+    assert_eq!(lines.len(), 1, "not one line: {err:?}");
+    assert!(lines[0].starts_with("error: "), "{err:?}");
+    lines[0].to_string()
+}
+
+#[test]
+fn clap_errors_are_one_line_naming_the_subcommand_help() {
+    let e = refused(&["run", "--bogus"], None);
+    assert!(e.contains("'--bogus'") && e.ends_with("see 'dab run --help'"), "{e}");
+    let e = refused(&["sim", "g.csv", "--policy", "foo"], None);
+    assert!(e.contains("'foo'") && e.contains("fifo, cp, largest") && e.ends_with("see 'dab sim --help'"), "{e}");
+    let e = refused(&["solve", "3x4", "--threads", "x"], None);
+    assert!(e.contains("--threads") && e.ends_with("see 'dab solve --help'"), "{e}");
+    let e = refused(&["nosuch"], None);
+    assert!(e.contains("'nosuch'") && e.ends_with("see 'dab --help'"), "{e}");
+}
+
+#[test]
+fn help_and_version_are_not_errors() {
+    dab().args(["run", "--help"]).assert().success().stdout(predicate::str::contains("--threads"));
+    dab().arg("--version").assert().success();
+}
+
+#[test]
+fn more_threads_than_the_machine_runs_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["solve", "2x2", "--threads", "100000"][..],
+        &["run", "2x2", "--threads", "100000", "--no-probe"],
+        &["scale", "2x2", "--threads", "1,100000", "--no-probe"],
+        &["hint", "2x2", "--threads", "100000"],
+    ] {
+        let e = refused(args, Some(dir.path()));
+        assert!(e.contains("100000 threads") && e.contains("at most"), "{args:?}: {e}");
+    }
+    // Nothing was planned or written before the refusal.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_plan_for_more_threads_than_this_machine_is_still_a_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    dab()
+        .current_dir(dir.path())
+        .args(["plan", "2x2", "--threads", "1000", "--no-probe", "-o", "p.json", "--out", "r"])
+        .assert()
+        .success();
+    // Run as it is, it would start 1000 threads: refused, naming how to run it on fewer.
+    let e = refused(&["run", "--plan", "p.json", "--out", "r"], Some(dir.path()));
+    assert!(e.contains("1000 threads") && e.contains("--threads"), "{e}");
+}
+
+#[test]
+fn processor_lists_too_long_to_simulate_are_refused_with_the_limit() {
+    let e = refused(&["sim", "g.csv", "--procs", "1..100000000"], None);
+    assert!(e.contains("more than 10000 processor counts"), "{e}");
+}
+
+#[test]
+fn a_gantt_chart_of_more_processors_than_jobs_has_a_lane_per_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("g.csv");
+    dab().args(["graph", "2x2", "-o"]).arg(&graph).assert().success();
+    dab()
+        .args(["sim", "--procs", "1,4000000000", "--gantt", "4000000000", "--out"])
+        .arg(dir.path().join("r"))
+        .arg(&graph)
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success();
+    assert!(dir.path().join("r/gantt.svg").exists());
+}
+
+#[test]
+fn splits_that_would_not_fit_in_memory_are_refused_with_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = refused(&["graph", "3x4", "--split", "1", "--max-pieces", "4000000000", "-o", "g.csv"], Some(dir.path()));
+    assert!(e.contains("jobs") && e.contains("at most 2000000 jobs"), "{e}");
+    let e = refused(&["plan", "3x4", "--split", "1", "--no-probe", "-o", "p.json"], Some(dir.path()));
+    assert!(e.contains("at most 2000000 jobs"), "{e}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn calibrate_with_a_missing_store_dir_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model.json");
+    std::fs::write(&model, "old model").unwrap();
+    let missing = dir.path().join("missing");
+    for extra in [&[][..], &["--store-only"]] {
+        let mut args = vec!["calibrate", "-o", model.to_str().unwrap(), "--store-dir", missing.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let e = refused(&args, Some(dir.path()));
+        assert!(e.contains("--store-dir") && e.contains("missing"), "{e}");
+    }
+    assert!(!missing.exists(), "the mistyped folder was created");
+    assert_eq!(std::fs::read_to_string(&model).unwrap(), "old model");
+}
+
+#[test]
+fn options_a_loaded_plan_ignores_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    dab()
+        .current_dir(dir.path())
+        .args(["plan", "2x2", "--threads", "1", "--no-probe", "-o", "p.json", "--out", "r"])
+        .assert()
+        .success();
+    dab()
+        .current_dir(dir.path())
+        .args(["run", "--plan", "p.json", "--out", "r", "--groups", "2", "--split", "5"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("note: --groups, --split ignored with --plan"));
+}
