@@ -55,6 +55,11 @@ pub struct RunOutcome {
     pub predicted_disk: Option<u64>,
     /// Files written into the report folder.
     pub files: Vec<PathBuf>,
+    /// What the process holds besides values on the run's threads (program, tables, jobs,
+    /// threads), as the memory limit counts it.
+    pub process_bytes: u64,
+    /// The process's peak resident set, as the system measured it (None where it cannot say).
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// Runs a plan on `threads` threads, writes `trace.csv` into `dir`, and compares. With a
@@ -74,7 +79,10 @@ pub fn run(
     }
     let keep_lines = store.and_then(|(_, k)| k);
     let store = store.map(|(base, _)| Store::open(base, &checked.space)).transpose()?;
-    let mem_limit = plan.mem_limit;
+    // The limit is the whole process's; the executor counts the values, so it gets what the
+    // program, tables and threads leave.
+    let process_bytes = crate::sched::process_bytes(plan.fixed_bytes()?, threads as u32);
+    let mem_limit = plan.values_limit(threads as u32)?;
     let opts =
         ExecOptions { threads, progress, store: store.as_ref(), report, keep_lines, mem_limit, ..Default::default() };
     let run = execute_with(&checked, &opts)?;
@@ -93,5 +101,6 @@ pub fn run(
         Some(_) if store.is_some() => Some(predict_store(plan, &checked, threads as u32, keep_lines)?.peak),
         _ => None,
     };
-    Ok(RunOutcome { run, detail, predicted_disk, files })
+    let peak_rss_bytes = crate::support::peak_rss_bytes();
+    Ok(RunOutcome { run, detail, predicted_disk, files, process_bytes, peak_rss_bytes })
 }

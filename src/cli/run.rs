@@ -146,6 +146,10 @@ fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde
     };
     out["peak_bytes"] = run.peak_bytes.into();
     out["predicted_peak_bytes"] = plan.predicted(threads as u32).map(|p| p.peak_memory).into();
+    out["peak_rss_bytes"] = outcome.peak_rss_bytes.into();
+    out["predicted_peak_rss_bytes"] =
+        plan.predicted(threads as u32).map(|p| p.peak_memory + outcome.process_bytes).into();
+    out["process_bytes"] = outcome.process_bytes.into();
     out["mem_limit"] = plan.mem_limit.into();
     if store {
         out["peak_disk_bytes"] = run.peak_disk_bytes.into();
@@ -165,9 +169,18 @@ fn print_outcome(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool)
         println!("{}", d.comparison);
     }
     let predicted_peak = plan.predicted(threads as u32).map(|p| p.peak_memory);
-    let limit = plan.mem_limit.map_or(String::new(), |m| format!(", limit {}", mb(m)));
     let predicted = predicted_peak.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
-    println!("peak resident partition values: {}{predicted}{limit}", mb(run.peak_bytes));
+    println!("peak resident partition values: {}{predicted}", mb(run.peak_bytes));
+    let predicted = predicted_peak.map_or(String::new(), |p| {
+        format!(
+            ", predicted {} (values and {} of program, tables and threads)",
+            mb(p + outcome.process_bytes),
+            mb(outcome.process_bytes)
+        )
+    });
+    let limit = plan.mem_limit.map_or(String::new(), |m| format!(", limit {}", mb(m)));
+    let rss = outcome.peak_rss_bytes.map_or("unknown".to_string(), mb);
+    println!("peak process memory (resident set): {rss}{predicted}{limit}");
     if store {
         let predicted = predicted_disk.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
         println!("peak values in store files: {}{predicted}", mb(run.peak_disk_bytes));

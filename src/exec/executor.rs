@@ -77,7 +77,7 @@ pub enum ExecError {
     Store(#[from] StoreError),
     /// A job needs more memory at once than the limit.
     #[error(
-        "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
+        "the memory limit leaves {limit} bytes for partition values, too few: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
     )]
     MemLimit {
         /// The limit, bytes.

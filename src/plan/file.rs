@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Board, Position};
-use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split};
-use crate::solver::{LayoutError, Space};
+use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split, fixed_bytes, values_limit};
+use crate::solver::{Kernel, LayoutError, Space};
 
 use super::ready::{ReadyPlan, job_layout, priorities};
 
@@ -100,7 +100,8 @@ pub struct Plan {
     /// How much slower jobs run with more threads busy: `(threads, factor)` points, applied by
     /// the simulator from the jobs running at each moment (none for a plan in states).
     pub contention: Contention,
-    /// Most bytes of job values resident at once, as planned (None: no limit).
+    /// Most bytes the run's process may hold (None: no limit): partition values, and the
+    /// program, tables, jobs and threads counted by [`crate::sched::process_bytes`].
     pub mem_limit: Option<u64>,
     /// Whether job costs include writing the job to a store.
     #[serde(default)]
@@ -215,6 +216,12 @@ impl From<LayoutError> for PlanError {
     }
 }
 
+/// Bytes a run over `space` with `jobs` jobs holds besides values whatever its thread count:
+/// the program, the space's and the kernel's tables, and the jobs' bookkeeping.
+pub(crate) fn run_fixed_bytes(space: &Space, jobs: usize) -> u64 {
+    fixed_bytes(space.table_bytes() + Kernel::new(space).table_bytes(), jobs)
+}
+
 impl Plan {
     /// A plan for `graph` (an orbits graph of `space`), priorities by longest remaining cost.
     #[allow(clippy::too_many_arguments)]
@@ -320,6 +327,24 @@ impl Plan {
         let text = serde_json::to_string_pretty(self).expect("a plan serialises");
         crate::support::write_atomic(path, text.as_bytes())
             .map_err(|source| PlanError::Write { path: path.into(), source })
+    }
+
+    /// Bytes a run of this plan holds besides values whatever its thread count: the program,
+    /// the tables of its space and kernel, the jobs' bookkeeping ([`run_fixed_bytes`]).
+    pub fn fixed_bytes(&self) -> Result<u64, PlanError> {
+        let board: Board = self.board.parse().map_err(|e| PlanError::Position(format!("board: {e}")))?;
+        let root =
+            Position::from_line_string(board, &self.root).map_err(|e| PlanError::Position(format!("root: {e}")))?;
+        Ok(run_fixed_bytes(&Space::new(root, Some(self.groups))?, self.jobs.len()))
+    }
+
+    /// The part of the memory limit (the whole process's) left for partition values on
+    /// `threads` threads (None: no limit).
+    pub fn values_limit(&self, threads: u32) -> Result<Option<u64>, PlanError> {
+        match self.mem_limit {
+            None => Ok(None),
+            Some(_) => Ok(values_limit(self.mem_limit, self.fixed_bytes()?, threads)),
+        }
     }
 
     /// The predicted makespan on `procs` processors, if the plan has it.

@@ -2,7 +2,9 @@
 //! plan's graph replayed on the run's thread count with the plan's memory limit and read-back
 //! rate), and the store's disk use along that schedule, counted as the executor counts it.
 
-use crate::sched::{Graph, Policy, Procs, Run, SimError, SimOptions, Simulator, predicted_peak};
+use crate::sched::{
+    Graph, PROGRAM_BYTES, Policy, Procs, Run, SimError, SimOptions, Simulator, predicted_peak, values_limit,
+};
 
 use super::file::Plan;
 use super::ready::ReadyPlan;
@@ -15,10 +17,13 @@ pub fn simulate(plan: &Plan, graph: &Graph, p: u32, overhead: u64) -> Result<Run
 
 /// [`simulate`], recording the spans and busy steps only when `record`.
 pub fn simulate_with(plan: &Plan, graph: &Graph, p: u32, overhead: u64, record: bool) -> Result<Run, SimError> {
+    // A plan whose space cannot be built is refused by `Plan::check` before any run; here it
+    // is simulated with the program's bytes alone.
+    let fixed = plan.fixed_bytes().unwrap_or(PROGRAM_BYTES);
     let opts = SimOptions {
         policy: Policy::Cp,
         overhead,
-        mem_limit: plan.mem_limit,
+        mem_limit: values_limit(plan.mem_limit, fixed, p),
         reload_ps_per_byte: plan.reload_ps_per_byte,
         ..Default::default()
     };

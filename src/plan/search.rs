@@ -8,10 +8,13 @@
 use rayon::prelude::*;
 
 use crate::game::Position;
-use crate::sched::{CostModel, CostSpec, Graph, PieceDeps, Policy, Procs, SimOptions, Simulator, Split, orbits};
+use crate::sched::{
+    CostModel, CostSpec, Graph, PieceDeps, Policy, Procs, SimOptions, Simulator, Split, orbits, process_bytes,
+    values_limit,
+};
 use crate::solver::{Space, SpaceError};
 
-use super::file::{Candidate, Plan, PlanError, Prediction};
+use super::file::{Candidate, Plan, PlanError, Prediction, run_fixed_bytes};
 
 /// Processor counts every plan predicts reach this, at least.
 pub(super) const MIN_SWEEP: u32 = 64;
@@ -52,7 +55,7 @@ pub enum PlannerError {
     NoGrouping(SpaceError),
     /// No candidate runs under the memory limit on the thread count.
     #[error(
-        "no candidate fits in --mem-limit {limit} bytes on {threads} threads: the smallest needs {least} bytes (its largest job with every partition that job reads)"
+        "no candidate fits in --mem-limit {limit} bytes on {threads} threads: the smallest needs {least} bytes (its largest job with every partition that job reads, the program, its tables and threads)"
     )]
     NoFit {
         /// The memory limit, in bytes.
@@ -83,6 +86,8 @@ pub struct SimulatedCandidate {
     pub predictions: Vec<Prediction>,
     /// W / CP of the graph: the most any number of processors can speed it up.
     pub ceiling: f64,
+    /// Bytes a run of it holds besides values whatever the thread count (program, tables, jobs).
+    pub fixed_bytes: u64,
 }
 
 impl SimulatedCandidate {
@@ -122,10 +127,10 @@ fn splits(space: &Space, forced: Option<u64>) -> Vec<Option<Split>> {
 
 /// How the planner simulates: `cp`, the memory limit, and with a store, values a memory limit
 /// drops read back at the measured rate.
-fn sim_options(opts: &PlanOptions) -> SimOptions {
+fn sim_options(opts: &PlanOptions, values_limit: Option<u64>) -> SimOptions {
     SimOptions {
         policy: Policy::Cp,
-        mem_limit: opts.mem_limit,
+        mem_limit: values_limit,
         overhead: opts.overhead,
         reload_ps_per_byte: if opts.store { (opts.model.store_read_per_byte_ns * 1000.0).round() as u64 } else { 0 },
         ..Default::default()
@@ -148,13 +153,16 @@ fn counts(threads: u32, dense: bool) -> Vec<u32> {
 }
 
 /// Simulates `graph` at each of `counts` under the model, in parallel; None where the memory
-/// limit cannot be met.
-fn predict(graph: &Graph, opts: &PlanOptions, counts: &[u32]) -> Vec<(u32, Option<Prediction>)> {
-    let sim =
-        Simulator::new(graph, sim_options(opts)).expect("no zero bandwidth").with_contention(&opts.model.contention);
+/// limit cannot be met. The memory limit is the whole process's: at each count, the values get
+/// what the program, tables (`fixed` bytes) and that many threads leave.
+fn predict(graph: &Graph, fixed: u64, opts: &PlanOptions, counts: &[u32]) -> Vec<(u32, Option<Prediction>)> {
     counts
         .par_iter()
         .map(|&n| {
+            let limit = values_limit(opts.mem_limit, fixed, n);
+            let sim = Simulator::new(graph, sim_options(opts, limit))
+                .expect("no zero bandwidth")
+                .with_contention(&opts.model.contention);
             let prediction = sim.run(Procs::Limited(n), false).ok().map(|r| Prediction {
                 procs: n,
                 makespan_seconds: r.row.makespan as f64 / 1e9,
@@ -196,7 +204,8 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
                     j.cost += opts.model.store_nanoseconds(j.bytes);
                 }
             }
-            let predictions = predict(&graph, opts, &counts(opts.threads, false));
+            let fixed = run_fixed_bytes(&space, graph.len());
+            let predictions = predict(&graph, fixed, opts, &counts(opts.threads, false));
             let at = predictions.iter().find(|(n, _)| *n == opts.threads).and_then(|(_, p)| p.clone());
             let at = at.as_ref();
             let cp = graph.critical_path().max(1);
@@ -210,6 +219,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
                     fits: at.is_some(),
                 },
                 ceiling: graph.work() as f64 / cp as f64,
+                fixed_bytes: fixed,
                 predictions: predictions.into_iter().filter_map(|(_, p)| p).collect(),
                 space: space.clone(),
                 graph,
@@ -222,13 +232,13 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     let chosen = choose(&candidates).ok_or_else(|| PlannerError::NoFit {
         limit: opts.mem_limit.unwrap_or(0),
         threads: opts.threads,
-        least: least_memory(&candidates),
+        least: least_memory(&candidates, opts.threads),
     })?;
     // The chosen candidate's speedup chart: every count up to 16 as well.
     let c = &mut candidates[chosen];
     let known: Vec<u32> = c.predictions.iter().map(|p| p.procs).collect();
     let more: Vec<u32> = counts(opts.threads, true).into_iter().filter(|n| !known.contains(n)).collect();
-    c.predictions.extend(predict(&c.graph, opts, &more).into_iter().filter_map(|(_, p)| p));
+    c.predictions.extend(predict(&c.graph, c.fixed_bytes, opts, &more).into_iter().filter_map(|(_, p)| p));
     c.predictions.sort_by_key(|p| p.procs);
     let mut plan = plan_for(&candidates[chosen], opts)?;
     plan.candidates = candidates.iter().map(|c| c.candidate.clone()).collect();
@@ -242,7 +252,7 @@ pub fn plan_for(c: &SimulatedCandidate, opts: &PlanOptions) -> Result<Plan, Plan
     let mut plan = Plan::new(&c.space, &c.graph, c.candidate.split, Policy::Cp, opts.threads, "ns", machine)?;
     plan.mem_limit = opts.mem_limit;
     plan.store_writes = opts.store;
-    plan.reload_ps_per_byte = sim_options(opts).reload_ps_per_byte;
+    plan.reload_ps_per_byte = sim_options(opts, None).reload_ps_per_byte;
     plan.predicted_seconds = c.candidate.predicted_seconds;
     plan.predicted_peak_memory = c.candidate.peak_memory;
     plan.predictions = c.predictions.clone();
@@ -261,8 +271,14 @@ fn choose(candidates: &[SimulatedCandidate]) -> Option<usize> {
 }
 
 /// The least peak memory any candidate needs on one processor without a limit.
-fn least_memory(candidates: &[SimulatedCandidate]) -> u64 {
-    candidates.iter().map(|c| crate::sched::least_limit(&c.graph)).min().unwrap_or(0)
+/// The least whole-process limit any candidate runs under on `threads` threads: its largest
+/// job with every partition that job reads, and the process's own bytes.
+fn least_memory(candidates: &[SimulatedCandidate], threads: u32) -> u64 {
+    candidates
+        .iter()
+        .map(|c| crate::sched::least_limit(&c.graph).saturating_add(process_bytes(c.fixed_bytes, threads)))
+        .min()
+        .unwrap_or(0)
 }
 
 /// Why the chosen candidate won, in a sentence or two.

@@ -12,6 +12,36 @@ use std::collections::BTreeSet;
 
 use super::graph::Graph;
 
+/// What the program holds whatever it solves: code and libraries, the main thread, the
+/// allocator's own state and the report it writes at the end (measured: an idle `dab` is about
+/// 9 MB resident, a chart being drawn a few more).
+pub const PROGRAM_BYTES: u64 = 16_000_000;
+/// What each job costs besides its values: its entries in the plan, the graph, the schedule and
+/// the trace (names, dependencies, costs, rows), with the allocator's rounding.
+pub const JOB_BYTES: u64 = 2_000;
+/// What each worker thread holds: the stack it has touched, the store's read and write buffers,
+/// and its allocator arena's slack for small allocations (values of 64 KiB and more are mapped
+/// and unmapped whole, so they leave no slack behind).
+pub const THREAD_BYTES: u64 = 2_000_000;
+
+/// Bytes a run holds besides partition values whatever its thread count: the program, the
+/// space's and the kernel's tables (`table_bytes`) and `jobs` jobs' bookkeeping.
+pub fn fixed_bytes(table_bytes: u64, jobs: usize) -> u64 {
+    PROGRAM_BYTES.saturating_add(table_bytes).saturating_add(JOB_BYTES.saturating_mul(jobs as u64))
+}
+
+/// Bytes a run on `threads` threads holds besides partition values: `fixed` ([`fixed_bytes`])
+/// and every thread's own.
+pub fn process_bytes(fixed: u64, threads: u32) -> u64 {
+    fixed.saturating_add(THREAD_BYTES.saturating_mul(threads as u64))
+}
+
+/// The part of a whole-process memory `limit` left for partition values on `threads` threads:
+/// None without a limit, 0 where the process alone needs more than the limit.
+pub fn values_limit(limit: Option<u64>, fixed: u64, threads: u32) -> Option<u64> {
+    limit.map(|l| l.saturating_sub(process_bytes(fixed, threads)))
+}
+
 /// The least memory limit `graph` can run under: its largest job together with every job it
 /// reads (with eviction, any job can run alone).
 pub fn least_limit(graph: &Graph) -> u64 {

@@ -16,7 +16,9 @@ pub use contention::Contention;
 pub use cost::{BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, Probe, Probed, TERMS};
 pub use disk::{DiskUse, predicted_peak};
 pub use graph::{Format, Graph, GraphError, Job};
-pub use memory::{Admission, Residency, least_limit};
+pub use memory::{
+    Admission, JOB_BYTES, PROGRAM_BYTES, Residency, THREAD_BYTES, fixed_bytes, least_limit, process_bytes, values_limit,
+};
 pub use schemes::{
     GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, SchemeError, Split, orbits, orbits_with_features, quadrant_lines,
     quadrants,

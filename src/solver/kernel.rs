@@ -92,6 +92,17 @@ pub struct Kernel<'a> {
 }
 
 impl<'a> Kernel<'a> {
+    /// Bytes of the kernel's own tables (box masks, inner moves, symmetry rank maps), as
+    /// allocated; one kernel serves every thread of a run.
+    pub fn table_bytes(&self) -> u64 {
+        use super::space::nested_bytes;
+        let sym: u64 = self.inner_sym.iter().map(|t| nested_bytes(t)).sum();
+        (self.box_outer.capacity() * 16 + self.box_inner.capacity() * 8) as u64
+            + nested_bytes(&self.move_start)
+            + nested_bytes(&self.moves)
+            + sym
+    }
+
     /// Builds the inner group's move tables, box masks and symmetry rank maps for `space`.
     pub fn new(space: &'a Space) -> Kernel<'a> {
         let inner = space.groups.len().saturating_sub(1);
