@@ -10,11 +10,12 @@ use std::time::Duration;
 
 use common::checked;
 
-use dab::exec::{ExecOptions, execute, execute_with};
+use dab::exec::{ExecOptions, execute, execute_with, run_job};
 use dab::game::Position;
 use dab::plan::{PlanError, ReadsError, ReadyPlan};
 use dab::sched::{Graph, PieceDeps, Policy, Procs, SimOptions, Simulator, Split};
 use dab::solver::{Kernel, SolveOptions, solve_in_order};
+use dab::store::Store;
 
 #[test]
 fn every_thread_count_gives_the_twin_s_values() {
@@ -109,4 +110,20 @@ fn a_job_that_panics_ends_the_run_with_an_error_naming_it_on_one_and_on_several_
         let message = outcome.unwrap_or_else(|| panic!("P={threads}: the run succeeded without an input"));
         assert!(message.starts_with("job '8-7' panicked: "), "P={threads}: {message}");
     }
+}
+
+#[test]
+fn a_cluster_task_whose_kernel_panics_returns_an_error_naming_its_job() {
+    let good = checked("2x3", 2, None);
+    let tmp = tempfile::tempdir().unwrap();
+    // Every job's file, from a whole run into a store that keeps them all.
+    let store = Store::open_shared(tmp.path(), &good.space).unwrap();
+    execute_with(&good, &ExecOptions { threads: 1, store: Some(&store), ..Default::default() }).unwrap();
+    let plan = without_an_input();
+    let job = plan.graph.jobs.iter().position(|j| j.name == "8-7").unwrap();
+    store.remove("8-7").unwrap();
+    let err = run_job(&plan, &store, job).expect_err("the task fails");
+    assert!(err.to_string().starts_with("job '8-7' panicked: "), "{err}");
+    // The sound plan computes it again from the same files.
+    assert!(run_job(&good, &store, job).unwrap().computed);
 }
