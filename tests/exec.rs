@@ -1,17 +1,21 @@
 //! The executor against its slow twin (one partition at a time): the same value for every
-//! thread count, whole or split into pieces, and a trace that respects every dependency.
+//! thread count, whole or split into pieces, and a trace that respects every dependency; a job
+//! that panics ends the run with an error, never a hang.
 
 mod common;
 
 use std::collections::HashMap;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use common::checked;
 
-use dab::exec::execute;
+use dab::exec::{ExecOptions, execute, execute_with, run_job};
 use dab::game::Position;
-use dab::plan::ReadyPlan;
-use dab::sched::{PieceDeps, Policy, Procs, SimOptions, Simulator, Split};
+use dab::plan::{PlanError, ReadsError, ReadyPlan};
+use dab::sched::{Graph, PieceDeps, Policy, Procs, SimOptions, Simulator, Split};
 use dab::solver::{Kernel, SolveOptions, solve_in_order};
+use dab::store::Store;
 
 #[test]
 fn every_thread_count_gives_the_twin_s_values() {
@@ -75,4 +79,51 @@ fn memory_is_counted_as_the_simulator_counts_it() {
     let all: u64 = plan.graph.jobs.iter().map(|j| j.bytes).sum();
     assert!(one.peak_bytes < all / 2, "{} vs {all}", one.peak_bytes);
     assert_eq!(execute(&plan, 1, true, None).peak_bytes, one.peak_bytes);
+}
+
+/// The 2x3 plan in 2 groups with job `8-7` no longer needing `9-7`, built past the check (a
+/// `ReadyPlan`'s fields are public): the kernel finds that input empty and panics.
+fn without_an_input() -> ReadyPlan {
+    let good = checked("2x3", 2, None);
+    let mut jobs = good.graph.jobs.clone();
+    let i = jobs.iter().position(|j| j.name == "8-7").expect("job 8-7");
+    jobs[i].deps.retain(|d| d != "9-7");
+    let graph = Graph::new(jobs, None).unwrap();
+    let refused = ReadyPlan::from_graph(good.space.clone(), graph.clone()).err().expect("the check refuses it");
+    assert!(matches!(refused, PlanError::Reads(ReadsError::Unlisted { .. })), "{refused}");
+    ReadyPlan { graph, ..good }
+}
+
+#[test]
+fn a_job_that_panics_ends_the_run_with_an_error_naming_it_on_one_and_on_several_threads() {
+    for threads in [1, 2, 3] {
+        // On a thread of its own, so that a hang fails the test instead of stalling it.
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let plan = without_an_input();
+            let outcome = execute_with(&plan, &ExecOptions { threads, ..Default::default() });
+            let _ = tx.send(outcome.err().map(|e| e.to_string()));
+        });
+        let outcome = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("P={threads}: the run neither ended nor returned ({e})"));
+        let message = outcome.unwrap_or_else(|| panic!("P={threads}: the run succeeded without an input"));
+        assert!(message.starts_with("job '8-7' panicked: "), "P={threads}: {message}");
+    }
+}
+
+#[test]
+fn a_cluster_task_whose_kernel_panics_returns_an_error_naming_its_job() {
+    let good = checked("2x3", 2, None);
+    let tmp = tempfile::tempdir().unwrap();
+    // Every job's file, from a whole run into a store that keeps them all.
+    let store = Store::open_shared(tmp.path(), &good.space).unwrap();
+    execute_with(&good, &ExecOptions { threads: 1, store: Some(&store), ..Default::default() }).unwrap();
+    let plan = without_an_input();
+    let job = plan.graph.jobs.iter().position(|j| j.name == "8-7").unwrap();
+    store.remove("8-7").unwrap();
+    let err = run_job(&plan, &store, job).expect_err("the task fails");
+    assert!(err.to_string().starts_with("job '8-7' panicked: "), "{err}");
+    // The sound plan computes it again from the same files.
+    assert!(run_job(&good, &store, job).unwrap().computed);
 }

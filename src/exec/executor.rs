@@ -5,10 +5,14 @@
 //! counted by [`crate::sched::Residency`], as the simulator counts it: a job's values are resident from its
 //! start until every job that needs them has finished; under `mem_limit`, values still needed
 //! are dropped to the store and read back by their next reader. Every job's start and end go
-//! to the trace.
+//! to the trace. A job that fails or panics stops the run: its error (the panic's message,
+//! naming the job) is recorded under the lock and every waiting worker is woken, so the run
+//! ends with an error on any thread count, never a hang.
 
+use std::any::Any;
 use std::cmp::Reverse;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use crate::game::{MoveValue, Value};
@@ -87,6 +91,15 @@ pub enum ExecError {
         /// What it needs at once, bytes.
         needs: u64,
     },
+    /// A job panicked (a bug: a checked plan gives the kernel every input it reads); the
+    /// other workers stopped.
+    #[error("job '{job}' panicked: {message}")]
+    Panicked {
+        /// The job, or `(between jobs)` where a worker panicked outside one.
+        job: String,
+        /// The panic's message.
+        message: String,
+    },
     /// Without a store, nothing running can free the memory a ready job waits for.
     #[error(
         "--mem-limit {limit} cannot be kept without a store: job '{job}' cannot start until memory is freed, and nothing running will free it"
@@ -108,7 +121,7 @@ pub fn execute(
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Execution {
     execute_with(plan, &ExecOptions { threads, keep, progress, ..Default::default() })
-        .expect("without a store nothing can fail")
+        .unwrap_or_else(|e| panic!("a run without a store or a limit failed: {e}"))
 }
 
 /// Runs every job of `plan`; with a store, skips the jobs it holds and writes every other job
@@ -131,7 +144,7 @@ pub fn execute_with(plan: &ReadyPlan, opts: &ExecOptions) -> Result<Execution, E
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
     pool.broadcast(|ctx| run.work(ctx.index()));
     let Run { reads, total, state, .. } = run;
-    let s = state.0.into_inner().expect("executor lock");
+    let s = state.0.into_inner().unwrap_or_else(PoisonError::into_inner);
     if let Some(e) = s.error {
         return Err(e);
     }
@@ -193,24 +206,52 @@ struct Run<'a> {
     state: (Mutex<Shared>, Condvar),
 }
 
+/// The text of a panic's payload.
+pub(super) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+        (Some(s), _) => s.to_string(),
+        (_, Some(s)) => s.clone(),
+        _ => "a panic without a message".into(),
+    }
+}
+
 impl Run<'_> {
-    /// A worker: takes jobs until none is left or a job has failed.
+    /// The shared state. A worker that panicked under the lock poisoned it; the others go on
+    /// to read the error it leaves and stop, so the poison itself is no reason to panic.
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.state.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A worker: takes jobs until none is left or a job has failed. A panic is caught and
+    /// recorded like an error: a worker that unwound without a word would leave the others
+    /// waiting for its job forever.
     fn work(&self, thread: usize) {
-        while let Some(job) = self.next_job() {
-            if let Err(e) = self.run_job(job, thread) {
-                let (lock, wake) = &self.state;
-                lock.lock().expect("executor lock").error.get_or_insert(e);
-                wake.notify_all();
-                return;
+        let mut current = None;
+        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<(), ExecError> {
+            while let Some(job) = self.next_job() {
+                current = Some(job);
+                self.run_job(job, thread)?;
+                current = None;
             }
-        }
+            Ok(())
+        }));
+        let error = match outcome {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e,
+            Err(payload) => ExecError::Panicked {
+                job: current.map_or_else(|| "(between jobs)".into(), |j| self.plan.graph.jobs[j].name.clone()),
+                message: panic_message(payload.as_ref()),
+            },
+        };
+        self.lock().error.get_or_insert(error);
+        self.state.1.notify_all();
     }
 
     /// Waits for the best ready job that fits in memory. None when every job has started, a
     /// job has failed, or the memory limit cannot be kept (the error is then set).
     fn next_job(&self) -> Option<usize> {
-        let (lock, wake) = &self.state;
-        let mut s = lock.lock().expect("executor lock");
+        let wake = &self.state.1;
+        let mut s = self.lock();
         loop {
             if s.unstarted == 0 || s.error.is_some() {
                 return None;
@@ -224,7 +265,7 @@ impl Run<'_> {
                 wake.notify_all();
                 return None;
             }
-            s = wake.wait(s).expect("executor lock");
+            s = wake.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
     }
 
@@ -279,14 +320,13 @@ impl Run<'_> {
         root: Option<(Value, Vec<MoveValue>)>,
         row: TraceRow,
     ) -> (u64, Vec<usize>) {
-        let (lock, wake) = &self.state;
-        let mut s = lock.lock().expect("executor lock");
+        let mut s = self.lock();
         s.finish(self.plan, &self.slots, job, out, self.opts);
         if root.is_some() {
             s.root = root;
         }
         s.trace.push(row);
-        wake.notify_all();
+        self.state.1.notify_all();
         (s.done_positions, std::mem::take(&mut s.to_delete))
     }
 }

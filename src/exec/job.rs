@@ -1,6 +1,7 @@
 //! One job on its own: a cluster task computes it from the store files of the jobs it needs
 //! and writes its own file; the end of a cluster run reads the root's value and moves back.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
 use crate::game::{MoveValue, Value};
@@ -8,6 +9,7 @@ use crate::plan::ReadyPlan;
 use crate::solver::Kernel;
 use crate::store::{Store, StoreError};
 
+use super::executor::{ExecError, panic_message};
 use super::inputs::{Reads, compute, gather, moves_of_root, reads, slots, views};
 
 /// What [`run_job`] did with one job.
@@ -24,8 +26,8 @@ pub struct JobRun {
 /// Computes one job of `plan` from the store files of the jobs it needs and writes its own
 /// file atomically: one cluster task. A job whose file is already there and sound is left
 /// alone, so running a task twice is harmless; a missing or damaged input is an error that
-/// names its file.
-pub fn run_job(plan: &ReadyPlan, store: &Store, job: usize) -> Result<JobRun, StoreError> {
+/// names its file, and a panic in the kernel (a bug) an error that names the job.
+pub fn run_job(plan: &ReadyPlan, store: &Store, job: usize) -> Result<JobRun, ExecError> {
     let start = Instant::now();
     let j = &plan.graph.jobs[job];
     if store.has(&j.name) && store.read(&j.name, &plan.layout[job], j.states).is_ok() {
@@ -34,7 +36,8 @@ pub fn run_job(plan: &ReadyPlan, store: &Store, job: usize) -> Result<JobRun, St
     let kernel = Kernel::new(&plan.space);
     let reads = reads(plan, &kernel);
     let inputs = gather(plan, Some(store), &reads[job], job, &slots(plan))?;
-    let (out, _) = compute(plan, &kernel, &reads[job], job, &inputs);
+    let (out, _) = catch_unwind(AssertUnwindSafe(|| compute(plan, &kernel, &reads[job], job, &inputs)))
+        .map_err(|payload| ExecError::Panicked { job: j.name.clone(), message: panic_message(payload.as_ref()) })?;
     store.write(&j.name, &plan.layout[job], &out)?;
     Ok(JobRun { computed: true, seconds: start.elapsed().as_secs_f64(), positions: j.states })
 }

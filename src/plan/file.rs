@@ -13,7 +13,7 @@ use crate::game::{Board, Position};
 use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split, fixed_bytes, values_limit};
 use crate::solver::{Kernel, LayoutError, Space};
 
-use super::ready::{ReadyPlan, job_layout, priorities};
+use super::ready::{ReadsError, ReadyPlan, job_layout, priorities};
 
 /// Plan files this version reads and writes (2: the contention curve, lower bounds).
 pub const PLAN_FORMAT: u32 = 2;
@@ -197,6 +197,9 @@ pub enum PlanError {
         /// End of the partition's rows.
         end: u64,
     },
+    /// A job does not read what it lists, or is not named for its piece.
+    #[error("the plan's {0}")]
+    Reads(#[from] ReadsError),
     /// An error in a plan file, with the file's name.
     #[error("plan '{path}': {source}")]
     InFile {
@@ -287,7 +290,8 @@ impl Plan {
         Graph::new(jobs, None)
     }
 
-    /// Checks everything the executor relies on and builds the space.
+    /// Checks everything the executor relies on (the reads of every job:
+    /// [`ReadyPlan::checked`]) and builds the space.
     pub fn check(&self) -> Result<ReadyPlan, PlanError> {
         if self.format != PLAN_FORMAT {
             return Err(PlanError::Format { found: self.format });
@@ -313,7 +317,7 @@ impl Plan {
             }
         }
         let priority = self.jobs.iter().map(|j| j.priority).collect();
-        Ok(ReadyPlan { space, graph, layout, priority })
+        ReadyPlan::checked(space, graph, layout, priority)
     }
 
     /// Reads a plan file (unchecked: see [`Plan::check`]).

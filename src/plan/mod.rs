@@ -10,5 +10,5 @@ mod search;
 
 pub use file::{Candidate, PLAN_FORMAT, Plan, PlanError, PlanJob, Prediction};
 pub use predict::{StorePrediction, predict_store, simulate, simulate_with};
-pub use ready::ReadyPlan;
+pub use ready::{ReadsError, ReadyPlan};
 pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};

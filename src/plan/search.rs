@@ -50,6 +50,9 @@ pub enum PlannerError {
     /// The thread count is 0.
     #[error("--threads must be at least 1")]
     ZeroThreads,
+    /// The root has no undrawn line: its value is 0 and there is no job to plan.
+    #[error("{0}; there is nothing to plan")]
+    Full(SpaceError),
     /// No group count tried makes a space; holds the first error.
     #[error("no grouping of this position can be solved: {0}")]
     NoGrouping(SpaceError),
@@ -180,6 +183,9 @@ fn predict(graph: &Graph, fixed: u64, opts: &PlanOptions, counts: &[u32]) -> Vec
 pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerError> {
     if opts.threads == 0 {
         return Err(PlannerError::ZeroThreads);
+    }
+    if root.undrawn().is_empty() {
+        return Err(PlannerError::Full(SpaceError::Full));
     }
     let default = Space::default_groups(root);
     let group_counts = opts

@@ -245,6 +245,8 @@ pub fn orbits_with_features(
     split: Option<&Split>,
 ) -> Result<(Graph, Vec<JobFeatures>), SchemeError> {
     check_split(split)?;
+    // A full root has no groups, hence no partition to make a job of.
+    space.require_lines()?;
     let keys = space.keys();
     let ng = space.groups.len();
     // Rows of a partition: every group but the last (the kernel's inner group).

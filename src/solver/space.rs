@@ -60,6 +60,9 @@ pub enum SpaceError {
         /// Fewest groups, from `asked` up, whose largest has at most 20 lines (else the number of blocks).
         suggest: usize,
     },
+    /// The root has no undrawn line: nothing to group, plan or run (its value is 0).
+    #[error("the position is full: no lines left to draw, its value is 0")]
+    Full,
 }
 
 /// One group of lines with its tables. Local bit j is internal line `offset + j`.
@@ -333,6 +336,12 @@ impl Space {
     /// Number of undrawn lines of the root.
     pub fn free(&self) -> usize {
         self.lines.len()
+    }
+
+    /// [`SpaceError::Full`] when the root has no undrawn line: such a space has no groups, so
+    /// no partition, kernel, graph or plan can be made of it (its value, 0, needs none).
+    pub fn require_lines(&self) -> Result<(), SpaceError> {
+        if self.free() == 0 { Err(SpaceError::Full) } else { Ok(()) }
     }
 
     /// Every partition key, in the order a whole solve computes them: most lines first, then
