@@ -10,5 +10,11 @@ fn main() {
     // Before any thread starts: a memory limit bounds the whole process only if freed values
     // leave it.
     dab::support::return_freed_memory();
+    // A panic is a bug in dab: said on one line (the run that caught it reports its own error
+    // after it), not as Rust's several.
+    std::panic::set_hook(Box::new(|info| {
+        let text = info.to_string().replace('\n', "; ");
+        eprintln!("internal error (a bug in dab; please report it): {text}");
+    }));
     std::process::exit(cli::run());
 }

@@ -374,6 +374,7 @@ mod tests {
             candidate: Candidate { groups: 1, split: None, jobs, predicted_seconds: seconds, peak_memory: 0, fits },
             predictions: Vec::new(),
             ceiling: 1.0,
+            fixed_bytes: 0,
         };
         // 1.004 s ties with 1.0 s (within half a percent): the fewer jobs win.
         assert_eq!(choose(&[candidate(1.0, 10, true), candidate(1.004, 5, true)]), Some(1));

@@ -12,6 +12,7 @@ use self::solver::{Case, DEFAULT_CASES, run, write_csv};
 use super::CliResult;
 
 mod endgame;
+mod memory;
 mod run;
 mod sim;
 mod solver;
@@ -22,6 +23,7 @@ pub enum Suite {
     Sim,
     Run,
     Endgame,
+    Memory,
 }
 
 #[derive(Args)]
@@ -29,7 +31,10 @@ pub struct BenchArgs {
     /// What to measure.
     #[arg(long, value_enum, default_value_t = Suite::Solve)]
     pub suite: Suite,
-    /// Boards for `--suite run`.
+    /// Thread counts for `--suite memory`.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
+    /// Boards for `--suite run` and `--suite memory`.
     #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
     pub boards: Vec<String>,
     /// Cost model for `--suite run` (default: sims/cost-model.json, or the built-in model).
@@ -56,7 +61,51 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Sim => sim(args),
         Suite::Run => run_suite(args),
         Suite::Endgame => endgame(args),
+        Suite::Memory => memory(args),
     }
+}
+
+fn memory(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench-memory.csv".into());
+    for &p in &args.threads {
+        super::run_threads(p)?;
+    }
+    let exe = std::env::current_exe()?;
+    println!(
+        "{:<6} {:>7} {:>8} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7} {:>8}",
+        "board",
+        "threads",
+        "fraction",
+        "limit MB",
+        "peak MB",
+        "predicted MB",
+        "values MB",
+        "rss/limit",
+        "within",
+        "seconds"
+    );
+    let rows = memory::run(&exe, &args.boards, &args.threads, &mut |r| {
+        let mb = |b: Option<u64>| b.map_or("-".to_string(), |b| format!("{:.1}", b as f64 / 1e6));
+        println!(
+            "{:<6} {:>7} {:>8} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7} {:>8.1}",
+            r.board,
+            r.threads,
+            r.fraction.map_or("none".to_string(), |f| format!("{f}")),
+            mb(r.limit_bytes),
+            mb(Some(r.peak_rss_bytes)),
+            mb(r.predicted_peak_rss_bytes),
+            mb(Some(r.peak_value_bytes)),
+            r.rss_over_limit.map_or("-".to_string(), |x| format!("{x:.3}")),
+            r.within_bound.map_or("-".to_string(), |w| if w { "yes" } else { "NO" }.to_string()),
+            r.seconds
+        );
+        if !r.refused.is_empty() {
+            println!("       refused: {}", r.refused);
+        }
+    })?;
+    dab::support::write_csv(&rows, &output)?;
+    println!("wrote {}", output.display());
+    Ok(())
 }
 
 fn endgame(args: BenchArgs) -> CliResult {
