@@ -52,8 +52,10 @@ pub fn parse(mut bytes: Vec<u8>) -> Result<(Header, Vec<Value>), String> {
     }
     let format = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
     let len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as u64;
-    let header: Option<Header> =
-        16usize.checked_add(len as usize).and_then(|end| bytes.get(16..end)).and_then(|h| serde_json::from_slice(h).ok());
+    let header: Option<Header> = 16usize
+        .checked_add(len as usize)
+        .and_then(|end| bytes.get(16..end))
+        .and_then(|h| serde_json::from_slice(h).ok());
     // The length the header promises, in u64 so that a hostile count cannot wrap round.
     let end = header.as_ref().map(|h| (16 + len).saturating_add(h.positions));
     if let Some(end) = end.filter(|&e| bytes.len() as u64 != e.saturating_add(4)) {
@@ -232,5 +234,56 @@ mod tests {
             let err = parse(by_hand(format, &header, &values)).unwrap_err();
             assert_eq!(err, format!("store format {format}, this dab reads {STORE_FORMAT}"));
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        #[test]
+        fn any_bytes_parse_to_a_header_or_a_reason_never_a_panic(
+            tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+            magic in proptest::prelude::any::<bool>(),
+        ) {
+            let bytes = if magic { [&MAGIC[..], &tail].concat() } else { tail };
+            let _ = parse(bytes.clone());
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("1-1.dab");
+            std::fs::write(&path, &bytes).unwrap();
+            for err in [read_header(&path).err(), read_file(&path).err()].into_iter().flatten() {
+                proptest::prop_assert!(err.to_string().contains(&*path.to_string_lossy()), "{}", err);
+            }
+        }
+
+        #[test]
+        fn a_header_promising_any_length_is_refused_without_wrapping(
+            len in proptest::prelude::any::<u32>(),
+            positions in proptest::prelude::any::<u64>(),
+        ) {
+            let (_, mut header, values) = written();
+            header.positions = positions;
+            let mut bytes = by_hand(STORE_FORMAT, &header, &values);
+            if positions == values.len() as u64 {
+                proptest::prop_assume!(len as usize != serde_json::to_vec(&header).unwrap().len());
+                bytes[12..16].copy_from_slice(&len.to_le_bytes());
+            }
+            proptest::prop_assert!(parse(bytes).is_err());
+        }
+    }
+
+    #[test]
+    fn a_header_that_does_not_fit_in_its_file_is_refused_before_it_is_read() {
+        let (bytes, _, _) = written();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1-1.dab");
+        let mut bad = bytes.clone();
+        bad[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        let err = read_header(&path).unwrap_err().to_string();
+        assert!(err.contains("its header of 4294967295 bytes does not fit in its"), "{err}");
+        std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        let err = read_header(&path).unwrap_err().to_string();
+        assert!(err.contains("truncated or extended"), "{err}");
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(read_header(&path).is_ok());
     }
 }

@@ -24,11 +24,7 @@ pub(crate) const TMP: &str = ".tmp";
 /// root has lines drawn.
 pub(crate) fn folder_name(space: &Space) -> String {
     let root = space.root.to_line_string();
-    if root.contains('1') {
-        format!("root-{root}-g{}", space.groups.len())
-    } else {
-        format!("g{}", space.groups.len())
-    }
+    if root.contains('1') { format!("root-{root}-g{}", space.groups.len()) } else { format!("g{}", space.groups.len()) }
 }
 
 /// The space a folder holds, from its board folder's name and its own; or why they name none.
@@ -130,7 +126,9 @@ pub(crate) fn check_header(space: &Space, key: &PartitionKey, piece: Option<u64>
         None if (h.first_row, end) != (0, rows) => {
             return Err(format!("it is named as the whole partition {key} (rows 0..{rows}) but holds {held}"));
         }
-        Some(0) if h.first_row != 0 => return Err(format!("piece 0 of {key} must start at row 0, but it holds {held}")),
+        Some(0) if h.first_row != 0 => {
+            return Err(format!("piece 0 of {key} must start at row 0, but it holds {held}"));
+        }
         Some(i) if i > 0 && h.first_row == 0 => {
             return Err(format!("piece {i} of {key} cannot start at row 0 (piece 0 does), but it holds {held}"));
         }
@@ -262,7 +260,8 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
     };
     // Per partition: the whole file's checked header, and the pieces by number.
     let mut found: BTreeMap<PartitionKey, (Option<Piece>, BTreeMap<u64, Piece>)> = BTreeMap::new();
-    let mut entries: Vec<std::fs::DirEntry> = std::fs::read_dir(dir).map_err(read_err)?.collect::<Result<_, _>>().map_err(read_err)?;
+    let mut entries: Vec<std::fs::DirEntry> =
+        std::fs::read_dir(dir).map_err(read_err)?.collect::<Result<_, _>>().map_err(read_err)?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
@@ -344,7 +343,11 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
             } else {
                 let (j, end) = last.expect("a piece before");
                 let why = if i == j + 1 {
-                    format!("piece {i} of {key} holds rows {}..{}, but piece {j} ends at row {end}", p.first, p.first + p.rows)
+                    format!(
+                        "piece {i} of {key} holds rows {}..{}, but piece {j} ends at row {end}",
+                        p.first,
+                        p.first + p.rows
+                    )
                 } else {
                     format!(
                         "piece {i} of {key} holds rows {}..{}, which cannot follow piece {j}'s end at row {end}",
@@ -369,4 +372,89 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
     s.named.dedup();
     s.damaged.sort();
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space(board: &str, groups: usize) -> Space {
+        Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap()
+    }
+
+    #[test]
+    fn only_the_names_dab_writes_are_store_file_names() {
+        assert_eq!(parse_name("4-3.dab"), Some((PartitionKey::new(&[4, 3]), None)));
+        assert_eq!(parse_name("4-3_12.dab"), Some((PartitionKey::new(&[4, 3]), Some(12))));
+        for other in
+            ["4-3", "4-3.dab.17.tmp", "04-3.dab", "4-3_.dab", "4-3_01.dab", "4-3_x.dab", "x.dab", ".dab", "4-3_1_2.dab"]
+        {
+            assert_eq!(parse_name(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_folder_names_its_space_only_as_dab_names_it() {
+        let s = space_of("2x3", "g2").unwrap();
+        assert_eq!((s.board().to_string(), s.groups.len(), folder_name(&s)), ("2x3".into(), 2, "g2".into()));
+        let root = format!("root-{}-g2", "1".to_string() + &"0".repeat(16));
+        assert_eq!(folder_name(&space_of("2x3", &root).unwrap()), root);
+        for (board, name, why) in [
+            ("2X3", "g2", "not named as dab names the board"),
+            ("3", "g2", "names no board"),
+            ("2x3", "g02", "not named as dab names this space's folder ('g2')"),
+            ("2x3", "g", "not a space folder's name"),
+            ("2x3", "g99", "not a space folder's name"),
+            ("2x3", &format!("root-{}-g2", "0".repeat(17)), "('g2')"),
+            ("2x3", "root-101-g2", "not a space folder's name"),
+            ("2x3", "h2", "not a space folder's name"),
+        ] {
+            let err = space_of(board, name).err().unwrap();
+            assert!(err.contains(why), "{board}/{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_header_must_agree_with_its_folder_name_and_piece() {
+        let s = space("2x3", 2);
+        let key = PartitionKey::new(&[4, 4]);
+        let (rows, row_len) = shape(&s, &key);
+        assert!(rows >= 2, "a partition of several rows");
+        let good = Header {
+            board: "2x3".into(),
+            root: "0".repeat(17),
+            groups: 2,
+            key: "4-4".into(),
+            first_row: 0,
+            rows,
+            positions: rows * row_len,
+            encoding: ENCODING.into(),
+        };
+        assert_eq!(check_header(&s, &key, None, &good), Ok(()));
+        let piece = Header { rows: 1, positions: row_len, ..good.clone() };
+        assert_eq!(check_header(&s, &key, Some(0), &piece), Ok(()));
+        let second = Header { first_row: 1, ..piece.clone() };
+        assert_eq!(check_header(&s, &key, Some(1), &second), Ok(()));
+        let cases = [
+            (
+                None,
+                Header { board: "2x2".into(), ..good.clone() },
+                "it holds board 2x2, but lies in the folder of board 2x3",
+            ),
+            (None, Header { root: "1".repeat(17), ..good.clone() }, "but lies in the empty board's folder (g2)"),
+            (None, Header { groups: 3, ..good.clone() }, "a grouping of 3 groups, but lies in the folder of 2 groups"),
+            (None, Header { key: "4-3".into(), ..good.clone() }, "it holds partition 4-3, but is named 4-4"),
+            (None, Header { encoding: "u8".into(), ..good.clone() }, "encoded as 'u8'"),
+            (None, piece.clone(), "it is named as the whole partition 4-4"),
+            (Some(0), second.clone(), "piece 0 of 4-4 must start at row 0"),
+            (Some(1), piece.clone(), "piece 1 of 4-4 cannot start at row 0"),
+            (None, Header { rows: u64::MAX, ..good.clone() }, "which has rows 0.."),
+            (Some(3), Header { first_row: u64::MAX, ..piece.clone() }, "which has rows 0.."),
+            (None, Header { positions: good.positions + 1, ..good.clone() }, "positions, not"),
+        ];
+        for (piece_no, h, why) in cases {
+            let err = check_header(&s, &key, piece_no, &h).unwrap_err();
+            assert!(err.contains(why), "{why}: {err}");
+        }
+    }
 }

@@ -86,7 +86,9 @@ pub fn verify(base: &Path) -> Result<Verification, StoreError> {
                         let what = if (a, b) == (0, rows) {
                             format!("no sound file holds partition {key}, which {needs}")
                         } else {
-                            format!("no sound file holds rows {a}..{b} of partition {key} (rows 0..{rows}), which {needs}")
+                            format!(
+                                "no sound file holds rows {a}..{b} of partition {key} (rows 0..{rows}), which {needs}"
+                            )
                         };
                         out.incomplete.push((file.clone(), what));
                     }
@@ -103,6 +105,9 @@ pub fn verify(base: &Path) -> Result<Verification, StoreError> {
     Ok(out)
 }
 
+/// Paths, each with what was found about it.
+type Listed = Vec<(PathBuf, String)>;
+
 /// The entries of a folder, sorted by name.
 fn entries(dir: &Path) -> Result<Vec<std::fs::DirEntry>, StoreError> {
     let read_err = |source| StoreError::Read { path: dir.to_path_buf(), source };
@@ -118,7 +123,7 @@ fn entries(dir: &Path) -> Result<Vec<std::fs::DirEntry>, StoreError> {
 /// followed there as a reader follows them: a fixed depth, so no link can make the walk loop,
 /// and a folder linked under another space's name is checked as that space's (as a reader
 /// opening that name would read it).
-fn surveys(base: &Path, whole: bool) -> Result<(Vec<Survey>, Vec<(PathBuf, String)>), StoreError> {
+fn surveys(base: &Path, whole: bool) -> Result<(Vec<Survey>, Listed), StoreError> {
     let mut found = Vec::new();
     let mut warnings = Vec::new();
     for board in entries(base)? {
@@ -133,7 +138,10 @@ fn surveys(base: &Path, whole: bool) -> Result<(Vec<Survey>, Vec<(PathBuf, Strin
             let dir = place.path();
             let space_name = place.file_name().to_string_lossy().into_owned();
             if !dir.is_dir() {
-                warnings.push((dir, "not in a space folder (<board>/g<N> or <board>/root-<lines>-g<N>): dab never reads it".into()));
+                warnings.push((
+                    dir,
+                    "not in a space folder (<board>/g<N> or <board>/root-<lines>-g<N>): dab never reads it".into(),
+                ));
                 continue;
             }
             match space_of(&name, &space_name) {
@@ -212,7 +220,9 @@ fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece)
         }
         let succ = key.plus(g);
         if let Some(&(a, b)) = s.gaps(&succ).first() {
-            return format!("could not recompute: rows {a}..{b} of partition {succ}, which it reads, are in no sound file");
+            return format!(
+                "could not recompute: rows {a}..{b} of partition {succ}, which it reads, are in no sound file"
+            );
         }
         let (_, row_len) = shape(&s.space, &succ);
         let mut starts = Vec::new();
