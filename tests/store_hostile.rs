@@ -106,9 +106,10 @@ fn a_file_of_another_root_under_a_partitions_name_is_refused_by_every_reader() {
         assert!(err.contains("is not sound: 1 of"), "{err}");
     }
     let base = a.path().to_str().unwrap();
-    for cmd in ["query", "hint"] {
+    for cmd in ["query", "hint", "play"] {
         common::dab()
             .args([cmd, "2x3", "--store", base])
+            .write_stdin("")
             .assert()
             .code(2)
             .stderr(predicate::str::contains(stray.to_str().unwrap()).and(predicate::str::contains(why)));
