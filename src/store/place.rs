@@ -271,7 +271,8 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
             continue;
         };
         let parsed = parse_name(name).filter(|(k, _)| s.space.has_key(k));
-        match (kind(&entry), parsed) {
+        let (key, piece) = match (kind(&entry), parsed) {
+            (Kind::File, Some(named)) => named,
             (Kind::Folder, _) => {
                 s.warnings.push((path, "a folder inside a space folder: dab never reads it".into()));
                 continue;
@@ -280,9 +281,9 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
                 s.warnings.push((path, "a symbolic link to a folder: not followed, dab never reads it".into()));
                 continue;
             }
-            (Kind::Broken(e), Some(_)) => {
+            (Kind::Broken(e), Some((key, _))) => {
                 s.files += 1;
-                s.named.push(parsed.expect("named").0);
+                s.named.push(key);
                 s.damaged.push((path, format!("cannot be read: {e}")));
                 continue;
             }
@@ -301,12 +302,16 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
                 }
                 continue;
             }
-            (Kind::File, Some(_)) => {}
+        };
+        let header = if whole { read_file(&path).map(|(h, _)| h) } else { read_header(&path) };
+        if let Err(StoreError::Read { source, .. }) = &header
+            && source.kind() == std::io::ErrorKind::NotFound
+        {
+            // Gone since the folder was listed: a run beside this reader removed it (a book).
+            continue;
         }
-        let (key, piece) = parsed.expect("a store file's name");
         s.files += 1;
         s.named.push(key);
-        let header = if whole { read_file(&path).map(|(h, _)| h) } else { read_header(&path) };
         let checked = match header {
             Ok(h) => check_header(&s.space, &key, piece, &h).map(|()| h),
             Err(StoreError::Damaged { reason, .. }) => Err(reason),
