@@ -1,4 +1,6 @@
-//! `dab compare`: a plan's prediction against a run's trace.
+//! `dab compare`: a plan's prediction against a run's trace. Exit status 0: compared; 1: the
+//! trace and the plan do not agree (another board, jobs missing or unknown); 2: a usage error
+//! or a file that cannot be read.
 
 use std::path::PathBuf;
 
@@ -8,7 +10,7 @@ use dab::exec::read_trace;
 use dab::plan::Plan;
 use dab::report::compare_with;
 
-use super::CliResult;
+use super::{CliResult, Failed};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -47,7 +49,7 @@ pub fn run(args: CompareArgs) -> CliResult {
     let (trace, info) = read_trace(&args.trace)?;
     let overhead = (args.overhead * 1e9).round() as u64;
     let detail = compare_with(&plan, &trace, &info, args.threads, overhead)
-        .map_err(|e| format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display()))?;
+        .map_err(|e| Failed(format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display())))?;
     let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));
     dab::report::write_compare(&plan, &detail, &dir)?;
     if args.json {

@@ -30,6 +30,22 @@ mod verify;
 
 /// Exit status for bad input (as clap uses for usage errors).
 pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit status of a check that ran and found its input damaged or incomplete (`dab verify`,
+/// `dab compare`), as [`Failed`] reports it.
+pub const EXIT_FAILED_CHECK: i32 = 1;
+
+/// A check that ran and failed: its one-line summary; the command exits with
+/// [`EXIT_FAILED_CHECK`] rather than the usage status.
+#[derive(Debug)]
+pub struct Failed(pub String);
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failed {}
 
 #[derive(Parser)]
 #[command(name = "dab", version, about = "Complete solutions of Dots-and-Boxes by retrograde analysis")]
@@ -248,7 +264,7 @@ pub fn run() -> i32 {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {}", error_line(e.as_ref()));
-            EXIT_BAD_INPUT
+            if e.is::<Failed>() { EXIT_FAILED_CHECK } else { EXIT_BAD_INPUT }
         }
     }
 }

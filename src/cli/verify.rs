@@ -1,17 +1,19 @@
-//! `dab verify`: check every file of a store.
+//! `dab verify`: check every file of a store, and that the store is complete. Exit status 0:
+//! sound; 1: damaged or incomplete, with the list; 2: a usage error.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use super::CliResult;
+use super::{CliResult, Failed};
 
 #[derive(Args)]
 pub struct VerifyArgs {
     /// The store folder.
     #[arg(long, value_name = "DIR")]
     pub store: PathBuf,
-    /// Also recompute this many random files from the files they read, and compare.
+    /// Also recompute this many random files from the files they read, and compare (a file
+    /// that cannot be recomputed fails too).
     #[arg(long, value_name = "N")]
     pub recompute: Option<usize>,
     /// Seed of the random choice.
@@ -31,32 +33,48 @@ pub fn run(args: VerifyArgs) -> CliResult {
         Some(n) => dab::store::recompute(&args.store, n, args.seed)?,
         None => Vec::new(),
     };
-    let wrong = re.iter().filter(|r| r.outcome.starts_with("different") || r.outcome.starts_with("damaged")).count();
+    let failed = re.iter().filter(|r| !r.same()).count();
     if args.json {
-        println!("{}", serde_json::json!({ "verify": v, "recomputed": re }));
+        println!("{}", serde_json::json!({ "verify": v, "recomputed": re, "sound": v.sound() && failed == 0 }));
     } else {
-        for (path, reason) in &v.damaged {
-            println!("damaged: {}: {reason}", path.display());
+        for f in &v.folders {
+            let held = match f.lines {
+                Some(k) if k < f.free => format!("an opening book: the partitions of at most {k} of {} lines", f.free),
+                Some(_) => format!("a whole solve ({} lines)", f.free),
+                None => "nothing".into(),
+            };
+            println!("{}: {} files, {held}", f.dir.display(), f.files);
+        }
+        for (label, list) in [("damaged", &v.damaged), ("missing", &v.incomplete), ("warning", &v.warnings)] {
+            for (path, reason) in list {
+                println!("{label}: {}: {reason}", path.display());
+            }
         }
         for r in &re {
             println!("recomputed {}: {}", r.file.display(), r.outcome);
         }
         println!(
-            "{} files, {} positions, {} damaged, {} recomputed ({wrong} wrong)",
+            "{} files, {} positions, {} damaged, {} missing, {} warnings, {} recomputed ({failed} failed)",
             v.files,
             v.positions,
             v.damaged.len(),
+            v.incomplete.len(),
+            v.warnings.len(),
             re.len()
         );
     }
-    if v.damaged.is_empty() && wrong == 0 {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} of {} store files are damaged, {wrong} disagree with a recomputation",
-            v.damaged.len(),
-            v.files
-        )
-        .into())
+    if v.sound() && failed == 0 {
+        return Ok(());
     }
+    let mut why = Vec::new();
+    if !v.damaged.is_empty() {
+        why.push(format!("{} of {} store files are damaged", v.damaged.len(), v.files));
+    }
+    if !v.incomplete.is_empty() {
+        why.push(format!("{} missing (incomplete)", v.incomplete.len()));
+    }
+    if failed > 0 {
+        why.push(format!("{failed} of {} recomputed files failed (different, damaged or not recomputable)", re.len()));
+    }
+    Err(Failed(format!("store '{}' is not sound: {}", args.store.display(), why.join(", "))).into())
 }

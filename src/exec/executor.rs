@@ -22,7 +22,7 @@ use crate::store::{Store, StoreError};
 
 use super::inputs::{Reads, Slot, compute, gather, reads, slots};
 use super::job::root_from_store;
-use super::resume::{finished_in_store, to_skip};
+use super::resume::{finished_in_store, remove_stale, to_skip};
 use super::shared::Shared;
 use super::trace::TraceRow;
 
@@ -152,6 +152,9 @@ pub fn execute_with(plan: &ReadyPlan, opts: &ExecOptions) -> Result<Execution, E
         Some(root) => root,
         None => root_from_store(plan, &reads, opts.store.expect("the root was not run, so it was stored"))?,
     };
+    if let Some(store) = opts.store {
+        remove_stale(plan, store, opts.report)?;
+    }
     Ok(Execution {
         value,
         moves,

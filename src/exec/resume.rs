@@ -1,8 +1,12 @@
 //! Resuming from a store: the jobs it already holds (each file checked; a damaged one is
-//! reported and computed again), and, with an opening book, the jobs that need not run at all.
+//! reported and computed again), with an opening book the jobs that need not run at all, and
+//! after a run the files of another split of the same partitions, which the run's own files
+//! now hold (so that `dab verify` finds one split per partition, as a resume leaves it).
+
+use std::collections::HashSet;
 
 use crate::plan::ReadyPlan;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// The jobs the store already holds, checked; a file that fails its check is reported and
 /// its job runs again.
@@ -40,4 +44,28 @@ pub(crate) fn to_skip(plan: &ReadyPlan, in_store: &[bool], keep_lines: Option<us
         runs[i] = !in_store[i] && (plan.in_book(i, keep_lines) || g.needed_by(i).iter().any(|&k| runs[k as usize]));
     }
     runs.iter().map(|r| !r).collect()
+}
+
+/// After a run that finished: removes the store files named as partitions or pieces of the
+/// space that are no job of this plan (files of another split, or of the whole partition
+/// where this plan splits it): this plan's own files hold the same partitions now, or the
+/// book pruned them as asked. Left in place, pieces of two splits would overlap.
+pub(crate) fn remove_stale(
+    plan: &ReadyPlan,
+    store: &Store,
+    report: Option<&(dyn Fn(&str) + Sync)>,
+) -> Result<(), StoreError> {
+    let jobs: HashSet<&str> = plan.graph.jobs.iter().map(|j| j.name.as_str()).collect();
+    for name in store.job_files()? {
+        if !jobs.contains(name.as_str()) {
+            store.remove(&name)?;
+            if let Some(r) = report {
+                r(&format!(
+                    "removed '{}': a file of another split, which this run's own files replace",
+                    store.path(&name).display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }

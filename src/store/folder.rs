@@ -13,13 +13,11 @@ use crate::game::Value;
 use crate::solver::{Layout, Space};
 
 use super::error::StoreError;
-use super::format::{ENCODING, EXT, Header, MAGIC, STORE_FORMAT, parse};
+use super::format::{ENCODING, EXT, Header, MAGIC, STORE_FORMAT, differs, parse};
+use super::place::{LOCK, TMP, folder_name, parse_name};
 
-const LOCK: &str = "LOCK";
 /// Bytes written at a time.
 const CHUNK: usize = 1 << 16;
-/// Ending of a file being written.
-const TMP: &str = ".tmp";
 
 /// The store folder of one space, locked for this run.
 pub struct Store {
@@ -30,17 +28,13 @@ pub struct Store {
     board: String,
     root: String,
     groups: usize,
+    /// Lines per group: which keys name a partition of the space.
+    sizes: Vec<u32>,
 }
 
 /// The folder of a space inside a store: board, then root (when not empty) and grouping.
 pub fn folder(base: &Path, space: &Space) -> PathBuf {
-    let root = space.root.to_line_string();
-    let grouping = if root.contains('1') {
-        format!("root-{root}-g{}", space.groups.len())
-    } else {
-        format!("g{}", space.groups.len())
-    };
-    base.join(space.board().to_string()).join(grouping)
+    base.join(space.board().to_string()).join(folder_name(space))
 }
 
 impl Store {
@@ -86,6 +80,7 @@ impl Store {
             board: space.board().to_string(),
             root: space.root.to_line_string(),
             groups: space.groups.len(),
+            sizes: space.groups.iter().map(|g| g.size).collect(),
         })
     }
 
@@ -157,6 +152,25 @@ impl Store {
         }
     }
 
+    /// The job names of the store files in the folder (`<key>` or `<key>_<piece>` of a
+    /// partition of the space), sorted; other entries are not the store's and are left out.
+    pub fn job_files(&self) -> Result<Vec<String>, StoreError> {
+        let read_err = |source| StoreError::Read { path: self.dir.clone(), source };
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&self.dir).map_err(read_err)? {
+            let name = entry.map_err(read_err)?.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let ours = parse_name(name).is_some_and(|(k, _)| {
+                k.groups() == self.sizes.len() && k.counts().iter().zip(&self.sizes).all(|(&c, &s)| c as u32 <= s)
+            });
+            if ours {
+                out.push(name[..name.len() - EXT.len() - 1].to_string());
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// Whether job `name` has a file (checked or not).
     pub fn has(&self, name: &str) -> bool {
         self.path(name).exists()
@@ -172,22 +186,8 @@ impl Store {
         let damaged = |reason: String| StoreError::Damaged { path: path.clone(), reason };
         let (header, values) = parse(bytes).map_err(damaged)?;
         let want = self.header(layout, positions);
-        if header != want {
-            return Err(damaged(format!(
-                "it holds {} rows {}+{} of board {} (root {}, {} groups), not {} rows {}+{} of board {} (root {}, {} groups)",
-                header.key,
-                header.first_row,
-                header.rows,
-                header.board,
-                header.root,
-                header.groups,
-                want.key,
-                want.first_row,
-                want.rows,
-                want.board,
-                want.root,
-                want.groups
-            )));
+        if let Some(why) = differs(&header, &want) {
+            return Err(damaged(why));
         }
         Ok(values)
     }

@@ -7,6 +7,7 @@
 mod error;
 mod folder;
 mod format;
+mod place;
 mod reader;
 mod verify;
 
@@ -14,4 +15,4 @@ pub use error::StoreError;
 pub use folder::{Store, folder};
 pub use format::{ENCODING, Header, MAGIC, STORE_FORMAT, parse};
 pub use reader::Reader;
-pub use verify::{Recomputed, Verification, recompute, verify};
+pub use verify::{Folder, Recomputed, Verification, recompute, verify};

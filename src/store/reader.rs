@@ -1,45 +1,26 @@
 //! A store folder opened for reading only, without the lock, so that queries may run beside
-//! a solve: the files' headers indexed by partition, and the value of any position whose
-//! partition the store holds.
+//! a solve: the folder surveyed (every store file's header checked against its place, a store
+//! with a refused file refused by name), and the value of any position whose partition the
+//! store holds.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::game::{Board, LineSet, Position, Value};
+use crate::game::{Board, LineSet, Value};
 use crate::solver::Space;
 
 use super::error::StoreError;
-use super::format::{EXT, parse, read_header};
-
-/// The files of one store folder by partition key: (first row, rows, file), by first row.
-pub(crate) type Index = std::collections::HashMap<String, Vec<(u64, u64, PathBuf)>>;
-
-/// Reads the headers of every file of one store folder (not its subfolders).
-pub(crate) fn index(dir: &Path) -> Result<Index, StoreError> {
-    let mut files = Index::new();
-    for entry in std::fs::read_dir(dir).map_err(|source| StoreError::Read { path: dir.to_path_buf(), source })? {
-        let path = entry.map_err(|source| StoreError::Read { path: dir.to_path_buf(), source })?.path();
-        if path.extension().is_some_and(|e| e == EXT)
-            && let Ok(h) = read_header(&path)
-        {
-            files.entry(h.key.clone()).or_default().push((h.first_row, h.rows, path));
-        }
-    }
-    for parts in files.values_mut() {
-        parts.sort();
-    }
-    Ok(files)
-}
+use super::place::{Survey, load, shape, space_of, survey};
 
 /// A store folder opened for reading only: no lock, so queries may run beside a solve.
 pub struct Reader {
-    dir: PathBuf,
-    space: Space,
-    files: Index,
+    survey: Survey,
 }
 
 impl Reader {
     /// Opens the folder of the empty board's space with `groups` groups (None: the only
-    /// grouping the store holds for that board).
+    /// grouping the store holds for that board). Every store file's header is checked against
+    /// the folder and its name; a file that fails refuses the whole store, by name, rather
+    /// than be skipped and its positions solved again at length.
     pub fn open(base: &Path, board: Board, groups: Option<usize>) -> Result<Reader, StoreError> {
         let board_dir = base.join(board.to_string());
         let not_found = |what: String| StoreError::Read {
@@ -58,10 +39,16 @@ impl Reader {
         let groups = match groups {
             Some(g) => g,
             None => {
-                let found: Vec<usize> = std::fs::read_dir(&board_dir)
+                let mut found: Vec<usize> = std::fs::read_dir(&board_dir)
                     .map_err(|source| StoreError::Read { path: board_dir.clone(), source })?
-                    .filter_map(|e| e.ok()?.file_name().to_str()?.strip_prefix('g')?.parse().ok())
+                    .filter_map(|e| {
+                        let name = e.ok()?.file_name();
+                        let name = name.to_str()?;
+                        let g = name.strip_prefix('g')?.parse().ok()?;
+                        (format!("g{g}") == name).then_some(g)
+                    })
                     .collect();
+                found.sort();
                 match found.as_slice() {
                     [g] => *g,
                     [] => return Err(not_found(format!("no grouping of the empty {board} board in this store"))),
@@ -69,38 +56,48 @@ impl Reader {
                 }
             }
         };
-        let space = Space::new(Position::empty(board), Some(groups)).map_err(|e| not_found(e.to_string()))?;
         let dir = board_dir.join(format!("g{groups}"));
         if !dir.is_dir() {
             return Err(not_found(format!("the store holds no {board} solve with {groups} groups")));
         }
-        let files = index(&dir)?;
-        Ok(Reader { dir, space, files })
+        let space = space_of(&board.to_string(), &format!("g{groups}")).map_err(not_found)?;
+        let survey = survey(&dir, space, false)?;
+        if let Some((path, reason)) = survey.damaged.first() {
+            let more = match survey.damaged.len() - 1 {
+                0 => String::new(),
+                n => format!(" (and {n} more files; dab verify --store {} lists them)", base.display()),
+            };
+            return Err(StoreError::Damaged { path: path.clone(), reason: format!("{reason}{more}") });
+        }
+        Ok(Reader { survey })
     }
 
     /// The empty board's space the folder holds, with its grouping.
     pub fn space(&self) -> &Space {
-        &self.space
+        &self.survey.space
     }
 
     /// The folder read.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        &self.survey.dir
     }
 
     /// The value of a position of the board, if the store holds its partition. The full
-    /// board is worth 0 whether or not its file was kept.
+    /// board is worth 0 whether or not its file was kept. A file that changed since the store
+    /// was opened, or fails its checksum, is an error naming it.
     pub fn value(&self, drawn: LineSet) -> Result<Option<Value>, StoreError> {
-        if drawn.len() as usize == self.space.board().lines() {
+        let space = &self.survey.space;
+        if drawn.len() as usize == space.board().lines() {
             return Ok(Some(0));
         }
-        let (key, index) = self.space.locate(self.space.state_of(drawn));
-        let Some(parts) = self.files.get(&key.to_string()) else { return Ok(None) };
-        let row_len = self.space.groups.last().map_or(1, |g| g.count(key.counts()[key.groups() - 1] as usize));
-        let row = (index / row_len) as u64;
-        let Some((first, _, path)) = parts.iter().find(|(f, r, _)| (*f..f + r).contains(&row)) else { return Ok(None) };
-        let bytes = std::fs::read(path).map_err(|source| StoreError::Read { path: path.clone(), source })?;
-        let (_, values) = parse(bytes).map_err(|reason| StoreError::Damaged { path: path.clone(), reason })?;
-        Ok(Some(values[index - *first as usize * row_len]))
+        let (key, index) = space.locate(space.state_of(drawn));
+        let Some(parts) = self.survey.cover.get(&key) else { return Ok(None) };
+        let (_, row_len) = shape(space, &key);
+        let row = index as u64 / row_len;
+        let Some(piece) = parts.iter().find(|p| (p.first..p.first + p.rows).contains(&row)) else { return Ok(None) };
+        let values = load(space, &key, piece)?;
+        let at = index as u64 - piece.first * row_len;
+        let damaged = || StoreError::Damaged { path: piece.path.clone(), reason: format!("it has no position {at}") };
+        values.get(at as usize).map(|&v| Some(v)).ok_or_else(damaged)
     }
 }

@@ -1,17 +1,39 @@
-//! Checking a store: every file's magic, format, length, checksum and place (`dab verify`),
-//! and recomputing files picked at random from the files they read (`--recompute N`).
+//! Checking a store (`dab verify`): every store file's magic, format, length, checksum and
+//! place (board folder, space folder, name and piece, rows and positions of its space), the
+//! pieces of each partition against each other, and that the store is complete: every
+//! partition of each space folder held in full rows, up to the most lines any file holds (an
+//! opening book kept with `--keep-lines` holds only its small partitions, and that is no
+//! hole). With `--recompute N`, files picked at random (seeded) are computed again from the
+//! files they read. The walk has a fixed depth (board, space folder, file), so symbolic links
+//! cannot make it loop. What dab never reads (other names, temporary files, folders under
+//! other names) is a warning, never damage: no wrong answer can come from it, and a resume
+//! (which removes only temporary files) must leave a store that verify calls sound.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::game::{Position, Value};
-use crate::solver::{Kernel, PartitionKey, Pieces, Space};
+use crate::game::{Board, Value};
+use crate::solver::{Kernel, PartitionKey, Pieces};
 use crate::support::SplitMix64;
 
 use super::error::StoreError;
-use super::format::{EXT, Header, parse};
-use super::reader::{Index, index};
+use super::format::EXT;
+use super::place::{Piece, Survey, load, shape, space_of, survey};
+
+/// One space folder of a verified store.
+#[derive(Clone, Debug, Serialize)]
+pub struct Folder {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Its store files.
+    pub files: usize,
+    /// Partitions of at most this many lines must all be there: the whole space (its
+    /// undrawn lines) for a full store, fewer for an opening book. None: no store file.
+    pub lines: Option<usize>,
+    /// Undrawn lines of its root: `lines` below this is an opening book.
+    pub free: usize,
+}
 
 /// What `dab verify` found.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -22,55 +44,113 @@ pub struct Verification {
     pub positions: u64,
     /// Files that failed a check, with the reason.
     pub damaged: Vec<(PathBuf, String)>,
+    /// What is missing: partitions or rows in no sound file (named by the file that would hold
+    /// them), or a store or space folder without any store file.
+    pub incomplete: Vec<(PathBuf, String)>,
+    /// Entries that are no store file (dab never reads them), with what they are.
+    pub warnings: Vec<(PathBuf, String)>,
+    /// The space folders checked.
+    pub folders: Vec<Folder>,
 }
 
-/// Checks every store file under `base`: magic, format, length, checksum, and that its header
-/// agrees with its place (board folder, file name).
+impl Verification {
+    /// Whether the store is sound: nothing damaged, nothing missing.
+    pub fn sound(&self) -> bool {
+        self.damaged.is_empty() && self.incomplete.is_empty()
+    }
+}
+
+/// Checks every store file under `base` and whether the store is complete.
 pub fn verify(base: &Path) -> Result<Verification, StoreError> {
-    let mut out = Verification::default();
-    for path in store_files(base)? {
-        out.files += 1;
-        let bytes = std::fs::read(&path).map_err(|source| StoreError::Read { path: path.clone(), source })?;
-        match parse(bytes).and_then(|(h, _)| placed(&path, base, &h).map(|()| h.positions)) {
-            Ok(positions) => out.positions += positions,
-            Err(reason) => out.damaged.push((path, reason)),
+    let (surveys, warnings) = surveys(base, true)?;
+    let mut out = Verification { warnings, ..Default::default() };
+    if surveys.is_empty() {
+        out.incomplete.push((base.to_path_buf(), "no space folder (<board>/g<N>): the store holds no solve".into()));
+    }
+    for s in surveys {
+        out.files += s.files;
+        out.positions += s.positions;
+        let depth = s.depth();
+        match depth {
+            None => out.incomplete.push((s.dir.clone(), "no store files in this space folder".into())),
+            Some(most) => {
+                let needs = if most >= s.space.free() {
+                    "a whole solve needs".to_string()
+                } else {
+                    format!("the opening book of partitions of at most {most} lines needs")
+                };
+                for key in s.space.keys().into_iter().filter(|k| k.total() <= most) {
+                    let file = s.dir.join(format!("{key}.{EXT}"));
+                    let (rows, _) = shape(&s.space, &key);
+                    for (a, b) in s.gaps(&key) {
+                        let what = if (a, b) == (0, rows) {
+                            format!("no sound file holds partition {key}, which {needs}")
+                        } else {
+                            format!(
+                                "no sound file holds rows {a}..{b} of partition {key} (rows 0..{rows}), which {needs}"
+                            )
+                        };
+                        out.incomplete.push((file.clone(), what));
+                    }
+                }
+            }
         }
+        out.folders.push(Folder { dir: s.dir, files: s.files, lines: depth, free: s.space.free() });
+        out.damaged.extend(s.damaged);
+        out.warnings.extend(s.warnings);
     }
     out.damaged.sort();
+    out.incomplete.sort();
+    out.warnings.sort();
     Ok(out)
 }
 
-/// Whether a file's header agrees with its name and folder.
-fn placed(path: &Path, base: &Path, h: &Header) -> Result<(), String> {
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-    let key = stem.split('_').next().unwrap_or("");
-    if key != h.key {
-        return Err(format!("it holds partition {} but is named {stem}", h.key));
-    }
-    let board = path.strip_prefix(base).ok().and_then(|p| p.components().next()).and_then(|c| c.as_os_str().to_str());
-    match board {
-        Some(b) if b != h.board => Err(format!("it holds board {} but lies in folder {b}", h.board)),
-        _ => Ok(()),
-    }
+/// Paths, each with what was found about it.
+type Listed = Vec<(PathBuf, String)>;
+
+/// The entries of a folder, sorted by name.
+fn entries(dir: &Path) -> Result<Vec<std::fs::DirEntry>, StoreError> {
+    let read_err = |source| StoreError::Read { path: dir.to_path_buf(), source };
+    let mut out: Vec<std::fs::DirEntry> =
+        std::fs::read_dir(dir).map_err(read_err)?.collect::<Result<_, _>>().map_err(read_err)?;
+    out.sort_by_key(|e| e.file_name());
+    Ok(out)
 }
 
-/// Every store file under `base`, sorted.
-fn store_files(base: &Path) -> Result<Vec<PathBuf>, StoreError> {
-    let mut out = Vec::new();
-    let mut stack = vec![base.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let read_err = |source| StoreError::Read { path: dir.clone(), source };
-        for e in std::fs::read_dir(&dir).map_err(read_err)? {
-            let path = e.map_err(read_err)?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == EXT) {
-                out.push(path);
+/// Every space folder under `base` surveyed (`whole`: every file read whole), and what lies
+/// at the board and space folder level that is neither. Folders are looked for only at
+/// `<base>/<board>/<space>`, under the names dab gives them, and links to folders are
+/// followed there as a reader follows them: a fixed depth, so no link can make the walk loop,
+/// and a folder linked under another space's name is checked as that space's (as a reader
+/// opening that name would read it).
+fn surveys(base: &Path, whole: bool) -> Result<(Vec<Survey>, Listed), StoreError> {
+    let mut found = Vec::new();
+    let mut warnings = Vec::new();
+    for board in entries(base)? {
+        let path = board.path();
+        let name = board.file_name().to_string_lossy().into_owned();
+        let is_board = name.parse::<Board>().is_ok_and(|b| b.to_string() == name);
+        if !path.is_dir() || !is_board {
+            warnings.push((path, "not a board folder (<rows>x<cols>, e.g. 3x4): dab never reads it".into()));
+            continue;
+        }
+        for place in entries(&path)? {
+            let dir = place.path();
+            let space_name = place.file_name().to_string_lossy().into_owned();
+            if !dir.is_dir() {
+                warnings.push((
+                    dir,
+                    "not in a space folder (<board>/g<N> or <board>/root-<lines>-g<N>): dab never reads it".into(),
+                ));
+                continue;
+            }
+            match space_of(&name, &space_name) {
+                Ok(space) => found.push(survey(&dir, space, whole)?),
+                Err(why) => warnings.push((dir, format!("not a space folder: {why}; dab never reads it"))),
             }
         }
     }
-    out.sort();
-    Ok(out)
+    Ok((found, warnings))
 }
 
 /// The outcome of recomputing one file.
@@ -78,14 +158,34 @@ fn store_files(base: &Path) -> Result<Vec<PathBuf>, StoreError> {
 pub struct Recomputed {
     /// The file recomputed.
     pub file: PathBuf,
-    /// `same`, `different`, or why it could not be recomputed.
+    /// `same`; otherwise `different: ...`, `damaged: ...` or `could not recompute: ...`, each
+    /// a failure.
     pub outcome: String,
 }
 
+impl Recomputed {
+    /// Whether the recomputation agreed with the file.
+    pub fn same(&self) -> bool {
+        self.outcome == "same"
+    }
+}
+
 /// Recomputes `n` files picked at random (seeded) from the files they read in the same
-/// folder, and compares the values.
+/// folder, and compares the values. Only sound files whose inputs the store must hold are
+/// picked: an opening book's deepest partitions read partitions it does not keep.
 pub fn recompute(base: &Path, n: usize, seed: u64) -> Result<Vec<Recomputed>, StoreError> {
-    let files = store_files(base)?;
+    let (surveys, _) = surveys(base, false)?;
+    // (survey, partition, file) of every file that can be recomputed, by path.
+    let mut files: Vec<(usize, PartitionKey, &Piece)> = Vec::new();
+    for (i, s) in surveys.iter().enumerate() {
+        let most = s.depth().unwrap_or(0);
+        for (key, pieces) in &s.cover {
+            if s.space.successors(key).iter().all(|k| k.total() <= most) {
+                files.extend(pieces.iter().map(|p| (i, *key, p)));
+            }
+        }
+    }
+    files.sort_by(|a, b| a.2.path.cmp(&b.2.path));
     let mut rng = SplitMix64(seed);
     let mut picked: Vec<usize> = Vec::new();
     while picked.len() < n.min(files.len()) {
@@ -94,62 +194,45 @@ pub fn recompute(base: &Path, n: usize, seed: u64) -> Result<Vec<Recomputed>, St
             picked.push(i);
         }
     }
-    let mut indexes: std::collections::HashMap<PathBuf, Index> = Default::default();
-    picked
-        .iter()
-        .map(|&i| {
-            let dir = files[i].parent().unwrap_or(Path::new(".")).to_path_buf();
-            if !indexes.contains_key(&dir) {
-                indexes.insert(dir.clone(), index(&dir)?);
-            }
-            recompute_one(&files[i], &indexes[&dir])
-        })
-        .collect()
+    let mut kernels: Vec<Option<Kernel>> = surveys.iter().map(|_| None).collect();
+    let mut out = Vec::with_capacity(picked.len());
+    for i in picked {
+        let (si, key, piece) = files[i];
+        let kernel = kernels[si].get_or_insert_with(|| Kernel::new(&surveys[si].space));
+        let outcome = recompute_one(&surveys[si], kernel, &key, piece);
+        out.push(Recomputed { file: piece.path.clone(), outcome });
+    }
+    Ok(out)
 }
 
-/// Recomputes one file from the files of its folder that it reads.
-fn recompute_one(path: &Path, pieces: &Index) -> Result<Recomputed, StoreError> {
-    let outcome = |o: String| Ok(Recomputed { file: path.to_path_buf(), outcome: o });
-    let bytes = std::fs::read(path).map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?;
-    let (h, values) = match parse(bytes) {
-        Ok(x) => x,
-        Err(reason) => return outcome(format!("damaged: {reason}")),
+/// Recomputes one file from the files of its folder that it reads: `same`, or what failed.
+fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece) -> String {
+    let values = match load(&s.space, key, piece) {
+        Ok(v) => v,
+        Err(StoreError::Damaged { reason, .. }) => return format!("damaged: {reason}"),
+        Err(e) => return format!("could not recompute: {e}"),
     };
-    let Some(space) = h
-        .board
-        .parse()
-        .ok()
-        .and_then(|b| Position::from_line_string(b, &h.root).ok())
-        .and_then(|root| Space::new(root, Some(h.groups)).ok())
-    else {
-        return outcome(format!(
-            "its header names no valid space ({} root {} with {} groups)",
-            h.board, h.root, h.groups
-        ));
-    };
-    let Ok(key) = h.key.parse::<PartitionKey>() else { return outcome(format!("bad key {}", h.key)) };
-    let kernel = Kernel::new(&space);
     let mut loaded: Vec<(Vec<usize>, Vec<Vec<Value>>)> = Vec::new();
     for g in 0..key.groups() {
-        if key.counts()[g] as u32 >= space.groups[g].size {
+        if key.counts()[g] as u32 >= s.space.groups[g].size {
             loaded.push((Vec::new(), Vec::new()));
             continue;
         }
         let succ = key.plus(g);
-        let (rows, row_len) = kernel.shape(&succ);
-        let parts = pieces.get(&succ.to_string()).map_or(&[][..], |p| p.as_slice());
+        if let Some(&(a, b)) = s.gaps(&succ).first() {
+            return format!(
+                "could not recompute: rows {a}..{b} of partition {succ}, which it reads, are in no sound file"
+            );
+        }
+        let (_, row_len) = shape(&s.space, &succ);
         let mut starts = Vec::new();
         let mut data = Vec::new();
-        let mut next = 0u64;
-        for &(first, _, ref f) in parts {
-            let b = std::fs::read(f).map_err(|source| StoreError::Read { path: f.clone(), source })?;
-            let Ok((_, v)) = parse(b) else { return outcome(format!("it reads {}, which is damaged", f.display())) };
-            next = first + (v.len() / row_len) as u64;
-            starts.push(first as usize * row_len);
-            data.push(v);
-        }
-        if next != rows as u64 {
-            return outcome(format!("cannot recompute: partition {succ}, which it reads, is not (all) in the store"));
+        for p in &s.cover[&succ] {
+            match load(&s.space, &succ, p) {
+                Ok(v) => data.push(v),
+                Err(e) => return format!("could not recompute: it reads {e}"),
+            }
+            starts.push((p.first * row_len) as usize);
         }
         loaded.push((starts, data));
     }
@@ -158,6 +241,6 @@ fn recompute_one(path: &Path, pieces: &Index) -> Result<Recomputed, StoreError> 
         .map(|(starts, data)| Pieces::new(starts.clone(), data.iter().map(|d| d.as_slice()).collect()))
         .collect();
     let mut out = vec![0 as Value; values.len()];
-    kernel.compute(&key, &views, &mut out, h.first_row as usize);
-    outcome(if out == values { "same".into() } else { "different: the values disagree with a recomputation".into() })
+    kernel.compute(key, &views, &mut out, piece.first as usize);
+    if out == values { "same".into() } else { "different: the values disagree with a recomputation".into() }
 }

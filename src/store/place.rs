@@ -1,0 +1,465 @@
+//! Where a store file belongs, and whether it says so. A space folder's path names one space
+//! (`<board>/g<N>`, or `<board>/root-<lines>-g<N>` for another root), a file's name one
+//! partition and piece (`<key>.dab`, or `<key>_<piece>.dab`), and a file is used only when its
+//! header says the same board, root, grouping and key, with rows and positions that the space
+//! allows and that its piece number allows beside its sibling pieces. Every reader that finds
+//! files by looking in a folder (`Reader`, `dab verify` and its `--recompute`) surveys the
+//! folder here, so that they all refuse the same files with the same words.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::game::{Board, Position, Value};
+use crate::solver::{PartitionKey, Space};
+
+use super::error::StoreError;
+use super::format::{ENCODING, EXT, Header, read_file, read_header};
+
+/// The lock file of a space folder.
+pub(crate) const LOCK: &str = "LOCK";
+/// Ending of a file being written (`<name>.dab.<pid>.tmp`).
+pub(crate) const TMP: &str = ".tmp";
+
+/// A space folder's name inside its board folder: `g<N>`, or `root-<lines>-g<N>` when the
+/// root has lines drawn.
+pub(crate) fn folder_name(space: &Space) -> String {
+    let root = space.root.to_line_string();
+    if root.contains('1') { format!("root-{root}-g{}", space.groups.len()) } else { format!("g{}", space.groups.len()) }
+}
+
+/// The space a folder holds, from its board folder's name and its own; or why they name none.
+/// Only the names [`folder_name`] gives are accepted, so each space has one folder.
+pub(crate) fn space_of(board: &str, name: &str) -> Result<Space, String> {
+    let b: Board = board.parse().map_err(|e| format!("board folder '{board}' names no board ({e})"))?;
+    if b.to_string() != board {
+        return Err(format!("board folder '{board}' is not named as dab names the board ('{b}')"));
+    }
+    let not_space = || format!("'{name}' is not a space folder's name (g<N> or root-<lines>-g<N>)");
+    let (root, groups) = match name.strip_prefix("root-") {
+        Some(rest) => {
+            let (lines, groups) = rest.rsplit_once("-g").ok_or_else(not_space)?;
+            let root = Position::from_line_string(b, lines).map_err(|e| format!("{}: {e}", not_space()))?;
+            (root, groups)
+        }
+        None => (Position::empty(b), name.strip_prefix('g').ok_or_else(not_space)?),
+    };
+    if groups.is_empty() || !groups.bytes().all(|c| c.is_ascii_digit()) || groups.len() > 3 {
+        return Err(not_space());
+    }
+    let groups: usize = groups.parse().map_err(|_| not_space())?;
+    let space = Space::new(root, Some(groups)).map_err(|e| format!("{}: {e}", not_space()))?;
+    let want = folder_name(&space);
+    if want != name {
+        return Err(format!("'{name}' is not named as dab names this space's folder ('{want}')"));
+    }
+    Ok(space)
+}
+
+/// The partition and piece a file name gives: `<key>.dab` (the whole partition) or
+/// `<key>_<piece>.dab`, the key written as dab writes it. None for any other name.
+pub(crate) fn parse_name(file: &str) -> Option<(PartitionKey, Option<u64>)> {
+    let stem = file.strip_suffix(EXT)?.strip_suffix('.')?;
+    let (key_text, piece) = match stem.split_once('_') {
+        Some((k, p)) => (k, Some(p)),
+        None => (stem, None),
+    };
+    let key: PartitionKey = key_text.parse().ok()?;
+    if key.to_string() != key_text {
+        return None;
+    }
+    let piece = match piece {
+        None => None,
+        Some(p) if p.is_empty() || !p.bytes().all(|c| c.is_ascii_digit()) || (p.len() > 1 && p.starts_with('0')) => {
+            return None;
+        }
+        Some(p) => Some(p.parse().ok()?),
+    };
+    Some((key, piece))
+}
+
+/// Rows of a partition and the positions in a row (the inner group's configurations), as the
+/// kernel lays them out.
+pub(crate) fn shape(space: &Space, key: &PartitionKey) -> (u64, u64) {
+    let len = space.partition_len(key) as u64;
+    let row = space.groups.last().map_or(1, |g| g.count(key.counts()[key.groups() - 1] as usize) as u64).max(1);
+    (len / row, row)
+}
+
+/// Whether a header agrees with the folder (`space`) and the name (`key`, `piece`) it was
+/// found under: board, root, grouping, key and encoding the same, its rows inside the
+/// partition (all of them for a whole file, from row 0 for piece 0, not from row 0 for any
+/// other piece), and as many positions as its rows hold.
+pub(crate) fn check_header(space: &Space, key: &PartitionKey, piece: Option<u64>, h: &Header) -> Result<(), String> {
+    let board = space.board().to_string();
+    let root = space.root.to_line_string();
+    let groups = space.groups.len();
+    if h.board != board {
+        return Err(format!("it holds board {}, but lies in the folder of board {board}", h.board));
+    }
+    if h.root != root {
+        return Err(if root.contains('1') {
+            format!("it holds the solve from root {}, but lies in the folder of root {root}", h.root)
+        } else {
+            format!("it holds the solve from root {}, but lies in the empty board's folder (g{groups})", h.root)
+        });
+    }
+    if h.groups != groups {
+        return Err(format!("it holds a grouping of {} groups, but lies in the folder of {groups} groups", h.groups));
+    }
+    let name = match piece {
+        Some(i) => format!("{key}_{i}"),
+        None => key.to_string(),
+    };
+    if h.key != key.to_string() {
+        return Err(format!("it holds partition {}, but is named {name}", h.key));
+    }
+    if h.encoding != ENCODING {
+        return Err(format!("its values are encoded as '{}', not as this dab writes them", h.encoding));
+    }
+    let (rows, row_len) = shape(space, key);
+    let end = h.first_row.checked_add(h.rows).filter(|&e| h.rows > 0 && e <= rows);
+    let held = format!("rows {}..{}", h.first_row, h.first_row.saturating_add(h.rows));
+    let Some(end) = end else {
+        return Err(format!("it holds {held} of partition {key}, which has rows 0..{rows}"));
+    };
+    match piece {
+        None if (h.first_row, end) != (0, rows) => {
+            return Err(format!("it is named as the whole partition {key} (rows 0..{rows}) but holds {held}"));
+        }
+        Some(0) if h.first_row != 0 => {
+            return Err(format!("piece 0 of {key} must start at row 0, but it holds {held}"));
+        }
+        Some(i) if i > 0 && h.first_row == 0 => {
+            return Err(format!("piece {i} of {key} cannot start at row 0 (piece 0 does), but it holds {held}"));
+        }
+        _ => {}
+    }
+    if h.rows.checked_mul(row_len) != Some(h.positions) {
+        return Err(format!("it holds {} positions, not {} rows of {row_len}", h.positions, h.rows));
+    }
+    Ok(())
+}
+
+/// One file of a partition, as its checked header says: rows `first..first + rows`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    /// First row.
+    pub first: u64,
+    /// Rows.
+    pub rows: u64,
+    /// Its piece number, None for the whole partition's file.
+    pub piece: Option<u64>,
+    /// The file.
+    pub path: PathBuf,
+}
+
+/// The values of one file of a survey, read whole and checked again (magic, format, length,
+/// checksum, and its header against its place and against what the survey found).
+pub(crate) fn load(space: &Space, key: &PartitionKey, p: &Piece) -> Result<Vec<Value>, StoreError> {
+    let damaged = |reason: String| StoreError::Damaged { path: p.path.clone(), reason };
+    let (h, values) = read_file(&p.path)?;
+    check_header(space, key, p.piece, &h).map_err(damaged)?;
+    if (h.first_row, h.rows) != (p.first, p.rows) {
+        return Err(damaged(format!(
+            "it changed while being read: it holds rows {}..{}, not {}..{}",
+            h.first_row,
+            h.first_row + h.rows,
+            p.first,
+            p.first + p.rows
+        )));
+    }
+    Ok(values)
+}
+
+/// One space folder, surveyed: the sound files, the ones refused and why, and the entries
+/// that are no store file at all.
+pub(crate) struct Survey {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Its space.
+    pub space: Space,
+    /// Per partition, the sound files that hold it, in row order without overlap: the whole
+    /// file where it is sound, else the pieces that agree with each other (possibly with gaps).
+    pub cover: HashMap<PartitionKey, Vec<Piece>>,
+    /// Every partition some file is named for, sound or not.
+    pub named: Vec<PartitionKey>,
+    /// Store files (named as a partition or piece of the space).
+    pub files: usize,
+    /// Positions in the sound files.
+    pub positions: u64,
+    /// Files refused, with the reason.
+    pub damaged: Vec<(PathBuf, String)>,
+    /// Entries that are no store file: dab never reads them, so they are not damage.
+    pub warnings: Vec<(PathBuf, String)>,
+}
+
+impl Survey {
+    /// Partitions of at most this many lines must all be held: the most lines of any
+    /// partition a file is named for (the whole space for a full store, the depth of an
+    /// opening book kept with `--keep-lines`). None when the folder holds no store file.
+    pub(crate) fn depth(&self) -> Option<usize> {
+        self.named.iter().map(|k| k.total()).max()
+    }
+
+    /// The rows of `key` that no sound file holds, as ranges.
+    pub(crate) fn gaps(&self, key: &PartitionKey) -> Vec<(u64, u64)> {
+        let (rows, _) = shape(&self.space, key);
+        let mut out = Vec::new();
+        let mut next = 0;
+        for p in self.cover.get(key).map_or(&[][..], |c| c.as_slice()) {
+            if p.first > next {
+                out.push((next, p.first));
+            }
+            next = next.max(p.first + p.rows);
+        }
+        if next < rows {
+            out.push((next, rows));
+        }
+        out
+    }
+}
+
+/// What one entry of a folder is, symbolic links to files followed, to folders not.
+enum Kind {
+    File,
+    Folder,
+    LinkToFolder,
+    Broken(std::io::Error),
+}
+
+fn kind(entry: &std::fs::DirEntry) -> Kind {
+    match entry.file_type() {
+        Ok(t) if t.is_dir() => Kind::Folder,
+        Ok(t) if t.is_symlink() => match std::fs::metadata(entry.path()) {
+            Ok(m) if m.is_dir() => Kind::LinkToFolder,
+            Ok(_) => Kind::File,
+            Err(e) => Kind::Broken(e),
+        },
+        Ok(_) => Kind::File,
+        Err(e) => Kind::Broken(e),
+    }
+}
+
+/// Surveys the space folder `dir` of `space`: every store file's header checked against its
+/// place ([`check_header`]), and with `whole` its magic, format, length and checksum too (the
+/// whole file read); then the pieces of each partition checked against each other: in piece
+/// order their rows must follow on, each piece starting where the one before ends (further on
+/// only where pieces between are missing), so two pieces swapped or a piece of another split
+/// are refused. Only the folder's own entries are looked at (never its subfolders).
+pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, StoreError> {
+    let read_err = |source| StoreError::Read { path: dir.to_path_buf(), source };
+    let mut s = Survey {
+        dir: dir.to_path_buf(),
+        space,
+        cover: HashMap::new(),
+        named: Vec::new(),
+        files: 0,
+        positions: 0,
+        damaged: Vec::new(),
+        warnings: Vec::new(),
+    };
+    // Per partition: the whole file's checked header, and the pieces by number.
+    let mut found: BTreeMap<PartitionKey, (Option<Piece>, BTreeMap<u64, Piece>)> = BTreeMap::new();
+    let mut entries: Vec<std::fs::DirEntry> =
+        std::fs::read_dir(dir).map_err(read_err)?.collect::<Result<_, _>>().map_err(read_err)?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let os_name = entry.file_name();
+        let Some(name) = os_name.to_str() else {
+            s.warnings.push((path, "a name that is not UTF-8: not a store file, dab never reads it".into()));
+            continue;
+        };
+        let parsed = parse_name(name).filter(|(k, _)| s.space.has_key(k));
+        let (key, piece) = match (kind(&entry), parsed) {
+            (Kind::File, Some(named)) => named,
+            (Kind::Folder, _) => {
+                s.warnings.push((path, "a folder inside a space folder: dab never reads it".into()));
+                continue;
+            }
+            (Kind::LinkToFolder, _) => {
+                s.warnings.push((path, "a symbolic link to a folder: not followed, dab never reads it".into()));
+                continue;
+            }
+            (Kind::Broken(e), Some((key, _))) => {
+                s.files += 1;
+                s.named.push(key);
+                s.damaged.push((path, format!("cannot be read: {e}")));
+                continue;
+            }
+            (Kind::Broken(e), None) => {
+                s.warnings.push((path, format!("cannot be read ({e}), and is no store file: dab never reads it")));
+                continue;
+            }
+            (Kind::File, None) => {
+                if name != LOCK {
+                    let why = if name.ends_with(TMP) {
+                        "a temporary file of an unfinished write: a run still writing, or a dead run's, which the next run here removes"
+                    } else {
+                        "not a store file's name (<key>.dab or <key>_<piece>.dab of this folder's partitions): dab never reads it"
+                    };
+                    s.warnings.push((path, why.into()));
+                }
+                continue;
+            }
+        };
+        let header = if whole { read_file(&path).map(|(h, _)| h) } else { read_header(&path) };
+        if let Err(StoreError::Read { source, .. }) = &header
+            && source.kind() == std::io::ErrorKind::NotFound
+        {
+            // Gone since the folder was listed: a run beside this reader removed it (a book).
+            continue;
+        }
+        s.files += 1;
+        s.named.push(key);
+        let checked = match header {
+            Ok(h) => check_header(&s.space, &key, piece, &h).map(|()| h),
+            Err(StoreError::Damaged { reason, .. }) => Err(reason),
+            Err(e) => Err(e.to_string()),
+        };
+        match checked {
+            Ok(h) => {
+                let p = Piece { first: h.first_row, rows: h.rows, piece, path };
+                let slot = found.entry(key).or_default();
+                match piece {
+                    None => slot.0 = Some(p),
+                    Some(i) => {
+                        slot.1.insert(i, p);
+                    }
+                }
+            }
+            Err(reason) => s.damaged.push((path, reason)),
+        }
+    }
+    for (key, (whole_file, pieces)) in found {
+        let (_, row_len) = shape(&s.space, &key);
+        // The pieces that follow on from each other, in piece order; the others are refused.
+        let mut chain: Vec<Piece> = Vec::new();
+        let mut last: Option<(u64, u64)> = None;
+        for (i, p) in pieces {
+            let fits = match last {
+                None => true,
+                Some((j, end)) if i == j + 1 => p.first == end,
+                Some((j, end)) => p.first >= end.saturating_add(i - j - 1),
+            };
+            if fits {
+                last = Some((i, p.first + p.rows));
+                chain.push(p);
+            } else {
+                let (j, end) = last.expect("a piece before");
+                let why = if i == j + 1 {
+                    format!(
+                        "piece {i} of {key} holds rows {}..{}, but piece {j} ends at row {end}",
+                        p.first,
+                        p.first + p.rows
+                    )
+                } else {
+                    format!(
+                        "piece {i} of {key} holds rows {}..{}, which cannot follow piece {j}'s end at row {end}",
+                        p.first,
+                        p.first + p.rows
+                    )
+                };
+                s.damaged.push((p.path, why));
+            }
+        }
+        // Positions in every sound file, pieces beside a sound whole file included.
+        s.positions += whole_file.iter().chain(&chain).map(|p| p.rows * row_len).sum::<u64>();
+        let cover = match whole_file {
+            Some(w) => vec![w],
+            None => chain,
+        };
+        if !cover.is_empty() {
+            s.cover.insert(key, cover);
+        }
+    }
+    s.named.sort();
+    s.named.dedup();
+    s.damaged.sort();
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space(board: &str, groups: usize) -> Space {
+        Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap()
+    }
+
+    #[test]
+    fn only_the_names_dab_writes_are_store_file_names() {
+        assert_eq!(parse_name("4-3.dab"), Some((PartitionKey::new(&[4, 3]), None)));
+        assert_eq!(parse_name("4-3_12.dab"), Some((PartitionKey::new(&[4, 3]), Some(12))));
+        for other in
+            ["4-3", "4-3.dab.17.tmp", "04-3.dab", "4-3_.dab", "4-3_01.dab", "4-3_x.dab", "x.dab", ".dab", "4-3_1_2.dab"]
+        {
+            assert_eq!(parse_name(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_folder_names_its_space_only_as_dab_names_it() {
+        let s = space_of("2x3", "g2").unwrap();
+        assert_eq!((s.board().to_string(), s.groups.len(), folder_name(&s)), ("2x3".into(), 2, "g2".into()));
+        let root = format!("root-{}-g2", "1".to_string() + &"0".repeat(16));
+        assert_eq!(folder_name(&space_of("2x3", &root).unwrap()), root);
+        for (board, name, why) in [
+            ("2X3", "g2", "not named as dab names the board"),
+            ("3", "g2", "names no board"),
+            ("2x3", "g02", "not named as dab names this space's folder ('g2')"),
+            ("2x3", "g", "not a space folder's name"),
+            ("2x3", "g99", "not a space folder's name"),
+            ("2x3", &format!("root-{}-g2", "0".repeat(17)), "('g2')"),
+            ("2x3", "root-101-g2", "not a space folder's name"),
+            ("2x3", "h2", "not a space folder's name"),
+        ] {
+            let err = space_of(board, name).err().unwrap();
+            assert!(err.contains(why), "{board}/{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_header_must_agree_with_its_folder_name_and_piece() {
+        let s = space("2x3", 2);
+        let key = PartitionKey::new(&[4, 4]);
+        let (rows, row_len) = shape(&s, &key);
+        assert!(rows >= 2, "a partition of several rows");
+        let good = Header {
+            board: "2x3".into(),
+            root: "0".repeat(17),
+            groups: 2,
+            key: "4-4".into(),
+            first_row: 0,
+            rows,
+            positions: rows * row_len,
+            encoding: ENCODING.into(),
+        };
+        assert_eq!(check_header(&s, &key, None, &good), Ok(()));
+        let piece = Header { rows: 1, positions: row_len, ..good.clone() };
+        assert_eq!(check_header(&s, &key, Some(0), &piece), Ok(()));
+        let second = Header { first_row: 1, ..piece.clone() };
+        assert_eq!(check_header(&s, &key, Some(1), &second), Ok(()));
+        let cases = [
+            (
+                None,
+                Header { board: "2x2".into(), ..good.clone() },
+                "it holds board 2x2, but lies in the folder of board 2x3",
+            ),
+            (None, Header { root: "1".repeat(17), ..good.clone() }, "but lies in the empty board's folder (g2)"),
+            (None, Header { groups: 3, ..good.clone() }, "a grouping of 3 groups, but lies in the folder of 2 groups"),
+            (None, Header { key: "4-3".into(), ..good.clone() }, "it holds partition 4-3, but is named 4-4"),
+            (None, Header { encoding: "u8".into(), ..good.clone() }, "encoded as 'u8'"),
+            (None, piece.clone(), "it is named as the whole partition 4-4"),
+            (Some(0), second.clone(), "piece 0 of 4-4 must start at row 0"),
+            (Some(1), piece.clone(), "piece 1 of 4-4 cannot start at row 0"),
+            (None, Header { rows: u64::MAX, ..good.clone() }, "which has rows 0.."),
+            (Some(3), Header { first_row: u64::MAX, ..piece.clone() }, "which has rows 0.."),
+            (None, Header { positions: good.positions + 1, ..good.clone() }, "positions, not"),
+        ];
+        for (piece_no, h, why) in cases {
+            let err = check_header(&s, &key, piece_no, &h).unwrap_err();
+            assert!(err.contains(why), "{why}: {err}");
+        }
+    }
+}

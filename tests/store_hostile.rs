@@ -1,0 +1,407 @@
+//! Hostile stores: a file of another root or board under a partition's name, deleted files,
+//! swapped pieces, an empty store, junk and symbolic link loops, unreadable headers, and bytes
+//! of any kind. Every reader (`dab verify`, `query`, `hint`, a resume, a cluster task) refuses
+//! a misplaced file by name, never answers from it and never panics; `dab verify` exits 0 only
+//! for a sound, complete store, 1 with the list otherwise, and 2 for a usage error.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use predicates::prelude::*;
+use proptest::prelude::*;
+
+use dab::exec::{ExecOptions, execute_with};
+use dab::game::Position;
+use dab::plan::ReadyPlan;
+use dab::sched::{CostSpec, PieceDeps, Split, orbits};
+use dab::solver::Space;
+use dab::store::{Header, MAGIC, Reader, STORE_FORMAT, Store, StoreError, folder};
+
+mod common;
+
+/// The plan of a root position's partitions (`lines`: None for the empty board), split or not.
+fn plan(board: &str, lines: Option<&str>, groups: usize, split: Option<Split>) -> ReadyPlan {
+    let b = board.parse().unwrap();
+    let root = lines.map_or(Position::empty(b), |l| Position::from_line_string(b, l).unwrap());
+    let space = Space::new(root, Some(groups)).unwrap();
+    let graph = orbits(&space, &CostSpec::States, split.as_ref()).unwrap();
+    ReadyPlan::from_graph(space, graph).unwrap()
+}
+
+/// Runs `plan` into the store `base` (a resume when it holds files), keeping a book of at most
+/// `keep` lines when asked; returns the root's value and what the run reported.
+fn run(plan: &ReadyPlan, base: &Path, keep: Option<usize>) -> (i8, Vec<String>) {
+    let store = Store::open(base, &plan.space).unwrap();
+    let reports = std::sync::Mutex::new(Vec::new());
+    let report = |m: &str| reports.lock().unwrap().push(m.to_string());
+    let opts =
+        ExecOptions { threads: 2, store: Some(&store), report: Some(&report), keep_lines: keep, ..Default::default() };
+    let value = execute_with(plan, &opts).unwrap().value;
+    (value, reports.into_inner().unwrap())
+}
+
+/// A split that cuts 2x3's bigger partitions into pieces.
+fn split() -> Split {
+    Split { threshold: 200, max_pieces: 4, deps: PieceDeps::Fine }
+}
+
+/// `dab verify --store base` (and `extra`): exit status, stdout, stderr.
+fn verify_cli(base: &Path, extra: &[&str]) -> (i32, String, String) {
+    let out = common::dab().args(["verify", "--store", base.to_str().unwrap()]).args(extra).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// A whole 2x3 store, solved once; each test works on its own copy.
+fn clean_2x3() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        run(&plan("2x3", None, 2, None), dir.path(), None);
+        dir
+    })
+    .path()
+}
+
+fn copy_of_clean() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(clean_2x3(), dir.path());
+    dir
+}
+
+/// The file of partition `key` in the empty 2x3 board's folder.
+fn file_2x3(base: &Path, key: &str) -> PathBuf {
+    base.join("2x3").join("g2").join(format!("{key}.dab"))
+}
+
+#[test]
+fn a_file_of_another_root_under_a_partitions_name_is_refused_by_every_reader() {
+    let a = copy_of_clean();
+    let b = tempfile::tempdir().unwrap();
+    let rooted = plan("2x3", Some("11000000000000000"), 2, None);
+    run(&rooted, b.path(), None);
+    // A partition of the rooted solve whose name is also a partition of the empty board's.
+    let empty = Space::new(Position::empty("2x3".parse().unwrap()), Some(2)).unwrap();
+    let key = rooted.layout.iter().map(|l| l.key).find(|k| k.total() == 5 && empty.has_key(k)).unwrap();
+    let stray = file_2x3(a.path(), &key.to_string());
+    std::fs::copy(folder(b.path(), &rooted.space).join(format!("{key}.dab")), &stray).unwrap();
+    let why = "it holds the solve from root 11000000000000000, but lies in the empty board's folder (g2)";
+    for extra in [&[][..], &["--recompute", "1000"][..]] {
+        let (code, out, err) = verify_cli(a.path(), extra);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(out.contains(&format!("damaged: {}: {why}", stray.display())), "{out}");
+        assert!(err.contains("is not sound: 1 of"), "{err}");
+    }
+    let base = a.path().to_str().unwrap();
+    for cmd in ["query", "hint", "play"] {
+        common::dab()
+            .args([cmd, "2x3", "--store", base])
+            .write_stdin("")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(stray.to_str().unwrap()).and(predicate::str::contains(why)));
+    }
+    match Reader::open(a.path(), "2x3".parse().unwrap(), None) {
+        Err(StoreError::Damaged { path, reason }) => assert_eq!((path, reason.as_str()), (stray.clone(), why)),
+        other => panic!("{:?}", other.map(|r| r.dir().to_path_buf())),
+    }
+    // A cluster task that reads the partition names the file; a resume computes it again.
+    let whole = plan("2x3", None, 2, None);
+    let reader_job = (0..whole.graph.len())
+        .find(|&i| whole.graph.needs(i).iter().any(|&k| whole.layout[k as usize].key == key))
+        .unwrap();
+    std::fs::remove_file(folder(a.path(), &whole.space).join(format!("{}.dab", whole.graph.jobs[reader_job].name)))
+        .unwrap();
+    let store = Store::open_shared(a.path(), &whole.space).unwrap();
+    match dab::exec::run_job(&whole, &store, reader_job) {
+        Err(StoreError::Damaged { path, reason }) => assert!(path == stray && reason.contains("root"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    drop(store);
+    let (value, reports) = run(&whole, a.path(), None);
+    assert_eq!(value, -2, "2x3's value");
+    assert!(reports.iter().any(|r| r.contains(stray.to_str().unwrap()) && r.contains("root")), "{reports:?}");
+    assert_eq!(verify_cli(a.path(), &[]).0, 0);
+}
+
+#[test]
+fn a_file_of_another_board_is_an_error_naming_it_never_a_panic() {
+    let a = copy_of_clean();
+    let small = tempfile::tempdir().unwrap();
+    let p = plan("2x2", None, 2, None);
+    run(&p, small.path(), None);
+    let stray = file_2x3(a.path(), "3-3");
+    std::fs::copy(folder(small.path(), &p.space).join("3-3.dab"), &stray).unwrap();
+    let mut rng = common::Rng(5);
+    for free in [17, 12, 11, 10] {
+        let pos = common::random_position("2x3".parse().unwrap(), free, &mut rng);
+        common::dab()
+            .args(["query", "2x3", "--lines", &pos.to_line_string(), "--store", a.path().to_str().unwrap()])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "'{}' is damaged: it holds board 2x2, but lies in the folder of board 2x3",
+                stray.display()
+            )));
+    }
+}
+
+#[test]
+fn verify_calls_a_store_with_a_partition_missing_incomplete() {
+    let a = copy_of_clean();
+    let gone = file_2x3(a.path(), "4-4");
+    std::fs::remove_file(&gone).unwrap();
+    let (code, out, err) = verify_cli(a.path(), &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    let line = format!("missing: {}: no sound file holds partition 4-4, which a whole solve needs", gone.display());
+    assert!(out.contains(&line), "{out}");
+    assert!(err.contains("1 missing (incomplete)"), "{err}");
+    // The files that read it cannot be recomputed: a failure too.
+    let (code, out, err) = verify_cli(a.path(), &["--recompute", "1000"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("could not recompute: rows 0..") && out.contains("of partition 4-4, which it reads"), "{out}");
+    assert!(err.contains("recomputed files failed"), "{err}");
+}
+
+#[test]
+fn verify_calls_an_empty_store_incomplete_and_a_missing_one_a_usage_error() {
+    let empty = tempfile::tempdir().unwrap();
+    let (code, out, _) = verify_cli(empty.path(), &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("no space folder (<board>/g<N>): the store holds no solve"), "{out}");
+    // A run that died before its first write leaves its folder and lock only.
+    drop(Store::open(empty.path(), &plan("2x3", None, 2, None).space).unwrap());
+    let (code, out, _) = verify_cli(empty.path(), &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("g2: no store files in this space folder"), "{out}");
+    let missing = empty.path().join("nowhere");
+    let (code, _, err) = verify_cli(&missing, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not a folder"), "{err}");
+    common::dab().arg("verify").assert().code(2).stderr(predicate::str::contains("--store"));
+    common::dab().args(["verify", "--store", "x", "--recompute", "many"]).assert().code(2);
+}
+
+#[test]
+fn swapped_pieces_are_damaged_for_verify_as_for_a_resume() {
+    let p = plan("2x3", None, 2, Some(split()));
+    let dir = tempfile::tempdir().unwrap();
+    let (value, _) = run(&p, dir.path(), None);
+    assert_eq!(verify_cli(dir.path(), &[]).0, 0);
+    let key = p.graph.jobs.iter().find(|j| j.name.ends_with("_2")).unwrap().name.split('_').next().unwrap().to_string();
+    let piece = |i: usize| folder(dir.path(), &p.space).join(format!("{key}_{i}.dab"));
+    for (a, b) in [(0, 1), (1, 2)] {
+        let tmp = dir.path().join("swap");
+        std::fs::rename(piece(a), &tmp).unwrap();
+        std::fs::rename(piece(b), piece(a)).unwrap();
+        std::fs::rename(&tmp, piece(b)).unwrap();
+        let (code, out, _) = verify_cli(dir.path(), &[]);
+        assert_eq!(code, 1, "{out}");
+        for i in [a, b] {
+            assert!(out.contains(&format!("damaged: {}: piece {i} of {key}", piece(i).display())), "{out}");
+        }
+        // The reader refuses the store too, naming a swapped piece.
+        let err = Reader::open(dir.path(), "2x3".parse().unwrap(), None).err().unwrap().to_string();
+        assert!(err.contains(&format!("{key}_{a}.dab")) || err.contains(&format!("{key}_{b}.dab")), "{err}");
+        let (again, reports) = run(&p, dir.path(), None);
+        assert_eq!(again, value);
+        for i in [a, b] {
+            assert!(reports.iter().any(|r| r.contains(&format!("{key}_{i}.dab")) && r.contains("computing it again")));
+        }
+        assert_eq!(verify_cli(dir.path(), &[]).0, 0);
+    }
+}
+
+#[test]
+fn a_book_is_sound_without_its_big_partitions_but_not_with_a_hole() {
+    let p = plan("2x3", None, 2, None);
+    let dir = tempfile::tempdir().unwrap();
+    run(&p, dir.path(), Some(7));
+    let (code, out, err) = verify_cli(dir.path(), &["--recompute", "1000"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("an opening book: the partitions of at most 7 of 17 lines"), "{out}");
+    // Every file but the deepest layer's (their inputs are not kept) recomputed, all the same.
+    let recomputable = p.layout.iter().filter(|l| l.key.total() < 7).count();
+    assert!(out.contains(&format!("{recomputable} recomputed (0 failed)")), "{out}");
+    let hole = p.layout.iter().find(|l| l.key.total() == 3).unwrap().key;
+    std::fs::remove_file(file_2x3(dir.path(), &hole.to_string())).unwrap();
+    let (code, out, _) = verify_cli(dir.path(), &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains(&format!("partition {hole}, which the opening book of partitions of at most 7 lines needs")));
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_link_loops_are_warnings_and_no_file_counts_twice() {
+    let a = copy_of_clean();
+    let files = std::fs::read_dir(a.path().join("2x3/g2"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "dab"))
+        .count();
+    std::os::unix::fs::symlink(".", a.path().join("2x3/g2/loop")).unwrap();
+    std::os::unix::fs::symlink("..", a.path().join("2x3/up")).unwrap();
+    std::os::unix::fs::symlink(".", a.path().join("self")).unwrap();
+    let (code, out, _) = verify_cli(a.path(), &["--json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verify"]["files"], files);
+    let warned: Vec<String> =
+        v["verify"]["warnings"].as_array().unwrap().iter().map(|w| w[0].as_str().unwrap().to_string()).collect();
+    for link in ["2x3/g2/loop", "2x3/up", "self"] {
+        assert!(warned.iter().any(|w| w.ends_with(link)), "{link}: {warned:?}");
+    }
+}
+
+#[test]
+fn junk_is_a_warning_and_a_resume_leaves_a_store_verify_calls_sound() {
+    let a = copy_of_clean();
+    let g2 = a.path().join("2x3/g2");
+    std::fs::write(g2.join("4-4.dab.4242.tmp"), b"half a write").unwrap();
+    std::fs::write(g2.join("notes.txt"), b"mine").unwrap();
+    std::fs::write(g2.join("backup.dab"), b"not a partition's name").unwrap();
+    std::fs::write(a.path().join("README"), b"mine").unwrap();
+    let (code, out, _) = verify_cli(a.path(), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("4-4.dab.4242.tmp: a temporary file of an unfinished write"), "{out}");
+    assert!(out.contains("backup.dab: not a store file's name"), "{out}");
+    assert!(out.contains("4 warnings"), "{out}");
+    run(&plan("2x3", None, 2, None), a.path(), None);
+    assert!(!g2.join("4-4.dab.4242.tmp").exists(), "a resume removes dead writes");
+    let (code, out, _) = verify_cli(a.path(), &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("3 warnings"), "{out}");
+}
+
+#[test]
+fn a_run_with_another_split_leaves_one_split_per_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let (value, _) = run(&plan("2x3", None, 2, Some(split())), dir.path(), None);
+    let other = Split { threshold: 100, max_pieces: 3, deps: PieceDeps::Whole };
+    for p in [plan("2x3", None, 2, Some(other)), plan("2x3", None, 2, None)] {
+        let (again, reports) = run(&p, dir.path(), None);
+        assert_eq!(again, value);
+        assert!(reports.iter().any(|r| r.contains("a file of another split")), "{reports:?}");
+        let (code, out, _) = verify_cli(dir.path(), &[]);
+        assert_eq!(code, 0, "{out}");
+        let names: Vec<String> = std::fs::read_dir(folder(dir.path(), &p.space))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".dab"))
+            .collect();
+        assert_eq!(names.len(), p.graph.len(), "only this plan's files stay");
+    }
+}
+
+#[test]
+fn a_file_whose_header_cannot_be_read_stops_a_query_by_name() {
+    for (bytes, why) in [
+        (b"garbage, not a store file".to_vec(), "not a dab store file (no magic)"),
+        ([&MAGIC[..], &STORE_FORMAT.to_le_bytes(), &u32::MAX.to_le_bytes(), b"{}"].concat(), "does not fit"),
+        ([&MAGIC[..], &STORE_FORMAT.to_le_bytes(), &2u32.to_le_bytes(), b"{}    "].concat(), "unreadable header"),
+    ] {
+        let a = copy_of_clean();
+        let bad = file_2x3(a.path(), "2-2");
+        std::fs::write(&bad, bytes).unwrap();
+        common::dab()
+            .args(["query", "2x3", "--store", a.path().to_str().unwrap()])
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(
+                predicate::str::contains(format!("'{}' is damaged: ", bad.display()))
+                    .and(predicate::str::contains(why)),
+            );
+    }
+}
+
+/// A 2x3 file laid out by hand with `header` and `values` (a good checksum).
+fn by_hand(header: &Header, values: &[u8]) -> Vec<u8> {
+    let json = serde_json::to_vec(header).unwrap();
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&STORE_FORMAT.to_le_bytes());
+    bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    bytes.extend_from_slice(values);
+    let crc = crc32fast::Hasher::new();
+    let mut crc = crc;
+    crc.update(&bytes);
+    bytes.extend_from_slice(&crc.finalize().to_le_bytes());
+    bytes
+}
+
+/// Puts `bytes` at `2x3/g2/<name>` of a fresh store holding nothing else; checks that verify
+/// and a reader refuse it by name (or, when `sound`, accept it) and that nothing panics.
+fn refused_alone(name: &str, bytes: &[u8], sound: bool) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    let g2 = dir.path().join("2x3/g2");
+    std::fs::create_dir_all(&g2).unwrap();
+    let path = g2.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let v = dab::store::verify(dir.path()).unwrap();
+    let named = v.damaged.iter().any(|(p, _)| *p == path);
+    prop_assert_eq!(named, !sound, "{:?}", v.damaged);
+    let opened = Reader::open(dir.path(), "2x3".parse().unwrap(), None);
+    match opened {
+        Err(StoreError::Damaged { path: p, .. }) => prop_assert!(!sound && p == path),
+        Err(e) => prop_assert!(false, "{e}"),
+        Ok(_) => prop_assert!(sound),
+    }
+    dab::store::recompute(dir.path(), 3, 1).unwrap();
+    Ok(())
+}
+
+/// The header and values of 2x3's partition 4-4, as written.
+fn sample() -> &'static (Header, Vec<u8>) {
+    static S: OnceLock<(Header, Vec<u8>)> = OnceLock::new();
+    S.get_or_init(|| {
+        let (h, v) = dab::store::parse(std::fs::read(file_2x3(clean_2x3(), "4-4")).unwrap()).unwrap();
+        (h, v.iter().map(|&x| x as u8).collect())
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_bytes_under_a_partitions_name_are_refused_by_name(bytes in prop::collection::vec(any::<u8>(), 0..400), magic in any::<bool>()) {
+        let bytes = if magic { [&MAGIC[..], &bytes].concat() } else { bytes };
+        refused_alone("4-4.dab", &bytes, false)?;
+    }
+
+    #[test]
+    fn a_header_changed_in_any_field_is_refused_by_name(
+        field in 0usize..8,
+        text in "[0-9a-z_-]{0,30}",
+        number in prop_oneof![Just(0u64), Just(1), Just(u64::MAX), any::<u64>(), 0u64..400],
+    ) {
+        let (good, values) = sample().clone();
+        let mut h = good.clone();
+        match field {
+            0 => h.board = if text.is_empty() { "2x2".into() } else { text.clone() },
+            1 => h.root = if text.is_empty() { "1".repeat(17) } else { text.clone() },
+            2 => h.groups = number as usize,
+            3 => h.key = text.clone(),
+            4 => h.first_row = number,
+            5 => h.rows = number,
+            6 => h.positions = number,
+            _ => h.encoding = text.clone(),
+        }
+        refused_alone("4-4.dab", &by_hand(&h, &values), h == good)?;
+        // Under another partition's name or piece, even the true header is refused.
+        refused_alone("4-3.dab", &by_hand(&good, &values), false)?;
+        refused_alone("4-4_1.dab", &by_hand(&good, &values), false)?;
+    }
+}
