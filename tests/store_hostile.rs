@@ -127,7 +127,9 @@ fn a_file_of_another_root_under_a_partitions_name_is_refused_by_every_reader() {
         .unwrap();
     let store = Store::open_shared(a.path(), &whole.space).unwrap();
     match dab::exec::run_job(&whole, &store, reader_job) {
-        Err(StoreError::Damaged { path, reason }) => assert!(path == stray && reason.contains("root"), "{reason}"),
+        Err(dab::exec::ExecError::Store(StoreError::Damaged { path, reason })) => {
+            assert!(path == stray && reason.contains("root"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
     drop(store);
