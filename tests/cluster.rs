@@ -272,11 +272,30 @@ fn the_dag_names_every_job_once_parents_exist_and_there_is_no_cycle() {
 
 #[test]
 fn timestamps_are_seconds_from_1970() {
-    assert_eq!(trace::timestamp("2026-11-22T03:02:15"), Some(1_795_316_535));
-    assert_eq!(trace::timestamp("1970-01-01T00:00:00"), Some(0));
-    assert_eq!(trace::timestamp("2000-03-01T00:00:00"), Some(951_868_800));
-    for bad in ["Unknown", "None", "2026-13-01T00:00:00", "2026-11-22 03:02:15", ""] {
-        assert_eq!(trace::timestamp(bad), None, "{bad}");
+    assert_eq!(trace::timestamp("2026-11-22T03:02:15"), Ok(Some(1_795_316_535)));
+    assert_eq!(trace::timestamp("1970-01-01T00:00:00"), Ok(Some(0)));
+    assert_eq!(trace::timestamp("2000-03-01T00:00:00"), Ok(Some(951_868_800)));
+    assert_eq!(trace::timestamp("2000-02-29T00:00:00"), Ok(Some(951_782_400)));
+    assert_eq!(trace::timestamp("9999-12-31T23:59:59"), Ok(Some(253_402_300_799)));
+    // Slurm's words for no date.
+    for none in ["Unknown", "None", ""] {
+        assert_eq!(trace::timestamp(none), Ok(None), "{none}");
+    }
+    // Anything else that is not a date is an error saying so, never a skipped record.
+    for bad in [
+        "2026-13-01T00:00:00",
+        "2026-11-22 03:02:15",
+        "2026-02-30T00:00:00",
+        "2100-02-29T00:00:00",
+        "2026-11-22T24:00:00",
+        "1969-12-31T23:59:59",
+        "99999999999999-01-01T00:00:00",
+        "-2026-01-01T00:00:00",
+        "2026-+1-01T00:00:00",
+        "soon",
+    ] {
+        let e = trace::timestamp(bad).unwrap_err();
+        assert!(e.contains(bad) && !e.contains('\n'), "{bad}: {e}");
     }
 }
 
@@ -294,7 +313,7 @@ fn the_jobcomp_log_parses() {
     assert!(array.iter().all(|r| ["dab-5-5", "dab-6-4", "dab-4-5"].contains(&r.name.as_str())));
     let failed = records.iter().find(|r| r.name == "dab-b").unwrap();
     assert_eq!(failed.state, "FAILED");
-    assert_eq!((failed.submit, failed.end - failed.start), (trace::timestamp("2026-11-22T02:54:05"), 1));
+    assert_eq!((failed.submit, failed.end - failed.start), (trace::timestamp("2026-11-22T02:54:05").unwrap(), 1));
     assert_eq!(records.iter().find(|r| r.name == "dab-c").unwrap().node, "(null)");
     let path = Path::new("bad.log");
     let err = trace::parse_jobcomp(path, "JobId=1 Name=x JobState=COMPLETED\n").unwrap_err().to_string();

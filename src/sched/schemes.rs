@@ -100,6 +100,17 @@ pub enum SchemeError {
     /// The orbits scheme's space could not be built (e.g. a bad group count).
     #[error(transparent)]
     Space(#[from] SpaceError),
+    /// A job's cost under the cost model does not fit `u64` nanoseconds.
+    #[error("job '{job}': its cost under the cost model, {ns:e} ns, exceeds the limit of {limit} ns", limit = u64::MAX)]
+    Cost {
+        /// The job.
+        job: String,
+        /// The model's nanoseconds for it.
+        ns: f64,
+    },
+    /// The jobs' costs (or states, or bytes) add up to more than `u64` holds.
+    #[error("the graph: {0}")]
+    Graph(#[from] super::graph::GraphError),
 }
 
 /// A partition before splitting. Its states are `units` units of `unit_states` each (rows for
@@ -131,7 +142,8 @@ impl Part {
             }
             _ => 1,
         };
-        (0..=k).map(|i| self.units * i / k).collect()
+        // In u128: units times a piece index can pass u64 for a large partition cut fine.
+        (0..=k).map(|i| (self.units as u128 * i as u128 / k as u128) as u64).collect()
     }
 }
 
@@ -144,7 +156,7 @@ fn assemble(
     split: Option<&Split>,
     cost: &CostSpec,
     reads: Option<&Reads>,
-) -> (Graph, Vec<JobFeatures>) {
+) -> Result<(Graph, Vec<JobFeatures>), SchemeError> {
     let bounds: Vec<Vec<u64>> = parts.iter().map(|p| p.bounds(split)).collect();
     let piece_name = |p: usize, i: usize| {
         if bounds[p].len() == 2 { parts[p].name.clone() } else { format!("{}_{i}", parts[p].name) }
@@ -181,16 +193,18 @@ fn assemble(
                 input_bytes: deps.iter().map(|&(d, j)| piece_bytes(d, j)).sum(),
             };
             all_features.push(features);
+            let name = piece_name(p, i);
             jobs.push(Job {
-                name: piece_name(p, i),
-                cost: cost.cost(features),
+                cost: cost.cost(features).map_err(|ns| SchemeError::Cost { job: name.clone(), ns })?,
+                name,
                 states,
                 bytes: states,
                 deps: deps.iter().map(|&(d, j)| piece_name(d, j)).collect(),
             });
         }
     }
-    (Graph::new(jobs, None).expect("a built graph is valid"), all_features)
+    // Valid by construction but for sums past u64, which Graph::new refuses.
+    Ok((Graph::new(jobs, None)?, all_features))
 }
 
 fn check_split(split: Option<&Split>) -> Result<(), SchemeError> {
@@ -239,7 +253,7 @@ pub fn orbits_with_features(
         .collect();
     let fine = matches!(split, Some(Split { deps: PieceDeps::Fine, .. }));
     if !fine || ng < 2 {
-        return Ok(assemble(&parts, split, cost, None));
+        return assemble(&parts, split, cost, None);
     }
     // Rows per group-0 configuration: product of the counts of groups 1..ng-1.
     let rows_per_rank0 =
@@ -271,7 +285,7 @@ pub fn orbits_with_features(
         }
         ranks.into_iter().map(|q| (q * rd, (q + 1) * rd)).collect()
     };
-    Ok(assemble(&parts, split, cost, Some(&reads)))
+    assemble(&parts, split, cost, Some(&reads))
 }
 
 /// The four quadrants of a square board of even side 2k, as line sets: quadrant 0 holds the
@@ -380,7 +394,7 @@ pub fn quadrants(
             }
         })
         .collect();
-    Ok(assemble(&parts, split, cost, None).0)
+    Ok(assemble(&parts, split, cost, None)?.0)
 }
 
 /// Index of `key` in `keys`, which are in the order of [`Space::keys`].
