@@ -373,3 +373,117 @@ fn slurm_s_record_becomes_a_trace_with_a_fitted_overhead() {
     let without = compare_with(&plan, &rows, &info, None, 0).unwrap().comparison;
     assert!(without.error > 0.9, "the plan alone predicts milliseconds: {without}");
 }
+
+/// A jobcomp line of job `id` named `name` from `start` to `end` (seconds after 03:00:00).
+fn jobcomp_line(id: u32, name: &str, start: u32, end: u32) -> String {
+    let at = |s: u32| format!("2026-11-22T03:{:02}:{:02}", s / 60, s % 60);
+    format!(
+        "JobId={id} Name={name} JobState=COMPLETED StartTime={} EndTime={} NodeList=vm SubmitTime={}",
+        at(start),
+        at(end),
+        at(0)
+    )
+}
+
+/// The error of parsing `text` as a jobcomp log (one line, naming the file).
+fn jobcomp_error(text: &str) -> String {
+    let e = trace::parse_jobcomp(Path::new("jobcomp.log"), text).unwrap_err().to_string();
+    assert!(e.starts_with("'jobcomp.log' line ") && !e.contains('\n'), "{e}");
+    e
+}
+
+#[test]
+fn a_record_that_ends_before_it_starts_is_refused_with_its_line() {
+    let text = format!("{}\n{}\n", jobcomp_line(1, "dab-a", 5, 6), jobcomp_line(2, "dab-b", 9, 7));
+    assert!(jobcomp_error(&text).contains("line 2: job 2 'dab-b' ends 2 s before it starts"));
+    let sacct = "JobID|JobName|Submit|Start|End|State\n\
+                 7|dab-x|2026-11-22T03:00:00|2026-11-22T03:00:09|2026-11-22T03:00:07|COMPLETED\n";
+    let e = trace::parse_sacct(Path::new("sacct.txt"), sacct).unwrap_err().to_string();
+    assert!(e.contains("'sacct.txt' line 2: job 7 'dab-x' ends 2 s before it starts"), "{e}");
+}
+
+#[test]
+fn a_record_submitted_after_it_started_is_refused() {
+    let line =
+        jobcomp_line(1, "dab-a", 5, 6).replace("SubmitTime=2026-11-22T03:00:00", "SubmitTime=2026-11-22T03:00:30");
+    assert!(jobcomp_error(&line).contains("line 1: job 1 'dab-a' was submitted 25 s after it started"));
+}
+
+#[test]
+fn the_same_run_recorded_twice_is_refused_with_both_lines() {
+    let a = jobcomp_line(4, "dab-a", 5, 6);
+    let e = jobcomp_error(&format!("{a}\n{}\n{a}\n", jobcomp_line(5, "dab-b", 6, 7)));
+    assert!(e.contains("line 3: job 4 'dab-a' repeats the record of line 1"), "{e}");
+    // A requeued job runs again under its id: another start is another run, not a duplicate.
+    let again = jobcomp_line(4, "dab-a", 8, 9);
+    assert_eq!(trace::parse_jobcomp(Path::new("j"), &format!("{a}\n{again}\n")).unwrap().len(), 2);
+}
+
+#[test]
+fn a_date_that_is_no_date_is_refused_not_skipped() {
+    let line = jobcomp_line(1, "dab-a", 5, 6).replace("T03:00:06", "T03:00:66");
+    assert!(jobcomp_error(&line).contains("line 1: EndTime='2026-11-22T03:00:66' is not a date"));
+    let line = jobcomp_line(1, "dab-a", 5, 6).replace("2026-11-22T03:00:05", "12345-01-01T00:00:00");
+    assert!(jobcomp_error(&line).contains("StartTime='12345-01-01T00:00:00' is not a date"));
+    // Slurm's Unknown is no date: a job cancelled before it started is skipped.
+    let line = jobcomp_line(1, "dab-a", 5, 6).replace("StartTime=2026-11-22T03:00:05", "StartTime=Unknown");
+    assert!(trace::parse_jobcomp(Path::new("j"), &line).unwrap().is_empty());
+    assert!(jobcomp_error(&jobcomp_line(1, "dab-a", 5, 6).replace("JobId=1 ", "")).contains("no JobId= field"));
+}
+
+/// A plan job that needs another, and that other.
+fn job_and_input(plan: &Plan) -> (String, String) {
+    let j = plan.jobs.iter().find(|j| !j.deps.is_empty()).unwrap();
+    (j.name.clone(), j.deps[0].clone())
+}
+
+#[test]
+fn a_job_started_before_its_input_ended_is_refused_with_both_lines() {
+    let (plan, _) = plan();
+    let (job, input) = job_and_input(&plan);
+    let text = format!(
+        "{}\n{}\n",
+        jobcomp_line(1, &format!("dab-{input}"), 5, 20),
+        jobcomp_line(2, &format!("dab-{job}"), 10, 30)
+    );
+    let records = trace::parse_jobcomp(Path::new("jobcomp.log"), &text).unwrap();
+    let e = trace::convert(&plan, &records, None, Path::new("jobcomp.log")).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            "line 2: job 2 'dab-{job}' started 10 s before its input, job 1 'dab-{input}' (line 1), ended"
+        )),
+        "{e}"
+    );
+    // Starting in the second its input ended is fine: Slurm's times are whole seconds.
+    let text = format!(
+        "{}\n{}\n",
+        jobcomp_line(1, &format!("dab-{input}"), 5, 20),
+        jobcomp_line(2, &format!("dab-{job}"), 20, 30)
+    );
+    let records = trace::parse_jobcomp(Path::new("jobcomp.log"), &text).unwrap();
+    assert_eq!(trace::convert(&plan, &records, None, Path::new("jobcomp.log")).unwrap().rows.len(), 2);
+}
+
+#[test]
+fn more_jobs_at_once_on_a_node_than_its_slots_are_refused() {
+    let (plan, _) = plan();
+    // Two jobs neither of which needs the other.
+    let (a, b) = (1..plan.jobs.len())
+        .flat_map(|j| (0..j).map(move |i| (i, j)))
+        .map(|(i, j)| (&plan.jobs[i], &plan.jobs[j]))
+        .find(|(a, b)| !a.deps.contains(&b.name) && !b.deps.contains(&a.name))
+        .unwrap();
+    let names = [format!("dab-{}", a.name), format!("dab-{}", b.name)];
+    let text = format!("{}\n{}\n", jobcomp_line(1, &names[0], 5, 20), jobcomp_line(2, &names[1], 10, 30));
+    let records = trace::parse_jobcomp(Path::new("jobcomp.log"), &text).unwrap();
+    let e = trace::convert(&plan, &records, Some(1), Path::new("jobcomp.log")).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            "line 2: job 2 '{}' started while 1 jobs were running on node 'vm': more than --slots 1",
+            names[1]
+        )),
+        "{e}"
+    );
+    // Without --slots the two get a lane each.
+    assert_eq!(trace::convert(&plan, &records, None, Path::new("jobcomp.log")).unwrap().threads, 2);
+}

@@ -146,7 +146,7 @@ pub fn nanoseconds(option: &str, seconds: f64) -> Result<u64, String> {
     }
     // 2^64 is exact in f64: below it the rounded product fits.
     let ns = (seconds * 1e9).round();
-    if !(ns < 18_446_744_073_709_551_616.0) {
+    if !(..18_446_744_073_709_551_616.0).contains(&ns) {
         return Err(format!("{option} {seconds} s exceeds the limit of {limit:.0} s (u64 nanoseconds)"));
     }
     Ok(ns as u64)

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::exec::TraceRow;
 use crate::plan::Plan;
-use crate::support::quantile;
+use crate::support::{one_line, quantile};
 
 /// A finished Slurm job (or array task), as logged.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +58,7 @@ pub enum TraceError {
     },
     /// A line is not a record: a word that is not `Key=Value`, a missing field or column, too
     /// few fields, or an array task that is not a number.
-    #[error("'{path}' line {line}: {message}")]
+    #[error("'{path}' line {line}: {}", one_line(message))]
     Line {
         /// The log or `sacct` file.
         path: PathBuf,
@@ -68,7 +68,7 @@ pub enum TraceError {
         message: String,
     },
     /// The plan's jobs are not a valid graph (the reason).
-    #[error("the plan's jobs: {0}")]
+    #[error("the plan's jobs: {}", one_line(.0))]
     Plan(String),
     /// No record is a completed job of the plan.
     #[error("'{path}' has no completed job of the plan (job names dab-<job>, or dab-<key> with an array task)")]
@@ -403,7 +403,7 @@ fn fit_ticks(plan: &Plan, threads: u32, target: f64) -> Option<u64> {
         crate::plan::simulate_with(plan, &graph, threads, overhead, false).ok().map(|r| r.row.makespan as f64)
     };
     // An overhead past u64 ns cannot be given: none to fit (a record spanning centuries).
-    if !(target < 18_446_744_073_709_551_616.0) {
+    if !(..18_446_744_073_709_551_616.0).contains(&target) {
         return None;
     }
     if makespan(0)? >= target {

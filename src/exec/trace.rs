@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::game::Value;
-use crate::sched::Graph;
-use crate::support::write_atomic;
+use crate::sched::{Graph, is_job_name};
+use crate::support::{one_line, write_atomic};
 
 /// Why a trace cannot be read or written; names the file.
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +26,7 @@ pub enum TraceError {
         source: std::io::Error,
     },
     /// The file is not a trace.
-    #[error("trace '{path}': {message}")]
+    #[error("trace '{path}': {}", one_line(message))]
     Trace {
         /// The trace file.
         path: PathBuf,
@@ -149,10 +149,20 @@ fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), Tra
     let mut lines = Vec::new();
     let mut first_line: HashMap<String, usize> = HashMap::new();
     for rec in r.records() {
-        let rec = rec.map_err(|e| bad(format!("{e} ({columns})")))?;
+        let rec = rec.map_err(|e| match e.kind() {
+            csv::ErrorKind::UnequalLengths { pos: Some(pos), expected_len, len } => {
+                bad(format!("line {}: {len} fields where the header has {expected_len} ({columns})", pos.line()))
+            }
+            _ => bad(format!("{e} ({columns})")),
+        })?;
         let line = rec.position().map_or(0, |p| p.line() as usize);
         let row: TraceRow = rec.deserialize(Some(&header)).map_err(|e| bad(format!("line {line}: {e} ({columns})")))?;
         let job = &row.job;
+        if !is_job_name(job) {
+            return Err(bad(format!(
+                "line {line}: '{job}' is not a job name (non-empty; no spaces, control characters, ':', ',' or '#')"
+            )));
+        }
         if !(row.start.is_finite() && row.end.is_finite() && row.start >= 0.0) {
             return Err(bad(format!(
                 "line {line}: job '{job}' has start {} and end {}: times are finite seconds >= 0",

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::game::{Board, Position};
-use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split};
+use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split, is_job_name};
 use crate::solver::{LayoutError, Space};
+use crate::support::one_line;
 
 use super::ready::{ReadyPlan, job_layout, priorities};
 
@@ -64,6 +65,7 @@ pub struct Candidate {
     /// Number of line groups.
     pub groups: usize,
     /// How its partitions were split (None: not at all).
+    #[serde(deserialize_with = "required")]
     pub split: Option<Split>,
     /// Number of jobs.
     pub jobs: usize,
@@ -146,7 +148,7 @@ pub enum PlanError {
         source: std::io::Error,
     },
     /// The file is not the JSON of a plan.
-    #[error("plan '{path}' is not a plan file: {source}")]
+    #[error("plan '{path}' is not a plan file: {}", one_line(&source.to_string()))]
     Parse {
         /// The plan file.
         path: PathBuf,
@@ -376,7 +378,7 @@ impl Plan {
             return bad("threads".into(), "0".into(), "must be at least 1");
         }
         if self.unit != "ns" && self.unit != "states" {
-            return bad("unit".into(), format!("'{}'", self.unit), "must be 'ns' or 'states'");
+            return bad("unit".into(), format!("'{}'", one_line(&self.unit)), "must be 'ns' or 'states'");
         }
         if let Some(s) = &self.split
             && (s.threshold == 0 || s.max_pieces == 0)
@@ -391,6 +393,16 @@ impl Plan {
             if threads == 0 || !(factor.is_finite() && factor > 0.0) {
                 let value = format!("({threads} threads, factor {factor})");
                 return bad("contention".into(), value, "points must be at 1 thread or more with a finite factor > 0");
+            }
+        }
+        for (i, j) in self.jobs.iter().enumerate() {
+            let names = std::iter::once(("name".to_string(), &j.name))
+                .chain(j.deps.iter().enumerate().map(|(k, d)| (format!("deps[{k}]"), d)));
+            for (field, name) in names {
+                if !is_job_name(name) {
+                    let rule = "is not a job name (non-empty; no spaces, control characters, ':', ',' or '#')";
+                    return bad(format!("jobs[{i}].{field}"), format!("'{}'", one_line(name)), rule);
+                }
             }
         }
         seconds("predicted_seconds".into(), self.predicted_seconds)?;

@@ -108,6 +108,16 @@ mod tests {
     }
 
     #[test]
+    fn the_largest_factor_bounds_the_factor_at_every_count() {
+        let c = Contention(vec![(2, 1.1), (4, 2.5), (8, 1.8)]);
+        assert_eq!(c.max_factor(), 2.5);
+        assert!((1..100).all(|t| c.factor(t) <= c.max_factor()));
+        assert_eq!(Contention::default().max_factor(), 1.0);
+        assert_eq!(Contention(vec![(2, 0.9)]).max_factor(), 1.0);
+        assert_eq!(Contention(vec![(2, f64::INFINITY)]).max_factor(), f64::INFINITY);
+    }
+
+    #[test]
     fn a_curve_carried_to_a_probe_keeps_one_thread_and_lands_on_the_probe() {
         let c = Contention(vec![(2, 1.05), (4, 1.2), (16, 2.0)]);
         let now = c.carried_to(8, 2.0);

@@ -150,7 +150,7 @@ pub enum CostError {
         source: std::io::Error,
     },
     /// The file is not the JSON of a cost model.
-    #[error("cost model '{path}' is not a cost model file: {source}")]
+    #[error("cost model '{path}' is not a cost model file: {}", crate::support::one_line(&source.to_string()))]
     Parse {
         /// The model file.
         path: PathBuf,
@@ -386,9 +386,9 @@ impl CostModel {
 
 /// `x` rounded to whole ticks, or None where it is not a number, negative, or beyond
 /// `u64::MAX` (an `as` cast would silently saturate or give 0).
-fn ticks(x: f64) -> Option<u64> {
+pub(super) fn ticks(x: f64) -> Option<u64> {
     // 2^64 is exact in f64; every f64 below it rounds to an integer below it.
-    (x.is_finite() && x >= 0.0 && x < 18_446_744_073_709_551_616.0).then(|| x.round() as u64)
+    (0.0..18_446_744_073_709_551_616.0).contains(&x).then(|| x.round() as u64)
 }
 
 /// How graph builders cost a job.
@@ -465,6 +465,23 @@ mod tests {
         assert!((p.model.contention(16) - 1.6).abs() < 1e-9 && p.model.hardware_threads == 16, "{p:?}");
         assert_eq!(p.model.contention(1), 1.0);
         assert!(p.model.contention(4) > 1.0 && p.model.contention(4) < 1.6);
+    }
+
+    #[test]
+    fn a_cost_past_u64_is_none_and_saturates_rather_than_wraps() {
+        let mut m = CostModel::built_in();
+        m.set_coefficients([0.0, 1e10, 0.0, 0.0, 0.0, 0.0]);
+        let f = |states| JobFeatures { states, ..Default::default() };
+        assert_eq!(m.checked_nanoseconds(f(1_000)), Some(10_000_000_000_000));
+        // 1e10 ns a state times 1e10 states is past 2^64 (1.8e19).
+        assert_eq!(m.checked_nanoseconds(f(10_000_000_000)), None);
+        assert_eq!(m.nanoseconds(f(10_000_000_000)), u64::MAX);
+        assert_eq!(CostSpec::Model(Box::new(m.clone())).cost(f(10_000_000_000)), Err(1e20));
+        assert_eq!(ticks(18_446_744_073_709_549_568.0), Some(18_446_744_073_709_549_568));
+        assert_eq!(ticks(18_446_744_073_709_551_616.0), None);
+        assert_eq!((ticks(f64::NAN), ticks(-1.0), ticks(0.4)), (None, None, Some(0)));
+        m.store_per_byte_ns = 1e10;
+        assert_eq!(m.store_nanoseconds(u64::MAX), u64::MAX);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::support::choice;
+use crate::support::{choice, one_line};
 
 /// One job: a partition, or a piece of one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub enum GraphError {
     #[error("missing column '{0}': the header must name the columns name,cost,states,bytes,deps")]
     MissingColumn(&'static str),
     /// A cost, states or bytes value is not a non-negative integer (or is missing).
-    #[error("line {line}: {column} '{value}' is not a non-negative integer")]
+    #[error("line {line}: {column} '{}' is not a non-negative integer", one_line(value))]
     BadNumber {
         /// Where it is.
         line: usize,
@@ -124,7 +124,7 @@ pub enum GraphError {
     },
     /// A line is malformed: a bad job name, a line without `::` in the thesis's format, an
     /// unknown attribute, a missing cost, or a CSV error.
-    #[error("line {line}: {message}")]
+    #[error("line {line}: {}", one_line(message))]
     Syntax {
         /// Where it is (0 where the CSV reader gives no position).
         line: usize,
@@ -435,8 +435,14 @@ fn parse_number(line: usize, column: &'static str, value: &str) -> Result<u64, G
     })
 }
 
+/// Whether `name` can name a job: non-empty, without spaces, control characters, ':', ',' or
+/// '#' (the separators of the file formats).
+pub fn is_job_name(name: &str) -> bool {
+    !(name.is_empty() || name.contains([':', ',', '#']) || name.chars().any(|c| c.is_whitespace() || c.is_control()))
+}
+
 fn check_name(line: usize, name: &str) -> Result<(), GraphError> {
-    if name.is_empty() || name.contains([':', ',', '#']) || name.chars().any(char::is_whitespace) {
+    if !is_job_name(name) {
         return Err(GraphError::Syntax {
             line,
             message: format!("'{name}' is not a job name (non-empty, no spaces, ':', ',' or '#')"),

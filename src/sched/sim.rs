@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::support::{choice, round4};
 
 use super::contention::Contention;
+use super::cost::ticks;
 use super::graph::Graph;
 use super::memory::Residency;
 
@@ -445,11 +446,6 @@ impl<'g> Simulator<'g> {
     pub fn sweep(&self, procs: &[Procs]) -> Result<Vec<SweepRow>, SimError> {
         procs.par_iter().map(|&p| self.run(p, false).map(|r| r.row)).collect()
     }
-}
-
-/// `x` rounded to whole ticks, or None where it is not a number or not below `2^64`.
-fn ticks(x: f64) -> Option<u64> {
-    (x >= 0.0 && x < 18_446_744_073_709_551_616.0).then(|| x.round() as u64)
 }
 
 /// The state of one simulation in progress.
