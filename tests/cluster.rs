@@ -272,11 +272,30 @@ fn the_dag_names_every_job_once_parents_exist_and_there_is_no_cycle() {
 
 #[test]
 fn timestamps_are_seconds_from_1970() {
-    assert_eq!(trace::timestamp("2026-11-22T03:02:15"), Some(1_795_316_535));
-    assert_eq!(trace::timestamp("1970-01-01T00:00:00"), Some(0));
-    assert_eq!(trace::timestamp("2000-03-01T00:00:00"), Some(951_868_800));
-    for bad in ["Unknown", "None", "2026-13-01T00:00:00", "2026-11-22 03:02:15", ""] {
-        assert_eq!(trace::timestamp(bad), None, "{bad}");
+    assert_eq!(trace::timestamp("2026-11-22T03:02:15"), Ok(Some(1_795_316_535)));
+    assert_eq!(trace::timestamp("1970-01-01T00:00:00"), Ok(Some(0)));
+    assert_eq!(trace::timestamp("2000-03-01T00:00:00"), Ok(Some(951_868_800)));
+    assert_eq!(trace::timestamp("2000-02-29T00:00:00"), Ok(Some(951_782_400)));
+    assert_eq!(trace::timestamp("9999-12-31T23:59:59"), Ok(Some(253_402_300_799)));
+    // Slurm's words for no date.
+    for none in ["Unknown", "None", ""] {
+        assert_eq!(trace::timestamp(none), Ok(None), "{none}");
+    }
+    // Anything else that is not a date is an error saying so, never a skipped record.
+    for bad in [
+        "2026-13-01T00:00:00",
+        "2026-11-22 03:02:15",
+        "2026-02-30T00:00:00",
+        "2100-02-29T00:00:00",
+        "2026-11-22T24:00:00",
+        "1969-12-31T23:59:59",
+        "99999999999999-01-01T00:00:00",
+        "-2026-01-01T00:00:00",
+        "2026-+1-01T00:00:00",
+        "soon",
+    ] {
+        let e = trace::timestamp(bad).unwrap_err();
+        assert!(e.contains(bad) && !e.contains('\n'), "{bad}: {e}");
     }
 }
 
@@ -294,7 +313,7 @@ fn the_jobcomp_log_parses() {
     assert!(array.iter().all(|r| ["dab-5-5", "dab-6-4", "dab-4-5"].contains(&r.name.as_str())));
     let failed = records.iter().find(|r| r.name == "dab-b").unwrap();
     assert_eq!(failed.state, "FAILED");
-    assert_eq!((failed.submit, failed.end - failed.start), (trace::timestamp("2026-11-22T02:54:05"), 1));
+    assert_eq!((failed.submit, failed.end - failed.start), (trace::timestamp("2026-11-22T02:54:05").unwrap(), 1));
     assert_eq!(records.iter().find(|r| r.name == "dab-c").unwrap().node, "(null)");
     let path = Path::new("bad.log");
     let err = trace::parse_jobcomp(path, "JobId=1 Name=x JobState=COMPLETED\n").unwrap_err().to_string();
@@ -353,4 +372,118 @@ fn slurm_s_record_becomes_a_trace_with_a_fitted_overhead() {
     assert!(fitted.error < 0.05, "{fitted}");
     let without = compare_with(&plan, &rows, &info, None, 0).unwrap().comparison;
     assert!(without.error > 0.9, "the plan alone predicts milliseconds: {without}");
+}
+
+/// A jobcomp line of job `id` named `name` from `start` to `end` (seconds after 03:00:00).
+fn jobcomp_line(id: u32, name: &str, start: u32, end: u32) -> String {
+    let at = |s: u32| format!("2026-11-22T03:{:02}:{:02}", s / 60, s % 60);
+    format!(
+        "JobId={id} Name={name} JobState=COMPLETED StartTime={} EndTime={} NodeList=vm SubmitTime={}",
+        at(start),
+        at(end),
+        at(0)
+    )
+}
+
+/// The error of parsing `text` as a jobcomp log (one line, naming the file).
+fn jobcomp_error(text: &str) -> String {
+    let e = trace::parse_jobcomp(Path::new("jobcomp.log"), text).unwrap_err().to_string();
+    assert!(e.starts_with("'jobcomp.log' line ") && !e.contains('\n'), "{e}");
+    e
+}
+
+#[test]
+fn a_record_that_ends_before_it_starts_is_refused_with_its_line() {
+    let text = format!("{}\n{}\n", jobcomp_line(1, "dab-a", 5, 6), jobcomp_line(2, "dab-b", 9, 7));
+    assert!(jobcomp_error(&text).contains("line 2: job 2 'dab-b' ends 2 s before it starts"));
+    let sacct = "JobID|JobName|Submit|Start|End|State\n\
+                 7|dab-x|2026-11-22T03:00:00|2026-11-22T03:00:09|2026-11-22T03:00:07|COMPLETED\n";
+    let e = trace::parse_sacct(Path::new("sacct.txt"), sacct).unwrap_err().to_string();
+    assert!(e.contains("'sacct.txt' line 2: job 7 'dab-x' ends 2 s before it starts"), "{e}");
+}
+
+#[test]
+fn a_record_submitted_after_it_started_is_refused() {
+    let line =
+        jobcomp_line(1, "dab-a", 5, 6).replace("SubmitTime=2026-11-22T03:00:00", "SubmitTime=2026-11-22T03:00:30");
+    assert!(jobcomp_error(&line).contains("line 1: job 1 'dab-a' was submitted 25 s after it started"));
+}
+
+#[test]
+fn the_same_run_recorded_twice_is_refused_with_both_lines() {
+    let a = jobcomp_line(4, "dab-a", 5, 6);
+    let e = jobcomp_error(&format!("{a}\n{}\n{a}\n", jobcomp_line(5, "dab-b", 6, 7)));
+    assert!(e.contains("line 3: job 4 'dab-a' repeats the record of line 1"), "{e}");
+    // A requeued job runs again under its id: another start is another run, not a duplicate.
+    let again = jobcomp_line(4, "dab-a", 8, 9);
+    assert_eq!(trace::parse_jobcomp(Path::new("j"), &format!("{a}\n{again}\n")).unwrap().len(), 2);
+}
+
+#[test]
+fn a_date_that_is_no_date_is_refused_not_skipped() {
+    let line = jobcomp_line(1, "dab-a", 5, 6).replace("T03:00:06", "T03:00:66");
+    assert!(jobcomp_error(&line).contains("line 1: EndTime='2026-11-22T03:00:66' is not a date"));
+    let line = jobcomp_line(1, "dab-a", 5, 6).replace("2026-11-22T03:00:05", "12345-01-01T00:00:00");
+    assert!(jobcomp_error(&line).contains("StartTime='12345-01-01T00:00:00' is not a date"));
+    // Slurm's Unknown is no date: a job cancelled before it started is skipped.
+    let line = jobcomp_line(1, "dab-a", 5, 6).replace("StartTime=2026-11-22T03:00:05", "StartTime=Unknown");
+    assert!(trace::parse_jobcomp(Path::new("j"), &line).unwrap().is_empty());
+    assert!(jobcomp_error(&jobcomp_line(1, "dab-a", 5, 6).replace("JobId=1 ", "")).contains("no JobId= field"));
+}
+
+/// A plan job that needs another, and that other.
+fn job_and_input(plan: &Plan) -> (String, String) {
+    let j = plan.jobs.iter().find(|j| !j.deps.is_empty()).unwrap();
+    (j.name.clone(), j.deps[0].clone())
+}
+
+#[test]
+fn a_job_started_before_its_input_ended_is_refused_with_both_lines() {
+    let (plan, _) = plan();
+    let (job, input) = job_and_input(&plan);
+    let text = format!(
+        "{}\n{}\n",
+        jobcomp_line(1, &format!("dab-{input}"), 5, 20),
+        jobcomp_line(2, &format!("dab-{job}"), 10, 30)
+    );
+    let records = trace::parse_jobcomp(Path::new("jobcomp.log"), &text).unwrap();
+    let e = trace::convert(&plan, &records, None, Path::new("jobcomp.log")).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            "line 2: job 2 'dab-{job}' started 10 s before its input, job 1 'dab-{input}' (line 1), ended"
+        )),
+        "{e}"
+    );
+    // Starting in the second its input ended is fine: Slurm's times are whole seconds.
+    let text = format!(
+        "{}\n{}\n",
+        jobcomp_line(1, &format!("dab-{input}"), 5, 20),
+        jobcomp_line(2, &format!("dab-{job}"), 20, 30)
+    );
+    let records = trace::parse_jobcomp(Path::new("jobcomp.log"), &text).unwrap();
+    assert_eq!(trace::convert(&plan, &records, None, Path::new("jobcomp.log")).unwrap().rows.len(), 2);
+}
+
+#[test]
+fn more_jobs_at_once_on_a_node_than_its_slots_are_refused() {
+    let (plan, _) = plan();
+    // Two jobs neither of which needs the other.
+    let (a, b) = (1..plan.jobs.len())
+        .flat_map(|j| (0..j).map(move |i| (i, j)))
+        .map(|(i, j)| (&plan.jobs[i], &plan.jobs[j]))
+        .find(|(a, b)| !a.deps.contains(&b.name) && !b.deps.contains(&a.name))
+        .unwrap();
+    let names = [format!("dab-{}", a.name), format!("dab-{}", b.name)];
+    let text = format!("{}\n{}\n", jobcomp_line(1, &names[0], 5, 20), jobcomp_line(2, &names[1], 10, 30));
+    let records = trace::parse_jobcomp(Path::new("jobcomp.log"), &text).unwrap();
+    let e = trace::convert(&plan, &records, Some(1), Path::new("jobcomp.log")).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            "line 2: job 2 '{}' started while 1 jobs were running on node 'vm': more than --slots 1",
+            names[1]
+        )),
+        "{e}"
+    );
+    // Without --slots the two get a lane each.
+    assert_eq!(trace::convert(&plan, &records, None, Path::new("jobcomp.log")).unwrap().threads, 2);
 }

@@ -217,3 +217,84 @@ fn sweeps_are_reproducible() {
         }
     }
 }
+
+/// Two jobs, `b` needing `a`, with these costs and `a`'s bytes.
+fn pair(a: u64, b: u64, bytes: u64) -> Graph {
+    let job = |name: &str, cost: u64, bytes: u64, deps: &[&str]| Job {
+        name: name.into(),
+        cost,
+        states: 1,
+        bytes,
+        deps: deps.iter().map(|d| d.to_string()).collect(),
+    };
+    Graph::new(vec![job("a", a, bytes, &[]), job("b", b, 1, &["a"])], None).unwrap()
+}
+
+#[test]
+fn a_huge_overhead_is_refused_not_wrapped_into_a_small_makespan() {
+    // The case: `dab sim --overhead 18446744073709551615` printed a makespan of 1.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let (graph, out_text) = (data("policies.csv"), out.to_str().unwrap().to_string());
+    let sim = |overhead: &str, message: &str| {
+        let args = ["sim", graph.to_str().unwrap(), "--procs", "1,2", "--out", &out_text, "--overhead", overhead];
+        common::refused(&args, None, message);
+    };
+    let max = u64::MAX.to_string();
+    sim(&max, &format!("exceeds the limit of {max} ticks"));
+    // Half of u64 a job fits one job but not the sum of them.
+    sim(&(u64::MAX / 2).to_string(), "the job durations add up to more than the limit");
+    assert!(!out.join("sweep.csv").exists(), "no report from a refused sweep");
+}
+
+#[test]
+fn durations_past_u64_are_refused_naming_the_job() {
+    let g = pair(5, 3, 1);
+    let over = SimOptions { overhead: u64::MAX - 4, ..Default::default() };
+    match Simulator::new(&g, over) {
+        Err(e @ SimError::Duration { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("job 'a'") && text.contains(&u64::MAX.to_string()), "{text}");
+        }
+        other => panic!("{:?}", other.err()),
+    }
+    // A transfer of 2^63 bytes at one a tick beside a cost of 2^63 ticks.
+    let g = pair(1, 1 << 63, 1 << 63);
+    let slow = SimOptions { bandwidth: Some(1), ..Default::default() };
+    assert!(matches!(Simulator::new(&g, slow), Err(SimError::Duration { job, .. }) if job == "b"));
+    // The costs add up within u64, and each duration fits, but with a tick of overhead a job
+    // the durations do not.
+    let g = pair(u64::MAX - 1, 1, 1);
+    let tick = SimOptions { overhead: 1, ..Default::default() };
+    assert!(matches!(Simulator::new(&g, tick), Err(SimError::Work { job, overhead: 1 }) if job == "b"));
+}
+
+#[test]
+fn a_makespan_at_the_limit_is_exact_and_past_it_an_error() {
+    // Work of exactly u64::MAX ticks: the one-processor makespan is that, not a wrapped number.
+    let g = pair(u64::MAX - 1, 1, 1);
+    let sim = Simulator::new(&g, SimOptions::default()).unwrap();
+    assert_eq!(sim.run(Procs::Limited(1), false).unwrap().row.makespan, u64::MAX);
+    // Contention that slows two running jobs 4 times could take the clock past u64.
+    let g = Graph::new(
+        ["x", "y"].map(|n| Job { name: n.into(), cost: 1 << 62, states: 1, bytes: 1, deps: vec![] }).to_vec(),
+        None,
+    )
+    .unwrap();
+    let sim =
+        Simulator::new(&g, SimOptions::default()).unwrap().with_contention(&dab::sched::Contention(vec![(2, 4.0)]));
+    let e = sim.run(Procs::Limited(2), false).unwrap_err();
+    assert!(matches!(e, SimError::Makespan { .. }) && e.to_string().contains("slowed up to 4x"), "{e}");
+    // Reading every input back at a huge rate under a memory limit: refused the same way.
+    let g = pair(1, 1, 1 << 40);
+    let reload = SimOptions { mem_limit: Some(1 << 41), reload_ps_per_byte: u64::MAX, ..Default::default() };
+    let e = Simulator::new(&g, reload).unwrap().run(Procs::Limited(1), false).unwrap_err();
+    assert!(matches!(e, SimError::Makespan { .. }), "{e}");
+}
+
+#[test]
+fn zero_processors_are_refused() {
+    let g = pair(1, 1, 1);
+    let e = Simulator::new(&g, SimOptions::default()).unwrap().run(Procs::Limited(0), false).unwrap_err();
+    assert_eq!(e, SimError::NoProcessors);
+}

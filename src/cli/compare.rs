@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use dab::exec::read_trace;
+use dab::exec::{read_trace, read_trace_for};
 use dab::plan::Plan;
 use dab::report::compare_with;
 
@@ -33,21 +33,14 @@ pub struct CompareArgs {
 }
 
 pub fn run(args: CompareArgs) -> CliResult {
+    let overhead = super::nanoseconds("--overhead", args.overhead)?;
+    // Loading checks the plan's fields (and its format); the trace is checked against its
+    // graph where there is one (a plan whose jobs are no graph is compare's error to name).
     let plan = Plan::load(&args.plan)?;
-    if plan.format != dab::plan::PLAN_FORMAT {
-        return Err(format!(
-            "plan '{}': format {} is not supported (this dab reads {})",
-            args.plan.display(),
-            plan.format,
-            dab::plan::PLAN_FORMAT
-        )
-        .into());
-    }
-    if !(args.overhead.is_finite() && args.overhead >= 0.0) {
-        return Err(format!("--overhead {} is not a number of seconds >= 0", args.overhead).into());
-    }
-    let (trace, info) = read_trace(&args.trace)?;
-    let overhead = (args.overhead * 1e9).round() as u64;
+    let (trace, info) = match plan.graph() {
+        Ok(graph) => read_trace_for(&args.trace, &graph)?,
+        Err(_) => read_trace(&args.trace)?,
+    };
     let detail = compare_with(&plan, &trace, &info, args.threads, overhead)
         .map_err(|e| Failed(format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display())))?;
     let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));

@@ -153,6 +153,21 @@ pub fn bytes(text: &str) -> Result<u64, String> {
         .map_err(|e| format!("'{text}' is not a size in bytes ({e}); examples: 8G, 500MB, 2GiB"))
 }
 
+/// Seconds given to `option` as whole nanoseconds: refuses what is not a finite number >= 0,
+/// and more than `u64::MAX` ns (about 584 years), which a cast would silently cut down.
+pub fn nanoseconds(option: &str, seconds: f64) -> Result<u64, String> {
+    let limit = u64::MAX as f64 / 1e9;
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!("{option} {seconds} is not a number of seconds >= 0"));
+    }
+    // 2^64 is exact in f64: below it the rounded product fits.
+    let ns = (seconds * 1e9).round();
+    if !(..18_446_744_073_709_551_616.0).contains(&ns) {
+        return Err(format!("{option} {seconds} s exceeds the limit of {limit:.0} s (u64 nanoseconds)"));
+    }
+    Ok(ns as u64)
+}
+
 /// The parser of a library's named choice (policy, engine, scheme, ...): its names, each with
 /// its help, parsed back by name; clap's own messages for a name that is none of them.
 pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {

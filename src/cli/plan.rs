@@ -62,9 +62,7 @@ pub struct PlanCommon {
 impl PlanCommon {
     /// The planner's options; `store`: the run writes a store.
     pub fn options(&self, store: bool) -> Result<PlanOptions, Box<dyn std::error::Error>> {
-        if !(self.overhead.is_finite() && self.overhead >= 0.0) {
-            return Err(format!("--overhead {} is not a number of seconds >= 0", self.overhead).into());
-        }
+        let overhead = super::nanoseconds("--overhead", self.overhead)?;
         if self.split == Some(0) {
             return Err("--split must be at least 1 state".into());
         }
@@ -84,7 +82,7 @@ impl PlanCommon {
             model,
             groups: self.groups.clone(),
             store,
-            overhead: (self.overhead * 1e9).round() as u64,
+            overhead,
             split: self.split,
         })
     }

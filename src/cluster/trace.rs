@@ -7,6 +7,11 @@
 //! numbers, so each node's jobs are laid on the fewest lanes that do not overlap, and the lanes
 //! of all nodes numbered in turn. The same records give the per-job dispatch overhead: how long
 //! a job that had a free slot waited after it became ready.
+//!
+//! A record that makes no sense is refused with its line: a date that is not one (Slurm's
+//! `Unknown` and `None` are no date, and such a record is skipped), an end before its start, a
+//! submission after its start, the same run of a job twice, a job that started before a job it
+//! needs ended, or more jobs at once on a node than `--slots`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,11 +20,15 @@ use serde::Serialize;
 
 use crate::exec::TraceRow;
 use crate::plan::Plan;
-use crate::support::quantile;
+use crate::support::{one_line, quantile};
 
 /// A finished Slurm job (or array task), as logged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
+    /// Slurm's job id (`JobId=`, or sacct's `JobID`, `<array>_<task>` for a task).
+    pub id: String,
+    /// The line of the record in its file, from 1.
+    pub line: usize,
     /// The Slurm job name: `dab-<job>`, or `dab-<key>` for an array task.
     pub name: String,
     /// The array task, for a task of a job array.
@@ -49,7 +58,7 @@ pub enum TraceError {
     },
     /// A line is not a record: a word that is not `Key=Value`, a missing field or column, too
     /// few fields, or an array task that is not a number.
-    #[error("'{path}' line {line}: {message}")]
+    #[error("'{path}' line {line}: {}", one_line(message))]
     Line {
         /// The log or `sacct` file.
         path: PathBuf,
@@ -58,6 +67,9 @@ pub enum TraceError {
         /// What is wrong.
         message: String,
     },
+    /// The plan's jobs are not a valid graph (the reason).
+    #[error("the plan's jobs: {}", one_line(.0))]
+    Plan(String),
     /// No record is a completed job of the plan.
     #[error("'{path}' has no completed job of the plan (job names dab-<job>, or dab-<key> with an array task)")]
     NoJobs {
@@ -67,15 +79,28 @@ pub enum TraceError {
 }
 
 /// Seconds from 1970 of `YYYY-MM-DDTHH:MM:SS` (no zone: Slurm writes local time, and only
-/// differences are used). None for Slurm's `Unknown`, `None` and the like.
-pub fn timestamp(s: &str) -> Option<i64> {
-    let (date, time) = s.split_once('T')?;
-    let num = |t: &str| t.parse::<i64>().ok();
-    let d: Vec<i64> = date.split('-').map(num).collect::<Option<_>>()?;
-    let t: Vec<i64> = time.split(':').map(num).collect::<Option<_>>()?;
-    let (&[y, m, day], &[h, min, sec]) = (d.as_slice(), t.as_slice()) else { return None };
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || h > 23 || min > 59 || sec > 60 {
-        return None;
+/// differences are used), for years 1970 to 9999. Ok(None) for Slurm's `Unknown` and `None`
+/// (and an empty field): no date. Err says why any other text is not a date.
+pub fn timestamp(s: &str) -> Result<Option<i64>, String> {
+    if matches!(s.trim(), "Unknown" | "None" | "") {
+        return Ok(None);
+    }
+    let not = || format!("'{s}' is not a date YYYY-MM-DDTHH:MM:SS");
+    let (date, time) = s.split_once('T').ok_or_else(not)?;
+    // Digits only, at most 4 of them: no sign, and nothing a later sum could overflow with.
+    let num = |t: &str| {
+        (!t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit())).then(|| t.parse().ok()).flatten()
+    };
+    let d: Vec<i64> = date.split('-').map(num).collect::<Option<_>>().ok_or_else(not)?;
+    let t: Vec<i64> = time.split(':').map(num).collect::<Option<_>>().ok_or_else(not)?;
+    let (&[y, m, day], &[h, min, sec]) = (d.as_slice(), t.as_slice()) else { return Err(not()) };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1970..=9999).contains(&y) {
+        return Err(format!("'{s}': the year must be 1970 to 9999"));
+    }
+    if !(1..=12).contains(&m) || !(1..=month_days[m as usize - 1]).contains(&day) || h > 23 || min > 59 || sec > 60 {
+        return Err(format!("'{s}' is not a date: no such month, day or time of day"));
     }
     // Days from civil (Howard Hinnant's algorithm), March-based years.
     let y = if m <= 2 { y - 1 } else { y };
@@ -84,12 +109,29 @@ pub fn timestamp(s: &str) -> Option<i64> {
     let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + min * 60 + sec)
+    Ok(Some(days * 86_400 + h * 3600 + min * 60 + sec))
+}
+
+/// The checks every record gets, whichever file it came from: its dates in order, and not the
+/// same run of a job as an earlier record (`seen`: (job id, start) -> line).
+fn check_record(r: &Record, seen: &mut HashMap<(String, i64), usize>, path: &Path) -> Result<(), TraceError> {
+    let bad = |message: String| TraceError::Line { path: path.into(), line: r.line, message };
+    if r.end < r.start {
+        return Err(bad(format!("job {} '{}' ends {} s before it starts", r.id, r.name, r.start - r.end)));
+    }
+    if let Some(submit) = r.submit.filter(|&s| s > r.start) {
+        return Err(bad(format!("job {} '{}' was submitted {} s after it started", r.id, r.name, submit - r.start)));
+    }
+    if let Some(first) = seen.insert((r.id.clone(), r.start), r.line) {
+        return Err(bad(format!("job {} '{}' repeats the record of line {first} (the same run twice)", r.id, r.name)));
+    }
+    Ok(())
 }
 
 /// Parses a `jobcomp/filetxt` log: every line with a start and an end.
 pub fn parse_jobcomp(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
     let mut out = Vec::new();
+    let mut seen = HashMap::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let bad = |message: String| TraceError::Line { path: path.into(), line: n + 1, message };
         // A value may hold spaces (a working folder): words without '=' belong to the one before.
@@ -103,22 +145,28 @@ pub fn parse_jobcomp(path: &Path, text: &str) -> Result<Vec<Record>, TraceError>
         }
         let get = |k: &str| fields.iter().find(|(key, _)| *key == k).map(|(_, v)| v.as_str());
         let need = |k: &str| get(k).ok_or_else(|| bad(format!("no {k}= field (is this a jobcomp/filetxt log?)")));
-        let (Some(start), Some(end)) = (timestamp(need("StartTime")?), timestamp(need("EndTime")?)) else {
+        let date = |k: &str, v: &str| timestamp(v).map_err(|e| bad(format!("{k}={e}")));
+        let (Some(start), Some(end)) = (date("StartTime", need("StartTime")?)?, date("EndTime", need("EndTime")?)?)
+        else {
             continue; // Cancelled before it started.
         };
         let task = match get("ArrayTaskId") {
             Some(t) => Some(t.parse().map_err(|_| bad(format!("ArrayTaskId '{t}' is not a number")))?),
             None => None,
         };
-        out.push(Record {
+        let record = Record {
+            id: need("JobId")?.to_string(),
+            line: n + 1,
             name: need("Name")?.to_string(),
             task,
             state: need("JobState")?.to_string(),
-            submit: get("SubmitTime").and_then(timestamp),
+            submit: get("SubmitTime").map(|v| date("SubmitTime", v)).transpose()?.flatten(),
             start,
             end,
             node: get("NodeList").unwrap_or("").to_string(),
-        });
+        };
+        check_record(&record, &mut seen, path)?;
+        out.push(record);
     }
     Ok(out)
 }
@@ -127,13 +175,13 @@ pub fn parse_jobcomp(path: &Path, text: &str) -> Result<Vec<Record>, TraceError>
 pub fn parse_sacct(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let bad = |line: usize, message: String| TraceError::Line { path: path.into(), line, message };
-    let Some((_, header)) = lines.next() else { return Ok(Vec::new()) };
+    let Some((header_at, header)) = lines.next() else { return Ok(Vec::new()) };
     let columns: Vec<&str> = header.split('|').collect();
     let column = |name: &str| columns.iter().position(|c| *c == name);
     let need = |name: &str| {
         column(name).ok_or_else(|| {
             bad(
-                1,
+                header_at + 1,
                 format!(
                     "no {name} column: use sacct --parsable2 --format=JobID,JobName,Submit,Start,End,State,NodeList"
                 ),
@@ -144,6 +192,7 @@ pub fn parse_sacct(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
         (need("JobID")?, need("JobName")?, need("Start")?, need("End")?, need("State")?);
     let (submit, node) = (column("Submit"), column("NodeList"));
     let mut out = Vec::new();
+    let mut seen = HashMap::new();
     for (n, line) in lines {
         let cells: Vec<&str> = line.split('|').collect();
         if cells.len() < columns.len() {
@@ -152,23 +201,28 @@ pub fn parse_sacct(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
         if cells[id].contains('.') {
             continue;
         }
-        let (Some(s), Some(e)) = (timestamp(cells[start]), timestamp(cells[end])) else { continue };
+        let date = |c: usize| timestamp(cells[c]).map_err(|e| bad(n + 1, format!("{}: {e}", columns[c])));
+        let (Some(s), Some(e)) = (date(start)?, date(end)?) else { continue };
         let task = match cells[id].split_once('_') {
             Some((_, t)) => {
                 Some(t.parse().map_err(|_| bad(n + 1, format!("JobID '{}' has no task number", cells[id])))?)
             }
             None => None,
         };
-        out.push(Record {
+        let record = Record {
+            id: cells[id].to_string(),
+            line: n + 1,
             name: cells[name].to_string(),
             task,
             // `CANCELLED by 0`: the state is the first word.
             state: cells[state].split_whitespace().next().unwrap_or("").to_string(),
-            submit: submit.and_then(|c| timestamp(cells[c])),
+            submit: submit.map(date).transpose()?.flatten(),
             start: s,
             end: e,
             node: node.map_or("", |c| cells[c]).to_string(),
-        });
+        };
+        check_record(&record, &mut seen, path)?;
+        out.push(record);
     }
     Ok(out)
 }
@@ -218,6 +272,7 @@ fn plan_job(r: &Record) -> Option<String> {
 /// The trace of `plan`'s jobs among `records` (the last completed record of each job), with
 /// at most `slots` lanes a node when given (its CPUs: jobs take one each).
 pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Path) -> Result<Converted, TraceError> {
+    let graph = plan.graph().map_err(|e| TraceError::Plan(e.to_string()))?;
     let index: HashMap<&str, usize> = plan.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
     let mut chosen: Vec<Option<&Record>> = vec![None; plan.jobs.len()];
     for r in records.iter().filter(|r| r.state == "COMPLETED") {
@@ -231,8 +286,27 @@ pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Pat
     if used.is_empty() {
         return Err(TraceError::NoJobs { path: path.into() });
     }
+    for &(i, r) in &used {
+        for &k in graph.needs(i) {
+            if let Some(input) = chosen[k as usize].filter(|d| r.start < d.end) {
+                return Err(TraceError::Line {
+                    path: path.into(),
+                    line: r.line,
+                    message: format!(
+                        "job {} '{}' started {} s before its input, job {} '{}' (line {}), ended",
+                        r.id,
+                        r.name,
+                        input.end - r.start,
+                        input.id,
+                        input.name,
+                        input.line
+                    ),
+                });
+            }
+        }
+    }
     let t0 = used.iter().map(|(_, r)| r.submit.unwrap_or(r.start).min(r.start)).min().expect("not empty");
-    let lane = lanes(&used, slots);
+    let lane = lanes(&used, slots, path)?;
     let threads = lane.iter().max().map_or(1, |l| l + 1) as u32;
     let mut rows: Vec<TraceRow> = used
         .iter()
@@ -258,8 +332,9 @@ pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Pat
 }
 
 /// Each record's lane: per node, the lowest lane free at its start (at most `slots` lanes a
-/// node when given); nodes in name order.
-fn lanes(used: &[(usize, &Record)], slots: Option<usize>) -> Vec<usize> {
+/// node when given); nodes in name order. A record that starts while `slots` jobs of its node
+/// have not ended is refused.
+fn lanes(used: &[(usize, &Record)], slots: Option<usize>, path: &Path) -> Result<Vec<usize>, TraceError> {
     let mut nodes: Vec<&str> = used.iter().map(|(_, r)| r.node.as_str()).collect();
     nodes.sort_unstable();
     nodes.dedup();
@@ -278,6 +353,19 @@ fn lanes(used: &[(usize, &Record)], slots: Option<usize>) -> Vec<usize> {
             let full = slots.is_some_and(|n| busy.len() >= n);
             let earliest = || (0..busy.len()).min_by_key(|&l| busy[l]);
             let l = free.or_else(|| if full { earliest() } else { None }).unwrap_or(busy.len());
+            if l < busy.len() && busy[l] > r.start {
+                return Err(TraceError::Line {
+                    path: path.into(),
+                    line: r.line,
+                    message: format!(
+                        "job {} '{}' started while {} jobs were running on node '{node}': more than --slots {}",
+                        r.id,
+                        r.name,
+                        busy.len(),
+                        busy.len()
+                    ),
+                });
+            }
             if l == busy.len() {
                 busy.push(r.end);
             } else {
@@ -287,7 +375,7 @@ fn lanes(used: &[(usize, &Record)], slots: Option<usize>) -> Vec<usize> {
         }
         offset += busy.len();
     }
-    out
+    Ok(out)
 }
 
 /// The measured waits and the overhead that makes the simulator's makespan the run's.
@@ -295,7 +383,7 @@ fn fit_overhead(plan: &Plan, chosen: &[Option<&Record>], threads: u32, makespan:
     let index: HashMap<&str, usize> = plan.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
     let mut waits: Vec<f64> = Vec::new();
     for (i, r) in chosen.iter().enumerate().filter_map(|(i, r)| r.map(|r| (i, r))) {
-        let inputs = plan.jobs[i].deps.iter().filter_map(|d| chosen[index[d.as_str()]]).map(|d| d.end).max();
+        let inputs = plan.jobs[i].deps.iter().filter_map(|d| chosen[*index.get(d.as_str())?]).map(|d| d.end).max();
         let Some(ready) = inputs.max(r.submit) else { continue };
         let running = chosen.iter().flatten().filter(|o| o.start <= ready && ready < o.end).count();
         if running < threads as usize {
@@ -314,6 +402,10 @@ fn fit_ticks(plan: &Plan, threads: u32, target: f64) -> Option<u64> {
     let makespan = |overhead: u64| {
         crate::plan::simulate_with(plan, &graph, threads, overhead, false).ok().map(|r| r.row.makespan as f64)
     };
+    // An overhead past u64 ns cannot be given: none to fit (a record spanning centuries).
+    if !(..18_446_744_073_709_551_616.0).contains(&target) {
+        return None;
+    }
     if makespan(0)? >= target {
         return Some(0);
     }

@@ -16,4 +16,4 @@ mod trace;
 pub use executor::{ExecError, ExecOptions, Execution, execute, execute_with};
 pub use job::{JobRun, run_job, stored_root};
 pub use solve::{SolveError, solve};
-pub use trace::{TraceError, TraceInfo, TraceRow, read_trace, write_trace};
+pub use trace::{TraceError, TraceInfo, TraceRow, read_trace, read_trace_for, write_trace};

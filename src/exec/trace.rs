@@ -1,13 +1,18 @@
 //! The trace of a run: one row per job (`job,thread,start,end,positions`, seconds from the
-//! start), after a `#` line naming the board, threads and value. The executor writes it,
-//! `dab compare` and `dab cluster-trace` read it.
+//! start), after a `#` line naming the board, threads and value. The executor writes it and
+//! `dab cluster-trace` converts Slurm's record into one; `dab compare` reads it, and the reader
+//! refuses what no run can give (a missing field, a time that is not a finite number >= 0, an
+//! end before its start, a job twice, two jobs of one thread at once, a job before its inputs),
+//! naming the line.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::game::Value;
-use crate::support::write_atomic;
+use crate::sched::{Graph, is_job_name};
+use crate::support::{one_line, write_atomic};
 
 /// Why a trace cannot be read or written; names the file.
 #[derive(Debug, thiserror::Error)]
@@ -21,7 +26,7 @@ pub enum TraceError {
         source: std::io::Error,
     },
     /// The file is not a trace.
-    #[error("trace '{path}': {message}")]
+    #[error("trace '{path}': {}", one_line(message))]
     Trace {
         /// The trace file.
         path: PathBuf,
@@ -85,32 +90,122 @@ pub fn write_trace(path: &Path, rows: &[TraceRow], info: &TraceInfo) -> Result<(
     write_atomic(path, text.as_bytes()).map_err(|source| TraceError::Write { path: path.into(), source })
 }
 
-/// Reads a trace written by [`write_trace`] (or converted from a cluster's record).
+/// Reads a trace written by [`write_trace`] (or converted from a cluster's record) and checks
+/// it: every field of every row present, times finite seconds with 0 <= start <= end, each job
+/// once, threads below the first line's count, and no two jobs of one thread overlapping.
+/// Errors name the file and the line.
 pub fn read_trace(path: &Path) -> Result<(Vec<TraceRow>, TraceInfo), TraceError> {
+    read_lines(path).map(|(rows, _, info)| (rows, info))
+}
+
+/// [`read_trace`], checked against the graph of the run's plan as well: no job starts before a
+/// job it needs (that the trace holds) has ended.
+pub fn read_trace_for(path: &Path, graph: &Graph) -> Result<(Vec<TraceRow>, TraceInfo), TraceError> {
+    let (rows, lines, info) = read_lines(path)?;
+    let bad = |message: String| TraceError::Trace { path: path.into(), message };
+    let row_of: HashMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.job.as_str(), i)).collect();
+    let job_of: HashMap<&str, usize> = graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    for (i, r) in rows.iter().enumerate() {
+        let Some(&g) = job_of.get(r.job.as_str()) else { continue };
+        for &k in graph.needs(g) {
+            let Some(&j) = row_of.get(graph.jobs[k as usize].name.as_str()) else { continue };
+            if r.start < rows[j].end {
+                return Err(bad(format!(
+                    "line {}: job '{}' starts at {} s, before its input '{}' (line {}) ends at {} s",
+                    lines[i], r.job, r.start, rows[j].job, lines[j], rows[j].end
+                )));
+            }
+        }
+    }
+    Ok((rows, info))
+}
+
+/// The rows, the line of each, and the first line's facts, checked as [`read_trace`] says.
+fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), TraceError> {
     let text = std::fs::read_to_string(path).map_err(|source| TraceError::Read { path: path.into(), source })?;
     let bad = |message: String| TraceError::Trace { path: path.into(), message };
     let mut info = TraceInfo::default();
-    for line in text.lines().take_while(|l| l.starts_with('#')) {
+    for (n, line) in text.lines().enumerate().take_while(|(_, l)| l.starts_with('#')) {
+        let n = n + 1;
         for item in line.trim_start_matches('#').split_whitespace() {
             match item.split_once('=') {
                 Some(("board", b)) => info.board = Some(b.to_string()),
-                Some(("threads", t)) => info.threads = Some(t.parse().map_err(|_| bad(format!("threads '{t}'")))?),
-                Some(("value", v)) => info.value = Some(v.parse().map_err(|_| bad(format!("value '{v}'")))?),
+                Some(("threads", t)) => {
+                    let threads = t.parse().ok().filter(|&t: &u32| t >= 1);
+                    info.threads =
+                        Some(threads.ok_or_else(|| bad(format!("line {n}: threads={t} is not a thread count >= 1")))?);
+                }
+                Some(("value", v)) => {
+                    info.value = Some(v.parse().map_err(|_| bad(format!("line {n}: value={v} is not a value")))?)
+                }
                 _ => {}
             }
         }
     }
     let mut r = csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_reader(text.as_bytes());
-    let mut rows = Vec::new();
-    for rec in r.deserialize::<TraceRow>() {
-        let row = rec.map_err(|e| bad(format!("{e} (columns: job,thread,start,end,positions)")))?;
-        if !(row.start.is_finite() && row.end.is_finite() && 0.0 <= row.start && row.start <= row.end) {
-            return Err(bad(format!("job '{}' has start {} and end {}", row.job, row.start, row.end)));
+    let columns = "columns: job,thread,start,end,positions";
+    let header = r.headers().map_err(|e| bad(format!("{e} ({columns})")))?.clone();
+    let mut rows: Vec<TraceRow> = Vec::new();
+    let mut lines = Vec::new();
+    let mut first_line: HashMap<String, usize> = HashMap::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| match e.kind() {
+            csv::ErrorKind::UnequalLengths { pos: Some(pos), expected_len, len } => {
+                bad(format!("line {}: {len} fields where the header has {expected_len} ({columns})", pos.line()))
+            }
+            _ => bad(format!("{e} ({columns})")),
+        })?;
+        let line = rec.position().map_or(0, |p| p.line() as usize);
+        let row: TraceRow = rec.deserialize(Some(&header)).map_err(|e| bad(format!("line {line}: {e} ({columns})")))?;
+        let job = &row.job;
+        if !is_job_name(job) {
+            return Err(bad(format!(
+                "line {line}: '{job}' is not a job name (non-empty; no spaces, control characters, ':', ',' or '#')"
+            )));
+        }
+        if !(row.start.is_finite() && row.end.is_finite() && row.start >= 0.0) {
+            return Err(bad(format!(
+                "line {line}: job '{job}' has start {} and end {}: times are finite seconds >= 0",
+                row.start, row.end
+            )));
+        }
+        if row.end < row.start {
+            return Err(bad(format!(
+                "line {line}: job '{job}' ends at {} s, before it starts at {} s",
+                row.end, row.start
+            )));
+        }
+        let limit = info.threads.map_or(u32::MAX as usize, |t| t as usize);
+        if row.thread >= limit {
+            let have = info.threads.map_or(String::new(), |t| format!(" (the first line says threads={t})"));
+            return Err(bad(format!(
+                "line {line}: job '{job}' is on thread {}, beyond the run's threads{have}",
+                row.thread
+            )));
+        }
+        if let Some(first) = first_line.insert(job.clone(), line) {
+            return Err(bad(format!("line {line}: job '{job}' appears twice (first on line {first})")));
         }
         rows.push(row);
+        lines.push(line);
     }
     if rows.is_empty() {
         return Err(bad("no jobs".into()));
     }
-    Ok((rows, info))
+    // One thread runs one job at a time: by thread and start, each starts after the last ends.
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&rows[a], &rows[b]);
+        a.thread.cmp(&b.thread).then(a.start.total_cmp(&b.start)).then(a.end.total_cmp(&b.end))
+    });
+    for w in order.windows(2) {
+        let (a, b) = (&rows[w[0]], &rows[w[1]]);
+        if a.thread == b.thread && b.start < a.end {
+            return Err(bad(format!(
+                "line {}: job '{}' starts at {} s on thread {}, before job '{}' (line {}) on the same thread ends at {} s",
+                lines[w[1]], b.job, b.start, b.thread, a.job, lines[w[0]], a.end
+            )));
+        }
+    }
+    Ok((rows, lines, info))
 }

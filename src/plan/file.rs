@@ -3,15 +3,19 @@
 //! of one) with its predicted cost, its priority and the jobs it needs, with the predicted
 //! makespan for each processor count. This module owns the file format and its checks: a plan
 //! for another board, an older format, missing or overlapping jobs are refused before anything
-//! runs.
+//! runs. Loading checks the fields themselves: every field present (`null` where a value may be
+//! absent; the two defaults are for format-2 plans written before those fields existed, and
+//! mean what those plans meant), counts at least 1, seconds finite and >= 0, contention factors
+//! finite and > 0.
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::game::{Board, Position};
-use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split, fixed_bytes, values_limit};
+use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split, fixed_bytes, is_job_name, values_limit};
 use crate::solver::{Kernel, LayoutError, Space};
+use crate::support::one_line;
 
 use super::ready::{ReadsError, ReadyPlan, job_layout, priorities};
 
@@ -61,11 +65,13 @@ pub struct Candidate {
     /// Number of line groups.
     pub groups: usize,
     /// How its partitions were split (None: not at all).
+    #[serde(deserialize_with = "required")]
     pub split: Option<Split>,
     /// Number of jobs.
     pub jobs: usize,
     /// Predicted makespan in seconds on the plan's thread count (infinite where it does not
-    /// fit).
+    /// fit, which JSON writes as `null`).
+    #[serde(deserialize_with = "null_is_infinite")]
     pub predicted_seconds: f64,
     /// Most bytes of job values resident at once on the plan's thread count (0 where it does
     /// not fit).
@@ -88,6 +94,7 @@ pub struct Plan {
     /// Number of line groups of the space.
     pub groups: usize,
     /// How partitions were split into jobs (None: not at all).
+    #[serde(deserialize_with = "required")]
     pub split: Option<Split>,
     /// Which ready job starts first.
     pub policy: Policy,
@@ -96,17 +103,21 @@ pub struct Plan {
     /// Unit of the job costs: `ns` with a cost model, else `states`.
     pub unit: String,
     /// The machine of the cost model.
+    #[serde(deserialize_with = "required")]
     pub machine: Option<String>,
     /// How much slower jobs run with more threads busy: `(threads, factor)` points, applied by
     /// the simulator from the jobs running at each moment (none for a plan in states).
     pub contention: Contention,
     /// Most bytes the run's process may hold (None: no limit): partition values, and the
     /// program, tables, jobs and threads counted by [`crate::sched::process_bytes`].
+    #[serde(deserialize_with = "required")]
     pub mem_limit: Option<u64>,
-    /// Whether job costs include writing the job to a store.
+    /// Whether job costs include writing the job to a store (absent from format-2 plans made
+    /// before store writes were costed: false, as they were).
     #[serde(default)]
     pub store_writes: bool,
-    /// Picoseconds per byte charged for reading back values the memory limit dropped.
+    /// Picoseconds per byte charged for reading back values the memory limit dropped (absent
+    /// from format-2 plans made before read-backs were charged: 0, as they were).
     #[serde(default)]
     pub reload_ps_per_byte: u64,
     /// Predicted makespan in seconds on `threads` processors (0 where not predicted).
@@ -138,7 +149,7 @@ pub enum PlanError {
         source: std::io::Error,
     },
     /// The file is not the JSON of a plan.
-    #[error("plan '{path}' is not a plan file: {source}")]
+    #[error("plan '{path}' is not a plan file: {}", one_line(&source.to_string()))]
     Parse {
         /// The plan file.
         path: PathBuf,
@@ -200,6 +211,16 @@ pub enum PlanError {
     /// A job does not read what it lists, or is not named for its piece.
     #[error("the plan's {0}")]
     Reads(#[from] ReadsError),
+    /// A field has a value no plan can have (the field, its value, and the rule).
+    #[error("the plan's {field} = {value}: {rule}")]
+    Field {
+        /// The field, e.g. `threads` or `predictions[2].makespan_seconds`.
+        field: String,
+        /// Its value.
+        value: String,
+        /// What it must be.
+        rule: &'static str,
+    },
     /// An error in a plan file, with the file's name.
     #[error("plan '{path}': {source}")]
     InFile {
@@ -208,6 +229,17 @@ pub enum PlanError {
         /// The error in it.
         source: Box<PlanError>,
     },
+}
+
+/// An `Option` field that must be in the file (`null` for None): serde would take a missing
+/// one for None, which is how a damaged plan loses its memory limit unnoticed.
+fn required<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    Option::<T>::deserialize(d)
+}
+
+/// Seconds that JSON writes as `null` when infinite (serde_json has no infinity).
+fn null_is_infinite<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
 }
 
 impl From<LayoutError> for PlanError {
@@ -320,10 +352,87 @@ impl Plan {
         ReadyPlan::checked(space, graph, layout, priority)
     }
 
-    /// Reads a plan file (unchecked: see [`Plan::check`]).
+    /// Reads a plan file and checks its fields ([`Plan::check_fields`]); its jobs against the
+    /// space are [`Plan::check`]'s.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
         let text = std::fs::read_to_string(path).map_err(|source| PlanError::Read { path: path.into(), source })?;
-        serde_json::from_str(&text).map_err(|source| PlanError::Parse { path: path.into(), source })
+        let in_file = |e: PlanError| PlanError::InFile { path: path.into(), source: Box::new(e) };
+        let parse = |source| PlanError::Parse { path: path.into(), source };
+        // The version first: a plan of another format lacks fields, and the fix is a new plan.
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(parse)?;
+        if let Some(found) = value.get("format").and_then(|f| f.as_u64()).filter(|&f| f != PLAN_FORMAT as u64) {
+            return Err(in_file(PlanError::Format { found: u32::try_from(found).unwrap_or(u32::MAX) }));
+        }
+        // From the text again rather than the value: serde_json then names the line and column.
+        let plan: Plan = serde_json::from_str(&text).map_err(parse)?;
+        plan.check_fields().map_err(in_file)?;
+        Ok(plan)
+    }
+
+    /// Checks the fields that need no space: the format, counts at least 1 (threads,
+    /// processors, a split's threshold and pieces, a memory limit), the unit `ns` or `states`,
+    /// seconds finite and >= 0 (a candidate that does not fit may be infinite), contention
+    /// points at 1 thread or more with finite factors > 0.
+    pub fn check_fields(&self) -> Result<(), PlanError> {
+        let bad = |field: String, value: String, rule| Err(PlanError::Field { field, value, rule });
+        let seconds = |field: String, value: f64| {
+            if value.is_finite() && value >= 0.0 {
+                Ok(())
+            } else {
+                bad(field, value.to_string(), "must be a finite number of seconds >= 0")
+            }
+        };
+        if self.format != PLAN_FORMAT {
+            return Err(PlanError::Format { found: self.format });
+        }
+        if self.threads == 0 {
+            return bad("threads".into(), "0".into(), "must be at least 1");
+        }
+        if self.unit != "ns" && self.unit != "states" {
+            return bad("unit".into(), format!("'{}'", one_line(&self.unit)), "must be 'ns' or 'states'");
+        }
+        if let Some(s) = &self.split
+            && (s.threshold == 0 || s.max_pieces == 0)
+        {
+            let value = format!("threshold {}, max_pieces {}", s.threshold, s.max_pieces);
+            return bad("split".into(), value, "must have a threshold and max_pieces of at least 1");
+        }
+        if self.mem_limit == Some(0) {
+            return bad("mem_limit".into(), "0".into(), "must be at least 1 byte (null: no limit)");
+        }
+        for &(threads, factor) in &self.contention.0 {
+            if threads == 0 || !(factor.is_finite() && factor > 0.0) {
+                let value = format!("({threads} threads, factor {factor})");
+                return bad("contention".into(), value, "points must be at 1 thread or more with a finite factor > 0");
+            }
+        }
+        for (i, j) in self.jobs.iter().enumerate() {
+            let names = std::iter::once(("name".to_string(), &j.name))
+                .chain(j.deps.iter().enumerate().map(|(k, d)| (format!("deps[{k}]"), d)));
+            for (field, name) in names {
+                if !is_job_name(name) {
+                    let rule = "is not a job name (non-empty; no spaces, control characters, ':', ',' or '#')";
+                    return bad(format!("jobs[{i}].{field}"), format!("'{}'", one_line(name)), rule);
+                }
+            }
+        }
+        seconds("predicted_seconds".into(), self.predicted_seconds)?;
+        for (i, p) in self.predictions.iter().enumerate() {
+            if p.procs == 0 {
+                return bad(format!("predictions[{i}].procs"), "0".into(), "must be at least 1");
+            }
+            seconds(format!("predictions[{i}].makespan_seconds"), p.makespan_seconds)?;
+            seconds(format!("predictions[{i}].lower_bound_seconds"), p.lower_bound_seconds)?;
+        }
+        for (i, c) in self.candidates.iter().enumerate() {
+            let field = format!("candidates[{i}].predicted_seconds");
+            match c.predicted_seconds {
+                f64::INFINITY if c.fits => return bad(field, "null".into(), "is infinite, but the candidate fits"),
+                f64::INFINITY => {}
+                s => seconds(field, s)?,
+            }
+        }
+        Ok(())
     }
 
     /// Writes the plan to `path` as JSON, through a temporary file and a rename.

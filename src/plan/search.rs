@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use crate::game::Position;
 use crate::sched::{
-    CostModel, CostSpec, Graph, PieceDeps, Policy, Procs, SimOptions, Simulator, Split, orbits, process_bytes,
-    values_limit,
+    CostModel, CostSpec, Graph, PieceDeps, Policy, Procs, SchemeError, SimError, SimOptions, Simulator, Split, orbits,
+    process_bytes, values_limit,
 };
 use crate::solver::{Space, SpaceError};
 
@@ -68,12 +68,16 @@ pub enum PlannerError {
         /// The least limit any candidate can run under, in bytes.
         least: u64,
     },
-    /// A candidate's graph could not be built (a split too fine to hold).
-    #[error("{0}")]
-    Graph(#[from] crate::sched::SchemeError),
     /// The chosen candidate could not be made into a plan.
     #[error(transparent)]
     Plan(#[from] PlanError),
+    /// A candidate's graph could not be built (a split too fine to hold) or costed (a cost past
+    /// `u64` nanoseconds).
+    #[error(transparent)]
+    Graph(#[from] SchemeError),
+    /// A candidate could not be simulated (durations or a makespan past `u64` ticks).
+    #[error(transparent)]
+    Simulation(#[from] SimError),
 }
 
 /// One simulated candidate.
@@ -156,23 +160,31 @@ fn counts(threads: u32, dense: bool) -> Vec<u32> {
 }
 
 /// Simulates `graph` at each of `counts` under the model, in parallel; None where the memory
-/// limit cannot be met. The memory limit is the whole process's: at each count, the values get
-/// what the program, tables (`fixed` bytes) and that many threads leave.
-fn predict(graph: &Graph, fixed: u64, opts: &PlanOptions, counts: &[u32]) -> Vec<(u32, Option<Prediction>)> {
+/// limit cannot be met; an error where ticks would pass `u64`. The memory limit is the whole
+/// process's: at each count, the values get what the program, tables (`fixed` bytes) and that
+/// many threads leave.
+fn predict(
+    graph: &Graph,
+    fixed: u64,
+    opts: &PlanOptions,
+    counts: &[u32],
+) -> Result<Vec<(u32, Option<Prediction>)>, SimError> {
     counts
         .par_iter()
         .map(|&n| {
             let limit = values_limit(opts.mem_limit, fixed, n);
-            let sim = Simulator::new(graph, sim_options(opts, limit))
-                .expect("no zero bandwidth")
-                .with_contention(&opts.model.contention);
-            let prediction = sim.run(Procs::Limited(n), false).ok().map(|r| Prediction {
-                procs: n,
-                makespan_seconds: r.row.makespan as f64 / 1e9,
-                peak_memory: r.row.peak_memory,
-                lower_bound_seconds: r.row.lower_bound / 1e9,
-            });
-            (n, prediction)
+            let sim = Simulator::new(graph, sim_options(opts, limit))?.with_contention(&opts.model.contention);
+            let prediction = match sim.run(Procs::Limited(n), false) {
+                Ok(r) => Some(Prediction {
+                    procs: n,
+                    makespan_seconds: r.row.makespan as f64 / 1e9,
+                    peak_memory: r.row.peak_memory,
+                    lower_bound_seconds: r.row.lower_bound / 1e9,
+                }),
+                Err(SimError::MemLimit { .. }) => None,
+                Err(e) => return Err(e),
+            };
+            Ok((n, prediction))
         })
         .collect()
 }
@@ -207,11 +219,12 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
             let mut graph = orbits(&space, &cost, split.as_ref())?;
             if opts.store {
                 for j in &mut graph.jobs {
-                    j.cost += opts.model.store_nanoseconds(j.bytes);
+                    // Saturating: the simulator then refuses the sum rather than see it wrap.
+                    j.cost = j.cost.saturating_add(opts.model.store_nanoseconds(j.bytes));
                 }
             }
             let fixed = run_fixed_bytes(&space, graph.len());
-            let predictions = predict(&graph, fixed, opts, &counts(opts.threads, false));
+            let predictions = predict(&graph, fixed, opts, &counts(opts.threads, false))?;
             let at = predictions.iter().find(|(n, _)| *n == opts.threads).and_then(|(_, p)| p.clone());
             let at = at.as_ref();
             let cp = graph.critical_path().max(1);
@@ -244,7 +257,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     let c = &mut candidates[chosen];
     let known: Vec<u32> = c.predictions.iter().map(|p| p.procs).collect();
     let more: Vec<u32> = counts(opts.threads, true).into_iter().filter(|n| !known.contains(n)).collect();
-    c.predictions.extend(predict(&c.graph, c.fixed_bytes, opts, &more).into_iter().filter_map(|(_, p)| p));
+    c.predictions.extend(predict(&c.graph, c.fixed_bytes, opts, &more)?.into_iter().filter_map(|(_, p)| p));
     c.predictions.sort_by_key(|p| p.procs);
     let mut plan = plan_for(&candidates[chosen], opts)?;
     plan.candidates = candidates.iter().map(|c| c.candidate.clone()).collect();

@@ -40,6 +40,13 @@ impl Contention {
         below.1.max(1.0)
     }
 
+    /// The largest factor at any number of busy threads (at least 1; infinite for a curve
+    /// with an infinite point): what bounds how far real time can run ahead of the work clock.
+    pub fn max_factor(&self) -> f64 {
+        // Linear pieces peak at their points, and past the last point the factor holds.
+        self.0.iter().filter(|&&(t, _)| t > 1).map(|&(t, _)| self.factor(t as usize)).fold(1.0, f64::max)
+    }
+
     /// Whether every factor is 1: the simulator then runs jobs at their cost.
     pub fn is_none(&self) -> bool {
         self.0.iter().all(|&(_, f)| f <= 1.0)
@@ -98,6 +105,16 @@ mod tests {
         assert_eq!(Contention(vec![(2, 0.97)]).factor(2), 1.0);
         // Between one thread and a first point past 2, the line starts at (1, 1).
         assert!((Contention(vec![(4, 1.6)]).factor(2) - 1.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_largest_factor_bounds_the_factor_at_every_count() {
+        let c = Contention(vec![(2, 1.1), (4, 2.5), (8, 1.8)]);
+        assert_eq!(c.max_factor(), 2.5);
+        assert!((1..100).all(|t| c.factor(t) <= c.max_factor()));
+        assert_eq!(Contention::default().max_factor(), 1.0);
+        assert_eq!(Contention(vec![(2, 0.9)]).max_factor(), 1.0);
+        assert_eq!(Contention(vec![(2, f64::INFINITY)]).max_factor(), f64::INFINITY);
     }
 
     #[test]

@@ -150,7 +150,7 @@ pub enum CostError {
         source: std::io::Error,
     },
     /// The file is not the JSON of a cost model.
-    #[error("cost model '{path}' is not a cost model file: {source}")]
+    #[error("cost model '{path}' is not a cost model file: {}", crate::support::one_line(&source.to_string()))]
     Parse {
         /// The model file.
         path: PathBuf,
@@ -179,21 +179,51 @@ pub enum CostError {
         /// Its value.
         value: f64,
     },
-    /// A coefficient or a contention factor is negative, infinite or not a number.
+    /// A coefficient or a store time is negative, infinite or not a number.
     #[error("cost model '{path}': {field} = {value} must be a finite number >= 0")]
     Coefficient {
         /// The model file.
         path: PathBuf,
-        /// The coefficient's name (`contention` for a contention factor).
+        /// The coefficient's name.
         field: &'static str,
         /// Its value.
         value: f64,
     },
+    /// Every coefficient is 0: every job would cost nothing.
+    #[error(
+        "cost model '{path}': every coefficient (per_job_ns, per_state_ns, ...) is 0, so every job would cost 0 ns (run dab calibrate to make the model again)"
+    )]
+    NoCost {
+        /// The model file.
+        path: PathBuf,
+    },
+    /// A count (cores, hardware threads, the probe's threads) is 0.
+    #[error("cost model '{path}': {field} = 0 must be at least 1")]
+    Count {
+        /// The model file.
+        path: PathBuf,
+        /// The field's name.
+        field: &'static str,
+    },
+    /// A point of the contention curve is at 0 threads, or its factor is not a finite number > 0.
+    #[error(
+        "cost model '{path}': the contention point ({threads} threads, factor {factor}) must have at least 1 thread and a finite factor > 0"
+    )]
+    Contention {
+        /// The model file.
+        path: PathBuf,
+        /// The point's thread count.
+        threads: u32,
+        /// Its factor.
+        factor: f64,
+    },
 }
 
 impl CostModel {
-    /// Reads a model file and checks it: its format version, and every coefficient and
-    /// contention factor a finite number >= 0.
+    /// Reads a model file and checks it: its format version, every field present (none has a
+    /// default), every coefficient and store time a finite number >= 0 and not every
+    /// coefficient 0, every contention factor a finite number > 0 at 1 thread or more, the
+    /// probe's times finite and > 0, and every count at least 1.
     pub fn load(path: &Path) -> Result<CostModel, CostError> {
         let text = std::fs::read_to_string(path).map_err(|source| CostError::Read { path: path.into(), source })?;
         Self::parse(&text, path)
@@ -213,18 +243,26 @@ impl CostModel {
         if let Some(found) = value.get("format").and_then(|f| f.as_u64()).filter(|&f| f != MODEL_FORMAT as u64) {
             return Err(CostError::Format { path: path.into(), found: u32::try_from(found).unwrap_or(u32::MAX) });
         }
-        let model: CostModel = serde_json::from_value(value).map_err(parse)?;
-        let factors = model.contention.0.iter().map(|&(_, f)| ("contention", f));
+        // From the text again rather than the value: serde_json then names the line and column.
+        let model: CostModel = serde_json::from_str(text).map_err(parse)?;
+        for &(threads, factor) in &model.contention.0 {
+            if threads == 0 || !(factor.is_finite() && factor > 0.0) {
+                return Err(CostError::Contention { path: path.into(), threads, factor });
+            }
+        }
         let store = [
             ("store_per_file_ns", model.store_per_file_ns),
             ("store_per_byte_ns", model.store_per_byte_ns),
             ("store_read_per_byte_ns", model.store_read_per_byte_ns),
             ("calibrate_seconds", model.calibrate_seconds),
         ];
-        for (field, value) in model.coefficients().into_iter().chain(factors).chain(store) {
+        for (field, value) in model.coefficients().into_iter().chain(store) {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(CostError::Coefficient { path: path.into(), field, value });
             }
+        }
+        if model.coefficients().iter().all(|&(_, c)| c == 0.0) {
+            return Err(CostError::NoCost { path: path.into() });
         }
         for (field, value) in [
             ("probe.one_thread_seconds", model.probe.one_thread_seconds),
@@ -234,8 +272,14 @@ impl CostModel {
                 return Err(CostError::Probe { path: path.into(), field, value });
             }
         }
-        if model.probe.threads == 0 || model.hardware_threads == 0 {
-            return Err(CostError::Probe { path: path.into(), field: "threads", value: 0.0 });
+        for (field, count) in [
+            ("cores", model.cores),
+            ("hardware_threads", model.hardware_threads),
+            ("probe.threads", model.probe.threads),
+        ] {
+            if count == 0 {
+                return Err(CostError::Count { path: path.into(), field });
+            }
         }
         Ok(model)
     }
@@ -251,9 +295,12 @@ impl CostModel {
     /// there than when the model was made (the probe's workload is not the curve's, so its
     /// contention is compared with its own, not with the curve), or, on a machine with another
     /// thread count, carried to the probe's own factor; `same_machine` as the caller found it. A probe of another
-    /// workload changes nothing (scale 1).
+    /// workload, or one whose times are not finite and > 0 or with no threads (a clock that
+    /// did not move), changes nothing (scale 1).
     pub fn probed(&self, now: &Probe, same_machine: bool) -> Probed {
-        if now.workload != self.probe.workload {
+        let sound = |t: f64| t.is_finite() && t > 0.0;
+        let usable = now.threads > 0 && sound(now.one_thread_seconds) && sound(now.all_threads_seconds);
+        if now.workload != self.probe.workload || !usable {
             let contention = self.contention(now.threads as usize);
             return Probed { model: self.clone(), scale: 1.0, contention, same_machine };
         }
@@ -313,16 +360,35 @@ impl CostModel {
             .map_err(|source| CostError::Write { path: path.into(), source })
     }
 
-    /// Predicted nanoseconds of writing `bytes` of values to a store, rounded.
+    /// Predicted nanoseconds of writing `bytes` of values to a store, rounded; `u64::MAX` where
+    /// it would be more (a model with absurd store times: the simulator then refuses the sum).
     pub fn store_nanoseconds(&self, bytes: u64) -> u64 {
-        (self.store_per_file_ns + self.store_per_byte_ns * bytes as f64).round() as u64
+        ticks(self.store_per_file_ns + self.store_per_byte_ns * bytes as f64).unwrap_or(u64::MAX)
     }
 
-    /// Predicted nanoseconds of a job, rounded.
+    /// Predicted nanoseconds of a job, rounded; `u64::MAX` where it would be more (see
+    /// [`CostModel::checked_nanoseconds`] to tell).
     pub fn nanoseconds(&self, f: JobFeatures) -> u64 {
-        let ns: f64 = self.coefficients().iter().zip(f.terms()).map(|((_, c), x)| c * x).sum();
-        ns.round() as u64
+        self.checked_nanoseconds(f).unwrap_or(u64::MAX)
     }
+
+    /// Predicted nanoseconds of a job, rounded, or None where they exceed `u64::MAX` (or are
+    /// not a number, which a checked model never gives).
+    pub fn checked_nanoseconds(&self, f: JobFeatures) -> Option<u64> {
+        ticks(self.raw_nanoseconds(f))
+    }
+
+    /// Predicted nanoseconds of a job, unrounded.
+    pub fn raw_nanoseconds(&self, f: JobFeatures) -> f64 {
+        self.coefficients().iter().zip(f.terms()).map(|((_, c), x)| c * x).sum()
+    }
+}
+
+/// `x` rounded to whole ticks, or None where it is not a number, negative, or beyond
+/// `u64::MAX` (an `as` cast would silently saturate or give 0).
+pub(super) fn ticks(x: f64) -> Option<u64> {
+    // 2^64 is exact in f64; every f64 below it rounds to an integer below it.
+    (0.0..18_446_744_073_709_551_616.0).contains(&x).then(|| x.round() as u64)
 }
 
 /// How graph builders cost a job.
@@ -344,11 +410,12 @@ impl CostSpec {
         }
     }
 
-    /// The cost of a job with features `f`: its states, or the model's nanoseconds.
-    pub fn cost(&self, f: JobFeatures) -> u64 {
+    /// The cost of a job with features `f`: its states, or the model's nanoseconds; Err with
+    /// the model's unrounded nanoseconds where they exceed `u64::MAX`.
+    pub fn cost(&self, f: JobFeatures) -> Result<u64, f64> {
         match self {
-            CostSpec::States => f.states,
-            CostSpec::Model(m) => m.nanoseconds(f),
+            CostSpec::States => Ok(f.states),
+            CostSpec::Model(m) => m.checked_nanoseconds(f).ok_or_else(|| m.raw_nanoseconds(f)),
         }
     }
 
@@ -398,6 +465,23 @@ mod tests {
         assert!((p.model.contention(16) - 1.6).abs() < 1e-9 && p.model.hardware_threads == 16, "{p:?}");
         assert_eq!(p.model.contention(1), 1.0);
         assert!(p.model.contention(4) > 1.0 && p.model.contention(4) < 1.6);
+    }
+
+    #[test]
+    fn a_cost_past_u64_is_none_and_saturates_rather_than_wraps() {
+        let mut m = CostModel::built_in();
+        m.set_coefficients([0.0, 1e10, 0.0, 0.0, 0.0, 0.0]);
+        let f = |states| JobFeatures { states, ..Default::default() };
+        assert_eq!(m.checked_nanoseconds(f(1_000)), Some(10_000_000_000_000));
+        // 1e10 ns a state times 1e10 states is past 2^64 (1.8e19).
+        assert_eq!(m.checked_nanoseconds(f(10_000_000_000)), None);
+        assert_eq!(m.nanoseconds(f(10_000_000_000)), u64::MAX);
+        assert_eq!(CostSpec::Model(Box::new(m.clone())).cost(f(10_000_000_000)), Err(1e20));
+        assert_eq!(ticks(18_446_744_073_709_549_568.0), Some(18_446_744_073_709_549_568));
+        assert_eq!(ticks(18_446_744_073_709_551_616.0), None);
+        assert_eq!((ticks(f64::NAN), ticks(-1.0), ticks(0.4)), (None, None, Some(0)));
+        m.store_per_byte_ns = 1e10;
+        assert_eq!(m.store_nanoseconds(u64::MAX), u64::MAX);
     }
 
     #[test]

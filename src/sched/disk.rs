@@ -15,9 +15,10 @@ pub struct DiskUse {
 }
 
 impl DiskUse {
-    /// A file of `bytes` was written.
+    /// A file of `bytes` was written (saturating: a valid graph's bytes add up within `u64`,
+    /// and a count past it must not wrap to a small peak).
     pub fn add(&mut self, bytes: u64) {
-        self.now += bytes;
+        self.now = self.now.saturating_add(bytes);
         self.peak = self.peak.max(self.now);
     }
 
@@ -76,6 +77,10 @@ mod tests {
         assert_eq!(predicted_peak(&g, [0, 1, 2, 3], |_| true), 131);
         // Only root kept: full goes after b (peak 130 when b is written), a and b after root.
         assert_eq!(predicted_peak(&g, [0, 1, 2, 3], |i| i == 3), 130);
+        let mut d = DiskUse::default();
+        d.add(u64::MAX);
+        d.add(1);
+        assert_eq!(d.peak(), u64::MAX, "saturates, never wraps to a small peak");
         let mut d = DiskUse::default();
         d.add(5);
         d.remove(5);

@@ -6,7 +6,10 @@
 //! - the thesis's text format (seed 003, Figs. 3 and 4): `name::w1:w2:...`, where the names
 //!   after `::` are the jobs that need `name`. That format has no costs, so `dab` writes them
 //!   in a trailing comment, `name::w1:w2 # cost=C states=S bytes=B`, which a plain reader of
-//!   the thesis's format skips.
+//!   the thesis's format skips; `dab` needs all three.
+//!
+//! A valid graph's costs, states and bytes each add up to at most `u64::MAX`, so every sum and
+//! path length over it (work, critical path, levels, resident or stored bytes) fits a `u64`.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -14,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::support::choice;
+use crate::support::{choice, one_line};
 
 /// One job: a partition, or a piece of one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,8 +82,8 @@ pub enum GraphError {
     /// The CSV header lacks this column.
     #[error("missing column '{0}': the header must name the columns name,cost,states,bytes,deps")]
     MissingColumn(&'static str),
-    /// A cost, states or bytes value is not a non-negative integer.
-    #[error("line {line}: {column} '{value}' is not a non-negative integer")]
+    /// A cost, states or bytes value is not a non-negative integer (or is missing).
+    #[error("line {line}: {column} '{}' is not a non-negative integer", one_line(value))]
     BadNumber {
         /// Where it is.
         line: usize,
@@ -89,9 +92,39 @@ pub enum GraphError {
         /// The text found.
         value: String,
     },
+    /// A cost, states or bytes value is an integer beyond `u64::MAX`.
+    #[error("line {line}: {column} {value} exceeds the limit of {limit}", limit = u64::MAX)]
+    TooLarge {
+        /// Where it is.
+        line: usize,
+        /// Its column (or attribute, in the thesis's format).
+        column: &'static str,
+        /// The text found.
+        value: String,
+    },
+    /// The jobs' costs, states or bytes add up to more than `u64::MAX`.
+    #[error("line {line}: the total {column} of the jobs up to '{job}' exceeds the limit of {limit}", limit = u64::MAX)]
+    Overflow {
+        /// Where the job is at which the sum overflows.
+        line: usize,
+        /// `cost`, `states` or `bytes`.
+        column: &'static str,
+        /// The job.
+        job: String,
+    },
+    /// A job names the same job twice among the jobs it needs.
+    #[error("line {line}: job '{job}' names '{dep}' twice")]
+    TwiceNamed {
+        /// Where the job is.
+        line: usize,
+        /// The job.
+        job: String,
+        /// The name given twice.
+        dep: String,
+    },
     /// A line is malformed: a bad job name, a line without `::` in the thesis's format, an
     /// unknown attribute, a missing cost, or a CSV error.
-    #[error("line {line}: {message}")]
+    #[error("line {line}: {}", one_line(message))]
     Syntax {
         /// Where it is (0 where the CSV reader gives no position).
         line: usize,
@@ -154,13 +187,26 @@ impl PartialEq for Graph {
 }
 
 impl Graph {
-    /// Validates `jobs`. `lines[i]` is where job i was read (for messages); `None` numbers them
-    /// from 1.
+    /// Validates `jobs`: unique names, known dependencies, each named once, no cycle, and
+    /// costs, states and bytes that add up within `u64`. `lines[i]` is where job i was read
+    /// (for messages); `None` numbers them from 1.
     pub fn new(jobs: Vec<Job>, lines: Option<&[usize]>) -> Result<Graph, GraphError> {
         if jobs.is_empty() {
             return Err(GraphError::Empty);
         }
         let line = |i: usize| lines.map_or(i + 1, |l| l[i]);
+        let mut totals = [0u64; 3];
+        for (i, j) in jobs.iter().enumerate() {
+            for (total, (column, value)) in
+                totals.iter_mut().zip([("cost", j.cost), ("states", j.states), ("bytes", j.bytes)])
+            {
+                *total = total.checked_add(value).ok_or_else(|| GraphError::Overflow {
+                    line: line(i),
+                    column,
+                    job: j.name.clone(),
+                })?;
+            }
+        }
         let mut index: HashMap<&str, u32> = HashMap::with_capacity(jobs.len());
         for (i, j) in jobs.iter().enumerate() {
             if let Some(&first) = index.get(j.name.as_str()) {
@@ -171,6 +217,8 @@ impl Graph {
         let mut needs_start = Vec::with_capacity(jobs.len() + 1);
         let mut needs = Vec::new();
         needs_start.push(0);
+        // named_by[k] = i + 1 once job i has named job k: a second naming is caught in O(1).
+        let mut named_by = vec![0usize; jobs.len()];
         for (i, j) in jobs.iter().enumerate() {
             for d in &j.deps {
                 let &k = index.get(d.as_str()).ok_or_else(|| GraphError::Unknown {
@@ -180,6 +228,9 @@ impl Graph {
                 })?;
                 if k as usize == i {
                     return Err(GraphError::SelfLoop { line: line(i), job: j.name.clone() });
+                }
+                if std::mem::replace(&mut named_by[k as usize], i + 1) == i + 1 {
+                    return Err(GraphError::TwiceNamed { line: line(i), job: j.name.clone(), dep: d.clone() });
                 }
                 needs.push(k);
             }
@@ -236,14 +287,15 @@ impl Graph {
         &self.needed_by[self.needed_by_start[i] as usize..self.needed_by_start[i + 1] as usize]
     }
 
-    /// Total cost.
+    /// Total cost (saturating: `jobs` is public, and a caller that raised costs after
+    /// validation must not see a small number).
     pub fn work(&self) -> u64 {
-        self.jobs.iter().map(|j| j.cost).sum()
+        self.jobs.iter().fold(0u64, |sum, j| sum.saturating_add(j.cost))
     }
 
-    /// Total states.
+    /// Total states (saturating, as [`Graph::work`]).
     pub fn states(&self) -> u64 {
-        self.jobs.iter().map(|j| j.states).sum()
+        self.jobs.iter().fold(0u64, |sum, j| sum.saturating_add(j.states))
     }
 
     /// Jobs in an order where every job comes after the jobs it needs (Kahn's, smallest index
@@ -376,11 +428,21 @@ impl Graph {
 }
 
 fn parse_number(line: usize, column: &'static str, value: &str) -> Result<u64, GraphError> {
-    value.trim().parse::<u64>().map_err(|_| GraphError::BadNumber { line, column, value: value.trim().to_string() })
+    let value = value.trim();
+    value.parse::<u64>().map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => GraphError::TooLarge { line, column, value: value.to_string() },
+        _ => GraphError::BadNumber { line, column, value: value.to_string() },
+    })
+}
+
+/// Whether `name` can name a job: non-empty, without spaces, control characters, ':', ',' or
+/// '#' (the separators of the file formats).
+pub fn is_job_name(name: &str) -> bool {
+    !(name.is_empty() || name.contains([':', ',', '#']) || name.chars().any(|c| c.is_whitespace() || c.is_control()))
 }
 
 fn check_name(line: usize, name: &str) -> Result<(), GraphError> {
-    if name.is_empty() || name.contains([':', ',', '#']) || name.chars().any(char::is_whitespace) {
+    if !is_job_name(name) {
         return Err(GraphError::Syntax {
             line,
             message: format!("'{name}' is not a job name (non-empty, no spaces, ':', ',' or '#')"),
@@ -389,17 +451,22 @@ fn check_name(line: usize, name: &str) -> Result<(), GraphError> {
     Ok(())
 }
 
-fn split_names(line: usize, list: &str) -> Result<Vec<String>, GraphError> {
+/// The names of a `:`-separated list on the line of job `job`, each a valid name given once.
+fn split_names(line: usize, job: &str, list: &str) -> Result<Vec<String>, GraphError> {
     let list = list.trim();
     if list.is_empty() {
         return Ok(Vec::new());
     }
-    list.split(':')
-        .map(|n| {
-            let n = n.trim();
-            check_name(line, n).map(|()| n.to_string())
-        })
-        .collect()
+    let mut seen = std::collections::HashSet::new();
+    let mut names = Vec::new();
+    for n in list.split(':').map(str::trim) {
+        check_name(line, n)?;
+        if !seen.insert(n) {
+            return Err(GraphError::TwiceNamed { line, job: job.to_string(), dep: n.to_string() });
+        }
+        names.push(n.to_string());
+    }
+    Ok(names)
 }
 
 fn parse_csv(text: &str) -> Result<Graph, GraphError> {
@@ -422,12 +489,15 @@ fn parse_csv(text: &str) -> Result<Graph, GraphError> {
             cost: parse_number(line, "cost", field(cc))?,
             states: parse_number(line, "states", field(cs))?,
             bytes: parse_number(line, "bytes", field(cb))?,
-            deps: split_names(line, field(cd))?,
+            deps: split_names(line, field(cn), field(cd))?,
         });
         lines.push(line);
     }
     Graph::new(jobs, Some(&lines))
 }
+
+/// The attributes of a line of the thesis's format, in the order `dab` writes them.
+const ATTRIBUTES: [&str; 3] = ["cost", "states", "bytes"];
 
 fn parse_thesis(text: &str) -> Result<Graph, GraphError> {
     let mut jobs = Vec::new();
@@ -446,27 +516,31 @@ fn parse_thesis(text: &str) -> Result<Graph, GraphError> {
         })?;
         let name = name.trim();
         check_name(line, name)?;
-        let (mut cost, mut states, mut bytes) = (None, 0, 0);
+        // cost, states, bytes: each required once (a missing one is not a zero).
+        let mut values: [Option<u64>; 3] = [None; 3];
         for a in attrs.split_whitespace() {
             let (k, v) = a.split_once('=').unwrap_or((a, ""));
-            match k {
-                "cost" => cost = Some(parse_number(line, "cost", v)?),
-                "states" => states = parse_number(line, "states", v)?,
-                "bytes" => bytes = parse_number(line, "bytes", v)?,
-                _ => {
-                    return Err(GraphError::Syntax {
-                        line,
-                        message: format!("unknown attribute '{a}' (expected cost=, states=, bytes=)"),
-                    });
-                }
+            let Some(at) = ATTRIBUTES.iter().position(|&n| n == k) else {
+                return Err(GraphError::Syntax {
+                    line,
+                    message: format!("unknown attribute '{a}' (expected cost=, states=, bytes=)"),
+                });
+            };
+            if values[at].is_some() {
+                return Err(GraphError::Syntax { line, message: format!("job '{name}' has {k}= twice") });
             }
+            values[at] = Some(parse_number(line, ATTRIBUTES[at], v)?);
         }
-        let cost = cost.ok_or_else(|| GraphError::Syntax {
-            line,
-            message: format!("job '{name}' has no cost: add '# cost=C states=S bytes=B' to the line"),
-        })?;
+        let [cost, states, bytes] = values;
+        let (Some(cost), Some(states), Some(bytes)) = (cost, states, bytes) else {
+            let missing = ATTRIBUTES.iter().zip(values).find(|(_, v)| v.is_none()).map_or("", |(n, _)| n);
+            return Err(GraphError::Syntax {
+                line,
+                message: format!("job '{name}' has no {missing}: add '# cost=C states=S bytes=B' to the line"),
+            });
+        };
         jobs.push(Job { name: name.to_string(), cost, states, bytes, deps: Vec::new() });
-        users.push(split_names(line, list)?);
+        users.push(split_names(line, name, list)?);
         lines.push(line);
     }
     // Turn "jobs that need me" into each job's own needs, in file order.

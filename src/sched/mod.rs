@@ -15,7 +15,7 @@ mod sim;
 pub use contention::Contention;
 pub use cost::{BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, Probe, Probed, TERMS};
 pub use disk::{DiskUse, predicted_peak};
-pub use graph::{Format, Graph, GraphError, Job};
+pub use graph::{Format, Graph, GraphError, Job, is_job_name};
 pub use memory::{
     Admission, JOB_BYTES, PROGRAM_BYTES, Residency, THREAD_BYTES, fixed_bytes, least_limit, process_bytes, values_limit,
 };

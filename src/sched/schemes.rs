@@ -111,6 +111,17 @@ pub enum SchemeError {
     /// The orbits scheme's space could not be built (e.g. a bad group count).
     #[error(transparent)]
     Space(#[from] SpaceError),
+    /// A job's cost under the cost model does not fit `u64` nanoseconds.
+    #[error("job '{job}': its cost under the cost model, {ns:e} ns, exceeds the limit of {limit} ns", limit = u64::MAX)]
+    Cost {
+        /// The job.
+        job: String,
+        /// The model's nanoseconds for it.
+        ns: f64,
+    },
+    /// The jobs' costs (or states, or bytes) add up to more than `u64` holds.
+    #[error("the graph: {0}")]
+    Graph(#[from] super::graph::GraphError),
 }
 
 /// A partition before splitting. Its states are `units` units of `unit_states` each (rows for
@@ -142,7 +153,8 @@ impl Part {
             }
             _ => 1,
         };
-        (0..=k).map(|i| self.units * i / k).collect()
+        // In u128: units times a piece index can pass u64 for a large partition cut fine.
+        (0..=k).map(|i| (self.units as u128 * i as u128 / k as u128) as u64).collect()
     }
 }
 
@@ -214,16 +226,18 @@ fn assemble(
                 input_bytes: deps.iter().map(|&(d, j)| piece_bytes(d, j)).sum(),
             };
             all_features.push(features);
+            let name = piece_name(p, i);
             jobs.push(Job {
-                name: piece_name(p, i),
-                cost: cost.cost(features),
+                cost: cost.cost(features).map_err(|ns| SchemeError::Cost { job: name.clone(), ns })?,
+                name,
                 states,
                 bytes: states,
                 deps: deps.iter().map(|&(d, j)| piece_name(d, j)).collect(),
             });
         }
     }
-    Ok((Graph::new(jobs, None).expect("a built graph is valid"), all_features))
+    // Valid by construction but for sums past u64, which Graph::new refuses.
+    Ok((Graph::new(jobs, None)?, all_features))
 }
 
 fn check_split(split: Option<&Split>) -> Result<(), SchemeError> {

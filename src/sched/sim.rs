@@ -16,6 +16,11 @@
 //! is resident from its start until every job needing it has finished; under a memory limit,
 //! values that readers still need may be evicted to the store and read back by the next
 //! reader, and a job starts only when its output and the inputs it must read back fit.
+//!
+//! Ticks are `u64` and never wrap: durations and their sum are checked when the simulator is
+//! made, and before a replay the longest it could take (every duration, every input read back
+//! by every reader, all at the curve's worst slowdown) is checked against `u64::MAX`, so a
+//! makespan that would not fit is an error, never a small number.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -29,6 +34,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::support::{choice, round4};
 
 use super::contention::Contention;
+use super::cost::ticks;
 use super::graph::Graph;
 use super::memory::Residency;
 
@@ -150,11 +156,51 @@ impl Default for SimOptions {
 }
 
 /// Why a simulation cannot run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimError {
     /// The bandwidth is 0 bytes per tick.
     #[error("--bandwidth must be at least 1 byte per tick")]
     ZeroBandwidth,
+    /// A simulation on 0 processors.
+    #[error("a simulation needs at least 1 processor, not 0")]
+    NoProcessors,
+    /// A job's duration (overhead, transfer and cost) exceeds `u64::MAX` ticks.
+    #[error(
+        "job '{job}': its duration (overhead {overhead} + transfer {transfer} + cost {cost} ticks) exceeds the limit of {limit} ticks",
+        limit = u64::MAX
+    )]
+    Duration {
+        /// The job.
+        job: String,
+        /// Ticks of overhead.
+        overhead: u64,
+        /// Ticks of moving its inputs.
+        transfer: u128,
+        /// Its cost.
+        cost: u64,
+    },
+    /// The durations add up to more than `u64::MAX` ticks.
+    #[error("the job durations add up to more than the limit of {limit} ticks (at job '{job}', overhead {overhead} ticks a job)", limit = u64::MAX)]
+    Work {
+        /// The job at which the sum overflows.
+        job: String,
+        /// Ticks of overhead a job.
+        overhead: u64,
+    },
+    /// The makespan could exceed `u64::MAX` ticks: the work and the read-backs, slowed by the
+    /// contention.
+    #[error(
+        "the makespan could exceed the limit of {limit} ticks: {work} ticks of work and up to {reload} of reading back, slowed up to {factor}x by contention",
+        limit = u64::MAX
+    )]
+    Makespan {
+        /// Ticks of work (the sum of durations).
+        work: u64,
+        /// Most ticks of reading back values the memory limit drops.
+        reload: u128,
+        /// The largest contention factor.
+        factor: f64,
+    },
     /// A ready job does not fit under the memory limit even with no job running.
     #[error(
         "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
@@ -232,6 +278,9 @@ pub struct Simulator<'g> {
     graph: &'g Graph,
     opts: SimOptions,
     duration: Vec<u64>,
+    /// Most ticks of reading back inputs the memory limit dropped: every input of every job
+    /// read back once for it (0 without a limit or a read-back rate).
+    reload_bound: u128,
     /// Higher starts first (fifo: unused).
     priority: Vec<u64>,
     work: u64,
@@ -260,19 +309,32 @@ fn cuts(level: &[u64], duration: &[u64]) -> Vec<(u64, u64)> {
 
 impl<'g> Simulator<'g> {
     /// Computes the durations, bounds and priorities of `graph` under `opts`; refuses a
-    /// bandwidth of 0.
+    /// bandwidth of 0, and durations that do not fit `u64` ticks one by one or together.
     pub fn new(graph: &'g Graph, opts: SimOptions) -> Result<Simulator<'g>, SimError> {
         if opts.bandwidth == Some(0) {
             return Err(SimError::ZeroBandwidth);
         }
-        let duration: Vec<u64> = (0..graph.len())
-            .map(|i| {
-                let transfer = opts.bandwidth.map_or(0, |b| {
-                    graph.needs(i).iter().map(|&k| graph.jobs[k as usize].bytes).sum::<u64>().div_ceil(b)
-                });
-                opts.overhead + transfer + graph.jobs[i].cost
-            })
-            .collect();
+        let mut duration = Vec::with_capacity(graph.len());
+        let mut work = 0u64;
+        let mut reload_bound = 0u128;
+        for i in 0..graph.len() {
+            // u128 sums: a u64 times a u64 per byte cannot overflow them.
+            let input: u128 = graph.needs(i).iter().map(|&k| graph.jobs[k as usize].bytes as u128).sum();
+            let transfer = opts.bandwidth.map_or(0, |b| input.div_ceil(b as u128));
+            let (job, cost) = (&graph.jobs[i], graph.jobs[i].cost);
+            let d = u64::try_from(opts.overhead as u128 + transfer + cost as u128).map_err(|_| SimError::Duration {
+                job: job.name.clone(),
+                overhead: opts.overhead,
+                transfer,
+                cost,
+            })?;
+            work =
+                work.checked_add(d).ok_or_else(|| SimError::Work { job: job.name.clone(), overhead: opts.overhead })?;
+            if opts.mem_limit.is_some() {
+                reload_bound += input * opts.reload_ps_per_byte as u128 / 1000;
+            }
+            duration.push(d);
+        }
         let levels = graph.bottom_levels(|i| duration[i]);
         let critical_path = levels.iter().copied().max().unwrap_or(0);
         let tops = graph.top_levels(|i| duration[i]);
@@ -284,9 +346,8 @@ impl<'g> Simulator<'g> {
             Policy::Cp => levels,
             Policy::Largest => duration.clone(),
         };
-        let work = duration.iter().sum();
         let contention = Contention::default();
-        Ok(Simulator { graph, opts, work, duration, priority, critical_path, level_cuts, contention })
+        Ok(Simulator { graph, opts, work, duration, reload_bound, priority, critical_path, level_cuts, contention })
     }
 
     /// This simulator with jobs slowed by `contention` from the number running at each moment.
@@ -310,18 +371,39 @@ impl<'g> Simulator<'g> {
         self.duration[i]
     }
 
+    /// Refuses a replay whose clocks could pass `u64::MAX`: the work clock reaches at most the
+    /// sum of durations and read-backs, and real time that times the worst contention factor,
+    /// plus under a tick of rounding at each of at most one event a job.
+    fn check_horizon(&self) -> Result<(), SimError> {
+        let factor = self.contention.max_factor();
+        let clock = self.work as u128 + self.reload_bound;
+        let fits = if factor == 1.0 {
+            // No contention: real time is the work clock, exactly.
+            clock <= u64::MAX as u128
+        } else {
+            // 2^64 is exact in f64.
+            (clock as f64 * factor + self.graph.len() as f64) < 18_446_744_073_709_551_616.0
+        };
+        if !fits {
+            return Err(SimError::Makespan { work: self.work, reload: self.reload_bound, factor });
+        }
+        Ok(())
+    }
+
     /// Simulates on `procs` processors; `record` keeps the spans and busy steps.
     pub fn run(&self, procs: Procs, record: bool) -> Result<Run, SimError> {
         let cap = match procs {
+            Procs::Limited(0) => return Err(SimError::NoProcessors),
             Procs::Limited(p) => p as usize,
             Procs::Unlimited => usize::MAX,
         };
+        self.check_horizon()?;
         let mut r = Replay::new(self, cap, record);
         loop {
             r.start_ready()?;
             // Finish every job that ends at the next event (on the work clock).
             let Some((_, &Reverse((w, _)))) = r.events.peek() else { break };
-            r.advance_to(w);
+            r.advance_to(w)?;
             while let Some((&job, &Reverse((w, _)))) = r.events.peek() {
                 if w != r.work_now {
                     break;
@@ -364,6 +446,12 @@ impl<'g> Simulator<'g> {
             max_busy: max_busy as u32,
             peak_memory,
         }
+    }
+
+    /// The error of a replay whose clock would pass `u64::MAX` (the horizon check makes it
+    /// unreachable; it is the answer if it were not).
+    fn makespan_error(&self) -> SimError {
+        SimError::Makespan { work: self.work, reload: self.reload_bound, factor: self.contention.max_factor() }
     }
 
     /// One row per processor count, simulated in parallel, in the order given.
@@ -467,7 +555,11 @@ impl<'s, 'g> Replay<'s, 'g> {
                 }
             };
             self.proc_of[i] = proc;
-            let end = self.work_now + self.sim.duration[i] + loaded * self.sim.opts.reload_ps_per_byte / 1000;
+            // Within the horizon checked before the replay; checked all the same, as it is cheap.
+            let reload = (loaded as u128 * self.sim.opts.reload_ps_per_byte as u128 / 1000).try_into().ok();
+            let end = reload
+                .and_then(|r: u64| self.work_now.checked_add(self.sim.duration[i])?.checked_add(r))
+                .ok_or_else(|| self.sim.makespan_error())?;
             self.events.push(entry.2, Reverse((end, self.event_seq)));
             self.event_seq += 1;
             self.running += 1;
@@ -502,11 +594,13 @@ impl<'s, 'g> Replay<'s, 'g> {
     /// Moves both clocks to the work clock's `work`: every running job has done
     /// `work - work_now` more ticks of its cost, which took that times the contention factor
     /// of the jobs running.
-    fn advance_to(&mut self, work: u64) {
+    fn advance_to(&mut self, work: u64) -> Result<(), SimError> {
         let done = work - self.work_now;
         let slow = self.sim.contention.factor(self.running);
-        self.now += if slow == 1.0 { done } else { (done as f64 * slow).round() as u64 };
+        let real = if slow == 1.0 { Some(done) } else { ticks(done as f64 * slow) };
+        self.now = real.and_then(|r| self.now.checked_add(r)).ok_or_else(|| self.sim.makespan_error())?;
         self.work_now = work;
+        Ok(())
     }
 
     /// Job `i` ends now: its processor is freed, inputs nobody else needs are released, and the

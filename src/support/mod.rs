@@ -1,12 +1,13 @@
 //! The bottom layer: small utilities every other layer may use, and which use nothing of the
 //! crate themselves. Atomic file writes, the shared statistics, the seeded generator, the
-//! process's peak memory, thread counts, and named choices (the value enums a user picks by name).
+//! process's peak memory, thread counts, one-line text for messages, and named choices (the value enums a user picks by name).
 
 pub(crate) mod choice;
 mod files;
 mod process;
 mod rng;
 mod stats;
+mod text;
 mod threads;
 
 pub use choice::Choice;
@@ -15,4 +16,5 @@ pub use files::{write_atomic, write_csv};
 pub use process::{peak_rss_bytes, return_freed_memory};
 pub use rng::SplitMix64;
 pub use stats::{median, quantile, round4};
+pub use text::one_line;
 pub use threads::{hardware_threads, max_threads, thread_counts};
