@@ -467,6 +467,9 @@ struct Replay<'s, 'g> {
     record: bool,
     /// Real time, ticks.
     now: u64,
+    /// Real time past `now` that a slowed advance left over, in ticks (in [-0.5, 0.5]): carried
+    /// so that rounding each event does not add up over thousands of them.
+    carry: f64,
     /// Work clock: ticks of cost each running job has done since the start (equal to `now`
     /// without contention).
     work_now: u64,
@@ -501,6 +504,7 @@ impl<'s, 'g> Replay<'s, 'g> {
             cap,
             record,
             now: 0,
+            carry: 0.0,
             work_now: 0,
             missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
             ready: BinaryHeap::new(),
@@ -597,7 +601,16 @@ impl<'s, 'g> Replay<'s, 'g> {
     fn advance_to(&mut self, work: u64) -> Result<(), SimError> {
         let done = work - self.work_now;
         let slow = self.sim.contention.factor(self.running);
-        let real = if slow == 1.0 { Some(done) } else { ticks(done as f64 * slow) };
+        let real = if slow == 1.0 {
+            Some(done)
+        } else {
+            let exact = done as f64 * slow + self.carry;
+            let whole = ticks(exact.max(0.0));
+            if let Some(w) = whole {
+                self.carry = exact - w as f64;
+            }
+            whole
+        };
         self.now = real.and_then(|r| self.now.checked_add(r)).ok_or_else(|| self.sim.makespan_error())?;
         self.work_now = work;
         Ok(())
