@@ -407,7 +407,7 @@ mod tests {
         let mut jobs = graph.jobs.clone();
         let d = jobs[i].deps[0].clone();
         jobs[i].deps.push(d);
-        let err = Graph::new(jobs, None).err().expect("refused").to_string();
+        let err = Graph::new(jobs, None).expect_err("refused").to_string();
         assert!(err.contains(&format!("'{}'", graph.jobs[i].name)) && err.contains("twice"), "{err}");
         // Two pieces of a partition swapped in name (and so in their dependents' deps).
         let p = graph.jobs.iter().position(|j| j.name.ends_with("_0")).expect("a partition in pieces");
