@@ -134,3 +134,28 @@ fn options_a_loaded_plan_ignores_are_named() {
         .success()
         .stderr(predicate::str::contains("note: --groups, --split ignored with --plan"));
 }
+
+#[test]
+fn inputs_too_big_for_this_machine_s_memory_are_refused_before_they_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    // A sparse file of a terabyte: no disk used, but no machine here parses it.
+    let big = dir.path().join("big.csv");
+    std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
+    let big = big.to_str().unwrap();
+    for args in [
+        &["sim", big, "--out", "r"][..],
+        &["run", "--plan", big, "--out", "r"],
+        &["compare", "--plan", big, "--trace", big, "--out", "r"],
+        &["plan", "2x2", "--cost", big, "--out", "r"],
+    ] {
+        let e = refused(args, Some(dir.path()));
+        assert!(e.contains("1099511627776 bytes is too big to read"), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn an_option_that_only_applies_with_another_is_refused_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = refused(&["verify", "--store", dir.path().to_str().unwrap(), "--seed", "3"], None);
+    assert!(e.contains("--recompute"), "{e}");
+}

@@ -60,8 +60,10 @@ fn a_plan_with_a_dependency_removed_is_refused_by_run_job_and_export_naming_the_
     let message = "the plan's job '8-7' reads job '9-7' (rows 0..1 of partition 9-7) but does not list it in its deps";
     let (store, out) = (d.join("store"), d.join("export"));
     std::fs::create_dir(&out).unwrap();
+    // Every command names the plan file before the reason.
+    let named = format!("plan '{}': {message}", bad.display());
     for threads in ["1", "2"] {
-        refused(&["run", "--plan", path(&bad), "--threads", threads, "--quiet", "--out", path(d)], message);
+        refused(&["run", "--plan", path(&bad), "--threads", threads, "--quiet", "--out", path(d)], &named);
     }
     refused(&["job", "--plan", path(&bad), "--store", path(&store), "--job", "8-7"], message);
     refused(&["job", "--plan", path(&bad), "--store", path(&store), "--value", path(&d.join("v.json"))], message);

@@ -42,7 +42,7 @@ pub fn run(args: ClusterTraceArgs) -> CliResult {
         (None, None) => unreachable!("clap requires one"),
     };
     let text =
-        std::fs::read_to_string(path).map_err(|source| trace::TraceError::Read { path: path.clone(), source })?;
+        dab::support::read_text(path).map_err(|source| trace::TraceError::Read { path: path.clone(), source })?;
     let records = parse(path, &text)?;
     let Converted { rows, threads, ignored, missing, overhead } =
         trace::convert(&plan, &records, args.slots.map(|n| n as usize), path)?;

@@ -230,7 +230,15 @@ fn one_line(e: &clap::Error) -> String {
         .find(|a| !a.starts_with('-'))
         .filter(|a| cli.get_subcommands().any(|c| c.get_name() == a));
     let command = sub.map_or("dab".to_string(), |s| format!("dab {s}"));
-    format!("{}; see '{command} --help'", parts.join("; "))
+    // A line that ends in ':' introduces the next one; the others are separate remarks.
+    let mut line = String::new();
+    for p in parts {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(p);
+    }
+    format!("{line}; see '{command} --help'")
 }
 
 /// Our own errors as one line too: a message that spans lines is joined with "; ".

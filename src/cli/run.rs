@@ -69,7 +69,12 @@ pub fn run(args: RunArgs) -> CliResult {
         args.book.store(args.store.as_deref())?,
         Some(&progress),
         Some(&report),
-    )?;
+    )
+    .map_err(|e| match (e, &args.plan) {
+        // A loaded plan that fails its check is named, as `dab job` and `dab export` name it.
+        (dab::pipeline::RunError::Plan(e), Some(path)) => format!("plan '{}': {e}", path.display()).into(),
+        (e, _) => Box::<dyn std::error::Error>::from(e),
+    })?;
     if outcome.run.resumed > 0 {
         eprintln!("resumed: {} of {} jobs were already in the store", outcome.run.resumed, plan.jobs.len());
     }

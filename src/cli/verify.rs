@@ -16,8 +16,8 @@ pub struct VerifyArgs {
     /// that cannot be recomputed fails too).
     #[arg(long, value_name = "N")]
     pub recompute: Option<usize>,
-    /// Seed of the random choice.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the random choice of --recompute.
+    #[arg(long, default_value_t = 1, requires = "recompute")]
     pub seed: u64,
     /// Print the result as JSON.
     #[arg(long)]

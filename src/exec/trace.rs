@@ -122,7 +122,7 @@ pub fn read_trace_for(path: &Path, graph: &Graph) -> Result<(Vec<TraceRow>, Trac
 
 /// The rows, the line of each, and the first line's facts, checked as [`read_trace`] says.
 fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), TraceError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TraceError::Read { path: path.into(), source })?;
+    let text = crate::support::read_text(path).map_err(|source| TraceError::Read { path: path.into(), source })?;
     let bad = |message: String| TraceError::Trace { path: path.into(), message };
     let mut info = TraceInfo::default();
     for (n, line) in text.lines().enumerate().take_while(|(_, l)| l.starts_with('#')) {

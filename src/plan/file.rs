@@ -355,7 +355,7 @@ impl Plan {
     /// Reads a plan file and checks its fields ([`Plan::check_fields`]); its jobs against the
     /// space are [`Plan::check`]'s.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
-        let text = std::fs::read_to_string(path).map_err(|source| PlanError::Read { path: path.into(), source })?;
+        let text = crate::support::read_text(path).map_err(|source| PlanError::Read { path: path.into(), source })?;
         let in_file = |e: PlanError| PlanError::InFile { path: path.into(), source: Box::new(e) };
         let parse = |source| PlanError::Parse { path: path.into(), source };
         // The version first: a plan of another format lacks fields, and the fix is a new plan.

@@ -225,7 +225,7 @@ impl CostModel {
     /// coefficient 0, every contention factor a finite number > 0 at 1 thread or more, the
     /// probe's times finite and > 0, and every count at least 1.
     pub fn load(path: &Path) -> Result<CostModel, CostError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CostError::Read { path: path.into(), source })?;
+        let text = crate::support::read_text(path).map_err(|source| CostError::Read { path: path.into(), source })?;
         Self::parse(&text, path)
     }
 

@@ -370,7 +370,7 @@ impl Graph {
     /// Reads a graph file in either format (the thesis's when the first line that is not blank
     /// or a comment holds `::`).
     pub fn read(path: &Path) -> Result<Graph, GraphError> {
-        let text = std::fs::read_to_string(path).map_err(|source| GraphError::Read { path: path.into(), source })?;
+        let text = crate::support::read_text(path).map_err(|source| GraphError::Read { path: path.into(), source })?;
         Graph::parse(&text).map_err(|e| GraphError::InFile { path: path.into(), source: Box::new(e) })
     }
 

@@ -20,6 +20,28 @@ pub(super) fn create_parent(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// A text input (graph, plan, trace, cost model, cluster log) parses into several times its
+/// size: a file above this share of the memory available is refused before it is read.
+const TEXT_SHARE_OF_MEMORY: u64 = 4;
+
+/// Reads a text input whole, refusing at once a file too big to parse in the memory this
+/// machine has now (an error naming both sizes) rather than swapping or being killed.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let len = std::fs::metadata(path)?.len();
+    if let Some(free) = super::process::available_memory_bytes()
+        && len > free / TEXT_SHARE_OF_MEMORY
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!(
+                "{len} bytes is too big to read: at most {} (a quarter of the {free} bytes of memory available now)",
+                free / TEXT_SHARE_OF_MEMORY
+            ),
+        ));
+    }
+    std::fs::read_to_string(path)
+}
+
 /// Writes `bytes` to `path` atomically (temporary file, then rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     create_parent(path)?;

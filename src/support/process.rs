@@ -2,6 +2,15 @@
 //! report (solve, run, bench) needs the same figure; and the one allocator setting that lets a
 //! memory limit bound the whole process.
 
+/// Memory the system can give this process now without swapping, from `/proc/meminfo`
+/// (Linux; None elsewhere).
+pub(crate) fn available_memory_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
 /// Allocations of at least this many bytes are mapped from the system on their own and
 /// returned to it when freed.
 pub(crate) const MAP_THRESHOLD: usize = 64 * 1024;
