@@ -83,6 +83,8 @@ pub fn run(
     // program, tables and threads leave.
     let process_bytes = crate::sched::process_bytes(plan.fixed_bytes()?, threads as u32);
     let mem_limit = plan.values_limit(threads as u32)?;
+    // Whatever planning freed leaves the process before the values arrive.
+    crate::support::trim_freed_memory();
     let opts =
         ExecOptions { threads, progress, store: store.as_ref(), report, keep_lines, mem_limit, ..Default::default() };
     let run = execute_with(&checked, &opts)?;

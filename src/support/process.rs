@@ -36,3 +36,15 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
+
+/// Hands the allocator's free memory back to the system now: what planning freed (tens of
+/// thousands of small graph and schedule records, in every thread's arena) otherwise stays
+/// resident beside the values a run then makes (11 MB on 3x4, about 50 MB on 3x5).
+pub fn trim_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free pages of the allocator's own heaps; it touches no
+    // live allocation and may be called from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
