@@ -159,3 +159,14 @@ fn an_option_that_only_applies_with_another_is_refused_without_it() {
     let e = refused(&["verify", "--store", dir.path().to_str().unwrap(), "--seed", "3"], None);
     assert!(e.contains("--recompute"), "{e}");
 }
+
+#[test]
+fn a_full_board_says_it_has_no_best_move() {
+    for cmd in ["solve", "hint"] {
+        dab()
+            .args([cmd, "1x1", "--lines", "1111"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("best none (no lines left to draw)"));
+    }
+}

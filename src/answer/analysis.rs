@@ -178,7 +178,7 @@ impl std::fmt::Display for Analysis {
             let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
             writeln!(f, "  {:<8} {:+}{boxes}", m.line, m.value)?;
         }
-        writeln!(f, "best {}", self.best.join(" "))?;
+        writeln!(f, "best {}", best_list(&self.best))?;
         let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
         if self.positions > 0 {
             write!(f, "positions {}", self.positions)?;
@@ -204,4 +204,9 @@ impl std::fmt::Display for Analysis {
         }
         writeln!(f)
     }
+}
+
+/// The best moves for people: their names, or a word where there are none (a full board).
+pub fn best_list(best: &[String]) -> String {
+    if best.is_empty() { "none (no lines left to draw)".to_string() } else { best.join(" ") }
 }

@@ -9,6 +9,6 @@ mod hint;
 pub mod play;
 mod query;
 
-pub use analysis::{Analysis, AnalysisError, Engine, analyse};
+pub use analysis::{Analysis, AnalysisError, Engine, analyse, best_list};
 pub use hint::{HintError, hint};
 pub use query::{Answer, QueryError, query};

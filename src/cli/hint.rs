@@ -45,7 +45,7 @@ pub fn run(args: HintArgs) -> CliResult {
         _ => "from the endgame theorems (Allcock)",
     };
     println!("value {:+} for the player to move ({source}, {:.3} s)", a.value, a.seconds);
-    println!("best {}", a.best.join(" "));
+    println!("best {}", dab::answer::best_list(&a.best));
     println!("moves (line: value, net future boxes for the mover)");
     for m in &a.moves {
         let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };

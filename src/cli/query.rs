@@ -25,8 +25,9 @@ pub struct QueryArgs {
 
 pub fn run(args: QueryArgs) -> CliResult {
     let pos = args.position.position()?;
+    let threads = super::threads(args.threads)?;
     let reader = dab::store::Reader::open(&args.store, pos.board, args.groups)?;
-    let a = dab::answer::query(&reader, pos, super::threads(args.threads)?)?;
+    let a = dab::answer::query(&reader, pos, threads)?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
     } else {
