@@ -304,11 +304,13 @@ fn least_memory(candidates: &[SimulatedCandidate], threads: u32) -> u64 {
 fn reason(candidates: &[SimulatedCandidate], chosen: usize, opts: &PlanOptions) -> String {
     let c = &candidates[chosen];
     let mut text = format!(
-        "{}: predicted {:.2} s on {} thread(s), peak {:.1} MB, {} jobs",
+        "{}: predicted {:.2} s on {} thread(s), peak {:.1} MB of values ({:.1} MB with the program, tables and \
+         threads), {} jobs",
         c.label(),
         c.candidate.predicted_seconds,
         opts.threads,
         c.candidate.peak_memory as f64 / 1e6,
+        (c.candidate.peak_memory + process_bytes(c.fixed_bytes, opts.threads)) as f64 / 1e6,
         c.candidate.jobs
     );
     let runner_up = (0..candidates.len()).filter(|&i| i != chosen && candidates[i].candidate.fits).min_by(|&a, &b| {
