@@ -57,8 +57,8 @@ pub struct BenchArgs {
     /// the memory available.
     #[arg(long, value_name = "N")]
     pub bandwidth_mib: Option<u64>,
-    /// Where to write the CSV (default: reports/bench.csv, or reports/bench-sim.csv and
-    /// reports/bench-sim-speed.csv).
+    /// Where to write the CSV (default: reports/bench.csv, reports/bench-bandwidth.csv, or
+    /// reports/bench-sim.csv and reports/bench-sim-speed.csv).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
 }
