@@ -29,6 +29,34 @@ fn solve_json_has_the_promised_fields() {
     assert!(v["best"].as_array().unwrap().iter().all(|l| l.is_string()));
     assert!(v["positions"].as_u64().unwrap() > 0);
     assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+    assert!(v["gigabytes_per_second"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn solve_json_counts_the_bytes_the_partition_listing_says_a_solve_moves() {
+    // Each partition written once, each dependency read whole by each reader.
+    let list = json(&["partitions", "2x3", "--json"], None);
+    let parts = list["partitions"].as_array().unwrap();
+    let bytes = |key: &str| parts.iter().find(|p| p["key"] == key).unwrap()["bytes"].as_u64().unwrap();
+    let expected: u64 = parts
+        .iter()
+        .map(|p| {
+            p["bytes"].as_u64().unwrap()
+                + p["deps"].as_array().unwrap().iter().map(|d| bytes(d.as_str().unwrap())).sum::<u64>()
+        })
+        .sum();
+    let v = json(&["solve", "2x3", "--json"], None);
+    assert_eq!(v["bytes_moved"].as_u64(), Some(expected));
+    // A solve resumed from a complete store computes nothing, so moves nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let first = json(&["solve", "2x3", "--json", "--store", store.to_str().unwrap()], None);
+    assert_eq!(first["bytes_moved"].as_u64(), Some(expected));
+    let again = json(&["solve", "2x3", "--json", "--store", store.to_str().unwrap()], None);
+    assert_eq!(again["bytes_moved"].as_u64(), Some(0));
+    // The twins have no partitions: no traffic to report.
+    let dense = json(&["solve", "2x3", "--json", "--engine", "dense"], None);
+    assert!(dense["bytes_moved"].is_null() && dense["gigabytes_per_second"].is_null());
 }
 
 #[test]
@@ -53,7 +81,13 @@ fn text_output_names_value_moves_and_costs() {
             .and(predicate::str::contains("best h(0,0)"))
             .and(predicate::str::contains("positions 872448"))
             .and(predicate::str::contains("M positions/s"))
-            .and(predicate::str::contains("peak memory")),
+            .and(predicate::str::contains("peak memory"))
+            .and(
+                predicate::str::is_match(
+                    r"traffic [0-9.]+ GB read\+written \([0-9.]+ bytes a position\), [0-9.]+ GB/s",
+                )
+                .unwrap(),
+            ),
     );
 }
 
@@ -113,12 +147,41 @@ fn partitions_lists_keys_positions_bytes_and_dependencies() {
 fn bench_writes_its_csv() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bench.csv");
-    dab().args(["bench", "--cases", "2x2,1x4", "-o", out.to_str().unwrap()]).assert().success();
+    dab().args(["bench", "--cases", "2x2,1x4", "--bandwidth-mib", "1", "-o", out.to_str().unwrap()]).assert().success();
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.starts_with("case,engine,free_lines,value,positions,seconds"));
+    assert!(text.starts_with("case,engine,free_lines,value,positions,seconds,space_positions_per_second,threads,positions_per_second_per_thread,bytes_per_position,gigabytes_per_second,bandwidth_gigabytes_per_second,bandwidth_fraction,"));
     assert_eq!(text.lines().count(), 5);
     dab().args(["bench", "--cases", "7x7", "-o", out.to_str().unwrap()]).assert().code(2);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text, "a failed run leaves the old report");
+}
+
+#[test]
+fn bench_bandwidth_writes_copy_and_triad_on_one_and_all_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bw.csv");
+    dab()
+        .args(["bench", "--suite", "bandwidth", "--bandwidth-mib", "1", "-o", out.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("bandwidth on 1 thread(s): copy "));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("threads,array_bytes,repeats,copy_gigabytes_per_second,triad_gigabytes_per_second"));
+    let rows: Vec<Vec<String>> = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!((rows[0][0].as_str(), rows[0][1].as_str()), ("1", "1048576"));
+    for r in &rows {
+        for rate in &r[3..5] {
+            let x: f64 = rate.parse().unwrap();
+            assert!(x.is_finite() && x > 0.0, "{text}");
+        }
+    }
+    bad(&["bench", "--suite", "bandwidth", "--bandwidth-mib", "0"], None, "--bandwidth-mib must be at least 1");
+    bad(
+        &["bench", "--suite", "bandwidth", "--bandwidth-mib", "99999999999"],
+        None,
+        "exceed a quarter of the memory available",
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exec::solve;
 use crate::game::{Line, MoveReport, Position, Value, move_value};
-use crate::solver::{Dense, SolveOptions, SpaceError, TwinError, minimax};
+use crate::solver::{Dense, SolveOptions, SpaceError, Traffic, TwinError, minimax};
 use crate::support::{choice, peak_rss_bytes};
 
 choice! {
@@ -78,6 +78,15 @@ pub struct Analysis {
     pub peak_rss_bytes: Option<u64>,
     /// Worker threads used (always 1 for the twins).
     pub threads: usize,
+    /// Bytes the kernel read and wrote for the partitions it computed, by the traffic model
+    /// ([`crate::solver::Traffic`]: each value written once, each successor read whole by
+    /// each reader); None for the twins.
+    #[serde(default)]
+    pub bytes_moved: Option<u64>,
+    /// `bytes_moved` per wall second, in GB/s (10^9 bytes): a lower bound on the memory
+    /// bandwidth the solve used; None for the twins.
+    #[serde(default)]
+    pub gigabytes_per_second: Option<f64>,
 }
 
 /// What an engine found, before it is reported.
@@ -89,6 +98,8 @@ struct Outcome {
     groups: Vec<u32>,
     partitions: usize,
     peak_value_bytes: u64,
+    /// The kernel's traffic (partitioned solver only).
+    traffic: Option<Traffic>,
 }
 
 /// Solves `root` with `engine` and reports the root's value and every move.
@@ -108,18 +119,27 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
                 groups: s.space.groups.iter().map(|g| g.size).collect(),
                 partitions: s.partitions,
                 peak_value_bytes: s.peak_bytes,
+                traffic: Some(s.traffic),
             }
         }
         Engine::Dense => {
             let d = Dense::solve(root)?;
             let moves = twin_moves(root, |after| Ok(d.value(after.drawn)))?;
             let len = d.values.len() as u64;
-            Outcome { value: d.values[0], moves, positions: len, groups: vec![], partitions: 1, peak_value_bytes: len }
+            Outcome {
+                value: d.values[0],
+                moves,
+                positions: len,
+                groups: vec![],
+                partitions: 1,
+                peak_value_bytes: len,
+                traffic: None,
+            }
         }
         Engine::Minimax => {
             let moves = twin_moves(root, minimax)?;
             let value = minimax(root)?;
-            Outcome { value, moves, positions: 0, groups: vec![], partitions: 0, peak_value_bytes: 0 }
+            Outcome { value, moves, positions: 0, groups: vec![], partitions: 0, peak_value_bytes: 0, traffic: None }
         }
     };
     let seconds = start.elapsed().as_secs_f64();
@@ -143,6 +163,8 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
         peak_rss_bytes: peak_rss_bytes(),
         // The twins run in one thread whatever was asked.
         threads: if engine == Engine::Partition { opts.threads } else { 1 },
+        bytes_moved: outcome.traffic.map(|t| t.bytes()),
+        gigabytes_per_second: outcome.traffic.map(|t| t.gigabytes_per_second(seconds)),
     })
 }
 
@@ -202,7 +224,18 @@ impl std::fmt::Display for Analysis {
         if let Some(rss) = self.peak_rss_bytes {
             write!(f, ", {:.1} MB resident", rss as f64 / 1e6)?;
         }
-        writeln!(f)
+        writeln!(f)?;
+        if let (Some(bytes), Some(rate)) = (self.bytes_moved, self.gigabytes_per_second) {
+            // The machine's bandwidth is not measured here: that takes seconds and would slow
+            // the solve beside it; `dab bench --suite bandwidth` measures it.
+            let per = if self.positions > 0 { bytes as f64 / self.positions as f64 } else { 0.0 };
+            writeln!(
+                f,
+                "traffic {:.3} GB read+written ({per:.2} bytes a position), {rate:.2} GB/s (the machine's bandwidth: dab bench --suite bandwidth)",
+                bytes as f64 / 1e9
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -5,11 +5,14 @@
 //! read-backs, and probes the machine: a short fixed workload whose time, stored in the model,
 //! later carries it to whatever machine plans with it. The fit minimises the squared
 //! relative error weighted by job time, so the jobs that make up the makespan count most;
-//! terms whose removal costs less than 2 % of the fit are dropped.
+//! terms whose removal costs less than 2 % of the fit are dropped. It also measures the
+//! memory bandwidth (STREAM copy and triad), the roof a solve's bytes per second are set
+//! against by `dab bench`.
 //!
 //! May use every layer up to `exec` (it runs real solves); nothing in the library uses it:
 //! its output is a cost model file that `sched` reads.
 
+mod bandwidth;
 mod fit;
 mod machine;
 mod measure;
@@ -17,6 +20,7 @@ mod probe;
 mod run;
 mod store_timing;
 
+pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_ARRAY_BYTES, DEFAULT_REPEATS, bandwidth, default_array_bytes};
 pub use fit::{ErrorStats, Fit, fit};
 pub use machine::{host, machine, physical_cores};
 pub use measure::{Sample, measure};

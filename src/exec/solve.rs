@@ -7,10 +7,11 @@ use std::time::Instant;
 
 use crate::game::Position;
 use crate::plan::ReadyPlan;
-use crate::solver::{Solution, SolveOptions, Space, SpaceError};
+use crate::solver::{Solution, SolveOptions, Space, SpaceError, Traffic};
 use crate::store::{Store, StoreError};
 
 use super::executor::{ExecError, ExecOptions, execute_with};
+use super::trace::TraceRow;
 
 /// Why a solve stopped.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +48,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
     };
     let run = execute_with(&plan, &exec)?;
     drop(store);
+    let traffic = computed_traffic(&plan, &run.trace);
     let ReadyPlan { space, layout, .. } = plan;
     let tables = run.tables.map(|jobs| {
         let mut tables = vec![Vec::new(); space.key_count()];
@@ -62,7 +64,20 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
         partitions: layout.len(),
         peak_bytes: run.peak_bytes,
         seconds: start.elapsed().as_secs_f64(),
+        traffic,
         tables,
         space,
     })
+}
+
+/// The kernel's traffic for the jobs the run computed (in the trace), not those it resumed
+/// from the store. Every job of a whole plan is a whole partition.
+fn computed_traffic(plan: &ReadyPlan, trace: &[TraceRow]) -> Traffic {
+    let by_name: std::collections::HashMap<&str, usize> =
+        plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    trace
+        .iter()
+        .filter_map(|row| by_name.get(row.job.as_str()))
+        .map(|&i| Traffic::of_partition(&plan.space, &plan.layout[i].key))
+        .sum()
 }

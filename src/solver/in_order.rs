@@ -13,6 +13,7 @@ use super::key::PartitionKey;
 use super::root_moves::root_moves;
 use super::solution::{Solution, SolveOptions};
 use super::space::{Space, SpaceError};
+use super::traffic::Traffic;
 
 /// The slow twin of the executor's solve (`crate::exec::solve`): partitions one at a time, most lines first, each split into row
 /// chunks across `threads` threads.
@@ -81,6 +82,7 @@ pub fn solve_in_order(root: Position, opts: SolveOptions) -> Result<Solution, Sp
         partitions: keys.len(),
         peak_bytes: peak,
         seconds: start.elapsed().as_secs_f64(),
+        traffic: Traffic::of_solve(&space),
         tables: opts.keep_all.then_some(tables),
         space,
     })

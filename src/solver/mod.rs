@@ -1,9 +1,9 @@
 //! The solver (layer 2): partition keys, the grouped state space with its rank tables and
 //! symmetries, the retrograde kernel, the row layout of a partition's jobs, the partition
-//! listing, the slow twins (dense retrograde, memoised minimax) and the in-memory solve one
-//! partition at a time. Uses `support` and `game`; knows nothing of graphs, plans, files or
-//! threads beyond a rayon pool handed to it. The kernel's hot loop is infallible and
-//! allocates nothing per position.
+//! listing, the kernel's memory traffic (bytes a solve reads and writes), the slow twins
+//! (dense retrograde, memoised minimax) and the in-memory solve one partition at a time. Uses
+//! `support` and `game`; knows nothing of graphs, plans, files or threads beyond a rayon pool
+//! handed to it. The kernel's hot loop is infallible and allocates nothing per position.
 
 mod in_order;
 mod kernel;
@@ -13,6 +13,7 @@ mod partitions;
 mod root_moves;
 mod solution;
 mod space;
+mod traffic;
 mod twins;
 
 pub use in_order::solve_in_order;
@@ -24,4 +25,5 @@ pub(crate) use root_moves::root_moves;
 pub use solution::{Solution, SolveOptions};
 pub(crate) use space::BINOMIAL;
 pub use space::{Group, Space, SpaceError, State};
+pub use traffic::Traffic;
 pub use twins::{Dense, TwinError, minimax};

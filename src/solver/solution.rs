@@ -1,6 +1,6 @@
 //! What a whole solve is asked and what it gives back: the options (groups, threads, whether
 //! to keep every partition, a store and its book) and the solution (the root's value, every
-//! move's value, positions, peak memory, time, and the tables when kept). Shared by the
+//! move's value, positions, peak memory, time, memory traffic, and the tables when kept). Shared by the
 //! executor's solve and its slow twin, [`super::solve_in_order`].
 
 use std::time::Instant;
@@ -8,6 +8,7 @@ use std::time::Instant;
 use crate::game::{Line, MoveValue, Value};
 
 use super::space::{Space, State};
+use super::traffic::Traffic;
 
 /// How to run a solve.
 #[derive(Clone, Copy)]
@@ -49,6 +50,9 @@ pub struct Solution {
     pub peak_bytes: u64,
     /// Wall seconds.
     pub seconds: f64,
+    /// Bytes the kernel read and wrote for the partitions computed (not those resumed from a
+    /// store).
+    pub traffic: Traffic,
     /// All partitions when `keep_all` was asked, by [`Space::key_index`].
     pub tables: Option<Vec<Vec<Value>>>,
 }
@@ -76,6 +80,7 @@ impl Solution {
             partitions: 1,
             peak_bytes: 1,
             seconds: start.elapsed().as_secs_f64(),
+            traffic: Traffic::default(),
             tables: None,
         }
     }

@@ -1,7 +1,8 @@
-//! `dab bench`: the solver against the dense twin, single-threaded (`--suite solve`), or the
-//! simulator's speed and schedule quality (`--suite sim`), plans run against their predictions
-//! (`--suite run`), or the endgame theorems against the solver (`--suite endgame`); CSV in
-//! `reports/`.
+//! `dab bench`: the solver against the dense twin, single-threaded, with its memory traffic
+//! against the measured bandwidth (`--suite solve`), the memory bandwidth alone (`--suite
+//! bandwidth`), the simulator's speed and schedule quality (`--suite sim`), plans run against
+//! their predictions (`--suite run`), or the endgame theorems against the solver (`--suite
+//! endgame`); CSV in `reports/`.
 
 use std::path::PathBuf;
 
@@ -10,6 +11,7 @@ use clap::{Args, ValueEnum};
 use self::sim::{MAX_PROCS, QUALITY_CASES};
 use self::solver::{Case, DEFAULT_CASES, run, write_csv};
 use super::CliResult;
+use dab::calibrate::{Bandwidth, DEFAULT_REPEATS, bandwidth as dab_bandwidth, default_array_bytes};
 
 mod endgame;
 mod memory;
@@ -24,6 +26,7 @@ pub enum Suite {
     Run,
     Endgame,
     Memory,
+    Bandwidth,
 }
 
 #[derive(Args)]
@@ -49,8 +52,13 @@ pub struct BenchArgs {
     /// Loops-and-chains positions for `--suite endgame` (a folder of ASCII art files).
     #[arg(long, value_name = "DIR", default_value = "tests/data/endgame")]
     pub positions: PathBuf,
-    /// Where to write the CSV (default: reports/bench.csv, or reports/bench-sim.csv and
-    /// reports/bench-sim-speed.csv).
+    /// MiB of each of the three arrays of the bandwidth measurement (`--suite bandwidth`, and
+    /// the roof of `--suite solve`); default 256, less where three would exceed a quarter of
+    /// the memory available.
+    #[arg(long, value_name = "N")]
+    pub bandwidth_mib: Option<u64>,
+    /// Where to write the CSV (default: reports/bench.csv, reports/bench-bandwidth.csv, or
+    /// reports/bench-sim.csv and reports/bench-sim-speed.csv).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
 }
@@ -62,7 +70,41 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Run => run_suite(args),
         Suite::Endgame => endgame(args),
         Suite::Memory => memory(args),
+        Suite::Bandwidth => bandwidth(args),
     }
+}
+
+/// The machine's memory bandwidth on one thread and on all of them, at `--bandwidth-mib`.
+fn measure_bandwidth(mib: Option<u64>) -> Result<[Bandwidth; 2], Box<dyn std::error::Error>> {
+    let bytes = match mib {
+        Some(0) => return Err("--bandwidth-mib must be at least 1".into()),
+        Some(m) => m.checked_mul(1 << 20).ok_or_else(|| format!("--bandwidth-mib {m} is too large"))?,
+        None => default_array_bytes(),
+    };
+    let all = super::threads(None)?;
+    Ok([dab_bandwidth(bytes, 1, DEFAULT_REPEATS)?, dab_bandwidth(bytes, all, DEFAULT_REPEATS)?])
+}
+
+fn print_bandwidth(rates: &[Bandwidth]) {
+    for b in rates {
+        println!(
+            "bandwidth on {} thread(s): copy {:.2} GB/s, triad {:.2} GB/s (3 arrays of {} MiB, best of {})",
+            b.threads,
+            b.copy_gigabytes_per_second,
+            b.triad_gigabytes_per_second,
+            b.array_bytes >> 20,
+            b.repeats
+        );
+    }
+}
+
+fn bandwidth(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| "reports/bench-bandwidth.csv".into());
+    let rates = measure_bandwidth(args.bandwidth_mib)?;
+    print_bandwidth(&rates);
+    write(&rates, &output)?;
+    println!("wrote {}", output.display());
+    Ok(())
 }
 
 fn memory(args: BenchArgs) -> CliResult {
@@ -137,13 +179,31 @@ fn solve(args: BenchArgs) -> CliResult {
     let output = args.output.unwrap_or_else(|| "reports/bench.csv".into());
     let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
     let exe = std::env::current_exe()?;
+    // Measured once, before the solves (in this process; each solve runs in its own). The
+    // solves run on one thread, so the one-thread figure is their roof.
+    let rates = measure_bandwidth(args.bandwidth_mib)?;
+    print_bandwidth(&rates);
+    let roof = rates[0].best();
     println!(
-        "{:<12} {:<9} {:>5} {:>6} {:>14} {:>9} {:>12} {:>10} {:>8}",
-        "case", "engine", "lines", "value", "positions", "seconds", "space pos/s", "peak MB", "speedup"
+        "\n{:<12} {:<9} {:>5} {:>6} {:>14} {:>9} {:>12} {:>12} {:>10} {:>8} {:>8} {:>7} {:>8}",
+        "case",
+        "engine",
+        "lines",
+        "value",
+        "positions",
+        "seconds",
+        "space pos/s",
+        "pos/s/thread",
+        "peak MB",
+        "B/pos",
+        "GB/s",
+        "of roof",
+        "speedup"
     );
-    let rows = run(&exe, &cases, |r| {
+    let rows = run(&exe, &cases, roof, |r| {
+        let opt = |x: Option<f64>, f: fn(f64) -> String| x.map_or("-".to_string(), f);
         println!(
-            "{:<12} {:<9} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>10.1} {:>8}",
+            "{:<12} {:<9} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>12.3e} {:>10.1} {:>8} {:>8} {:>7} {:>8}",
             r.case,
             format!("{:?}", r.engine).to_lowercase(),
             r.free_lines,
@@ -151,7 +211,11 @@ fn solve(args: BenchArgs) -> CliResult {
             r.positions,
             r.seconds,
             r.space_positions_per_second,
+            r.positions_per_second_per_thread,
             r.peak_rss_bytes.unwrap_or(0) as f64 / 1e6,
+            opt(r.bytes_per_position, |x| format!("{x:.2}")),
+            opt(r.gigabytes_per_second, |x| format!("{x:.3}")),
+            opt(r.bandwidth_fraction, |x| format!("{:.1}%", 100.0 * x)),
             r.speedup_vs_dense.map_or(String::new(), |s| format!("{s:.1}x")),
         )
     })?;

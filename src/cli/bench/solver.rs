@@ -1,6 +1,7 @@
 //! `dab bench`: the partitioned solver against the dense twin, single-threaded, in one run.
 //! Each solve runs in its own child process (`dab solve --json`) so that its peak resident
-//! memory is its own. Results go to a CSV file.
+//! memory is its own. Each row sets the kernel's traffic (bytes read and written per second)
+//! against the memory bandwidth measured before the solves. Results go to a CSV file.
 
 use std::io::Write;
 use std::path::Path;
@@ -54,6 +55,18 @@ pub struct BenchRow {
     pub seconds: f64,
     /// All 2^k positions of the space divided by the wall time: comparable across engines.
     pub space_positions_per_second: f64,
+    /// Threads the solve ran on.
+    pub threads: usize,
+    /// Stored positions per wall second per thread.
+    pub positions_per_second_per_thread: f64,
+    /// Bytes the kernel read and wrote per stored position (the partitioned solver only).
+    pub bytes_per_position: Option<f64>,
+    /// Those bytes per wall second, in GB/s.
+    pub gigabytes_per_second: Option<f64>,
+    /// The one-thread memory bandwidth measured before the solves (best of copy and triad).
+    pub bandwidth_gigabytes_per_second: f64,
+    /// `gigabytes_per_second` over the measured bandwidth.
+    pub bandwidth_fraction: Option<f64>,
     pub peak_rss_bytes: Option<u64>,
     pub peak_value_bytes: u64,
     /// Dense twin's time over this engine's time, on the partition row.
@@ -106,8 +119,14 @@ pub fn run_one(exe: &Path, case: &Case, engine: Engine, groups: Option<usize>) -
     })
 }
 
-/// Runs every case with both engines, checks they agree, and returns the rows.
-pub fn run(exe: &Path, cases: &[Case], mut report: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>, BenchError> {
+/// Runs every case with both engines, checks they agree, and returns the rows, the kernel's
+/// traffic set against `roof` GB/s.
+pub fn run(
+    exe: &Path,
+    cases: &[Case],
+    roof: f64,
+    mut report: impl FnMut(&BenchRow),
+) -> Result<Vec<BenchRow>, BenchError> {
     let mut rows = Vec::new();
     for case in cases {
         let dense = run_one(exe, case, Engine::Dense, None)?;
@@ -121,6 +140,9 @@ pub fn run(exe: &Path, cases: &[Case], mut report: impl FnMut(&BenchRow)) -> Res
         }
         for a in [&dense, &part] {
             let free = a.free_lines();
+            let seconds = a.seconds.max(1e-9);
+            let threads = a.threads.max(1);
+            let rate = a.gigabytes_per_second;
             let row = BenchRow {
                 case: case.name().to_string(),
                 engine: a.engine,
@@ -128,7 +150,13 @@ pub fn run(exe: &Path, cases: &[Case], mut report: impl FnMut(&BenchRow)) -> Res
                 value: a.value,
                 positions: a.positions,
                 seconds: a.seconds,
-                space_positions_per_second: (1u64 << free) as f64 / a.seconds.max(1e-9),
+                space_positions_per_second: (1u64 << free) as f64 / seconds,
+                threads,
+                positions_per_second_per_thread: a.positions as f64 / seconds / threads as f64,
+                bytes_per_position: a.bytes_moved.map(|b| b as f64 / a.positions.max(1) as f64),
+                gigabytes_per_second: rate,
+                bandwidth_gigabytes_per_second: roof,
+                bandwidth_fraction: rate.filter(|_| roof > 0.0).map(|r| r / roof),
                 peak_rss_bytes: a.peak_rss_bytes,
                 peak_value_bytes: a.peak_value_bytes,
                 speedup_vs_dense: (a.engine == Engine::Partition).then(|| dense.seconds / a.seconds.max(1e-9)),
