@@ -81,8 +81,9 @@ pub fn run(
     let store = store.map(|(base, _)| Store::open(base, &checked.space)).transpose()?;
     // The limit is the whole process's; the executor counts the values, so it gets what the
     // program, tables and threads leave.
-    let process_bytes = crate::sched::process_bytes(plan.fixed_bytes()?, threads as u32);
-    let mem_limit = plan.values_limit(threads as u32)?;
+    let fixed = checked.fixed_bytes();
+    let process_bytes = crate::sched::process_bytes(fixed, threads as u32);
+    let mem_limit = crate::sched::values_limit(plan.mem_limit, fixed, threads as u32);
     // Whatever planning freed leaves the process before the values arrive.
     crate::support::trim_freed_memory();
     let opts =

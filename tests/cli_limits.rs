@@ -59,14 +59,20 @@ fn more_threads_than_the_machine_runs_are_refused_before_any_work() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
-#[test]
-fn a_plan_for_more_threads_than_this_machine_is_still_a_plan() {
+/// A temporary folder holding `p.json`, a plan of 2x2 for `threads` threads.
+fn plan_2x2(threads: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     dab()
         .current_dir(dir.path())
-        .args(["plan", "2x2", "--threads", "1000", "--no-probe", "-o", "p.json", "--out", "r"])
+        .args(["plan", "2x2", "--threads", threads, "--no-probe", "-o", "p.json", "--out", "r"])
         .assert()
         .success();
+    dir
+}
+
+#[test]
+fn a_plan_for_more_threads_than_this_machine_is_still_a_plan() {
+    let dir = plan_2x2("1000");
     // Run as it is, it would start 1000 threads: refused, naming how to run it on fewer.
     let e = refused(&["run", "--plan", "p.json", "--out", "r"], Some(dir.path()));
     assert!(e.contains("1000 threads") && e.contains("--threads"), "{e}");
@@ -121,12 +127,7 @@ fn calibrate_with_a_missing_store_dir_writes_nothing() {
 
 #[test]
 fn options_a_loaded_plan_ignores_are_named() {
-    let dir = tempfile::tempdir().unwrap();
-    dab()
-        .current_dir(dir.path())
-        .args(["plan", "2x2", "--threads", "1", "--no-probe", "-o", "p.json", "--out", "r"])
-        .assert()
-        .success();
+    let dir = plan_2x2("1");
     dab()
         .current_dir(dir.path())
         .args(["run", "--plan", "p.json", "--out", "r", "--groups", "2", "--split", "5"])

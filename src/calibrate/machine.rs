@@ -13,12 +13,8 @@ pub fn machine() -> String {
         })
         .unwrap_or_else(|| "unknown CPU".into());
     let cores = hardware_threads();
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|t| {
-            t.lines().find(|l| l.starts_with("MemTotal")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .map_or(String::new(), |kb| format!(", {:.0} GiB", kb as f64 / 1048576.0));
+    let mem = crate::support::total_memory_bytes()
+        .map_or(String::new(), |bytes| format!(", {:.0} GiB", bytes as f64 / (1u64 << 30) as f64));
     format!("{cpu}, {cores} cores{mem}")
 }
 

@@ -212,17 +212,29 @@ pub fn run_threads(p: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Lines of a message as one: blank lines dropped, a line that ends in ':' followed by the
+/// next after a space (it introduces it), the others separated by "; ".
+fn joined<'a>(lines: impl Iterator<Item = &'a str>) -> String {
+    let mut line = String::new();
+    for part in lines.map(str::trim).filter(|l| !l.is_empty()) {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    line
+}
+
 /// clap's error as one line: the message with its possible values and tip, then where to
 /// find the usage (clap's own layout spreads it over five).
-fn one_line(e: &clap::Error) -> String {
+fn clap_line(e: &clap::Error) -> String {
     use clap::CommandFactory;
     let text = e.to_string();
-    let parts: Vec<&str> = text
+    let parts = text
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("Usage: ") && !l.starts_with("For more information"))
-        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
-        .collect();
+        .filter(|l| !l.starts_with("Usage: ") && !l.starts_with("For more information"))
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l));
     // The subcommand named on the command line, for the pointer to its help.
     let cli = Cli::command();
     let sub = std::env::args()
@@ -230,20 +242,7 @@ fn one_line(e: &clap::Error) -> String {
         .find(|a| !a.starts_with('-'))
         .filter(|a| cli.get_subcommands().any(|c| c.get_name() == a));
     let command = sub.map_or("dab".to_string(), |s| format!("dab {s}"));
-    // A line that ends in ':' introduces the next one; the others are separate remarks.
-    let mut line = String::new();
-    for p in parts {
-        if !line.is_empty() {
-            line.push_str(if line.ends_with(':') { " " } else { "; " });
-        }
-        line.push_str(p);
-    }
-    format!("{line}; see '{command} --help'")
-}
-
-/// Our own errors as one line too: a message that spans lines is joined with "; ".
-fn error_line(e: &dyn std::error::Error) -> String {
-    e.to_string().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+    format!("{}; see '{command} --help'", joined(parts))
 }
 
 pub fn run() -> i32 {
@@ -257,7 +256,7 @@ pub fn run() -> i32 {
                 | ErrorKind::DisplayVersion
                 | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
                 _ => {
-                    eprintln!("error: {}", one_line(&e));
+                    eprintln!("error: {}", clap_line(&e));
                     return EXIT_BAD_INPUT;
                 }
             }
@@ -286,7 +285,7 @@ pub fn run() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {}", error_line(e.as_ref()));
+            eprintln!("error: {}", joined(e.to_string().lines()));
             if e.is::<Failed>() { EXIT_FAILED_CHECK } else { EXIT_BAD_INPUT }
         }
     }

@@ -47,18 +47,20 @@ pub fn run(args: RunArgs) -> CliResult {
     if args.common.mem_limit.is_some() && args.store.is_none() {
         return Err(dab::pipeline::RunError::MemLimitWithoutStore.into());
     }
-    if let Some(p) = args.common.threads {
-        super::run_threads(p)?;
-    }
+    // Threads asked for are checked before any planning; a loaded plan's own count after it.
+    let asked = args.common.threads.map(|p| super::threads(Some(p))).transpose()?;
     let (plan, dir) = match &args.plan {
         Some(path) => loaded_plan(&args, path)?,
         None => new_plan(&args)?,
     };
-    let threads = match args.common.threads {
-        Some(_) => super::threads(args.common.threads)?,
-        None => plan.threads as usize,
+    let threads = match asked {
+        Some(p) => p,
+        None => {
+            let p = plan.threads as usize;
+            super::run_threads(p).map_err(|e| format!("{e} (give --threads to run the plan on fewer)"))?;
+            p
+        }
     };
-    super::run_threads(threads).map_err(|e| format!("{e} (give --threads to run the plan on fewer)"))?;
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| eprintln!("{m}");

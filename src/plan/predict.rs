@@ -19,11 +19,11 @@ pub fn simulate(plan: &Plan, graph: &Graph, p: u32, overhead: u64) -> Result<Run
 pub fn simulate_with(plan: &Plan, graph: &Graph, p: u32, overhead: u64, record: bool) -> Result<Run, SimError> {
     // A plan whose space cannot be built is refused by `Plan::check` before any run; here it
     // is simulated with the program's bytes alone.
-    let fixed = plan.fixed_bytes().unwrap_or(PROGRAM_BYTES);
+    let mem_limit = plan.values_limit(p).unwrap_or_else(|_| values_limit(plan.mem_limit, PROGRAM_BYTES, p));
     let opts = SimOptions {
         policy: Policy::Cp,
         overhead,
-        mem_limit: values_limit(plan.mem_limit, fixed, p),
+        mem_limit,
         reload_ps_per_byte: plan.reload_ps_per_byte,
         ..Default::default()
     };

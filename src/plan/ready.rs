@@ -10,7 +10,7 @@
 //! The rows a job reads are derived from the space here, independently of the planner that
 //! wrote the dependencies; a unit test holds them against the kernel's own reads.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use crate::sched::{CostSpec, Graph, orbits};
 use crate::solver::{Kernel, Layout, PartitionKey, Space, layout};
@@ -48,14 +48,6 @@ pub enum ReadsError {
         first: u64,
         /// End of the rows read.
         end: u64,
-    },
-    /// A job lists the same dependency twice.
-    #[error("job '{job}' lists '{input}' twice in its deps")]
-    Twice {
-        /// The job.
-        job: String,
-        /// The dependency listed twice.
-        input: String,
     },
     /// A job's name is not that of its piece: `<key>` for a partition in one job, `<key>_<i>`
     /// for the i-th piece, from 0, of one in several (in plan order, which is row order).
@@ -113,6 +105,12 @@ impl ReadyPlan {
         ReadyPlan::checked(space, graph, layout, priority)
     }
 
+    /// Bytes a run of this plan holds besides values whatever its thread count (program,
+    /// tables, jobs).
+    pub fn fixed_bytes(&self) -> u64 {
+        super::file::run_fixed_bytes(&self.space, self.graph.len())
+    }
+
     /// The plan of `graph` (a valid graph: known dependencies, no cycle) laid out as `layout`
     /// (whole rows of the space's partitions, each covered once: [`layout`]), once every job
     /// is named for its piece and lists every job whose rows its kernel call reads.
@@ -159,7 +157,8 @@ fn check_names(graph: &Graph, layout: &[Layout]) -> Result<(), ReadsError> {
     Ok(())
 }
 
-/// Every job lists, once, each job whose rows its kernel call reads.
+/// Every job lists each job whose rows its kernel call reads (a graph never lists one twice:
+/// `Graph::new` refuses it).
 fn check_reads(space: &Space, graph: &Graph, layout: &[Layout]) -> Result<(), ReadsError> {
     let kernel = Kernel::new(space);
     let pieces = pieces(layout);
@@ -169,9 +168,6 @@ fn check_reads(space: &Space, graph: &Graph, layout: &[Layout]) -> Result<(), Re
     for (i, l) in layout.iter().enumerate() {
         let name = |k: usize| graph.jobs[k].name.clone();
         for &k in graph.needs(i) {
-            if listed[k as usize] == i {
-                return Err(ReadsError::Twice { job: name(i), input: name(k as usize) });
-            }
             listed[k as usize] = i;
         }
         for g in 0..l.key.groups() {
@@ -232,23 +228,9 @@ fn rows_read(
         return vec![(a * rd, b * rd)];
     }
     let ranks = cache.entry((c0, a, b)).or_insert_with(|| {
-        let mut ranks = BTreeSet::new();
-        for &x in &g0.configs[c0][a..b] {
-            for j in 0..g0.size as usize {
-                let prev = (space.class_prev[g0.offset as usize + j] >> g0.offset) as u32;
-                if x >> j & 1 == 1 || x & prev != prev {
-                    continue;
-                }
-                let mut y = x | 1 << j;
-                if g0.canonical && g0.canon[y as usize] > 0 {
-                    y = g0.sym[g0.canon[y as usize] as usize - 1][y as usize];
-                }
-                ranks.insert(g0.rank[y as usize] as usize);
-            }
-        }
         // Runs of consecutive ranks.
         let mut runs: Vec<(usize, usize)> = Vec::new();
-        for q in ranks {
+        for q in space.group0_successor_ranks(c0, a..b) {
             match runs.last_mut() {
                 Some(last) if last.1 == q => last.1 = q + 1,
                 _ => runs.push((q, q + 1)),
@@ -261,6 +243,7 @@ fn rows_read(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
     use std::sync::Mutex;
 
     use super::*;

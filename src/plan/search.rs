@@ -169,11 +169,12 @@ fn predict(
     opts: &PlanOptions,
     counts: &[u32],
 ) -> Result<Vec<(u32, Option<Prediction>)>, SimError> {
+    let base = Simulator::new(graph, sim_options(opts, values_limit(opts.mem_limit, fixed, 1)))?
+        .with_contention(&opts.model.contention);
     counts
         .par_iter()
         .map(|&n| {
-            let limit = values_limit(opts.mem_limit, fixed, n);
-            let sim = Simulator::new(graph, sim_options(opts, limit))?.with_contention(&opts.model.contention);
+            let sim = base.with_mem_limit(values_limit(opts.mem_limit, fixed, n));
             let prediction = match sim.run(Procs::Limited(n), false) {
                 Ok(r) => Some(Prediction {
                     procs: n,

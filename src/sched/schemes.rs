@@ -264,7 +264,7 @@ pub fn orbits_with_features(
     let keys = space.keys();
     let ng = space.groups.len();
     // Rows of a partition: every group but the last (the kernel's inner group).
-    let row_len = |k: &PartitionKey| space.groups[ng - 1].count(k.counts()[ng - 1] as usize) as u64;
+    let row_len = |k: &PartitionKey| space.shape(k).1 as u64;
     let parts: Vec<Part> = keys
         .iter()
         .map(|k| {
@@ -293,7 +293,6 @@ pub fn orbits_with_features(
     // Rows per group-0 configuration: product of the counts of groups 1..ng-1.
     let rows_per_rank0 =
         |k: &PartitionKey| (1..ng - 1).map(|g| space.groups[g].count(k.counts()[g] as usize) as u64).product::<u64>();
-    let g0 = &space.groups[0];
     let reads = |p: usize, lo: u64, hi: u64, d: usize| -> Vec<(u64, u64)> {
         let (key, dep) = (&keys[p], &keys[d]);
         let (r, rd) = (rows_per_rank0(key), rows_per_rank0(dep));
@@ -304,21 +303,8 @@ pub fn orbits_with_features(
         }
         // A move in group 0: the successor's group-0 configuration, made canonical.
         let c0 = key.counts()[0] as usize;
-        let mut ranks = BTreeSet::new();
-        for &x in &g0.configs[c0][a as usize..b as usize] {
-            for j in 0..g0.size as usize {
-                let prev = (space.class_prev[j] >> g0.offset) as u32;
-                if x >> j & 1 == 1 || x & prev != prev {
-                    continue;
-                }
-                let mut y = x | 1 << j;
-                if g0.canonical && g0.canon[y as usize] > 0 {
-                    y = g0.sym[g0.canon[y as usize] as usize - 1][y as usize];
-                }
-                ranks.insert(g0.rank[y as usize] as u64);
-            }
-        }
-        ranks.into_iter().map(|q| (q * rd, (q + 1) * rd)).collect()
+        let ranks = space.group0_successor_ranks(c0, a as usize..b as usize);
+        ranks.into_iter().map(|q| (q as u64 * rd, (q as u64 + 1) * rd)).collect()
     };
     assemble(&parts, split, cost, Some(&reads))
 }

@@ -274,6 +274,7 @@ pub struct Run {
 
 /// A graph with everything the simulations of one option set share: durations, bounds,
 /// policy priorities.
+#[derive(Clone)]
 pub struct Simulator<'g> {
     graph: &'g Graph,
     opts: SimOptions,
@@ -348,6 +349,15 @@ impl<'g> Simulator<'g> {
         };
         let contention = Contention::default();
         Ok(Simulator { graph, opts, work, duration, reload_bound, priority, critical_path, level_cuts, contention })
+    }
+
+    /// This simulator under another memory limit of the same kind (a limit where it had one,
+    /// none where it had none): durations, levels and bounds are kept, not recomputed.
+    pub fn with_mem_limit(&self, limit: Option<u64>) -> Simulator<'g> {
+        debug_assert_eq!(limit.is_some(), self.opts.mem_limit.is_some(), "the read-back bound depends on it");
+        let mut sim = self.clone();
+        sim.opts.mem_limit = limit;
+        sim
     }
 
     /// This simulator with jobs slowed by `contention` from the number running at each moment.

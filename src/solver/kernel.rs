@@ -162,9 +162,7 @@ impl<'a> Kernel<'a> {
 
     /// Number of rows of a partition, and the row length (inner configurations).
     pub fn shape(&self, key: &PartitionKey) -> (usize, usize) {
-        let len = self.space.partition_len(key);
-        let row = self.space.groups[self.inner].count(key.counts()[self.inner] as usize);
-        (len / row, row)
+        self.space.shape(key)
     }
 
     /// Computes rows `first_row..` of partition `key` into `out` (a whole number of rows).

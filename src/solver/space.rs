@@ -388,9 +388,42 @@ impl Space {
         key.counts().iter().zip(&self.groups).map(|(&c, g)| g.count(c as usize)).product()
     }
 
+    /// Rows of a partition and the positions in a row (the last group's configurations: the
+    /// kernel's inner group), as the kernel, the store and the planner lay them out.
+    pub fn shape(&self, key: &PartitionKey) -> (usize, usize) {
+        let row = self.groups.last().map_or(1, |g| g.count(key.counts()[key.groups() - 1] as usize)).max(1);
+        (self.partition_len(key) / row, row)
+    }
+
     /// The partitions `key` reads: one more line in one group.
     pub fn successors(&self, key: &PartitionKey) -> Vec<PartitionKey> {
         (0..key.groups()).filter(|&g| (key.counts()[g] as u32) < self.groups[g].size).map(|g| key.plus(g)).collect()
+    }
+
+    /// Group-0 ranks of the successors of group-0 configurations `configs` (ranks, with `c0`
+    /// lines): one more line of group 0 drawn, made canonical. The rows a move in group 0
+    /// reads, for the planner's fine piece dependencies and the plan check alike.
+    pub fn group0_successor_ranks(
+        &self,
+        c0: usize,
+        configs: std::ops::Range<usize>,
+    ) -> std::collections::BTreeSet<usize> {
+        let g0 = &self.groups[0];
+        let mut ranks = std::collections::BTreeSet::new();
+        for &x in &g0.configs[c0][configs] {
+            for j in 0..g0.size as usize {
+                let prev = (self.class_prev[g0.offset as usize + j] >> g0.offset) as u32;
+                if x >> j & 1 == 1 || x & prev != prev {
+                    continue;
+                }
+                let mut y = x | 1 << j;
+                if g0.canonical && g0.canon[y as usize] > 0 {
+                    y = g0.sym[g0.canon[y as usize] as usize - 1][y as usize];
+                }
+                ranks.insert(g0.rank[y as usize] as usize);
+            }
+        }
+        ranks
     }
 
     /// Row-major strides of a partition's group ranks.

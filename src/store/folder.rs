@@ -6,14 +6,14 @@
 //! tasks share it.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::game::Value;
 use crate::solver::{Layout, Space};
 
 use super::error::StoreError;
-use super::format::{ENCODING, EXT, Header, MAGIC, STORE_FORMAT, differs, parse};
+use super::format::{ENCODING, EXT, Header, MAGIC, STORE_FORMAT, differs, read_file};
 use super::place::{LOCK, TMP, folder_name, parse_name};
 
 /// Bytes written at a time.
@@ -179,16 +179,10 @@ impl Store {
     /// Reads and checks job `name`'s values against what the plan says they are.
     pub fn read(&self, name: &str, layout: &Layout, positions: u64) -> Result<Vec<Value>, StoreError> {
         let path = self.path(name);
-        let mut bytes = Vec::new();
-        File::open(&path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .map_err(|source| StoreError::Read { path: path.clone(), source })?;
-        let damaged = |reason: String| StoreError::Damaged { path: path.clone(), reason };
-        let (header, values) = parse(bytes).map_err(damaged)?;
-        let want = self.header(layout, positions);
-        if let Some(why) = differs(&header, &want) {
-            return Err(damaged(why));
+        let (header, values) = read_file(&path)?;
+        match differs(&header, &self.header(layout, positions)) {
+            Some(reason) => Err(StoreError::Damaged { path, reason }),
+            None => Ok(values),
         }
-        Ok(values)
     }
 }

@@ -80,9 +80,8 @@ pub(crate) fn parse_name(file: &str) -> Option<(PartitionKey, Option<u64>)> {
 /// Rows of a partition and the positions in a row (the inner group's configurations), as the
 /// kernel lays them out.
 pub(crate) fn shape(space: &Space, key: &PartitionKey) -> (u64, u64) {
-    let len = space.partition_len(key) as u64;
-    let row = space.groups.last().map_or(1, |g| g.count(key.counts()[key.groups() - 1] as usize) as u64).max(1);
-    (len / row, row)
+    let (rows, row) = space.shape(key);
+    (rows as u64, row as u64)
 }
 
 /// Whether a header agrees with the folder (`space`) and the name (`key`, `piece`) it was

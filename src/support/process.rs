@@ -5,8 +5,18 @@
 /// Memory the system can give this process now without swapping, from `/proc/meminfo`
 /// (Linux; None elsewhere).
 pub(crate) fn available_memory_bytes() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    kilobytes_field("/proc/meminfo", "MemAvailable:")
+}
+
+/// The machine's memory, from `/proc/meminfo` (Linux; None elsewhere).
+pub(crate) fn total_memory_bytes() -> Option<u64> {
+    kilobytes_field("/proc/meminfo", "MemTotal:")
+}
+
+/// The `field` line of a `/proc` file (`Name:   1234 kB`), in bytes.
+fn kilobytes_field(file: &str, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kb.checked_mul(1024)
 }
@@ -31,10 +41,7 @@ pub fn return_freed_memory() {
 
 /// Peak resident set size of this process, from `/proc/self/status` (Linux).
 pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    kilobytes_field("/proc/self/status", "VmHWM:")
 }
 
 /// Hands the allocator's free memory back to the system now: what planning freed (tens of
