@@ -7,7 +7,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use dab::answer::{Engine, analyse};
-use dab::solver::SolveOptions;
+use dab::solver::{KernelPath, SolveOptions};
 
 use super::{CliResult, PositionArgs, choice};
 
@@ -24,6 +24,9 @@ pub struct SolveArgs {
     /// Solver: the partitioned retrograde solver, or a slow twin.
     #[arg(long, value_parser = choice::<Engine>(), default_value_t = Engine::Partition)]
     pub engine: Engine,
+    /// Kernel path of the partitioned solver: the row path, or its scalar twin (benchmarks).
+    #[arg(long, value_parser = choice::<KernelPath>(), default_value_t = KernelPath::Rows)]
+    pub kernel: KernelPath,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -52,6 +55,7 @@ pub fn run(args: SolveArgs) -> CliResult {
         progress: Some(&progress),
         store: args.store.as_deref(),
         keep_lines: args.book.store(args.store.as_deref())?.and_then(|(_, k)| k),
+        kernel: args.kernel,
     };
     let analysis = analyse(root, args.engine, opts)?;
     bar.finish();

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use crate::game::{MoveValue, Value};
 use crate::plan::ReadyPlan;
-use crate::solver::Kernel;
+use crate::solver::{Kernel, KernelPath};
 use crate::store::{Store, StoreError};
 
 use super::inputs::{Reads, Slot, compute, gather, reads, slots};
@@ -71,6 +71,8 @@ pub struct ExecOptions<'a> {
     /// dropped and read back; without one, jobs wait for memory. A job that can never fit
     /// stops the run with [`ExecError::MemLimit`].
     pub mem_limit: Option<u64>,
+    /// The kernel's path (the row path unless a benchmark or test asks for its twin).
+    pub kernel: KernelPath,
 }
 
 /// Why a run stopped.
@@ -129,7 +131,7 @@ pub fn execute(
 /// stops the run cleanly.
 pub fn execute_with(plan: &ReadyPlan, opts: &ExecOptions) -> Result<Execution, ExecError> {
     let start = Instant::now();
-    let kernel = Kernel::new(&plan.space);
+    let kernel = Kernel::with_path(&plan.space, opts.kernel);
     let (shared, resumed) = prepare(plan, opts)?;
     let run = Run {
         plan,

@@ -45,6 +45,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
         report: None,
         keep_lines: opts.keep_lines,
         mem_limit: None,
+        kernel: opts.kernel,
     };
     let run = execute_with(&plan, &exec)?;
     drop(store);

@@ -23,7 +23,7 @@ pub fn solve_in_order(root: Position, opts: SolveOptions) -> Result<Solution, Sp
     if space.free() == 0 {
         return Ok(Solution::trivial(space, start));
     }
-    let kernel = Kernel::new(&space);
+    let kernel = Kernel::with_path(&space, opts.kernel);
     let keys = space.keys();
     let total: u64 = keys.iter().map(|k| space.partition_len(k) as u64).sum();
     // Readers still to be computed, per partition.

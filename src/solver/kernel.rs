@@ -6,6 +6,13 @@
 //! contiguous (or through a rank map when the successor must be turned by a symmetry); a move
 //! in the inner group reads the same row of the successor through a precomputed move table.
 //! Everything is prepared in [`Kernel::new`]; [`Kernel::compute`] allocates nothing per position.
+//!
+//! Two paths compute the same bytes ([`KernelPath`]). The *row* path (the default) treats every
+//! move as a pass over the whole row: per line, a byte of box bits per inner configuration, and
+//! for inner and symmetry-mapped moves a `u16` index per configuration into a copy of the
+//! successor row, so the passes have a fixed trip count, no chain from one move to the next
+//! and byte lanes the compiler vectorises. The *scalar* path, one position at a time through a
+//! list of its inner moves, is its twin.
 
 use crate::game::Value;
 
@@ -75,6 +82,33 @@ impl Rows for Pieces<'_> {
 /// Box keys: 4 per inner line.
 const BOX_KEYS: usize = 4 * MAX_GROUP_LINES;
 
+/// The row path's index of a slot that holds [`Value::MAX`]: a move that does not exist reads
+/// it, completes no box, and so offers `-MAX`, which no real move's value is below.
+const ABSENT: u16 = u16::MAX;
+
+/// Slots of the row path's copy of a successor row: every `u16` index is in bounds.
+const ROW_SLOTS: usize = 1 << 16;
+
+crate::support::choice! {
+    "kernel path",
+    /// How [`Kernel::compute`] walks a partition. Both give the same bytes.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum KernelPath {
+        /// Every move a pass over the whole row (byte lanes, gathers through u16 indices).
+        Rows = "rows",
+        /// Inner moves one position at a time through a move list (the row path's twin).
+        Scalar = "scalar",
+    }
+}
+
+// By hand: `choice!` takes no attributes on a variant, so `#[default]` cannot be derived.
+#[allow(clippy::derivable_impls)]
+impl Default for KernelPath {
+    fn default() -> KernelPath {
+        KernelPath::Rows
+    }
+}
+
 /// Tables for the kernel over one space.
 pub struct Kernel<'a> {
     space: &'a Space,
@@ -84,6 +118,16 @@ pub struct Kernel<'a> {
     /// Per internal line and box: the other sides' bits inside the inner group (local), or
     /// [`NEVER`] where the line has no such box.
     box_inner: Vec<[u32; 2]>,
+    /// The scalar path's tables (empty on the row path).
+    scalar: ScalarTables,
+    /// The row path's tables; `None` on the scalar path, or where an inner count has too many
+    /// configurations for a `u16` index (inner groups of more than 16 lines).
+    rows: Option<RowTables>,
+}
+
+/// The scalar path: a list of moves per inner configuration.
+#[derive(Default)]
+struct ScalarTables {
     /// `move_start[c][i]..move_start[c][i+1]`: moves of inner configuration i of count c.
     move_start: Vec<Vec<u32>>,
     moves: Vec<Vec<InnerMove>>,
@@ -91,23 +135,53 @@ pub struct Kernel<'a> {
     inner_sym: Vec<Vec<Vec<u32>>>,
 }
 
+/// The row path: per line, one entry per inner configuration of a count, line-major
+/// (`table[c][line * count(c) + rank]`).
+struct RowTables {
+    /// Per outer internal line l (`0..inner offset`): bit k set = the sides of the line's box
+    /// k that lie in the inner group are drawn in this configuration (never, where the line has
+    /// no box k).
+    outer_bits: Vec<Vec<u8>>,
+    /// Per inner line j: the successor's rank (count c + 1) of the configuration with j drawn,
+    /// made canonical, or [`ABSENT`] where j is no move (drawn, or not first of its class).
+    inner_rank: Vec<Vec<u16>>,
+    /// Per inner line j: as `outer_bits`, the box bits of j's boxes; 0 where j is no move.
+    inner_bits: Vec<Vec<u8>>,
+    /// `sym[s][c][rank]`: rank of the inner configuration's image under symmetry s+1.
+    sym: Vec<Vec<Vec<u16>>>,
+}
+
 impl<'a> Kernel<'a> {
-    /// Bytes of the kernel's own tables (box masks, inner moves, symmetry rank maps), as
+    /// Bytes of the kernel's own tables (box masks, move tables, symmetry rank maps), as
     /// allocated; one kernel serves every thread of a run.
     pub fn table_bytes(&self) -> u64 {
         use super::space::nested_bytes;
-        let sym: u64 = self.inner_sym.iter().map(|t| nested_bytes(t)).sum();
-        (self.box_outer.capacity() * 16 + self.box_inner.capacity() * 8) as u64
-            + nested_bytes(&self.move_start)
-            + nested_bytes(&self.moves)
-            + sym
+        let s = &self.scalar;
+        let mut bytes = (self.box_outer.capacity() * 16 + self.box_inner.capacity() * 8) as u64
+            + nested_bytes(&s.move_start)
+            + nested_bytes(&s.moves)
+            + s.inner_sym.iter().map(|t| nested_bytes(t)).sum::<u64>();
+        if let Some(r) = &self.rows {
+            bytes += nested_bytes(&r.outer_bits)
+                + nested_bytes(&r.inner_rank)
+                + nested_bytes(&r.inner_bits)
+                + r.sym.iter().map(|t| nested_bytes(t)).sum::<u64>();
+        }
+        bytes
     }
 
-    /// Builds the inner group's move tables, box masks and symmetry rank maps for `space`.
+    /// The kernel of `space` on the row path.
     pub fn new(space: &'a Space) -> Kernel<'a> {
+        Kernel::with_path(space, KernelPath::Rows)
+    }
+
+    /// The kernel of `space` on `path`: builds the box masks, and the move tables and symmetry
+    /// rank maps of that path. The row path falls back to the scalar one where an inner count
+    /// has more configurations than a `u16` index reaches.
+    pub fn with_path(space: &'a Space, path: KernelPath) -> Kernel<'a> {
         let inner = space.groups.len().saturating_sub(1);
         let g = &space.groups[inner];
-        let (off, size) = (g.offset as usize, g.size as usize);
+        let off = g.offset as usize;
         let inner_mask = space.group_mask(inner);
         let mut box_outer = Vec::with_capacity(space.free());
         let mut box_inner = Vec::with_capacity(space.free());
@@ -121,43 +195,16 @@ impl<'a> Kernel<'a> {
             box_outer.push(o);
             box_inner.push(i);
         }
-        let mut move_start = Vec::new();
-        let mut moves = Vec::new();
-        for c in 0..=size {
-            let mut starts = vec![0u32];
-            let mut list = Vec::new();
-            for &x in &g.configs[c] {
-                for j in 0..size {
-                    let prev = (space.class_prev[off + j] >> off) as u32;
-                    if x >> j & 1 == 1 || x & prev != prev {
-                        continue;
-                    }
-                    let mut y = x | 1 << j;
-                    if g.canonical && g.canon[y as usize] > 0 {
-                        y = g.sym[g.canon[y as usize] as usize - 1][y as usize];
-                    }
-                    let inner_ok = (0..2)
-                        .filter(|&k| x & box_inner[off + j][k] == box_inner[off + j][k])
-                        .fold(0, |b, k| b | 1 << k);
-                    list.push(InnerMove(g.rank[y as usize] | (4 * j as u32 + inner_ok) << 24));
-                }
-                starts.push(list.len() as u32);
-            }
-            move_start.push(starts);
-            moves.push(list);
-        }
-        let inner_sym = if g.canonical {
-            Vec::new()
-        } else {
-            g.sym
-                .iter()
-                .map(|t| {
-                    g.configs.iter().map(|cs| cs.iter().map(|&x| g.rank[t[x as usize] as usize]).collect()).collect()
-                })
-                .collect()
-        };
-        debug_assert!(size <= MAX_GROUP_LINES);
-        Kernel { space, inner, box_outer, box_inner, move_start, moves, inner_sym }
+        debug_assert!(g.size as usize <= MAX_GROUP_LINES);
+        let fits = g.configs.iter().all(|cs| cs.len() < ABSENT as usize);
+        let rows = (path == KernelPath::Rows && fits).then(|| RowTables::new(space, inner, &box_inner));
+        let scalar = if rows.is_some() { ScalarTables::default() } else { ScalarTables::new(space, inner, &box_inner) };
+        Kernel { space, inner, box_outer, box_inner, scalar, rows }
+    }
+
+    /// The path [`Kernel::compute`] takes.
+    pub fn path(&self) -> KernelPath {
+        if self.rows.is_some() { KernelPath::Rows } else { KernelPath::Scalar }
     }
 
     /// Number of rows of a partition, and the row length (inner configurations).
@@ -168,15 +215,124 @@ impl<'a> Kernel<'a> {
     /// Computes rows `first_row..` of partition `key` into `out` (a whole number of rows).
     /// `succ[g]` holds the partition `key.plus(g)` (empty where the group is full).
     pub fn compute<R: Rows>(&self, key: &PartitionKey, succ: &[R], out: &mut [Value], first_row: usize) {
+        let full = key.counts().iter().zip(&self.space.groups).all(|(&c, g)| c as u32 == g.size);
+        if full {
+            out.fill(0);
+            return;
+        }
+        match &self.rows {
+            Some(t) => self.compute_rows(t, key, succ, out, first_row),
+            None => self.compute_scalar(key, succ, out, first_row),
+        }
+    }
+
+    /// The row path: every move a pass over the row, outer moves reading a successor row
+    /// (directly, or gathered through a symmetry rank map) and each inner line gathering from
+    /// the same row of the inner successor.
+    fn compute_rows<R: Rows>(
+        &self,
+        t: &RowTables,
+        key: &PartitionKey,
+        succ: &[R],
+        out: &mut [Value],
+        first_row: usize,
+    ) {
+        let sp = self.space;
+        let groups = &sp.groups;
+        let inner = self.inner;
+        let counts = key.counts();
+        let (_, row_len) = self.shape(key);
+        let ci = counts[inner] as usize;
+        let ig = &groups[inner];
+        let ioff = ig.offset as usize;
+        let strides = sp.strides(key);
+        let mut succ_strides = [[0usize; MAX_GROUPS]; MAX_GROUPS];
+        for (g, s) in succ_strides.iter_mut().enumerate().take(key.groups()) {
+            if (counts[g] as u32) < groups[g].size {
+                *s = sp.strides(&key.plus(g));
+            }
+        }
+        let inner_succ_len = if (ci as u32) < ig.size { ig.count(ci + 1) } else { 0 };
+        let (outer_bits, inner_rank, inner_bits) = (&t.outer_bits[ci], &t.inner_rank[ci], &t.inner_bits[ci]);
+        // A copy of the successor row being gathered from; every u16 index is in bounds.
+        let mut slots: Box<[Value; ROW_SLOTS]> =
+            vec![0 as Value; ROW_SLOTS].into_boxed_slice().try_into().expect("ROW_SLOTS values");
+        slots[ABSENT as usize] = Value::MAX;
+
+        let mut ranks = [0usize; MAX_GROUPS];
+        for h in 0..inner {
+            ranks[h] = first_row * row_len / strides[h] % groups[h].count(counts[h] as usize);
+        }
+        for best in out.chunks_exact_mut(row_len) {
+            let mut fields = [0u32; MAX_GROUPS];
+            let mut outer_state = 0u64;
+            for h in 0..inner {
+                fields[h] = groups[h].configs[counts[h] as usize][ranks[h]];
+                outer_state |= (fields[h] as u64) << groups[h].offset;
+            }
+            // Per moved group g, the successor offset of the other groups' ranks.
+            let mut others = [0usize; MAX_GROUPS];
+            for (g, o) in others.iter_mut().enumerate().take(inner) {
+                let ss = &succ_strides[g];
+                *o = (0..inner).filter(|&h| h != g).map(|h| ranks[h] * ss[h]).sum();
+            }
+            best.fill(Value::MIN);
+
+            for l in 0..ioff {
+                if !sp.is_move(State(outer_state), l) {
+                    continue;
+                }
+                let g = sp.line_group[l] as usize;
+                let grp = &groups[g];
+                let moved = fields[g] | 1 << (l - grp.offset as usize);
+                let gate = gate(&self.box_outer[l], &self.box_inner[l], outer_state);
+                let bits = &outer_bits[l * row_len..(l + 1) * row_len];
+                let ss = &succ_strides[g];
+                let s = if grp.canonical { grp.canon[moved as usize] } else { 0 };
+                if s == 0 {
+                    let base = others[g] + grp.rank[moved as usize] as usize * ss[g];
+                    relax_row(best, succ[g].row(base, row_len), bits, gate);
+                } else {
+                    let s = s as usize - 1;
+                    let base: usize = (0..inner)
+                        .map(|h| {
+                            let f = if h == g { moved } else { fields[h] };
+                            groups[h].rank[groups[h].sym[s][f as usize] as usize] as usize * ss[h]
+                        })
+                        .sum();
+                    slots[..row_len].copy_from_slice(succ[g].row(base, row_len));
+                    relax_gathered(best, &slots, &t.sym[s][ci], bits, gate);
+                }
+            }
+
+            if inner_succ_len > 0 {
+                let ss = &succ_strides[inner];
+                let base: usize = (0..inner).map(|h| ranks[h] * ss[h]).sum();
+                slots[..inner_succ_len].copy_from_slice(succ[inner].row(base, inner_succ_len));
+                for j in 0..ig.size as usize {
+                    let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], outer_state);
+                    let span = j * row_len..(j + 1) * row_len;
+                    relax_gathered(best, &slots, &inner_rank[span.clone()], &inner_bits[span], gate);
+                }
+            }
+
+            for h in (0..inner).rev() {
+                ranks[h] += 1;
+                if ranks[h] < groups[h].count(counts[h] as usize) {
+                    break;
+                }
+                ranks[h] = 0;
+            }
+        }
+    }
+
+    /// The scalar path: outer moves a row at a time, inner moves one position at a time.
+    fn compute_scalar<R: Rows>(&self, key: &PartitionKey, succ: &[R], out: &mut [Value], first_row: usize) {
         let sp = self.space;
         let groups = &sp.groups;
         let inner = self.inner;
         let ng = key.groups();
         let counts = key.counts();
-        if counts.iter().zip(groups).all(|(&c, g)| c as u32 == g.size) {
-            out.fill(0);
-            return;
-        }
         let (_, row_len) = self.shape(key);
         let ci = counts[inner] as usize;
         let ig = &groups[inner];
@@ -191,8 +347,8 @@ impl<'a> Kernel<'a> {
             }
         }
         let inner_succ_len = if (ci as u32) < ig.size { ig.count(ci + 1) } else { 0 };
-        let starts = &self.move_start[ci];
-        let imoves = &self.moves[ci];
+        let starts = &self.scalar.move_start[ci];
+        let imoves = &self.scalar.moves[ci];
 
         // Outer ranks of the first row; rows then advance like an odometer.
         let mut ranks = [0usize; MAX_GROUPS];
@@ -241,7 +397,7 @@ impl<'a> Kernel<'a> {
                         let f = if h == g { moved } else { fields[h] };
                         base += groups[h].rank[groups[h].sym[s][f as usize] as usize] as usize * ss[h];
                     }
-                    let map = &self.inner_sym[s][ci];
+                    let map = &self.scalar.inner_sym[s][ci];
                     apply_row_mapped(best, succ[g].row(base, row_len), map, inner_cfgs, m0, m1);
                 }
             }
@@ -275,6 +431,151 @@ impl<'a> Kernel<'a> {
                 }
                 ranks[h] = 0;
             }
+        }
+    }
+}
+
+impl ScalarTables {
+    /// Each inner configuration's moves, with the successor's rank and box key, and the
+    /// inner group's symmetry rank maps.
+    fn new(space: &Space, inner: usize, box_inner: &[[u32; 2]]) -> ScalarTables {
+        let g = &space.groups[inner];
+        let (off, size) = (g.offset as usize, g.size as usize);
+        let mut move_start = Vec::new();
+        let mut moves = Vec::new();
+        for c in 0..=size {
+            let mut starts = vec![0u32];
+            let mut list = Vec::new();
+            for &x in &g.configs[c] {
+                for j in 0..size {
+                    let Some(y) = inner_successor(space, inner, x, j) else { continue };
+                    let inner_ok = (0..2)
+                        .filter(|&k| x & box_inner[off + j][k] == box_inner[off + j][k])
+                        .fold(0, |b, k| b | 1 << k);
+                    list.push(InnerMove(g.rank[y as usize] | (4 * j as u32 + inner_ok) << 24));
+                }
+                starts.push(list.len() as u32);
+            }
+            move_start.push(starts);
+            moves.push(list);
+        }
+        let inner_sym = symmetry_maps(g, |r| r);
+        ScalarTables { move_start, moves, inner_sym }
+    }
+}
+
+impl RowTables {
+    /// Per line and inner configuration: box bits, and for inner lines the successor's rank.
+    fn new(space: &Space, inner: usize, box_inner: &[[u32; 2]]) -> RowTables {
+        let g = &space.groups[inner];
+        let (off, size) = (g.offset as usize, g.size as usize);
+        let bits_of = |x: u32, l: usize| -> u8 {
+            let m = &box_inner[l];
+            (0..2).filter(|&k| m[k] != NEVER && x & m[k] == m[k]).fold(0, |b, k| b | 1 << k)
+        };
+        let outer_bits = g
+            .configs
+            .iter()
+            .map(|cs| (0..off).flat_map(|l| cs.iter().map(move |&x| bits_of(x, l))).collect())
+            .collect();
+        let mut inner_rank = Vec::new();
+        let mut inner_bits = Vec::new();
+        for cs in &g.configs {
+            let mut ranks = Vec::with_capacity(size * cs.len());
+            let mut bits = Vec::with_capacity(size * cs.len());
+            for j in 0..size {
+                for &x in cs {
+                    match inner_successor(space, inner, x, j) {
+                        Some(y) => {
+                            ranks.push(g.rank[y as usize] as u16);
+                            bits.push(bits_of(x, off + j));
+                        }
+                        None => {
+                            ranks.push(ABSENT);
+                            bits.push(0);
+                        }
+                    }
+                }
+            }
+            inner_rank.push(ranks);
+            inner_bits.push(bits);
+        }
+        let sym = symmetry_maps(g, |r| r as u16);
+        RowTables { outer_bits, inner_rank, inner_bits, sym }
+    }
+}
+
+/// The inner group's configuration `x` with local line `j` drawn, made canonical where the
+/// group is; `None` where `j` is no move (drawn, or not the first undrawn of its class).
+fn inner_successor(space: &Space, inner: usize, x: u32, j: usize) -> Option<u32> {
+    let g = &space.groups[inner];
+    let off = g.offset as usize;
+    let prev = (space.class_prev[off + j] >> off) as u32;
+    if x >> j & 1 == 1 || x & prev != prev {
+        return None;
+    }
+    let mut y = x | 1 << j;
+    if g.canonical && g.canon[y as usize] > 0 {
+        y = g.sym[g.canon[y as usize] as usize - 1][y as usize];
+    }
+    Some(y)
+}
+
+/// `maps[s][c][rank]`: the rank of the image of inner configuration `rank` of count c under
+/// symmetry s+1 (none for a canonical group, which is never turned).
+fn symmetry_maps<T>(g: &super::space::Group, index: impl Fn(u32) -> T + Copy) -> Vec<Vec<Vec<T>>> {
+    if g.canonical {
+        return Vec::new();
+    }
+    g.sym
+        .iter()
+        .map(|t| {
+            g.configs.iter().map(|cs| cs.iter().map(|&x| index(g.rank[t[x as usize] as usize])).collect()).collect()
+        })
+        .collect()
+}
+
+/// Which of line `l`'s boxes have their sides outside the inner group drawn in `outer_state`:
+/// bit k for box k, only where the line has a box k.
+#[inline]
+fn gate(o: &[u64; 2], i: &[u32; 2], outer_state: u64) -> u8 {
+    let g0 = (i[0] != NEVER && outer_state & o[0] == o[0]) as u8;
+    let g1 = (i[1] != NEVER && outer_state & o[1] == o[1]) as u8;
+    g0 | g1 << 1
+}
+
+/// The value of a move to a successor worth `s` that completes the boxes whose bits are set
+/// in both `bits` and `gate`.
+#[inline(always)]
+fn offer(s: Value, bits: u8, gate: u8) -> Value {
+    let k = bits & gate;
+    let n = (k & 1) as Value + (k >> 1) as Value;
+    if n > 0 { s + n } else { -s }
+}
+
+/// Row path: a move whose successors are a contiguous row.
+fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u8) {
+    if gate == 0 {
+        for (b, &s) in best.iter_mut().zip(succ) {
+            *b = (*b).max(-s);
+        }
+    } else {
+        for ((b, &s), &k) in best.iter_mut().zip(succ).zip(bits) {
+            *b = (*b).max(offer(s, k, gate));
+        }
+    }
+}
+
+/// Row path: a move whose successors are gathered from a copy of a successor row through
+/// `u16` indices ([`ABSENT`] for a move that does not exist).
+fn relax_gathered(best: &mut [Value], slots: &[Value; ROW_SLOTS], index: &[u16], bits: &[u8], gate: u8) {
+    if gate == 0 {
+        for (b, &r) in best.iter_mut().zip(index) {
+            *b = (*b).max(-slots[r as usize]);
+        }
+    } else {
+        for ((b, &r), &k) in best.iter_mut().zip(index).zip(bits) {
+            *b = (*b).max(offer(slots[r as usize], k, gate));
         }
     }
 }
@@ -441,6 +742,32 @@ mod tests {
                 kernel.compute(&key, &succ, &mut from_slices, 0);
                 kernel.compute(&key, &pieces, &mut from_pieces, 0);
                 assert_eq!(from_pieces, from_slices, "{}", what(&space, &key));
+            }
+        }
+    }
+
+    #[test]
+    fn the_row_path_and_the_scalar_path_give_the_same_bytes_on_every_partition() {
+        for space in spaces() {
+            let tables = tables(&space);
+            let rows = Kernel::with_path(&space, KernelPath::Rows);
+            let scalar = Kernel::with_path(&space, KernelPath::Scalar);
+            assert_eq!((rows.path(), scalar.path()), (KernelPath::Rows, KernelPath::Scalar));
+            for key in space.keys() {
+                let succ = successors(&space, &key, &tables);
+                let (n, row_len) = rows.shape(&key);
+                let mut a = vec![0 as Value; n * row_len];
+                let mut b = vec![Value::MIN; n * row_len];
+                rows.compute(&key, &succ, &mut a, 0);
+                scalar.compute(&key, &succ, &mut b, 0);
+                assert_eq!(a, b, "{}", what(&space, &key));
+                // From a row other than the first, as a piece of a split partition is computed.
+                if n > 1 {
+                    let (mut c, mut d) = (vec![0 as Value; (n - 1) * row_len], vec![1 as Value; (n - 1) * row_len]);
+                    rows.compute(&key, &succ, &mut c, 1);
+                    scalar.compute(&key, &succ, &mut d, 1);
+                    assert_eq!(c, d, "{} from row 1", what(&space, &key));
+                }
             }
         }
     }

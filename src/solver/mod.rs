@@ -17,7 +17,7 @@ mod traffic;
 mod twins;
 
 pub use in_order::solve_in_order;
-pub use kernel::{Kernel, Pieces, Rows};
+pub use kernel::{Kernel, KernelPath, Pieces, Rows};
 pub use key::{KeyError, PartitionKey};
 pub use layout::{Layout, LayoutError, layout};
 pub use partitions::{GroupInfo, PartitionInfo, PartitionList, list, write_csv};

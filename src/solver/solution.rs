@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use crate::game::{Line, MoveValue, Value};
 
+use super::kernel::KernelPath;
 use super::space::{Space, State};
 use super::traffic::Traffic;
 
@@ -26,11 +27,21 @@ pub struct SolveOptions<'p> {
     pub store: Option<&'p std::path::Path>,
     /// With a store, keep only the partitions with at most this many lines (the opening book).
     pub keep_lines: Option<usize>,
+    /// The kernel's path (the row path unless a benchmark or test asks for its twin).
+    pub kernel: KernelPath,
 }
 
 impl Default for SolveOptions<'_> {
     fn default() -> Self {
-        SolveOptions { groups: None, threads: 1, keep_all: false, progress: None, store: None, keep_lines: None }
+        SolveOptions {
+            groups: None,
+            threads: 1,
+            keep_all: false,
+            progress: None,
+            store: None,
+            keep_lines: None,
+            kernel: KernelPath::Rows,
+        }
     }
 }
 
