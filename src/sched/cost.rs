@@ -27,8 +27,8 @@ pub struct JobFeatures {
     /// Moves it examines in the outer groups (whole rows at a time): undrawn lines outside the
     /// inner group, summed over its positions.
     pub outer_moves: u64,
-    /// Moves it examines in the inner group (one position at a time): undrawn lines of the inner
-    /// group, summed over its positions.
+    /// Moves it examines in the inner group, summed over its positions: on the kernel's row
+    /// path every inner line (a pass over the row each), on the scalar path the undrawn ones.
     pub inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Board, LineSet};
-use crate::solver::{BINOMIAL, PartitionKey, Space, SpaceError};
+use crate::solver::{BINOMIAL, PartitionKey, Space, SpaceError, inner_moves_per_position};
 use crate::support::choice;
 
 use super::cost::{CostSpec, JobFeatures};
@@ -133,8 +133,9 @@ struct Part {
     /// Undrawn lines in each of its positions outside the kernel's inner group (all of them
     /// for quadrants, which have no rows).
     outer_undrawn: u64,
-    /// Undrawn lines of the inner group.
-    inner_undrawn: u64,
+    /// Inner moves the kernel examines per position (see
+    /// [`inner_moves_per_position`]; none for quadrants).
+    inner_moves: u64,
     /// Whether units are kernel rows.
     rows: bool,
     deps: Vec<usize>,
@@ -222,7 +223,7 @@ fn assemble(
                 states,
                 rows: if part.rows { hi - lo } else { 0 },
                 outer_moves: states * part.outer_undrawn,
-                inner_moves: states * part.inner_undrawn,
+                inner_moves: states * part.inner_moves,
                 input_bytes: deps.iter().map(|&(d, j)| piece_bytes(d, j)).sum(),
             };
             all_features.push(features);
@@ -273,7 +274,7 @@ pub fn orbits_with_features(
                 name: k.to_string(),
                 units: len / row_len(k),
                 unit_states: row_len(k),
-                inner_undrawn: (space.groups[ng - 1].size - k.counts()[ng - 1] as u32) as u64,
+                inner_moves: inner_moves_per_position(space, k),
                 outer_undrawn: (space.free() - k.total()) as u64
                     - (space.groups[ng - 1].size - k.counts()[ng - 1] as u32) as u64,
                 rows: true,
@@ -409,7 +410,7 @@ pub fn quadrants(
                 units: k.iter().map(|&x| BINOMIAL[q as usize][x as usize]).product(),
                 unit_states: 1,
                 outer_undrawn: 4 * q as u64 - total(k) as u64,
-                inner_undrawn: 0,
+                inner_moves: 0,
                 rows: false,
                 deps,
             }

@@ -196,8 +196,7 @@ impl<'a> Kernel<'a> {
             box_inner.push(i);
         }
         debug_assert!(g.size as usize <= MAX_GROUP_LINES);
-        let fits = g.configs.iter().all(|cs| cs.len() < ABSENT as usize);
-        let rows = (path == KernelPath::Rows && fits).then(|| RowTables::new(space, inner, &box_inner));
+        let rows = (path == KernelPath::Rows && rows_fit(space)).then(|| RowTables::new(space, inner, &box_inner));
         let scalar = if rows.is_some() { ScalarTables::default() } else { ScalarTables::new(space, inner, &box_inner) };
         Kernel { space, inner, box_outer, box_inner, scalar, rows }
     }
@@ -502,6 +501,26 @@ impl RowTables {
         }
         let sym = symmetry_maps(g, |r| r as u16);
         RowTables { outer_bits, inner_rank, inner_bits, sym }
+    }
+}
+
+/// Whether the row path can take `space`: every inner count's configurations reachable
+/// through a `u16` index.
+fn rows_fit(space: &Space) -> bool {
+    space.groups.last().is_some_and(|g| g.configs.iter().all(|cs| cs.len() < ABSENT as usize))
+}
+
+/// Inner moves the default kernel examines per position of partition `key`: on the row path
+/// every inner line is a pass over the row, drawn or not (a move that does not exist reads
+/// the sentinel), unless the inner group is full; on the scalar path only the undrawn lines.
+/// The cost model's inner-move term counts these.
+pub(crate) fn inner_moves_per_position(space: &Space, key: &PartitionKey) -> u64 {
+    let Some(g) = space.groups.last() else { return 0 };
+    let drawn = key.counts()[space.groups.len() - 1] as u32;
+    match (drawn < g.size, rows_fit(space)) {
+        (false, _) => 0,
+        (true, true) => g.size as u64,
+        (true, false) => (g.size - drawn) as u64,
     }
 }
 

@@ -17,6 +17,7 @@ mod traffic;
 mod twins;
 
 pub use in_order::solve_in_order;
+pub(crate) use kernel::inner_moves_per_position;
 pub use kernel::{Kernel, KernelPath, Pieces, Rows};
 pub use key::{KeyError, PartitionKey};
 pub use layout::{Layout, LayoutError, layout};

@@ -263,45 +263,8 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
         std::fs::read_dir(dir).map_err(read_err)?.collect::<Result<_, _>>().map_err(read_err)?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
+        let Some((key, piece)) = s.store_file(&entry) else { continue };
         let path = entry.path();
-        let os_name = entry.file_name();
-        let Some(name) = os_name.to_str() else {
-            s.warnings.push((path, "a name that is not UTF-8: not a store file, dab never reads it".into()));
-            continue;
-        };
-        let parsed = parse_name(name).filter(|(k, _)| s.space.has_key(k));
-        let (key, piece) = match (kind(&entry), parsed) {
-            (Kind::File, Some(named)) => named,
-            (Kind::Folder, _) => {
-                s.warnings.push((path, "a folder inside a space folder: dab never reads it".into()));
-                continue;
-            }
-            (Kind::LinkToFolder, _) => {
-                s.warnings.push((path, "a symbolic link to a folder: not followed, dab never reads it".into()));
-                continue;
-            }
-            (Kind::Broken(e), Some((key, _))) => {
-                s.files += 1;
-                s.named.push(key);
-                s.damaged.push((path, format!("cannot be read: {e}")));
-                continue;
-            }
-            (Kind::Broken(e), None) => {
-                s.warnings.push((path, format!("cannot be read ({e}), and is no store file: dab never reads it")));
-                continue;
-            }
-            (Kind::File, None) => {
-                if name != LOCK {
-                    let why = if name.ends_with(TMP) {
-                        "a temporary file of an unfinished write: a run still writing, or a dead run's, which the next run here removes"
-                    } else {
-                        "not a store file's name (<key>.dab or <key>_<piece>.dab of this folder's partitions): dab never reads it"
-                    };
-                    s.warnings.push((path, why.into()));
-                }
-                continue;
-            }
-        };
         let header = if whole { read_file(&path).map(|(h, _)| h) } else { read_header(&path) };
         if let Err(StoreError::Read { source, .. }) = &header
             && source.kind() == std::io::ErrorKind::NotFound
@@ -331,8 +294,53 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
         }
     }
     for (key, (whole_file, pieces)) in found {
-        let (_, row_len) = shape(&s.space, &key);
-        // The pieces that follow on from each other, in piece order; the others are refused.
+        s.cover_partition(key, whole_file, pieces);
+    }
+    s.named.sort();
+    s.named.dedup();
+    s.damaged.sort();
+    Ok(s)
+}
+
+impl Survey {
+    /// The partition and piece a folder entry is named for, where it is a file whose name is
+    /// one of this space's; anything else is noted as a warning (or, where a store file's name
+    /// cannot be read, as damage) and skipped.
+    fn store_file(&mut self, entry: &std::fs::DirEntry) -> Option<(PartitionKey, Option<u64>)> {
+        let path = entry.path();
+        let os_name = entry.file_name();
+        let Some(name) = os_name.to_str() else {
+            self.warnings.push((path, "a name that is not UTF-8: not a store file, dab never reads it".into()));
+            return None;
+        };
+        let parsed = parse_name(name).filter(|(k, _)| self.space.has_key(k));
+        let why: String = match (kind(entry), parsed) {
+            (Kind::File, Some(named)) => return Some(named),
+            (Kind::Folder, _) => "a folder inside a space folder: dab never reads it".into(),
+            (Kind::LinkToFolder, _) => "a symbolic link to a folder: not followed, dab never reads it".into(),
+            (Kind::Broken(e), Some((key, _))) => {
+                self.files += 1;
+                self.named.push(key);
+                self.damaged.push((path, format!("cannot be read: {e}")));
+                return None;
+            }
+            (Kind::Broken(e), None) => format!("cannot be read ({e}), and is no store file: dab never reads it"),
+            (Kind::File, None) if name == LOCK => return None,
+            (Kind::File, None) if name.ends_with(TMP) => {
+                "a temporary file of an unfinished write: a run still writing, or a dead run's, which the next run here removes".into()
+            }
+            (Kind::File, None) => {
+                "not a store file's name (<key>.dab or <key>_<piece>.dab of this folder's partitions): dab never reads it".into()
+            }
+        };
+        self.warnings.push((path, why));
+        None
+    }
+
+    /// Records what holds partition `key`: the whole file where there is one, else the pieces
+    /// that follow on from each other in piece order (the others refused as damaged).
+    fn cover_partition(&mut self, key: PartitionKey, whole_file: Option<Piece>, pieces: BTreeMap<u64, Piece>) {
+        let (_, row_len) = shape(&self.space, &key);
         let mut chain: Vec<Piece> = Vec::new();
         let mut last: Option<(u64, u64)> = None;
         for (i, p) in pieces {
@@ -344,38 +352,29 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
             if fits {
                 last = Some((i, p.first + p.rows));
                 chain.push(p);
-            } else {
-                let (j, end) = last.expect("a piece before");
-                let why = if i == j + 1 {
-                    format!(
-                        "piece {i} of {key} holds rows {}..{}, but piece {j} ends at row {end}",
-                        p.first,
-                        p.first + p.rows
-                    )
-                } else {
-                    format!(
-                        "piece {i} of {key} holds rows {}..{}, which cannot follow piece {j}'s end at row {end}",
-                        p.first,
-                        p.first + p.rows
-                    )
-                };
-                s.damaged.push((p.path, why));
+                continue;
             }
+            let (j, end) = last.expect("a piece before");
+            let (first, past) = (p.first, p.first + p.rows);
+            let why = if i == j + 1 {
+                format!("piece {i} of {key} holds rows {first}..{past}, but piece {j} ends at row {end}")
+            } else {
+                format!(
+                    "piece {i} of {key} holds rows {first}..{past}, which cannot follow piece {j}'s end at row {end}"
+                )
+            };
+            self.damaged.push((p.path, why));
         }
         // Positions in every sound file, pieces beside a sound whole file included.
-        s.positions += whole_file.iter().chain(&chain).map(|p| p.rows * row_len).sum::<u64>();
+        self.positions += whole_file.iter().chain(&chain).map(|p| p.rows * row_len).sum::<u64>();
         let cover = match whole_file {
             Some(w) => vec![w],
             None => chain,
         };
         if !cover.is_empty() {
-            s.cover.insert(key, cover);
+            self.cover.insert(key, cover);
         }
     }
-    s.named.sort();
-    s.named.dedup();
-    s.damaged.sort();
-    Ok(s)
 }
 
 #[cfg(test)]
