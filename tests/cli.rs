@@ -149,8 +149,35 @@ fn bench_writes_its_csv() {
     let out = dir.path().join("bench.csv");
     dab().args(["bench", "--cases", "2x2,1x4", "--bandwidth-mib", "1", "-o", out.to_str().unwrap()]).assert().success();
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.starts_with("case,engine,free_lines,value,positions,seconds,space_positions_per_second,threads,positions_per_second_per_thread,bytes_per_position,gigabytes_per_second,bandwidth_gigabytes_per_second,bandwidth_fraction,"));
-    assert_eq!(text.lines().count(), 5);
+    assert!(text.starts_with("case,engine,kernel,free_lines,value,positions,seconds,space_positions_per_second,threads,positions_per_second_per_thread,bytes_per_position,gigabytes_per_second,bandwidth_gigabytes_per_second,bandwidth_fraction,"));
+    assert!(text.lines().next().unwrap().ends_with(",speedup_vs_dense,speedup_vs_scalar"));
+    // Per case: the dense twin, then the row path and its scalar twin on one thread.
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let kinds: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2])).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("2x2", "dense", ""),
+            ("2x2", "partition", "rows"),
+            ("2x2", "partition", "scalar"),
+            ("1x4", "dense", ""),
+            ("1x4", "partition", "rows"),
+            ("1x4", "partition", "scalar")
+        ]
+    );
+    for r in &rows {
+        let vs_scalar = r.last().unwrap();
+        assert_eq!(vs_scalar.is_empty(), r[2] != "rows", "{r:?}");
+    }
+    // Two thread counts: two more rows per case, each on two threads.
+    dab()
+        .args(["bench", "--cases", "2x2", "--solve-threads", "1,2", "--bandwidth-mib", "1", "-o"])
+        .arg(dir.path().join("b2.csv"))
+        .assert()
+        .success();
+    let two = std::fs::read_to_string(dir.path().join("b2.csv")).unwrap();
+    assert_eq!(two.lines().count(), 6, "{two}");
+    assert_eq!(two.lines().filter(|l| l.contains(",partition,") && l.split(',').nth(8) == Some("2")).count(), 2);
     dab().args(["bench", "--cases", "7x7", "-o", out.to_str().unwrap()]).assert().code(2);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text, "a failed run leaves the old report");
 }

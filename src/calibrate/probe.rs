@@ -18,8 +18,11 @@ use super::machine::{host, machine, physical_cores};
 /// The probe's workload: this board solved whole on one thread (about 0.15 s on the 2-core
 /// machine the shipped model was made on).
 pub const PROBE_BOARD: &str = "2x5";
-/// Rounds of the probe (each: alone, then every thread busy); the median of each is kept.
-pub(crate) const PROBE_ROUNDS: usize = 3;
+/// Rounds of the probe (each: alone, then every thread busy), after one warm-up solve that
+/// is not timed; the median of each is kept. The first solve in a process runs up to 40 %
+/// slower (page faults, cold caches), which with 3 rounds and no warm-up moved the probe's
+/// one-thread time by as much on this shared machine.
+pub(crate) const PROBE_ROUNDS: usize = 4;
 
 /// Median wall seconds of one copy of `plan` solved on one thread, for each of `counts` copies
 /// running at once, the counts taken in turn `repeats` times (so every count sees the same
@@ -78,6 +81,7 @@ pub fn curve(counts: &[usize], seconds: &[f64]) -> Contention {
 pub fn probe(threads: usize) -> Probe {
     let plan = whole(PROBE_BOARD, None).expect("the probe board has a space");
     let counts = if threads > 1 { vec![1, threads] } else { vec![1] };
+    execute(&plan, 1, false, None);
     let seconds = busy_seconds(&plan, &counts, PROBE_ROUNDS);
     Probe {
         workload: format!("{PROBE_BOARD} whole on one thread"),

@@ -84,7 +84,8 @@ enum Command {
     ClusterTrace(cluster_trace::ClusterTraceArgs),
     /// Time the kernel on this machine and fit the cost model (saved under sims/).
     Calibrate(calibrate::CalibrateArgs),
-    /// Single-threaded benchmark of the solver against the dense twin; CSV in reports/.
+    /// Benchmarks: the solver (row path, scalar twin, dense twin), the simulator, runs against
+    /// predictions, endgames, memory and bandwidth; CSV in reports/.
     Bench(bench::BenchArgs),
     /// Loops-and-chains endgames (Allcock): values and best play from a component list or a position.
     Endgame(endgame::EndgameArgs),

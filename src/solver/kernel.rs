@@ -92,7 +92,8 @@ const ROW_SLOTS: usize = 1 << 16;
 crate::support::choice! {
     "kernel path",
     /// How [`Kernel::compute`] walks a partition. Both give the same bytes.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+    #[serde(rename_all = "lowercase")]
     pub enum KernelPath {
         /// Every move a pass over the whole row (byte lanes, gathers through u16 indices).
         Rows = "rows",

@@ -37,6 +37,10 @@ pub struct BenchArgs {
     /// Thread counts for `--suite memory`.
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub threads: Vec<usize>,
+    /// Thread counts of the partitioned solver in `--suite solve` (each on the row path and
+    /// on the scalar twin; the dense twin runs on one).
+    #[arg(long, value_delimiter = ',', default_value = "1", value_name = "LIST")]
+    pub solve_threads: Vec<usize>,
     /// Boards for `--suite run` and `--suite memory`.
     #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
     pub boards: Vec<String>,
@@ -178,16 +182,21 @@ fn endgame(args: BenchArgs) -> CliResult {
 fn solve(args: BenchArgs) -> CliResult {
     let output = args.output.unwrap_or_else(|| "reports/bench.csv".into());
     let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
+    for &p in &args.solve_threads {
+        super::run_threads(p)?;
+    }
     let exe = std::env::current_exe()?;
     // Measured once, before the solves (in this process; each solve runs in its own). The
-    // solves run on one thread, so the one-thread figure is their roof.
+    // one-thread figure is the roof the rows are set against (the all-thread one is printed).
     let rates = measure_bandwidth(args.bandwidth_mib)?;
     print_bandwidth(&rates);
     let roof = rates[0].best();
     println!(
-        "\n{:<12} {:<9} {:>5} {:>6} {:>14} {:>9} {:>12} {:>12} {:>10} {:>8} {:>8} {:>7} {:>8}",
+        "\n{:<12} {:<9} {:<7} {:>7} {:>5} {:>6} {:>14} {:>9} {:>12} {:>12} {:>10} {:>8} {:>8} {:>7} {:>8} {:>9}",
         "case",
         "engine",
+        "kernel",
+        "threads",
         "lines",
         "value",
         "positions",
@@ -198,14 +207,17 @@ fn solve(args: BenchArgs) -> CliResult {
         "B/pos",
         "GB/s",
         "of roof",
-        "speedup"
+        "vs dense",
+        "vs scalar"
     );
-    let rows = run(&exe, &cases, roof, |r| {
+    let rows = run(&exe, &cases, &args.solve_threads, roof, |r| {
         let opt = |x: Option<f64>, f: fn(f64) -> String| x.map_or("-".to_string(), f);
         println!(
-            "{:<12} {:<9} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>12.3e} {:>10.1} {:>8} {:>8} {:>7} {:>8}",
+            "{:<12} {:<9} {:<7} {:>7} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>12.3e} {:>10.1} {:>8} {:>8} {:>7} {:>8} {:>9}",
             r.case,
             format!("{:?}", r.engine).to_lowercase(),
+            r.kernel.map_or("-".to_string(), |k| k.to_string()),
+            r.threads,
             r.free_lines,
             r.value,
             r.positions,
@@ -217,6 +229,7 @@ fn solve(args: BenchArgs) -> CliResult {
             opt(r.gigabytes_per_second, |x| format!("{x:.3}")),
             opt(r.bandwidth_fraction, |x| format!("{:.1}%", 100.0 * x)),
             r.speedup_vs_dense.map_or(String::new(), |s| format!("{s:.1}x")),
+            r.speedup_vs_scalar.map_or(String::new(), |s| format!("{s:.2}x")),
         )
     })?;
     write_csv(&rows, &output)?;

@@ -1,7 +1,8 @@
-//! `dab bench`: the partitioned solver against the dense twin, single-threaded, in one run.
-//! Each solve runs in its own child process (`dab solve --json`) so that its peak resident
-//! memory is its own. Each row sets the kernel's traffic (bytes read and written per second)
-//! against the memory bandwidth measured before the solves. Results go to a CSV file.
+//! `dab bench`: the partitioned solver, on its row path and on the scalar twin, against the
+//! dense twin (single-threaded), in one run. Each solve runs in its own child process (`dab
+//! solve --json`) so that its peak resident memory is its own. Each row sets the kernel's
+//! traffic (bytes read and written per second) against the memory bandwidth measured before
+//! the solves. Results go to a CSV file.
 
 use std::io::Write;
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::process::{Command, Stdio};
 use serde::Serialize;
 
 use dab::answer::{Analysis, Engine};
+use dab::solver::KernelPath;
 
 /// Eight 3-chains on a 3x8 board: 32 undrawn lines, no symmetry, value -2.
 pub const CHAINS_3X8: &str = include_str!("../../../tests/data/positions/eight-3-chains-3x8.txt");
@@ -48,6 +50,8 @@ pub const DEFAULT_CASES: &[&str] = &["3x3", "2x5", "3x4", "chains-3x8"];
 pub struct BenchRow {
     pub case: String,
     pub engine: Engine,
+    /// The kernel path (the partitioned solver only).
+    pub kernel: Option<KernelPath>,
     pub free_lines: usize,
     pub value: i32,
     /// Positions the engine stores (2^k for the dense twin).
@@ -69,8 +73,11 @@ pub struct BenchRow {
     pub bandwidth_fraction: Option<f64>,
     pub peak_rss_bytes: Option<u64>,
     pub peak_value_bytes: u64,
-    /// Dense twin's time over this engine's time, on the partition row.
+    /// Dense twin's time (one thread) over this engine's time, on the partition rows.
     pub speedup_vs_dense: Option<f64>,
+    /// The scalar kernel's time over the row path's at the same thread count, on the row
+    /// path's rows.
+    pub speedup_vs_scalar: Option<f64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -87,15 +94,37 @@ pub enum BenchError {
     Write { path: String, source: std::io::Error },
 }
 
-/// Runs one engine on one case in a child process of `exe` (the `dab` binary).
-pub fn run_one(exe: &Path, case: &Case, engine: Engine, groups: Option<usize>) -> Result<Analysis, BenchError> {
+/// How one solve of a case is run.
+#[derive(Clone, Copy, Debug)]
+pub struct Solver {
+    pub engine: Engine,
+    /// The kernel path of the partitioned solver (its default where `None`).
+    pub kernel: Option<KernelPath>,
+    pub threads: usize,
+    pub groups: Option<usize>,
+}
+
+impl Solver {
+    /// `engine` on one thread, with its defaults.
+    pub fn alone(engine: Engine) -> Solver {
+        Solver { engine, kernel: None, threads: 1, groups: None }
+    }
+}
+
+/// Runs one solve of one case in a child process of `exe` (the `dab` binary).
+pub fn run_one(exe: &Path, case: &Case, solver: Solver) -> Result<Analysis, BenchError> {
+    let Solver { engine, kernel, threads, groups } = solver;
     let mut cmd = Command::new(exe);
     cmd.arg("solve");
     match case {
         Case::Board(b) => cmd.arg(b),
         Case::Art { .. } => cmd.args(["--position", "-"]),
     };
-    cmd.args(["--engine", &format!("{engine:?}").to_lowercase(), "--threads", "1", "--json", "--quiet"]);
+    cmd.args(["--engine", &format!("{engine:?}").to_lowercase(), "--threads", &threads.to_string()]);
+    cmd.args(["--json", "--quiet"]);
+    if let Some(k) = kernel {
+        cmd.args(["--kernel", &k.to_string()]);
+    }
     if let Some(g) = groups {
         cmd.args(["--groups", &g.to_string()]);
     }
@@ -119,26 +148,38 @@ pub fn run_one(exe: &Path, case: &Case, engine: Engine, groups: Option<usize>) -
     })
 }
 
-/// Runs every case with both engines, checks they agree, and returns the rows, the kernel's
-/// traffic set against `roof` GB/s.
+/// Runs every case with the dense twin on one thread and with the partitioned solver on each
+/// of `threads`, on the row path and on the scalar twin, checks they all agree, and returns
+/// the rows, the kernel's traffic set against `roof` GB/s.
 pub fn run(
     exe: &Path,
     cases: &[Case],
+    threads: &[usize],
     roof: f64,
     mut report: impl FnMut(&BenchRow),
 ) -> Result<Vec<BenchRow>, BenchError> {
     let mut rows = Vec::new();
     for case in cases {
-        let dense = run_one(exe, case, Engine::Dense, None)?;
-        let part = run_one(exe, case, Engine::Partition, None)?;
-        if dense.value != part.value {
-            return Err(BenchError::Disagree {
-                case: case.name().to_string(),
-                partition: part.value,
-                dense: dense.value,
-            });
+        let dense = run_one(exe, case, Solver::alone(Engine::Dense))?;
+        let mut runs = vec![(None, dense.clone())];
+        for &p in threads {
+            let on = |k| Solver { kernel: Some(k), threads: p, ..Solver::alone(Engine::Partition) };
+            let fast = run_one(exe, case, on(KernelPath::Rows))?;
+            let scalar = run_one(exe, case, on(KernelPath::Scalar))?;
+            for part in [&fast, &scalar] {
+                if dense.value != part.value {
+                    return Err(BenchError::Disagree {
+                        case: case.name().to_string(),
+                        partition: part.value,
+                        dense: dense.value,
+                    });
+                }
+            }
+            let speedup = scalar.seconds / fast.seconds.max(1e-9);
+            runs.push((Some((KernelPath::Rows, Some(speedup))), fast));
+            runs.push((Some((KernelPath::Scalar, None)), scalar));
         }
-        for a in [&dense, &part] {
+        for (kernel, a) in &runs {
             let free = a.free_lines();
             let seconds = a.seconds.max(1e-9);
             let threads = a.threads.max(1);
@@ -146,6 +187,7 @@ pub fn run(
             let row = BenchRow {
                 case: case.name().to_string(),
                 engine: a.engine,
+                kernel: kernel.map(|(k, _)| k),
                 free_lines: free,
                 value: a.value,
                 positions: a.positions,
@@ -160,6 +202,7 @@ pub fn run(
                 peak_rss_bytes: a.peak_rss_bytes,
                 peak_value_bytes: a.peak_value_bytes,
                 speedup_vs_dense: (a.engine == Engine::Partition).then(|| dense.seconds / a.seconds.max(1e-9)),
+                speedup_vs_scalar: kernel.and_then(|(_, s)| s),
             };
             report(&row);
             rows.push(row);
