@@ -171,3 +171,17 @@ fn a_full_board_says_it_has_no_best_move() {
             .stdout(predicate::str::contains("best none (no lines left to draw)"));
     }
 }
+
+#[test]
+fn a_model_of_an_older_format_is_refused_naming_dab_calibrate_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    // A model of the scalar kernel: its costs cannot be carried to the row path by a probe.
+    model["format"] = 2.into();
+    let path = dir.path().join("old.json");
+    std::fs::write(&path, model.to_string()).unwrap();
+    let e = refused(&["plan", "2x3", "--cost", path.to_str().unwrap(), "--no-probe"], Some(dir.path()));
+    assert!(e.contains("has format 2") && e.contains("old.json"), "{e}");
+    assert_eq!(e.matches("dab calibrate").count(), 1, "{e}");
+}

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use dab::plan::PlanOptions;
-use dab::sched::{BUILT_IN_NAME, CostModel};
+use dab::sched::{BUILT_IN_NAME, CostError, CostModel};
 
 use super::{CliResult, PositionArgs};
 
@@ -101,7 +101,11 @@ pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
         );
         return Ok(model);
     }
-    CostModel::load(path.unwrap_or(default)).map_err(|e| format!("{e} (run dab calibrate to make one)"))
+    CostModel::load(path.unwrap_or(default)).map_err(|e| match e {
+        // Its message already says so.
+        CostError::Format { .. } | CostError::NoCost { .. } => e.to_string(),
+        e => format!("{e} (run dab calibrate to make one)"),
+    })
 }
 
 /// `model` carried to this machine by a probe, with a note on standard error of what it did.
