@@ -16,6 +16,7 @@
 
 use crate::game::Value;
 
+use super::gather::{self, ABSENT8, offer};
 use super::key::{MAX_GROUPS, PartitionKey};
 use super::space::{MAX_GROUP_LINES, Space, State};
 
@@ -150,6 +151,14 @@ struct RowTables {
     inner_bits: Vec<Vec<u8>>,
     /// `sym[s][c][rank]`: rank of the inner configuration's image under symmetry s+1.
     sym: Vec<Vec<Vec<u16>>>,
+    /// `inner_rank` as bytes ([`ABSENT8`] for no move), for counts c whose successor row
+    /// (count c + 1) has fewer than 255 configurations; `None` for the others.
+    inner_rank8: Vec<Option<Vec<u8>>>,
+    /// `sym` as bytes, for counts with fewer than 255 configurations.
+    sym8: Vec<Vec<Option<Vec<u8>>>>,
+    /// Whether this CPU gathers bytes 64 lanes at a time (AVX-512 VBMI), so the byte tables
+    /// are used.
+    vbmi: bool,
 }
 
 impl<'a> Kernel<'a> {
@@ -166,7 +175,13 @@ impl<'a> Kernel<'a> {
             bytes += nested_bytes(&r.outer_bits)
                 + nested_bytes(&r.inner_rank)
                 + nested_bytes(&r.inner_bits)
-                + r.sym.iter().map(|t| nested_bytes(t)).sum::<u64>();
+                + r.sym.iter().map(|t| nested_bytes(t)).sum::<u64>()
+                + r.inner_rank8
+                    .iter()
+                    .chain(r.sym8.iter().flatten())
+                    .flatten()
+                    .map(|t| t.capacity() as u64)
+                    .sum::<u64>();
         }
         bytes
     }
@@ -301,7 +316,10 @@ impl<'a> Kernel<'a> {
                         })
                         .sum();
                     slots[..row_len].copy_from_slice(succ[g].row(base, row_len));
-                    relax_gathered(best, &slots, &t.sym[s][ci], bits, gate);
+                    match &t.sym8[s][ci] {
+                        Some(index) if t.vbmi => gather::relax(best, &mut slots[..], index, bits, gate),
+                        _ => relax_gathered(best, &slots, &t.sym[s][ci], bits, gate),
+                    }
                 }
             }
 
@@ -312,7 +330,12 @@ impl<'a> Kernel<'a> {
                 for j in 0..ig.size as usize {
                     let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], outer_state);
                     let span = j * row_len..(j + 1) * row_len;
-                    relax_gathered(best, &slots, &inner_rank[span.clone()], &inner_bits[span], gate);
+                    match &t.inner_rank8[ci] {
+                        Some(index) if t.vbmi => {
+                            gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
+                        }
+                        _ => relax_gathered(best, &slots, &inner_rank[span.clone()], &inner_bits[span], gate),
+                    }
                 }
             }
 
@@ -501,7 +524,11 @@ impl RowTables {
             inner_bits.push(bits);
         }
         let sym = symmetry_maps(g, |r| r as u16);
-        RowTables { outer_bits, inner_rank, inner_bits, sym }
+        let bytes = |t: &Vec<u16>, fits: bool| fits.then(|| t.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect());
+        let small = |c: usize| g.configs.get(c).is_some_and(|cs| cs.len() < ABSENT8 as usize);
+        let inner_rank8 = inner_rank.iter().enumerate().map(|(c, t)| bytes(t, small(c + 1))).collect();
+        let sym8 = sym.iter().map(|per| per.iter().enumerate().map(|(c, t)| bytes(t, small(c))).collect()).collect();
+        RowTables { outer_bits, inner_rank, inner_bits, sym, inner_rank8, sym8, vbmi: gather::vbmi() }
     }
 }
 
@@ -562,15 +589,6 @@ fn gate(o: &[u64; 2], i: &[u32; 2], outer_state: u64) -> u8 {
     let g0 = (i[0] != NEVER && outer_state & o[0] == o[0]) as u8;
     let g1 = (i[1] != NEVER && outer_state & o[1] == o[1]) as u8;
     g0 | g1 << 1
-}
-
-/// The value of a move to a successor worth `s` that completes the boxes whose bits are set
-/// in both `bits` and `gate`.
-#[inline(always)]
-fn offer(s: Value, bits: u8, gate: u8) -> Value {
-    let k = bits & gate;
-    let n = (k & 1) as Value + (k >> 1) as Value;
-    if n > 0 { s + n } else { -s }
 }
 
 /// Row path: a move whose successors are a contiguous row.
