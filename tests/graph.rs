@@ -200,6 +200,7 @@ fn a_cost_model_prices_every_job() {
         ("per_row_ns", 7.0),
         ("per_outer_move_ns", 0.5),
         ("per_inner_move_ns", 1.5),
+        ("per_wide_inner_move_ns", 3.0),
         ("per_input_byte_ns", 0.25),
     ] {
         model[name] = value.into();

@@ -53,8 +53,15 @@ fn model_error(model: &Value) -> String {
 #[test]
 fn a_cost_model_whose_coefficients_are_all_zero_is_refused() {
     let mut m = committed_model();
-    for c in ["per_job_ns", "per_state_ns", "per_row_ns", "per_outer_move_ns", "per_inner_move_ns", "per_input_byte_ns"]
-    {
+    for c in [
+        "per_job_ns",
+        "per_state_ns",
+        "per_row_ns",
+        "per_outer_move_ns",
+        "per_inner_move_ns",
+        "per_wide_inner_move_ns",
+        "per_input_byte_ns",
+    ] {
         m[c] = json!(0.0);
     }
     assert!(model_error(&m).contains("every coefficient"));
@@ -441,7 +448,7 @@ proptest! {
             match CostModel::load(&path) {
                 Ok(m) => {
                     // A model that loads prices any job without a panic.
-                    let f = dab::sched::JobFeatures { states: u64::MAX, rows: 1, outer_moves: 1 << 40, inner_moves: 3, input_bytes: 9 };
+                    let f = dab::sched::JobFeatures { states: u64::MAX, rows: 1, outer_moves: 1 << 40, inner_moves: 3, wide_inner_moves: 4, input_bytes: 9 };
                     let _ = (m.nanoseconds(f), m.checked_nanoseconds(f), m.store_nanoseconds(u64::MAX), m.contention(64));
                 }
                 Err(e) => one_line(&e.to_string()),

@@ -124,8 +124,15 @@ pub fn fit(samples: &[Sample]) -> Fit {
 }
 
 /// Names of the terms, in the order of [`JobFeatures::terms`].
-const TERM_NAMES: [&str; TERMS] =
-    ["per_job_ns", "per_state_ns", "per_row_ns", "per_outer_move_ns", "per_inner_move_ns", "per_input_byte_ns"];
+const TERM_NAMES: [&str; TERMS] = [
+    "per_job_ns",
+    "per_state_ns",
+    "per_row_ns",
+    "per_outer_move_ns",
+    "per_inner_move_ns",
+    "per_wide_inner_move_ns",
+    "per_input_byte_ns",
+];
 
 /// Jobs predicted under this many nanoseconds are tiny: dispatch, not work, decides their time.
 const TINY_NS: f64 = 10_000.0;
@@ -210,6 +217,7 @@ mod tests {
                     rows: states.div_ceil(16),
                     outer_moves: 0,
                     inner_moves: 0,
+                    wide_inner_moves: 0,
                     input_bytes: 0,
                     seconds: (fixed + 2.0 * states as f64) * 1e-9,
                 }

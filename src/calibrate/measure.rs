@@ -32,6 +32,8 @@ pub struct Sample {
     pub outer_moves: u64,
     /// Moves it examines in the inner group, summed over its positions.
     pub inner_moves: u64,
+    /// Moves it examines in the inner group from wide successor rows, summed over its positions.
+    pub wide_inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
     /// Median seconds from its start to its end over the repeats.
@@ -46,6 +48,7 @@ impl Sample {
             rows: self.rows,
             outer_moves: self.outer_moves,
             inner_moves: self.inner_moves,
+            wide_inner_moves: self.wide_inner_moves,
             input_bytes: self.input_bytes,
         }
     }
@@ -94,6 +97,7 @@ pub fn measure(
                     rows: f.rows,
                     outer_moves: f.outer_moves,
                     inner_moves: f.inner_moves,
+                    wide_inner_moves: f.wide_inner_moves,
                     input_bytes: f.input_bytes,
                     seconds: median(t),
                 })

@@ -108,6 +108,7 @@ pub fn run(
         per_row_ns: 0.0,
         per_outer_move_ns: 0.0,
         per_inner_move_ns: 0.0,
+        per_wide_inner_move_ns: 0.0,
         per_input_byte_ns: 0.0,
         contention,
         store_per_file_ns: 0.0,

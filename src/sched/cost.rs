@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::contention::Contention;
 
 /// Cost model files this version reads (2: contention curve, machine probe, hardware; 3: the
-/// row-path kernel, whose inner moves cost per row pass: a model of the scalar kernel cannot be
-/// carried to it by a probe, since the probe's board gained least from the change).
+/// row-path kernel, whose inner moves cost per row pass, rows of fewer than 255 values apart
+/// from wider ones: a model of the scalar kernel cannot be carried to it by a probe, since the
+/// probe's board gained least from the change).
 pub const MODEL_FORMAT: u32 = 3;
 
 /// Where `dab calibrate` saves the model, relative to the project folder.
@@ -29,15 +30,20 @@ pub struct JobFeatures {
     /// Moves it examines in the outer groups (whole rows at a time): undrawn lines outside the
     /// inner group, summed over its positions.
     pub outer_moves: u64,
-    /// Moves it examines in the inner group, summed over its positions: on the kernel's row
-    /// path every inner line (a pass over the row each), on the scalar path the undrawn ones.
+    /// Moves it examines in the inner group from successor rows of fewer than 255 values,
+    /// summed over its positions: on the kernel's row path every inner line is a pass over the
+    /// row (gathered through byte indices, 64 lanes at a time where the CPU has AVX-512 VBMI).
     pub inner_moves: u64,
+    /// The same from wider successor rows (gathered one lane at a time through `u16` indices),
+    /// and, where the inner group is too wide for the row path, the undrawn inner lines the
+    /// scalar path examines.
+    pub wide_inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
 }
 
 /// Number of terms of the cost model.
-pub const TERMS: usize = 6;
+pub const TERMS: usize = 7;
 
 impl JobFeatures {
     /// The model's terms: 1 (per job), then each feature.
@@ -48,6 +54,7 @@ impl JobFeatures {
             self.rows as f64,
             self.outer_moves as f64,
             self.inner_moves as f64,
+            self.wide_inner_moves as f64,
             self.input_bytes as f64,
         ]
     }
@@ -102,6 +109,8 @@ pub struct CostModel {
     pub per_outer_move_ns: f64,
     /// Nanoseconds per move examined in the inner group.
     pub per_inner_move_ns: f64,
+    /// Nanoseconds per move examined in the inner group from a wide successor row.
+    pub per_wide_inner_move_ns: f64,
     /// Nanoseconds per byte of the job outputs it reads.
     pub per_input_byte_ns: f64,
     /// (busy threads, factor): a job runs `factor` times slower than its cost while that many
@@ -313,6 +322,7 @@ impl CostModel {
         model.per_row_ns *= scale;
         model.per_outer_move_ns *= scale;
         model.per_inner_move_ns *= scale;
+        model.per_wide_inner_move_ns *= scale;
         model.per_input_byte_ns *= scale;
         model.calibrate_seconds *= scale;
         let threads = now.threads as usize;
@@ -339,6 +349,7 @@ impl CostModel {
             ("per_row_ns", self.per_row_ns),
             ("per_outer_move_ns", self.per_outer_move_ns),
             ("per_inner_move_ns", self.per_inner_move_ns),
+            ("per_wide_inner_move_ns", self.per_wide_inner_move_ns),
             ("per_input_byte_ns", self.per_input_byte_ns),
         ]
     }
@@ -351,6 +362,7 @@ impl CostModel {
             self.per_row_ns,
             self.per_outer_move_ns,
             self.per_inner_move_ns,
+            self.per_wide_inner_move_ns,
             self.per_input_byte_ns,
         ] = c;
     }
@@ -472,7 +484,7 @@ mod tests {
     #[test]
     fn a_cost_past_u64_is_none_and_saturates_rather_than_wraps() {
         let mut m = CostModel::built_in();
-        m.set_coefficients([0.0, 1e10, 0.0, 0.0, 0.0, 0.0]);
+        m.set_coefficients([0.0, 1e10, 0.0, 0.0, 0.0, 0.0, 0.0]);
         let f = |states| JobFeatures { states, ..Default::default() };
         assert_eq!(m.checked_nanoseconds(f(1_000)), Some(10_000_000_000_000));
         // 1e10 ns a state times 1e10 states is past 2^64 (1.8e19).

@@ -133,9 +133,9 @@ struct Part {
     /// Undrawn lines in each of its positions outside the kernel's inner group (all of them
     /// for quadrants, which have no rows).
     outer_undrawn: u64,
-    /// Inner moves the kernel examines per position (see
-    /// [`inner_moves_per_position`]; none for quadrants).
-    inner_moves: u64,
+    /// Inner moves the kernel examines per position, from narrow and from wide successor rows
+    /// (see [`inner_moves_per_position`]; none for quadrants).
+    inner_moves: (u64, u64),
     /// Whether units are kernel rows.
     rows: bool,
     deps: Vec<usize>,
@@ -223,7 +223,8 @@ fn assemble(
                 states,
                 rows: if part.rows { hi - lo } else { 0 },
                 outer_moves: states * part.outer_undrawn,
-                inner_moves: states * part.inner_moves,
+                inner_moves: states * part.inner_moves.0,
+                wide_inner_moves: states * part.inner_moves.1,
                 input_bytes: deps.iter().map(|&(d, j)| piece_bytes(d, j)).sum(),
             };
             all_features.push(features);
@@ -410,7 +411,7 @@ pub fn quadrants(
                 units: k.iter().map(|&x| BINOMIAL[q as usize][x as usize]).product(),
                 unit_states: 1,
                 outer_undrawn: 4 * q as u64 - total(k) as u64,
-                inner_moves: 0,
+                inner_moves: (0, 0),
                 rows: false,
                 deps,
             }

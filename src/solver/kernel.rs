@@ -538,17 +538,23 @@ fn rows_fit(space: &Space) -> bool {
     space.groups.last().is_some_and(|g| g.configs.iter().all(|cs| cs.len() < ABSENT as usize))
 }
 
-/// Inner moves the default kernel examines per position of partition `key`: on the row path
-/// every inner line is a pass over the row, drawn or not (a move that does not exist reads
-/// the sentinel), unless the inner group is full; on the scalar path only the undrawn lines.
-/// The cost model's inner-move term counts these.
-pub(crate) fn inner_moves_per_position(space: &Space, key: &PartitionKey) -> u64 {
-    let Some(g) = space.groups.last() else { return 0 };
-    let drawn = key.counts()[space.groups.len() - 1] as u32;
-    match (drawn < g.size, rows_fit(space)) {
-        (false, _) => 0,
-        (true, true) => g.size as u64,
-        (true, false) => (g.size - drawn) as u64,
+/// Inner moves the default kernel examines per position of partition `key`, as (from a
+/// successor row of fewer than 255 values, from a wider one): on the row path every inner line
+/// is a pass over the row, drawn or not (a move that does not exist reads the sentinel),
+/// unless the inner group is full; the narrow rows are gathered through byte indices (64
+/// lanes at a time where the CPU can), the wide ones one lane at a time. On the scalar path,
+/// only the undrawn lines, one at a time (counted as wide). The cost model prices the two
+/// apart.
+pub(crate) fn inner_moves_per_position(space: &Space, key: &PartitionKey) -> (u64, u64) {
+    let Some(g) = space.groups.last() else { return (0, 0) };
+    let drawn = key.counts()[space.groups.len() - 1] as usize;
+    if drawn >= g.size as usize {
+        return (0, 0);
+    }
+    match (rows_fit(space), g.count(drawn + 1) < ABSENT8 as usize) {
+        (true, true) => (g.size as u64, 0),
+        (true, false) => (0, g.size as u64),
+        (false, _) => (0, g.size as u64 - drawn as u64),
     }
 }
 
