@@ -4,8 +4,10 @@
 //! `u16` gathers in `kernel.rs` are the portable path, and [`relax_portable`] the twin a test
 //! compares this one with.
 //!
-//! The only `unsafe` of the crate: `dab bench` measured the 3x4 solve on one thread at 1.81x
-//! the scalar kernel without it and at the figure in `docs/kernel-profile.md` with it.
+//! The only `unsafe` of the crate, each block with its `SAFETY` note: `dab bench` measured the
+//! 3x4 solve on one thread at 1.81x the scalar kernel with lane-by-lane byte gathers and 2.9x
+//! with these (docs/kernel-profile.md). The same for the wide rows (`vpgatherdd`, 16 lanes)
+//! gained only 2-8 % (their index tables, not the gathers, bound them) and was left out.
 
 use crate::game::Value;
 
