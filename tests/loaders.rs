@@ -53,15 +53,7 @@ fn model_error(model: &Value) -> String {
 #[test]
 fn a_cost_model_whose_coefficients_are_all_zero_is_refused() {
     let mut m = committed_model();
-    for c in [
-        "per_job_ns",
-        "per_state_ns",
-        "per_row_ns",
-        "per_outer_move_ns",
-        "per_inner_move_ns",
-        "per_wide_inner_move_ns",
-        "per_input_byte_ns",
-    ] {
+    for c in dab::sched::TERM_NAMES {
         m[c] = json!(0.0);
     }
     assert!(model_error(&m).contains("every coefficient"));

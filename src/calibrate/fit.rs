@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::sched::{CostModel, JobFeatures, TERMS};
+use crate::sched::{CostModel, JobFeatures, TERM_NAMES, TERMS};
 use crate::support::quantile;
 
 use super::measure::Sample;
@@ -122,17 +122,6 @@ pub fn fit(samples: &[Sample]) -> Fit {
     mask[0] |= coef[0] > 0.0;
     Fit { coefficients: coef, kept: (0..TERMS).filter(|&k| mask[k]).map(|k| TERM_NAMES[k]).collect() }
 }
-
-/// Names of the terms, in the order of [`JobFeatures::terms`].
-const TERM_NAMES: [&str; TERMS] = [
-    "per_job_ns",
-    "per_state_ns",
-    "per_row_ns",
-    "per_outer_move_ns",
-    "per_inner_move_ns",
-    "per_wide_inner_move_ns",
-    "per_input_byte_ns",
-];
 
 /// Jobs predicted under this many nanoseconds are tiny: dispatch, not work, decides their time.
 const TINY_NS: f64 = 10_000.0;

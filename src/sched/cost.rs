@@ -45,6 +45,18 @@ pub struct JobFeatures {
 /// Number of terms of the cost model.
 pub const TERMS: usize = 7;
 
+/// The model's coefficients by name (the fields of its file), in the order of
+/// [`JobFeatures::terms`].
+pub const TERM_NAMES: [&str; TERMS] = [
+    "per_job_ns",
+    "per_state_ns",
+    "per_row_ns",
+    "per_outer_move_ns",
+    "per_inner_move_ns",
+    "per_wide_inner_move_ns",
+    "per_input_byte_ns",
+];
+
 impl JobFeatures {
     /// The model's terms: 1 (per job), then each feature.
     pub fn terms(&self) -> [f64; TERMS] {
@@ -349,15 +361,16 @@ impl CostModel {
 
     /// The coefficients by name, in the order of [`JobFeatures::terms`].
     pub fn coefficients(&self) -> [(&'static str, f64); TERMS] {
-        [
-            ("per_job_ns", self.per_job_ns),
-            ("per_state_ns", self.per_state_ns),
-            ("per_row_ns", self.per_row_ns),
-            ("per_outer_move_ns", self.per_outer_move_ns),
-            ("per_inner_move_ns", self.per_inner_move_ns),
-            ("per_wide_inner_move_ns", self.per_wide_inner_move_ns),
-            ("per_input_byte_ns", self.per_input_byte_ns),
-        ]
+        let values = [
+            self.per_job_ns,
+            self.per_state_ns,
+            self.per_row_ns,
+            self.per_outer_move_ns,
+            self.per_inner_move_ns,
+            self.per_wide_inner_move_ns,
+            self.per_input_byte_ns,
+        ];
+        std::array::from_fn(|k| (TERM_NAMES[k], values[k]))
     }
 
     /// Sets the coefficients (in the order of [`JobFeatures::terms`]).

@@ -13,7 +13,9 @@ mod schemes;
 mod sim;
 
 pub use contention::Contention;
-pub use cost::{BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, Probe, Probed, TERMS};
+pub use cost::{
+    BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, Probe, Probed, TERM_NAMES, TERMS,
+};
 pub use disk::{DiskUse, predicted_peak};
 pub use graph::{Format, Graph, GraphError, Job, is_job_name};
 pub use memory::{
