@@ -333,13 +333,9 @@ impl CostModel {
         }
         let scale = now.one_thread_seconds / self.probe.one_thread_seconds;
         let mut model = self.clone();
-        model.per_job_ns *= scale;
-        model.per_state_ns *= scale;
-        model.per_row_ns *= scale;
-        model.per_outer_move_ns *= scale;
-        model.per_inner_move_ns *= scale;
-        model.per_wide_inner_move_ns *= scale;
-        model.per_input_byte_ns *= scale;
+        for t in model.terms_mut() {
+            *t *= scale;
+        }
         model.calibrate_seconds *= scale;
         let threads = now.threads as usize;
         // At the model's own thread count the probe corrects the curve by its own change; at
@@ -359,31 +355,30 @@ impl CostModel {
         Probed { model, scale, contention: target.max(1.0), same_machine }
     }
 
+    /// The coefficients, in the order of [`JobFeatures::terms`]: the one list of them.
+    fn terms_mut(&mut self) -> [&mut f64; TERMS] {
+        [
+            &mut self.per_job_ns,
+            &mut self.per_state_ns,
+            &mut self.per_row_ns,
+            &mut self.per_outer_move_ns,
+            &mut self.per_inner_move_ns,
+            &mut self.per_wide_inner_move_ns,
+            &mut self.per_input_byte_ns,
+        ]
+    }
+
     /// The coefficients by name, in the order of [`JobFeatures::terms`].
     pub fn coefficients(&self) -> [(&'static str, f64); TERMS] {
-        let values = [
-            self.per_job_ns,
-            self.per_state_ns,
-            self.per_row_ns,
-            self.per_outer_move_ns,
-            self.per_inner_move_ns,
-            self.per_wide_inner_move_ns,
-            self.per_input_byte_ns,
-        ];
+        let values = self.clone().terms_mut().map(|t| *t);
         std::array::from_fn(|k| (TERM_NAMES[k], values[k]))
     }
 
     /// Sets the coefficients (in the order of [`JobFeatures::terms`]).
     pub fn set_coefficients(&mut self, c: [f64; TERMS]) {
-        [
-            self.per_job_ns,
-            self.per_state_ns,
-            self.per_row_ns,
-            self.per_outer_move_ns,
-            self.per_inner_move_ns,
-            self.per_wide_inner_move_ns,
-            self.per_input_byte_ns,
-        ] = c;
+        for (t, v) in self.terms_mut().into_iter().zip(c) {
+            *t = v;
+        }
     }
 
     /// Writes the model to `path` as JSON, through a temporary file and a rename.
