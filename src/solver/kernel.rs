@@ -152,13 +152,11 @@ struct RowTables {
     /// `sym[s][c][rank]`: rank of the inner configuration's image under symmetry s+1.
     sym: Vec<Vec<Vec<u16>>>,
     /// `inner_rank` as bytes ([`ABSENT8`] for no move), for counts c whose successor row
-    /// (count c + 1) has fewer than 255 configurations; `None` for the others.
+    /// (count c + 1) has fewer than 255 configurations, built only where the CPU gathers bytes
+    /// 64 lanes at a time (AVX-512 VBMI); `None` for the others, which take the `u16` tables.
     inner_rank8: Vec<Option<Vec<u8>>>,
-    /// `sym` as bytes, for counts with fewer than 255 configurations.
+    /// `sym` as bytes, likewise, for counts with fewer than 255 configurations.
     sym8: Vec<Vec<Option<Vec<u8>>>>,
-    /// Whether this CPU gathers bytes 64 lanes at a time (AVX-512 VBMI), so the byte tables
-    /// are used.
-    vbmi: bool,
 }
 
 impl<'a> Kernel<'a> {
@@ -317,7 +315,7 @@ impl<'a> Kernel<'a> {
                         .sum();
                     slots[..row_len].copy_from_slice(succ[g].row(base, row_len));
                     match &t.sym8[s][ci] {
-                        Some(index) if t.vbmi => gather::relax(best, &mut slots[..], index, bits, gate),
+                        Some(index) => gather::relax(best, &mut slots[..], index, bits, gate),
                         _ => relax_gathered(best, &slots, &t.sym[s][ci], bits, gate),
                     }
                 }
@@ -331,7 +329,7 @@ impl<'a> Kernel<'a> {
                     let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], outer_state);
                     let span = j * row_len..(j + 1) * row_len;
                     match &t.inner_rank8[ci] {
-                        Some(index) if t.vbmi => {
+                        Some(index) => {
                             gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
                         }
                         _ => relax_gathered(best, &slots, &inner_rank[span.clone()], &inner_bits[span], gate),
@@ -524,11 +522,14 @@ impl RowTables {
             inner_bits.push(bits);
         }
         let sym = symmetry_maps(g, |r| r as u16);
-        let bytes = |t: &Vec<u16>, fits: bool| fits.then(|| t.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect());
+        // Byte tables only pay with the vector gather; without it the u16 tables serve alone.
+        let vbmi = gather::vbmi();
+        let bytes =
+            |t: &Vec<u16>, fits: bool| (vbmi && fits).then(|| t.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect());
         let small = |c: usize| g.configs.get(c).is_some_and(|cs| cs.len() < ABSENT8 as usize);
         let inner_rank8 = inner_rank.iter().enumerate().map(|(c, t)| bytes(t, small(c + 1))).collect();
         let sym8 = sym.iter().map(|per| per.iter().enumerate().map(|(c, t)| bytes(t, small(c))).collect()).collect();
-        RowTables { outer_bits, inner_rank, inner_bits, sym, inner_rank8, sym8, vbmi: gather::vbmi() }
+        RowTables { outer_bits, inner_rank, inner_bits, sym, inner_rank8, sym8 }
     }
 }
 
