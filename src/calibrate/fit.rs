@@ -206,7 +206,8 @@ mod tests {
                     rows: states.div_ceil(16),
                     outer_moves: 0,
                     inner_moves: 0,
-                    wide_inner_moves: 0,
+                    run_inner_moves: 0,
+                    lane_inner_moves: 0,
                     input_bytes: 0,
                     seconds: (fixed + 2.0 * states as f64) * 1e-9,
                 }

@@ -30,10 +30,12 @@ pub struct Sample {
     pub rows: u64,
     /// Moves it examines in the outer groups, summed over its positions.
     pub outer_moves: u64,
-    /// Moves it examines in the inner group, summed over its positions.
+    /// Inner moves it makes through byte gathers, 64 lanes at a time.
     pub inner_moves: u64,
-    /// Moves it examines in the inner group from wide successor rows, summed over its positions.
-    pub wide_inner_moves: u64,
+    /// Inner moves it makes in runs.
+    pub run_inner_moves: u64,
+    /// Inner moves it makes one lane at a time.
+    pub lane_inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
     /// Median seconds from its start to its end over the repeats.
@@ -48,7 +50,8 @@ impl Sample {
             rows: self.rows,
             outer_moves: self.outer_moves,
             inner_moves: self.inner_moves,
-            wide_inner_moves: self.wide_inner_moves,
+            run_inner_moves: self.run_inner_moves,
+            lane_inner_moves: self.lane_inner_moves,
             input_bytes: self.input_bytes,
         }
     }
@@ -97,7 +100,8 @@ pub fn measure(
                     rows: f.rows,
                     outer_moves: f.outer_moves,
                     inner_moves: f.inner_moves,
-                    wide_inner_moves: f.wide_inner_moves,
+                    run_inner_moves: f.run_inner_moves,
+                    lane_inner_moves: f.lane_inner_moves,
                     input_bytes: f.input_bytes,
                     seconds: median(t),
                 })

@@ -13,8 +13,9 @@ use super::contention::Contention;
 /// Cost model files this version reads (2: contention curve, machine probe, hardware; 3: the
 /// row-path kernel, whose inner moves cost per row pass, rows of fewer than 255 values apart
 /// from wider ones: a model of the scalar kernel cannot be carried to it by a probe, since the
-/// probe's board gained least from the change).
-pub const MODEL_FORMAT: u32 = 3;
+/// probe's board gained least from the change; 4: wide inner rows in runs, inner moves priced
+/// by how the kernel makes them, gathered, in runs or lane by lane).
+pub const MODEL_FORMAT: u32 = 4;
 
 /// Where `dab calibrate` saves the model, relative to the project folder.
 pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
@@ -30,20 +31,22 @@ pub struct JobFeatures {
     /// Moves it examines in the outer groups (whole rows at a time): undrawn lines outside the
     /// inner group, summed over its positions.
     pub outer_moves: u64,
-    /// Moves it examines in the inner group from successor rows of fewer than 255 values,
-    /// summed over its positions: on the kernel's row path every inner line is a pass over the
-    /// row (gathered through byte indices, 64 lanes at a time where the CPU has AVX-512 VBMI).
+    /// Moves it examines in the inner group through byte gathers, 64 lanes at a time
+    /// (successor rows of fewer than 255 values, on a CPU with AVX-512 VBMI): every inner line
+    /// a pass over the row, moves that do not exist included.
     pub inner_moves: u64,
-    /// The same from wider successor rows (gathered one lane at a time through `u16` indices),
-    /// and, where the inner group is too wide for the row path, the undrawn inner lines the
-    /// scalar path examines.
-    pub wide_inner_moves: u64,
+    /// Inner moves it makes in runs: contiguous passes where consecutive configurations move
+    /// to consecutive successors (the other rows).
+    pub run_inner_moves: u64,
+    /// Inner moves it makes one lane at a time: those left out of runs, and where the inner
+    /// group is too wide for the row path, the undrawn inner lines the scalar path examines.
+    pub lane_inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
 }
 
 /// Number of terms of the cost model.
-pub const TERMS: usize = 7;
+pub const TERMS: usize = 8;
 
 /// The model's coefficients by name (the fields of its file), in the order of
 /// [`JobFeatures::terms`].
@@ -53,7 +56,8 @@ pub const TERM_NAMES: [&str; TERMS] = [
     "per_row_ns",
     "per_outer_move_ns",
     "per_inner_move_ns",
-    "per_wide_inner_move_ns",
+    "per_run_inner_move_ns",
+    "per_lane_inner_move_ns",
     "per_input_byte_ns",
 ];
 
@@ -66,7 +70,8 @@ impl JobFeatures {
             self.rows as f64,
             self.outer_moves as f64,
             self.inner_moves as f64,
-            self.wide_inner_moves as f64,
+            self.run_inner_moves as f64,
+            self.lane_inner_moves as f64,
             self.input_bytes as f64,
         ]
     }
@@ -119,10 +124,12 @@ pub struct CostModel {
     pub per_row_ns: f64,
     /// Nanoseconds per move examined in the outer groups.
     pub per_outer_move_ns: f64,
-    /// Nanoseconds per move examined in the inner group.
+    /// Nanoseconds per inner move gathered through byte indices, 64 lanes at a time.
     pub per_inner_move_ns: f64,
-    /// Nanoseconds per move examined in the inner group from a wide successor row.
-    pub per_wide_inner_move_ns: f64,
+    /// Nanoseconds per inner move made in a run.
+    pub per_run_inner_move_ns: f64,
+    /// Nanoseconds per inner move made one lane at a time.
+    pub per_lane_inner_move_ns: f64,
     /// Nanoseconds per byte of the job outputs it reads.
     pub per_input_byte_ns: f64,
     /// (busy threads, factor): a job runs `factor` times slower than its cost while that many
@@ -363,7 +370,8 @@ impl CostModel {
             &mut self.per_row_ns,
             &mut self.per_outer_move_ns,
             &mut self.per_inner_move_ns,
-            &mut self.per_wide_inner_move_ns,
+            &mut self.per_run_inner_move_ns,
+            &mut self.per_lane_inner_move_ns,
             &mut self.per_input_byte_ns,
         ]
     }
@@ -503,7 +511,7 @@ mod tests {
     #[test]
     fn a_cost_past_u64_is_none_and_saturates_rather_than_wraps() {
         let mut m = CostModel::built_in();
-        m.set_coefficients([0.0, 1e10, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        m.set_coefficients([0.0, 1e10, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
         let f = |states| JobFeatures { states, ..Default::default() };
         assert_eq!(m.checked_nanoseconds(f(1_000)), Some(10_000_000_000_000));
         // 1e10 ns a state times 1e10 states is past 2^64 (1.8e19).

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Board, LineSet};
-use crate::solver::{BINOMIAL, PartitionKey, Space, SpaceError, inner_moves_per_position};
+use crate::solver::{BINOMIAL, InnerMoves, PartitionKey, Space, SpaceError, inner_moves_per_row};
 use crate::support::choice;
 
 use super::cost::{CostSpec, JobFeatures};
@@ -133,9 +133,9 @@ struct Part {
     /// Undrawn lines in each of its positions outside the kernel's inner group (all of them
     /// for quadrants, which have no rows).
     outer_undrawn: u64,
-    /// Inner moves the kernel examines per position, from narrow and from wide successor rows
-    /// (see [`inner_moves_per_position`]; none for quadrants).
-    inner_moves: (u64, u64),
+    /// Inner moves the kernel makes per row, gathered, in runs and lane by lane (see
+    /// [`inner_moves_per_row`]; none for quadrants, which have no rows).
+    inner_moves: InnerMoves,
     /// Whether units are kernel rows.
     rows: bool,
     deps: Vec<usize>,
@@ -223,8 +223,9 @@ fn assemble(
                 states,
                 rows: if part.rows { hi - lo } else { 0 },
                 outer_moves: states * part.outer_undrawn,
-                inner_moves: states * part.inner_moves.0,
-                wide_inner_moves: states * part.inner_moves.1,
+                inner_moves: (hi - lo) * part.inner_moves.gathered,
+                run_inner_moves: (hi - lo) * part.inner_moves.runs,
+                lane_inner_moves: (hi - lo) * part.inner_moves.lanes,
                 input_bytes: deps.iter().map(|&(d, j)| piece_bytes(d, j)).sum(),
             };
             all_features.push(features);
@@ -264,6 +265,7 @@ pub fn orbits_with_features(
     // A full root has no groups, hence no partition to make a job of.
     space.require_lines()?;
     let keys = space.keys();
+    let inner_moves = inner_moves_per_row(space);
     let ng = space.groups.len();
     // Rows of a partition: every group but the last (the kernel's inner group).
     let row_len = |k: &PartitionKey| space.shape(k).1 as u64;
@@ -275,7 +277,7 @@ pub fn orbits_with_features(
                 name: k.to_string(),
                 units: len / row_len(k),
                 unit_states: row_len(k),
-                inner_moves: inner_moves_per_position(space, k),
+                inner_moves: inner_moves[k.counts()[ng - 1] as usize],
                 outer_undrawn: (space.free() - k.total()) as u64
                     - (space.groups[ng - 1].size - k.counts()[ng - 1] as u32) as u64,
                 rows: true,
@@ -411,7 +413,7 @@ pub fn quadrants(
                 units: k.iter().map(|&x| BINOMIAL[q as usize][x as usize]).product(),
                 unit_states: 1,
                 outer_undrawn: 4 * q as u64 - total(k) as u64,
-                inner_moves: (0, 0),
+                inner_moves: InnerMoves::default(),
                 rows: false,
                 deps,
             }

@@ -18,6 +18,7 @@ use crate::game::Value;
 
 use super::gather::{self, ABSENT8, offer};
 use super::key::{MAX_GROUPS, PartitionKey};
+use super::runs::LineRuns;
 use super::space::{MAX_GROUP_LINES, Space, State};
 
 /// A mask bit no configuration has (groups have at most 20 lines): the box cannot complete.
@@ -144,16 +145,19 @@ struct RowTables {
     /// k that lie in the inner group are drawn in this configuration (never, where the line has
     /// no box k).
     outer_bits: Vec<Vec<u8>>,
-    /// Per inner line j: the successor's rank (count c + 1) of the configuration with j drawn,
-    /// made canonical, or [`ABSENT`] where j is no move (drawn, or not first of its class).
-    inner_rank: Vec<Vec<u16>>,
+    /// Per inner line j: the moves from each configuration (count c) to its successor (count
+    /// c + 1, made canonical) with j drawn, as runs of consecutive ranks and single lanes;
+    /// `None` where [`RowTables::inner_rank8`] serves. A line that is no move (drawn, or not
+    /// first of its class) has neither.
+    inner_runs: Vec<Option<LineRuns>>,
     /// Per inner line j: as `outer_bits`, the box bits of j's boxes; 0 where j is no move.
     inner_bits: Vec<Vec<u8>>,
     /// `sym[s][c][rank]`: rank of the inner configuration's image under symmetry s+1.
     sym: Vec<Vec<Vec<u16>>>,
-    /// `inner_rank` as bytes ([`ABSENT8`] for no move), for counts c whose successor row
-    /// (count c + 1) has fewer than 255 configurations, built only where the CPU gathers bytes
-    /// 64 lanes at a time (AVX-512 VBMI); `None` for the others, which take the `u16` tables.
+    /// Per inner line j: the successor's rank of each configuration as a byte index
+    /// ([`ABSENT8`] for no move), for counts c whose successor row (count c + 1) has fewer than
+    /// 255 configurations, built only where the CPU gathers bytes 64 lanes at a time (AVX-512
+    /// VBMI); `None` for the others, which take the runs.
     inner_rank8: Vec<Option<Vec<u8>>>,
     /// `sym` as bytes, likewise, for counts with fewer than 255 configurations.
     sym8: Vec<Vec<Option<Vec<u8>>>>,
@@ -171,7 +175,7 @@ impl<'a> Kernel<'a> {
             + s.inner_sym.iter().map(|t| nested_bytes(t)).sum::<u64>();
         if let Some(r) = &self.rows {
             bytes += nested_bytes(&r.outer_bits)
-                + nested_bytes(&r.inner_rank)
+                + r.inner_runs.iter().flatten().map(LineRuns::bytes).sum::<u64>()
                 + nested_bytes(&r.inner_bits)
                 + r.sym.iter().map(|t| nested_bytes(t)).sum::<u64>()
                 + r.inner_rank8
@@ -266,7 +270,7 @@ impl<'a> Kernel<'a> {
             }
         }
         let inner_succ_len = if (ci as u32) < ig.size { ig.count(ci + 1) } else { 0 };
-        let (outer_bits, inner_rank, inner_bits) = (&t.outer_bits[ci], &t.inner_rank[ci], &t.inner_bits[ci]);
+        let (outer_bits, inner_bits) = (&t.outer_bits[ci], &t.inner_bits[ci]);
         // A copy of the successor row being gathered from; every u16 index is in bounds.
         let mut slots: Box<[Value; ROW_SLOTS]> =
             vec![0 as Value; ROW_SLOTS].into_boxed_slice().try_into().expect("ROW_SLOTS values");
@@ -328,11 +332,12 @@ impl<'a> Kernel<'a> {
                 for j in 0..ig.size as usize {
                     let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], outer_state);
                     let span = j * row_len..(j + 1) * row_len;
-                    match &t.inner_rank8[ci] {
-                        Some(index) => {
+                    match (&t.inner_rank8[ci], &t.inner_runs[ci]) {
+                        (Some(index), _) => {
                             gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
                         }
-                        _ => relax_gathered(best, &slots, &inner_rank[span.clone()], &inner_bits[span], gate),
+                        (_, Some(runs)) => runs.relax(j, best, &slots[..inner_succ_len], &inner_bits[span], gate),
+                        _ => {}
                     }
                 }
             }
@@ -499,37 +504,29 @@ impl RowTables {
             .iter()
             .map(|cs| (0..off).flat_map(|l| cs.iter().map(move |&x| bits_of(x, l))).collect())
             .collect();
-        let mut inner_rank = Vec::new();
-        let mut inner_bits = Vec::new();
-        for cs in &g.configs {
-            let mut ranks = Vec::with_capacity(size * cs.len());
-            let mut bits = Vec::with_capacity(size * cs.len());
-            for j in 0..size {
-                for &x in cs {
-                    match inner_successor(space, inner, x, j) {
-                        Some(y) => {
-                            ranks.push(g.rank[y as usize] as u16);
-                            bits.push(bits_of(x, off + j));
-                        }
-                        None => {
-                            ranks.push(ABSENT);
-                            bits.push(0);
-                        }
-                    }
-                }
-            }
-            inner_rank.push(ranks);
-            inner_bits.push(bits);
-        }
+        let inner_bits = g
+            .configs
+            .iter()
+            .map(|cs| {
+                let bit = |j: usize, x: u32| inner_successor(space, inner, x, j).map_or(0, |_| bits_of(x, off + j));
+                (0..size).flat_map(|j| cs.iter().map(move |&x| bit(j, x))).collect()
+            })
+            .collect();
         let sym = symmetry_maps(g, |r| r as u16);
-        // Byte tables only pay with the vector gather; without it the u16 tables serve alone.
+        // Byte tables only pay with the vector gather; without it the runs serve alone.
         let vbmi = gather::vbmi();
         let bytes =
             |t: &Vec<u16>, fits: bool| (vbmi && fits).then(|| t.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect());
-        let small = |c: usize| g.configs.get(c).is_some_and(|cs| cs.len() < ABSENT8 as usize);
-        let inner_rank8 = inner_rank.iter().enumerate().map(|(c, t)| bytes(t, small(c + 1))).collect();
-        let sym8 = sym.iter().map(|per| per.iter().enumerate().map(|(c, t)| bytes(t, small(c))).collect()).collect();
-        RowTables { outer_bits, inner_rank, inner_bits, sym, inner_rank8, sym8 }
+        let (mut inner_rank8, mut inner_runs) = (Vec::new(), Vec::new());
+        for c in 0..g.configs.len() {
+            let t = inner_ranks(space, inner, c);
+            let r8 = bytes(&t, narrow(g, c + 1));
+            inner_runs.push(r8.is_none().then(|| LineRuns::new(&t, size, g.count(c), ABSENT)));
+            inner_rank8.push(r8);
+        }
+        let sym8 =
+            sym.iter().map(|per| per.iter().enumerate().map(|(c, t)| bytes(t, narrow(g, c))).collect()).collect();
+        RowTables { outer_bits, inner_runs, inner_bits, sym, inner_rank8, sym8 }
     }
 }
 
@@ -539,24 +536,56 @@ fn rows_fit(space: &Space) -> bool {
     space.groups.last().is_some_and(|g| g.configs.iter().all(|cs| cs.len() < ABSENT as usize))
 }
 
-/// Inner moves the default kernel examines per position of partition `key`, as (from a
-/// successor row of fewer than 255 values, from a wider one): on the row path every inner line
-/// is a pass over the row, drawn or not (a move that does not exist reads the sentinel),
-/// unless the inner group is full; the narrow rows are gathered through byte indices (64
-/// lanes at a time where the CPU can), the wide ones one lane at a time. On the scalar path,
-/// only the undrawn lines, one at a time (counted as wide). The cost model prices the two
+/// Whether the configurations of count `c` of group `g` (none past its size) fit a byte index.
+fn narrow(g: &super::space::Group, c: usize) -> bool {
+    g.configs.get(c).is_some_and(|cs| cs.len() < ABSENT8 as usize)
+}
+
+/// Per inner line j (line-major), per configuration of inner count `c`: the successor's rank
+/// (count c + 1) of the configuration with j drawn, made canonical, or [`ABSENT`] where j is no
+/// move (drawn, or not first of its class).
+fn inner_ranks(space: &Space, inner: usize, c: usize) -> Vec<u16> {
+    let g = &space.groups[inner];
+    let rank = |j: usize, x: u32| inner_successor(space, inner, x, j).map_or(ABSENT, |y| g.rank[y as usize] as u16);
+    (0..g.size as usize).flat_map(|j| g.configs[c].iter().map(move |&x| rank(j, x))).collect()
+}
+
+/// How the default kernel makes the inner moves over one row of a partition whose inner group
+/// has `c` lines drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct InnerMoves {
+    /// Lanes gathered through byte indices, 64 at a time (successor rows of fewer than 255
+    /// values, where the CPU has AVX-512 VBMI): every inner line over the row, moves that do
+    /// not exist included.
+    pub(crate) gathered: u64,
+    /// Moves in runs: contiguous passes over the row and its successor.
+    pub(crate) runs: u64,
+    /// Moves made one lane at a time: the runs' leftovers, and on the scalar path (inner groups
+    /// too wide for the row path) every undrawn inner line.
+    pub(crate) lanes: u64,
+}
+
+/// [`InnerMoves`] of one row, per inner count (index: lines drawn in the inner group), as the
+/// kernel [`Kernel::new`] builds on this CPU makes them; the cost model prices the three
 /// apart.
-pub(crate) fn inner_moves_per_position(space: &Space, key: &PartitionKey) -> (u64, u64) {
-    let Some(g) = space.groups.last() else { return (0, 0) };
-    let drawn = key.counts()[space.groups.len() - 1] as usize;
-    if drawn >= g.size as usize {
-        return (0, 0);
-    }
-    match (rows_fit(space), g.count(drawn + 1) < ABSENT8 as usize) {
-        (true, true) => (g.size as u64, 0),
-        (true, false) => (0, g.size as u64),
-        (false, _) => (0, g.size as u64 - drawn as u64),
-    }
+pub(crate) fn inner_moves_per_row(space: &Space) -> Vec<InnerMoves> {
+    let Some(g) = space.groups.last() else { return Vec::new() };
+    let (inner, size) = (space.groups.len() - 1, g.size as u64);
+    let vbmi = gather::vbmi();
+    (0..g.configs.len())
+        .map(|c| {
+            let len = g.count(c) as u64;
+            match (c as u64 >= size, rows_fit(space), vbmi && narrow(g, c + 1)) {
+                (true, ..) => InnerMoves::default(),
+                (_, false, _) => InnerMoves { lanes: (size - c as u64) * len, ..InnerMoves::default() },
+                (_, true, true) => InnerMoves { gathered: size * len, ..InnerMoves::default() },
+                (_, true, false) => {
+                    let runs = LineRuns::new(&inner_ranks(space, inner, c), size as usize, len as usize, ABSENT);
+                    InnerMoves { runs: runs.run_moves() as u64, lanes: runs.lane_count() as u64, gathered: 0 }
+                }
+            }
+        })
+        .collect()
 }
 
 /// The inner group's configuration `x` with local line `j` drawn, made canonical where the
@@ -599,7 +628,7 @@ fn gate(o: &[u64; 2], i: &[u32; 2], outer_state: u64) -> u8 {
 }
 
 /// Row path: a move whose successors are a contiguous row.
-fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u8) {
+pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u8) {
     if gate == 0 {
         for (b, &s) in best.iter_mut().zip(succ) {
             *b = (*b).max(-s);
@@ -812,6 +841,22 @@ mod tests {
                     rows.compute(&key, &succ, &mut c, 1);
                     scalar.compute(&key, &succ, &mut d, 1);
                     assert_eq!(c, d, "{} from row 1", what(&space, &key));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_inner_moves_priced_are_those_the_scalar_path_lists() {
+        for space in spaces() {
+            let scalar = Kernel::with_path(&space, KernelPath::Scalar);
+            let g = space.groups.last().unwrap();
+            for (c, m) in inner_moves_per_row(&space).iter().enumerate() {
+                let listed = scalar.scalar.moves[c].len() as u64;
+                if m.gathered > 0 {
+                    assert_eq!((m.gathered, m.runs + m.lanes), (g.size as u64 * g.count(c) as u64, 0));
+                } else {
+                    assert_eq!(m.runs + m.lanes, listed, "{} inner count {c}", space.board());
                 }
             }
         }

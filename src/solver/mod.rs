@@ -12,13 +12,14 @@ mod key;
 mod layout;
 mod partitions;
 mod root_moves;
+mod runs;
 mod solution;
 mod space;
 mod traffic;
 mod twins;
 
 pub use in_order::solve_in_order;
-pub(crate) use kernel::inner_moves_per_position;
+pub(crate) use kernel::{InnerMoves, inner_moves_per_row};
 pub use kernel::{Kernel, KernelPath, Pieces, Rows};
 pub use key::{KeyError, PartitionKey};
 pub use layout::{Layout, LayoutError, layout};
