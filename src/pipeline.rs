@@ -40,9 +40,14 @@ pub enum RunError {
     MemLimitWithoutStore,
 }
 
-/// The report folder of a root position: `reports/<board>` for an empty board.
+/// The report folder of a root position: `reports/runs/<board>` for an empty board
+/// ([`crate::support::RUNS_DIR`]).
 pub fn default_dir(plan_board: &str, root_is_empty: bool) -> PathBuf {
-    PathBuf::from("reports").join(if root_is_empty { plan_board.to_string() } else { format!("{plan_board}-position") })
+    PathBuf::from(crate::support::RUNS_DIR).join(if root_is_empty {
+        plan_board.to_string()
+    } else {
+        format!("{plan_board}-position")
+    })
 }
 
 /// What [`run`] did.

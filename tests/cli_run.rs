@@ -100,7 +100,7 @@ fn outside_the_project_the_built_in_cost_model_is_used() {
         .stderr(predicate::str::contains("using the cost model built into dab"))
         // The model is carried here by a probe, and the output says from where to where.
         .stderr(predicate::str::contains("cost model from ").and(predicate::str::contains("job costs scaled x")));
-    assert!(dir.path().join("reports/2x2/compare.svg").exists());
+    assert!(dir.path().join("reports/runs/2x2/compare.svg").exists());
     // A model named on the command line is never replaced by the built-in one.
     dab()
         .current_dir(dir.path())

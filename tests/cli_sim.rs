@@ -29,7 +29,7 @@ fn graph_then_sim_writes_the_report() {
         .stderr(predicate::str::contains("2987 jobs"));
     let out = dir.path().join("report");
     let json = dab()
-        .args(["sim", path(&g), "--procs", "1..30,unlimited", "--policy", "fifo,cp", "--json", "--out", path(&out)])
+        .args(["sim", path(&g), "--threads", "1..30,unlimited", "--policy", "fifo,cp", "--json", "--out", path(&out)])
         .assert()
         .success()
         .get_output()

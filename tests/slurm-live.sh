@@ -167,7 +167,7 @@ json_value() { python3 -c 'import json, sys; print(json.load(sys.stdin)["value"]
 local_value=$(json_value <<<"$local_json")
 [[ -n $local_value ]] || fail "no value from the local run: $local_json"
 
-"$DAB" export slurm --plan "$T/plan.json" --store "$T/store" -o "$T/out" >/dev/null
+"$DAB" export slurm --plan "$T/plan.json" --store "$T/store" --out "$T/out" >/dev/null
 arrays=$(grep -cE '^submit \S+ [0-9]+ [0-9]+ \S+ [0-9]+$' "$T/out/submit-slurm.sh" || true)
 ((arrays > 0)) || fail "the exported plan has no job array"
 start=$(date +%s)
@@ -211,7 +211,7 @@ case " \$* " in *" --job $first "*) echo "failing $first on purpose" >&2; exit 3
 exec $(printf %q "$DAB") "\$@"
 EOF
 chmod +x "$T/failing-dab"
-"$DAB" export slurm --plan "$T/plan.json" --store "$T/store2" -o "$T/out2" >/dev/null
+"$DAB" export slurm --plan "$T/plan.json" --store "$T/store2" --out "$T/out2" >/dev/null
 DAB=$T/failing-dab bash "$T/out2/submit-slurm.sh" >/dev/null
 wait_jobs
 records=$(grep -F "WorkDir=$T/out2 " "$T/jobcomp.log" || true)

@@ -18,7 +18,7 @@ pub struct CalibrateArgs {
     /// Boards timed but not fitted on, to test the model.
     #[arg(long, value_delimiter = ',', default_value = DEFAULT_HOLDOUT)]
     pub holdout: Vec<Case>,
-    /// Threads for the all-threads timing (default: all cores).
+    /// Threads for the all-threads timing (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
     /// Runs per case; each job's median time is fitted.
@@ -28,7 +28,7 @@ pub struct CalibrateArgs {
     #[arg(long, short, default_value = dab::sched::BUILT_IN_NAME)]
     pub output: PathBuf,
     /// Every timed job, as CSV.
-    #[arg(long, default_value = "reports/calibration.csv")]
+    #[arg(long, default_value = "reports/runs/calibration.csv")]
     pub samples: PathBuf,
     /// Where to time store writes: a folder on the disk that will hold stores (default: the
     /// system's temporary folder).

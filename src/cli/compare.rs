@@ -14,8 +14,10 @@ use super::{CliResult, Failed};
 
 #[derive(Args)]
 pub struct CompareArgs {
+    /// The plan that was run (as written by dab plan or dab run).
     #[arg(long, value_name = "FILE")]
     pub plan: PathBuf,
+    /// The run's trace (trace.csv of dab run, or dab cluster-trace's).
     #[arg(long, value_name = "FILE")]
     pub trace: PathBuf,
     /// Threads of the run (default: as the trace says).

@@ -20,6 +20,7 @@ pub enum Engine {
 
 #[derive(Args)]
 pub struct ExportArgs {
+    /// The cluster engine: Slurm (one sbatch script of dependent jobs) or HTCondor DAGMan.
     #[arg(value_enum)]
     pub engine: Engine,
     /// The plan (as written by dab plan).
@@ -29,7 +30,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "DIR")]
     pub store: PathBuf,
     /// Folder for the generated files, the tasks' logs and the value (shared too).
-    #[arg(long, short, value_name = "DIR")]
+    #[arg(long = "out", alias = "output", short_alias = 'o', value_name = "DIR")]
     pub output: PathBuf,
     /// The dab binary the tasks run (default: this one).
     #[arg(long, value_name = "FILE")]

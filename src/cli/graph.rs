@@ -26,8 +26,8 @@ pub struct GraphArgs {
     /// Job costs: `states` (one tick per state) or a cost model file (nanoseconds).
     #[arg(long, value_name = "states|FILE", default_value = "states")]
     pub cost: String,
-    /// Split every job of more than S states into pieces.
-    #[arg(long, value_name = "S")]
+    /// Split every job of more than S states into pieces (100000, 1e5, ...).
+    #[arg(long, value_name = "S", value_parser = super::count)]
     pub split: Option<u64>,
     /// Most pieces per job.
     #[arg(long, value_name = "K", default_value_t = 20, requires = "split")]

@@ -12,9 +12,10 @@ pub struct HintArgs {
     pub position: PositionArgs,
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Worker threads for a solve (default: all cores).
+    /// Worker threads for a solve (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    /// Print one JSON object: every move's value, the best moves and what answered.
     #[arg(long)]
     pub json: bool,
 }

@@ -13,11 +13,13 @@ mod bench;
 mod calibrate;
 mod cluster_trace;
 mod compare;
+mod completions;
 mod endgame;
 mod export;
 mod graph;
 mod hint;
 mod job;
+mod man;
 mod partitions;
 mod plan;
 mod play;
@@ -93,6 +95,10 @@ enum Command {
     Hint(hint::HintArgs),
     /// Play a game in the terminal against a perfect opponent.
     Play(play::PlayArgs),
+    /// The shell completion script for dab (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+    /// Manual pages: dab.1 on standard output, or every page into a folder.
+    Man(man::ManArgs),
 }
 
 /// A position named on the command line: a board (empty), a board with a line string, or an
@@ -147,6 +153,33 @@ impl PositionArgs {
     }
 }
 
+/// `name` in the folder of a user's runs ([`dab::support::RUNS_DIR`]).
+pub fn runs_path(name: &str) -> PathBuf {
+    std::path::Path::new(dab::support::RUNS_DIR).join(name)
+}
+
+/// Says which files a command wrote: "wrote 3 files in DIR: a, b, c" (names within `dir`
+/// relative to it), on standard error so that `--json` output stays clean.
+pub fn wrote(dir: &std::path::Path, files: &[PathBuf]) {
+    let names: Vec<String> = files.iter().map(|f| f.strip_prefix(dir).unwrap_or(f).display().to_string()).collect();
+    let count = if files.len() == 1 { "1 file".to_string() } else { format!("{} files", files.len()) };
+    eprintln!("wrote {count} in {}: {}", dir.display(), names.join(", "));
+}
+
+/// A whole number in any form dab prints one: `100000`, `100_000`, `1e5` or `1.5e6`.
+pub fn count(text: &str) -> Result<u64, String> {
+    let t = text.trim().replace('_', "");
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(n);
+    }
+    match t.parse::<f64>() {
+        // 2^64 is exact in f64: below it a whole number converts without loss of its size.
+        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 18_446_744_073_709_551_616.0 => Ok(x as u64),
+        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() != 0.0 => Err(format!("'{text}' is not a whole number")),
+        _ => Err(format!("'{text}' is not a whole number from 0 to {} (e.g. 100000, 100_000, 1e5)", u64::MAX)),
+    }
+}
+
 /// A size in bytes: `8G`, `500MB`, `2GiB`, `1.5 GB` or plain bytes (K, M, G are powers of 1000;
 /// Ki, Mi, Gi of 1024).
 pub fn bytes(text: &str) -> Result<u64, String> {
@@ -197,7 +230,24 @@ pub fn planned_threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::
             Err(format!("--threads {p} is more than a plan holds ({})", u32::MAX).into())
         }
         Some(p) => Ok(p),
-        None => Ok(dab::support::hardware_threads()),
+        None => Ok(default_threads()?),
+    }
+}
+
+/// The thread count a command takes when `--threads` is not given: `RAYON_NUM_THREADS` where it
+/// is set (as rayon itself reads it; 0 or empty means all), else every hardware thread.
+pub fn default_threads() -> Result<usize, String> {
+    match std::env::var("RAYON_NUM_THREADS") {
+        Ok(text) => match text.trim().parse::<usize>() {
+            Ok(0) => Ok(dab::support::hardware_threads()),
+            Ok(p) => Ok(p),
+            Err(_) if text.trim().is_empty() => Ok(dab::support::hardware_threads()),
+            Err(_) => Err(format!(
+                "RAYON_NUM_THREADS='{}' is not a thread count (a whole number; 0 or unset: all cores)",
+                dab::support::one_line(&text)
+            )),
+        },
+        Err(_) => Ok(dab::support::hardware_threads()),
     }
 }
 
@@ -282,12 +332,91 @@ pub fn run() -> i32 {
         Command::Job(a) => job::run(a),
         Command::Export(a) => export::run(a),
         Command::ClusterTrace(a) => cluster_trace::run(a),
+        Command::Completions(a) => completions::run(a),
+        Command::Man(a) => man::run(a),
     };
     match result {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {}", joined(e.to_string().lines()));
             if e.is::<Failed>() { EXIT_FAILED_CHECK } else { EXIT_BAD_INPUT }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// Every subcommand, nested ones included, with its path (`dab export`).
+    fn commands() -> Vec<(String, clap::Command)> {
+        fn walk(path: String, cmd: &clap::Command, out: &mut Vec<(String, clap::Command)>) {
+            for sub in cmd.get_subcommands() {
+                walk(format!("{path} {}", sub.get_name()), sub, out);
+            }
+            out.push((path, cmd.clone()));
+        }
+        let mut out = Vec::new();
+        let mut cli = Cli::command();
+        cli.build();
+        walk("dab".into(), &cli, &mut out);
+        out
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_command_and_flag_has_help() {
+        let mut missing = Vec::new();
+        for (path, cmd) in commands() {
+            if cmd.get_about().is_none() && path != "dab" {
+                missing.push(path.clone());
+            }
+            for arg in cmd.get_arguments().filter(|a| !["help", "version"].contains(&a.get_id().as_str())) {
+                if arg.get_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "no help: {}", missing.join(", "));
+    }
+
+    #[test]
+    fn a_processor_count_is_threads_and_a_folder_is_out_everywhere() {
+        for (path, cmd) in commands() {
+            for arg in cmd.get_arguments() {
+                let long = arg.get_long().unwrap_or_default();
+                assert_ne!(long, "procs", "{path}: --procs is an alias of --threads, not a flag of its own");
+                let name = arg.get_value_names().and_then(|v| v.first()).map(|s| s.to_string()).unwrap_or_default();
+                if long == "output" {
+                    assert_ne!(name, "DIR", "{path} --output names a folder: that is --out");
+                }
+                if long == "out" {
+                    assert_eq!(name, "DIR", "{path} --out names a file: that is -o/--output");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_are_read_in_the_forms_dab_prints_them() {
+        for (text, n) in [("100000", 100_000), ("100_000", 100_000), ("1e5", 100_000), ("1.5e6", 1_500_000), ("0", 0)] {
+            assert_eq!(count(text), Ok(n), "{text}");
+        }
+        assert_eq!(count("18446744073709551615"), Ok(u64::MAX));
+        for (text, message) in [
+            ("1.5", "not a whole number"),
+            ("-3", "not a whole number"),
+            ("1e30", "from 0 to"),
+            ("lots", "e.g. 100000"),
+        ] {
+            let e = count(text).unwrap_err();
+            assert!(e.contains(message) && e.contains(text), "{text}: {e}");
         }
     }
 }

@@ -18,7 +18,7 @@ pub struct PlanArgs {
     /// Where to write the plan (default: <report folder>/plan.json).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Report folder (default: reports/<board>).
+    /// Report folder (default: reports/runs/<board>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Plan for a run with `--store`: every job's cost includes writing its file, and the
@@ -33,7 +33,7 @@ pub struct PlanArgs {
 /// Options shared by `dab plan` and `dab run`.
 #[derive(Args)]
 pub struct PlanCommon {
-    /// Threads to plan for (default: all cores).
+    /// Threads to plan for (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
     /// Most bytes of partition values resident at once (8G, 500MB, ...); values still needed
@@ -50,8 +50,9 @@ pub struct PlanCommon {
     /// Seconds added to every job: a cluster's dispatch latency (from dab cluster-trace).
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
     pub overhead: f64,
-    /// Split partitions of more than S states into pieces (only this split is tried).
-    #[arg(long, value_name = "S")]
+    /// Split partitions of more than S states into pieces (100000, 1e5, ...; only this split is
+    /// tried).
+    #[arg(long, value_name = "S", value_parser = super::count)]
     pub split: Option<u64>,
     /// Use the cost model as it is: no probe of this machine (by default a short fixed
     /// workload, under 2 s, is timed here on one and on all threads, and the model scaled to it).
@@ -150,6 +151,6 @@ pub fn run(args: PlanArgs) -> CliResult {
         );
     }
     let files = dab::report::write_plan(&planned, &path, &dir)?;
-    eprintln!("wrote {}", files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "));
+    super::wrote(&dir, &files);
     Ok(())
 }

@@ -18,7 +18,7 @@ pub struct PlayArgs {
     pub first: Player,
     #[command(flatten)]
     pub store: super::hint::StoreArgs,
-    /// Worker threads for solving (default: all cores).
+    /// Worker threads for solving (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
 }

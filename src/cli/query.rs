@@ -19,6 +19,7 @@ pub struct QueryArgs {
     /// Threads for a position the store does not reach.
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    /// Print one JSON object (as dab solve --json, with `source`).
     #[arg(long)]
     pub json: bool,
 }

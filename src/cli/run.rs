@@ -26,7 +26,7 @@ pub struct RunArgs {
     pub plan: Option<PathBuf>,
     #[command(flatten)]
     pub common: PlanCommon,
-    /// Report folder (default: reports/<board>).
+    /// Report folder (default: reports/runs/<board>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Durable store: every job's values are written here, and a run on an existing store
@@ -49,8 +49,8 @@ pub fn run(args: RunArgs) -> CliResult {
     }
     // Threads asked for are checked before any planning; a loaded plan's own count after it.
     let asked = args.common.threads.map(|p| super::threads(Some(p))).transpose()?;
-    let (plan, dir) = match &args.plan {
-        Some(path) => loaded_plan(&args, path)?,
+    let (plan, dir, mut files) = match &args.plan {
+        Some(path) => loaded_plan(&args, path).map(|(plan, dir)| (plan, dir, Vec::new()))?,
         None => new_plan(&args)?,
     };
     let threads = match asked {
@@ -86,7 +86,8 @@ pub fn run(args: RunArgs) -> CliResult {
     } else {
         print_outcome(&plan, threads, &outcome, args.store.is_some());
     }
-    eprintln!("wrote {} files in {}", outcome.files.len(), dir.display());
+    files.extend(outcome.files.iter().cloned());
+    super::wrote(&dir, &files);
     Ok(())
 }
 
@@ -129,8 +130,8 @@ fn loaded_plan(args: &RunArgs, path: &Path) -> Result<(Plan, PathBuf), Box<dyn s
 }
 
 /// A plan made for the position named (the default board without one), printed and written
-/// with its charts into the report folder.
-fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf), Box<dyn std::error::Error>> {
+/// with its charts into the report folder; the files written.
+fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf, Vec<PathBuf>), Box<dyn std::error::Error>> {
     let root = if args.position.named() { args.position.position()? } else { Position::empty(DEFAULT_BOARD.parse()?) };
     let planned = dab::plan::plan(root, &args.common.options(args.store.is_some())?)?;
     if !args.json {
@@ -138,8 +139,8 @@ fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf), Box<dyn std::error::Error
     }
     let dir =
         args.out.clone().unwrap_or_else(|| dab::pipeline::default_dir(&planned.plan.board, root.drawn.is_empty()));
-    dab::report::write_plan(&planned, &dir.join("plan.json"), &dir)?;
-    Ok((planned.plan, dir))
+    let files = dab::report::write_plan(&planned, &dir.join("plan.json"), &dir)?;
+    Ok((planned.plan, dir, files))
 }
 
 /// The comparison (or, for a resumed run, the value and time) with the memory and disk peaks.

@@ -16,8 +16,8 @@ use super::{CliResult, PositionArgs};
 pub struct ScaleArgs {
     #[command(flatten)]
     pub position: PositionArgs,
-    /// Thread counts, as 1,2,4,8 or 1..16 (default: the powers of two up to all cores, and all
-    /// cores).
+    /// Thread counts, as 1,2,4,8 or 1..16 (default: the powers of two up to RAYON_NUM_THREADS,
+    /// else all cores, and that count itself).
     #[arg(long, value_name = "LIST")]
     pub threads: Option<String>,
     /// Runs at each thread count; the median is kept.
@@ -30,7 +30,7 @@ pub struct ScaleArgs {
     /// Use the cost model as it is, without probing this machine first.
     #[arg(long)]
     pub no_probe: bool,
-    /// Report folder (default: reports/scale/<board>).
+    /// Report folder (default: reports/runs/scale/<board>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Print the rows as JSON.
@@ -49,7 +49,7 @@ pub fn run(args: ScaleArgs) -> CliResult {
     let cores = dab::support::hardware_threads();
     let threads = match &args.threads {
         Some(text) => thread_list(text)?,
-        None => dab::scale::default_threads(cores),
+        None => dab::scale::default_threads(super::default_threads()?),
     };
     let root = args.position.position()?;
     // The planner's options as `dab plan` makes them; the thread count is set per run.
@@ -66,15 +66,14 @@ pub fn run(args: ScaleArgs) -> CliResult {
     let rows = dab::scale::scale(root, &threads, args.repeats, &opts, &mut |m| eprintln!("{m}"))?;
     let board = root.board.to_string();
     let name = if root.drawn.is_empty() { board.clone() } else { format!("{board}-position") };
-    let dir = args.out.unwrap_or_else(|| PathBuf::from("reports/scale").join(name));
+    let dir = args.out.unwrap_or_else(|| super::runs_path("scale").join(name));
     let files = dab::report::write_scale(&rows, &board, cores, &dir)?;
     if args.json {
         println!("{}", serde_json::to_string(&Output { board: &board, rows: &rows })?);
     } else {
         print_rows(&rows);
     }
-    let names: Vec<String> = files.iter().filter_map(|f| f.file_name()).map(|n| n.to_string_lossy().into()).collect();
-    eprintln!("wrote {} in {}", names.join(", "), dir.display());
+    super::wrote(&dir, &files);
     Ok(())
 }
 

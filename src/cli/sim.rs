@@ -15,17 +15,19 @@ pub struct SimArgs {
     /// Graph files (CSV or the thesis's format); several are drawn on the same axes.
     #[arg(required = true, value_name = "GRAPH")]
     pub graphs: Vec<PathBuf>,
-    /// Processor counts: N, A..B or unlimited, separated by commas.
-    #[arg(long, value_name = "LIST", default_value = "1..64")]
+    /// Processor counts to sweep: N, A..B or unlimited, separated by commas.
+    #[arg(long = "threads", visible_alias = "procs", value_name = "LIST", default_value = "1..64")]
     pub procs: ProcsList,
     /// Ready-queue policies, separated by commas.
     #[arg(long, value_parser = choice::<Policy>(), value_delimiter = ',', default_value = "fifo")]
     pub policy: Vec<Policy>,
-    /// Ticks added to every job (dispatch latency).
-    #[arg(long, value_name = "TICKS", default_value_t = 0)]
+    /// Dispatch latency added to every job, in the graph's unit (ticks; ns for a graph made
+    /// with --cost).
+    #[arg(long, value_name = "TICKS", default_value_t = 0, value_parser = super::count)]
     pub overhead: u64,
-    /// Move each job's inputs to its processor at this many bytes per tick.
-    #[arg(long, value_name = "BYTES")]
+    /// Move each job's inputs to its processor at this many bytes per tick of the graph's unit
+    /// (1000000, 1e6, ...).
+    #[arg(long, value_name = "BYTES", value_parser = super::count)]
     pub bandwidth: Option<u64>,
     /// Most bytes of job values resident at once (8G, 500MB, ...): values still needed are
     /// dropped to the store and read back, and a job starts only when it fits.
@@ -37,7 +39,7 @@ pub struct SimArgs {
     /// Processor count for the Gantt chart (default: 25, or the largest swept if smaller).
     #[arg(long, value_name = "P")]
     pub gantt: Option<ProcsList>,
-    /// Report folder (default: reports/<graph names joined by '+'>).
+    /// Report folder (default: reports/runs/<graph names joined by '+'>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Unit of the graph costs, for the chart axes (ns with --cost).
@@ -100,15 +102,15 @@ pub fn run(args: SimArgs) -> CliResult {
         contention: model.map(|m| m.contention).unwrap_or_default(),
     };
     let records = sweep::sweep(&inputs, &opts)?;
-    let dir = args.out.unwrap_or_else(|| {
-        PathBuf::from("reports").join(inputs.iter().map(|i| i.label.as_str()).collect::<Vec<_>>().join("+"))
-    });
+    let dir = args
+        .out
+        .unwrap_or_else(|| super::runs_path(&inputs.iter().map(|i| i.label.as_str()).collect::<Vec<_>>().join("+")));
     let written = sweep::write(&dir, &inputs, &records, &opts)?;
     if args.json {
         println!("{}", serde_json::to_string(&records)?);
     } else {
         print!("{}", sweep::summary(&records));
-        eprintln!("wrote {} files in {}", written.len(), dir.display());
     }
+    super::wrote(&dir, &written);
     Ok(())
 }

@@ -18,7 +18,7 @@ pub struct SolveArgs {
     /// Number of line groups (partitions are counts of drawn lines per group).
     #[arg(long, value_name = "G")]
     pub groups: Option<usize>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
     /// Solver: the partitioned retrograde solver, or a slow twin.

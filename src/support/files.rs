@@ -5,6 +5,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Where commands write their reports unless told otherwise (`--out`, `--output`): a user's
+/// runs, kept apart from the figures committed beside it in `reports/`, which are made by
+/// commands that name their folder or file.
+pub const RUNS_DIR: &str = "reports/runs";
+
 /// The temporary name `path` is written under before the rename.
 pub(super) fn temp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();

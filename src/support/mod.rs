@@ -12,7 +12,7 @@ mod threads;
 
 pub use choice::Choice;
 pub(crate) use choice::choice;
-pub use files::{read_text, write_atomic, write_csv};
+pub use files::{RUNS_DIR, read_text, write_atomic, write_csv};
 pub(crate) use process::{available_memory_bytes, total_memory_bytes};
 pub use process::{peak_rss_bytes, return_freed_memory, trim_freed_memory};
 pub use rng::SplitMix64;

@@ -61,8 +61,8 @@ pub struct BenchArgs {
     /// the memory available.
     #[arg(long, value_name = "N")]
     pub bandwidth_mib: Option<u64>,
-    /// Where to write the CSV (default: reports/bench.csv, reports/bench-bandwidth.csv, or
-    /// reports/bench-sim.csv and reports/bench-sim-speed.csv).
+    /// Where to write the CSV (default: reports/runs/bench.csv, reports/runs/bench-bandwidth.csv,
+    /// ..., one per suite; reports/runs/bench-sim.csv with bench-sim-speed.csv beside it).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
 }
@@ -103,7 +103,7 @@ fn print_bandwidth(rates: &[Bandwidth]) {
 }
 
 fn bandwidth(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| "reports/bench-bandwidth.csv".into());
+    let output = args.output.unwrap_or_else(|| super::runs_path("bench-bandwidth.csv"));
     let rates = measure_bandwidth(args.bandwidth_mib)?;
     print_bandwidth(&rates);
     write(&rates, &output)?;
@@ -112,7 +112,7 @@ fn bandwidth(args: BenchArgs) -> CliResult {
 }
 
 fn memory(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| "reports/bench-memory.csv".into());
+    let output = args.output.unwrap_or_else(|| super::runs_path("bench-memory.csv"));
     for &p in &args.threads {
         super::run_threads(p)?;
     }
@@ -155,7 +155,7 @@ fn memory(args: BenchArgs) -> CliResult {
 }
 
 fn endgame(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| "reports/bench-endgame.csv".into());
+    let output = args.output.unwrap_or_else(|| super::runs_path("bench-endgame.csv"));
     println!(
         "{:<26} {:<5} {:>5} {:<12} {:>6} {:>12} {:>10} {:>10} {:>6}",
         "position", "board", "lines", "components", "value", "theorems us", "solve s", "speedup", "agree"
@@ -180,7 +180,7 @@ fn endgame(args: BenchArgs) -> CliResult {
 }
 
 fn solve(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| "reports/bench.csv".into());
+    let output = args.output.unwrap_or_else(|| super::runs_path("bench.csv"));
     let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
     for &p in &args.solve_threads {
         super::run_threads(p)?;
@@ -238,7 +238,7 @@ fn solve(args: BenchArgs) -> CliResult {
 }
 
 fn sim(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| "reports/bench-sim.csv".into());
+    let output = args.output.unwrap_or_else(|| super::runs_path("bench-sim.csv"));
     let speed_path = output.with_file_name(format!(
         "{}-speed.csv",
         output.file_stem().map_or("bench-sim".into(), |s| s.to_string_lossy().into_owned())
@@ -299,7 +299,7 @@ fn sim(args: BenchArgs) -> CliResult {
 }
 
 fn run_suite(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| "reports/bench-run.csv".into());
+    let output = args.output.unwrap_or_else(|| super::runs_path("bench-run.csv"));
     let cand_path = output.with_file_name(format!(
         "{}-candidates.csv",
         output.file_stem().map_or("bench-run".into(), |s| s.to_string_lossy().into_owned())
