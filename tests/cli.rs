@@ -79,7 +79,7 @@ fn text_output_names_value_moves_and_costs() {
         predicate::str::contains("value -3")
             .and(predicate::str::contains("v(2,3)"))
             .and(predicate::str::contains("best h(0,0)"))
-            .and(predicate::str::contains("positions 872448"))
+            .and(predicate::str::contains("positions 872,448"))
             .and(predicate::str::contains("M positions/s"))
             .and(predicate::str::contains("peak memory"))
             .and(

@@ -193,7 +193,7 @@ impl Analysis {
 
 impl std::fmt::Display for Analysis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "board {}, {} undrawn lines, {:?} engine", self.board, self.free_lines(), self.engine)?;
+        writeln!(f, "board {}, {} undrawn lines, engine: {}", self.board, self.free_lines(), self.engine)?;
         writeln!(f, "value {:+} (net future boxes for the player to move)", self.value)?;
         writeln!(f, "moves (line: value)")?;
         for m in &self.moves {
@@ -203,13 +203,13 @@ impl std::fmt::Display for Analysis {
         writeln!(f, "best {}", best_list(&self.best))?;
         let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
         if self.positions > 0 {
-            write!(f, "positions {}", self.positions)?;
+            write!(f, "positions {}", crate::support::thousands(self.positions))?;
             if !groups.is_empty() {
                 write!(
                     f,
-                    " in {} partitions of {} groups ({} lines)",
-                    self.partitions,
-                    groups.len(),
+                    " in {} of {} ({} lines)",
+                    crate::support::count_of(self.partitions as u64, "partition"),
+                    crate::support::count_of(groups.len() as u64, "group"),
                     groups.join("+")
                 )?;
             }
@@ -220,9 +220,9 @@ impl std::fmt::Display for Analysis {
             write!(f, ", {:.1} M positions/s", self.positions_per_second / 1e6)?;
         }
         writeln!(f)?;
-        write!(f, "peak memory {:.1} MB of values", self.peak_value_bytes as f64 / 1e6)?;
+        write!(f, "peak memory {} of values", crate::support::human_bytes(self.peak_value_bytes))?;
         if let Some(rss) = self.peak_rss_bytes {
-            write!(f, ", {:.1} MB resident", rss as f64 / 1e6)?;
+            write!(f, ", {} resident", crate::support::human_bytes(rss))?;
         }
         writeln!(f)?;
         if let (Some(bytes), Some(rate)) = (self.bytes_moved, self.gigabytes_per_second) {

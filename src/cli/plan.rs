@@ -6,6 +6,7 @@ use clap::Args;
 
 use dab::plan::PlanOptions;
 use dab::sched::{BUILT_IN_NAME, CostError, CostModel};
+use dab::support::{human_bytes, thousands};
 
 use super::{CliResult, PositionArgs};
 
@@ -118,14 +119,16 @@ pub fn probed(model: &CostModel) -> CostModel {
 
 /// Prints the candidates and the choice.
 pub fn print_choice(planned: &dab::plan::PlanChoice) {
-    println!("{:<32} {:>6} {:>12} {:>14} {:>5}", "candidate", "jobs", "predicted s", "peak memory", "fits");
+    println!("{:<32} {:>7} {:>12} {:>12} {:>5}", "candidate", "jobs", "predicted s", "peak memory", "fits");
     for (i, c) in planned.candidates.iter().enumerate() {
+        let peak = if c.candidate.fits { human_bytes(c.candidate.peak_memory) } else { "-".into() };
+        let predicted = if c.candidate.fits { format!("{:.3}", c.candidate.predicted_seconds) } else { "-".into() };
         println!(
-            "{:<32} {:>6} {:>12.3} {:>14} {:>5}{}",
+            "{:<32} {:>7} {:>12} {:>12} {:>5}{}",
             c.label(),
-            c.candidate.jobs,
-            c.candidate.predicted_seconds,
-            c.candidate.peak_memory,
+            thousands(c.candidate.jobs as u64),
+            predicted,
+            peak,
             if c.candidate.fits { "yes" } else { "no" },
             if i == planned.chosen { "  <- chosen" } else { "" }
         );
@@ -144,10 +147,10 @@ pub fn run(args: PlanArgs) -> CliResult {
         let store = dab::plan::predict_store(plan, &plan.check()?, plan.threads, args.keep_lines)?;
         let book = args.keep_lines.map_or(String::new(), |k| format!(" (the book of at most {k} lines)"));
         println!(
-            "store: values in files peak at {:.1} MB on {} thread(s); {:.1} MB left at the end{book}",
-            store.peak as f64 / 1e6,
+            "store: values in files peak at {} on {} thread(s); {} left at the end{book}",
+            human_bytes(store.peak),
             plan.threads,
-            store.left as f64 / 1e6
+            human_bytes(store.left)
         );
     }
     let files = dab::report::write_plan(&planned, &path, &dir)?;

@@ -9,6 +9,7 @@ use clap::Args;
 use dab::game::Position;
 use dab::pipeline::RunOutcome;
 use dab::plan::Plan;
+use dab::support::human_bytes;
 
 use super::plan::{PlanCommon, print_choice};
 use super::solve::Progress;
@@ -177,25 +178,20 @@ fn print_outcome(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool)
         println!("{}", d.comparison);
     }
     let predicted_peak = plan.predicted(threads as u32).map(|p| p.peak_memory);
-    let predicted = predicted_peak.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
-    println!("peak resident partition values: {}{predicted}", mb(run.peak_bytes));
+    let predicted = predicted_peak.map_or(String::new(), |p| format!(", predicted {}", human_bytes(p)));
+    println!("peak resident partition values: {}{predicted}", human_bytes(run.peak_bytes));
     let predicted = predicted_peak.map_or(String::new(), |p| {
         format!(
             ", predicted {} (values and {} of program, tables and threads)",
-            mb(p + outcome.process_bytes),
-            mb(outcome.process_bytes)
+            human_bytes(p + outcome.process_bytes),
+            human_bytes(outcome.process_bytes)
         )
     });
-    let limit = plan.mem_limit.map_or(String::new(), |m| format!(", limit {}", mb(m)));
-    let rss = outcome.peak_rss_bytes.map_or("unknown".to_string(), mb);
+    let limit = plan.mem_limit.map_or(String::new(), |m| format!(", limit {}", human_bytes(m)));
+    let rss = outcome.peak_rss_bytes.map_or("unknown".to_string(), human_bytes);
     println!("peak process memory (resident set): {rss}{predicted}{limit}");
     if store {
-        let predicted = predicted_disk.map_or(String::new(), |p| format!(", predicted {}", mb(p)));
-        println!("peak values in store files: {}{predicted}", mb(run.peak_disk_bytes));
+        let predicted = predicted_disk.map_or(String::new(), |p| format!(", predicted {}", human_bytes(p)));
+        println!("peak values in store files: {}{predicted}", human_bytes(run.peak_disk_bytes));
     }
-}
-
-/// Bytes as megabytes for people.
-fn mb(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
 }

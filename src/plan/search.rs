@@ -13,6 +13,7 @@ use crate::sched::{
     process_bytes, values_limit,
 };
 use crate::solver::{Space, SpaceError};
+use crate::support::{count_of, human_bytes, thousands};
 
 use super::file::{Candidate, Plan, PlanError, Prediction, run_fixed_bytes};
 
@@ -102,7 +103,7 @@ impl SimulatedCandidate {
     pub fn label(&self) -> String {
         let split =
             self.candidate.split.map_or("no split".to_string(), |s| format!("split at {:.0e}", s.threshold as f64));
-        format!("{} groups, {split}", self.candidate.groups)
+        format!("{}, {split}", count_of(self.candidate.groups as u64, "group"))
     }
 }
 
@@ -305,14 +306,14 @@ fn least_memory(candidates: &[SimulatedCandidate], threads: u32) -> u64 {
 fn reason(candidates: &[SimulatedCandidate], chosen: usize, opts: &PlanOptions) -> String {
     let c = &candidates[chosen];
     let mut text = format!(
-        "{}: predicted {:.2} s on {} thread(s), peak {:.1} MB of values ({:.1} MB with the program, tables and \
-         threads), {} jobs",
+        "{}: predicted {:.2} s on {} thread(s), peak {} of values ({} with the program, tables and threads), {} \
+         jobs",
         c.label(),
         c.candidate.predicted_seconds,
         opts.threads,
-        c.candidate.peak_memory as f64 / 1e6,
-        (c.candidate.peak_memory + process_bytes(c.fixed_bytes, opts.threads)) as f64 / 1e6,
-        c.candidate.jobs
+        human_bytes(c.candidate.peak_memory),
+        human_bytes(c.candidate.peak_memory + process_bytes(c.fixed_bytes, opts.threads)),
+        thousands(c.candidate.jobs as u64)
     );
     let runner_up = (0..candidates.len()).filter(|&i| i != chosen && candidates[i].candidate.fits).min_by(|&a, &b| {
         candidates[a].candidate.predicted_seconds.total_cmp(&candidates[b].candidate.predicted_seconds)
@@ -333,7 +334,9 @@ fn reason(candidates: &[SimulatedCandidate], chosen: usize, opts: &PlanOptions) 
     }
     let unfit = candidates.iter().filter(|c| !c.candidate.fits).count();
     if unfit > 0 {
-        text += &format!("; {unfit} candidate(s) do not fit in {} bytes", opts.mem_limit.unwrap_or(0));
+        let verb = if unfit == 1 { "does" } else { "do" };
+        let limit = human_bytes(opts.mem_limit.unwrap_or(0));
+        text += &format!("; {} {verb} not fit in {limit}", count_of(unfit as u64, "candidate"));
     }
     text
 }

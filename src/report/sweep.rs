@@ -296,7 +296,7 @@ pub fn worst_ratio<'a>(
 pub fn summary(records: &[Record]) -> String {
     let mut out = format!(
         "{:<32} {:<7} {:>10} {:>10} {:>8} {:>14} {:>18} {:>12}\n",
-        "graph", "policy", "work", "cp", "W/CP", "best speedup", "worst ms/lower", "peak memory"
+        "graph", "policy", "work", "cp", "W/CP", "best speedup", "worst makespan/bound", "peak memory"
     );
     let mut keys: Vec<(&str, Policy)> = Vec::new();
     for r in records {

@@ -215,7 +215,7 @@ fn solve(args: BenchArgs) -> CliResult {
         println!(
             "{:<12} {:<9} {:<7} {:>7} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>12.3e} {:>10.1} {:>8} {:>8} {:>7} {:>8} {:>9}",
             r.case,
-            format!("{:?}", r.engine).to_lowercase(),
+            r.engine.to_string(),
             r.kernel.map_or("-".to_string(), |k| k.to_string()),
             r.threads,
             r.free_lines,
