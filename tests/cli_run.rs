@@ -147,13 +147,14 @@ fn a_memory_limit_is_planned_and_kept() {
     assert_eq!(v["value"], published("3x3"));
     assert_eq!(v["mem_limit"], limit);
     let values = limit - v["process_bytes"].as_u64().unwrap();
-    let (peak, predicted) = (v["peak_bytes"].as_u64().unwrap(), v["predicted_peak_bytes"].as_u64().unwrap());
+    let (peak, predicted) =
+        (v["peak_value_bytes"].as_u64().unwrap(), v["predicted_peak_value_bytes"].as_u64().unwrap());
     assert!(peak <= values && predicted <= values && values <= 200_000, "{peak} {predicted} {values}");
     let (rss, predicted_rss) = (v["peak_rss_bytes"].as_u64().unwrap(), v["predicted_peak_rss_bytes"].as_u64().unwrap());
     assert!(predicted_rss <= limit && rss <= limit + limit / 20 + 150_000_000, "{rss} {predicted_rss} {limit}");
     // The comparison simulates the plan as the planner did, memory limit included.
     let plan = file_json(&dir.path().join("plan.json"));
-    let at_2 = plan["predictions"].as_array().unwrap().iter().find(|p| p["procs"] == 2).unwrap();
+    let at_2 = plan["predictions"].as_array().unwrap().iter().find(|p| p["threads"] == 2).unwrap();
     let planned = at_2["makespan_seconds"].as_f64().unwrap();
     assert!((v["predicted_seconds"].as_f64().unwrap() - planned).abs() < 1e-6 * planned, "{planned} {v}");
     // A limit below the largest job with its inputs: the planner says what the least is.

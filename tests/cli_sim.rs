@@ -38,16 +38,16 @@ fn graph_then_sim_writes_the_report() {
     let rows: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 2 * 31);
-    assert_eq!(rows[0]["procs"], 1);
+    assert_eq!(rows[0]["threads"], 1);
     assert_eq!(rows[0]["makespan"], rows[0]["work"]);
-    assert_eq!(rows[30]["procs"], "unlimited");
+    assert_eq!(rows[30]["threads"], "unlimited");
     assert_eq!(rows[30]["makespan"], rows[30]["critical_path"]);
     for name in ["sweep.csv", "speedup.svg", "speedup.png", "busy.svg", "busy.png", "gantt.svg", "gantt.png"] {
         assert!(out.join(name).metadata().unwrap().len() > 0, "{name}");
     }
     let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
     assert!(csv.starts_with(
-        "graph,policy,procs,makespan,work,critical_path,lower_bound,level_bound,graham_bound,speedup,efficiency,avg_busy,max_busy,peak_memory\n"
+        "graph,policy,threads,makespan,work,critical_path,lower_bound,level_bound,graham_bound,speedup,efficiency,avg_busy,max_busy,peak_value_bytes\n"
     ));
 }
 

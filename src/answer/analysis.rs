@@ -52,8 +52,8 @@ pub(super) const MAX_FREE_IN_MEMORY: usize = 32;
 pub struct Analysis {
     /// The board size, as `MxN`.
     pub board: String,
-    /// The position as a line string.
-    pub lines: String,
+    /// The position analysed, as a line string (named as a plan names its root).
+    pub root: String,
     /// The engine that computed the values.
     pub engine: Engine,
     /// The position's value: net future boxes for the player to move.
@@ -146,10 +146,10 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
     let board = root.board;
     let moves: Vec<MoveReport> =
         outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(board, l, boxes, v as i32)).collect();
-    let best = moves.iter().filter(|m| m.value == outcome.value as i32).map(|m| m.line.clone()).collect();
+    let best = crate::game::best_moves(&moves, outcome.value as i32);
     Ok(Analysis {
         board: board.to_string(),
-        lines: root.to_line_string(),
+        root: root.to_line_string(),
         engine,
         value: outcome.value as i32,
         moves,
@@ -187,7 +187,7 @@ fn twin_moves(
 impl Analysis {
     /// Undrawn lines of the analysed position.
     pub fn free_lines(&self) -> usize {
-        self.lines.bytes().filter(|&b| b == b'0').count()
+        self.root.bytes().filter(|&b| b == b'0').count()
     }
 }
 

@@ -609,8 +609,8 @@ pub fn report(g: &Endgame) -> Report {
 pub struct PositionReport {
     /// The board size, as `MxN`.
     pub board: String,
-    /// The position as a line string.
-    pub lines: String,
+    /// The position, as a line string (named as a plan names its root).
+    pub root: String,
     /// The loops and chains found on the board.
     pub components: Vec<Found>,
     /// The theorems' answer for their component list.
@@ -644,7 +644,7 @@ pub fn analyse_position(pos: Position) -> Result<PositionReport, NotLoopsAndChai
         .and_then(|(c, _)| found.iter().filter(|f| f.kind == c).filter_map(|f| f.line_set.iter().next()).min());
     Ok(PositionReport {
         board: board.to_string(),
-        lines: pos.to_line_string(),
+        root: pos.to_line_string(),
         components: found,
         endgame,
         value,

@@ -53,7 +53,7 @@ pub fn hint(pos: Position, reader: Option<&Reader>, threads: usize) -> Result<An
         let a = analyse(pos, Engine::Partition, SolveOptions { threads, ..Default::default() })?;
         return Ok(Answer {
             board: a.board,
-            lines: a.lines,
+            root: a.root,
             value: a.value,
             moves: a.moves,
             best: a.best,
@@ -64,7 +64,7 @@ pub fn hint(pos: Position, reader: Option<&Reader>, threads: usize) -> Result<An
     let r = theorems.map_err(|reason| HintError::Unanswerable { free, reason })?;
     Ok(Answer {
         board: r.board,
-        lines: r.lines,
+        root: r.root,
         value: r.value,
         moves: r.moves,
         best: r.best,

@@ -40,8 +40,8 @@ pub enum QueryError {
 pub struct Answer {
     /// The board size, as `MxN`.
     pub board: String,
-    /// The position as a line string.
-    pub lines: String,
+    /// The position asked about, as a line string (named as a plan names its root).
+    pub root: String,
     /// The position's value: net future boxes for the player to move.
     pub value: i32,
     /// Every undrawn line with the value of playing it, in line order.
@@ -91,7 +91,7 @@ pub fn query(reader: &Reader, pos: Position, threads: usize) -> Result<Answer, Q
     let best = moves.iter().filter(|m| m.value == value as i32).map(|m| m.line.clone()).collect();
     Ok(Answer {
         board: board.to_string(),
-        lines: pos.to_line_string(),
+        root: pos.to_line_string(),
         value: value as i32,
         moves,
         best,

@@ -48,7 +48,7 @@ pub fn run(args: CompareArgs) -> CliResult {
     let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));
     dab::report::write_compare(&plan, &detail, &dir)?;
     if args.json {
-        println!("{}", serde_json::to_string(&detail.comparison)?);
+        println!("{}", serde_json::to_string(&detail.to_json(&plan))?);
     } else {
         println!("{}", detail.comparison);
     }

@@ -45,7 +45,9 @@ pub fn run(args: JobArgs) -> CliResult {
         let board = checked.space.board();
         let moves: Vec<_> =
             moves.iter().map(|m| dab::game::MoveReport::new(board, m.line, m.boxes, m.value as i32)).collect();
-        let json = serde_json::json!({"board": plan.board, "root": plan.root, "value": value, "moves": moves});
+        let best = dab::game::best_moves(&moves, value as i32);
+        let json =
+            serde_json::json!({"board": plan.board, "root": plan.root, "value": value, "moves": moves, "best": best});
         dab::support::write_atomic(path, format!("{json}\n").as_bytes())
             .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
         println!("value of {}: {value} (written to {})", plan.board, path.display());

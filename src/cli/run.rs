@@ -148,13 +148,13 @@ fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf, Vec<PathBuf>), Box<dyn std
 fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde_json::Result<serde_json::Value> {
     let RunOutcome { run, detail, predicted_disk, .. } = outcome;
     let mut out = match detail {
-        Some(d) => serde_json::to_value(&d.comparison)?,
+        Some(d) => serde_json::to_value(d.to_json(plan))?,
         None => {
             serde_json::json!({"board": plan.board, "value": run.value, "threads": threads, "actual_seconds": run.seconds})
         }
     };
-    out["peak_bytes"] = run.peak_bytes.into();
-    out["predicted_peak_bytes"] = plan.predicted(threads as u32).map(|p| p.peak_memory).into();
+    out["peak_value_bytes"] = run.peak_bytes.into();
+    out["predicted_peak_value_bytes"] = plan.predicted(threads as u32).map(|p| p.peak_memory).into();
     out["peak_rss_bytes"] = outcome.peak_rss_bytes.into();
     out["predicted_peak_rss_bytes"] =
         plan.predicted(threads as u32).map(|p| p.peak_memory + outcome.process_bytes).into();

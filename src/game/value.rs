@@ -38,6 +38,11 @@ pub struct MoveReport {
     pub value: i32,
 }
 
+/// The names of the moves in `moves` worth `value` (the position's value: its best moves).
+pub fn best_moves(moves: &[MoveReport], value: i32) -> Vec<String> {
+    moves.iter().filter(|m| m.value == value).map(|m| m.line.clone()).collect()
+}
+
 impl MoveReport {
     /// The report of playing `line` on `board`: it completes `boxes` and is worth `value`.
     pub fn new(board: Board, line: Line, boxes: u8, value: i32) -> MoveReport {

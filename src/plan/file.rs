@@ -48,11 +48,14 @@ pub struct PlanJob {
 /// The predicted run on `procs` processors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
-    /// Processors (threads).
+    /// Processors (threads); `threads` in the file (`procs` in files before 2026-11-24).
+    #[serde(rename = "threads", alias = "procs")]
     pub procs: u32,
     /// Predicted makespan in seconds, contention included.
     pub makespan_seconds: f64,
-    /// Most bytes of job values resident at once.
+    /// Most bytes of job values resident at once (`peak_value_bytes` in the file, as in every
+    /// command's JSON; `peak_memory` before).
+    #[serde(rename = "peak_value_bytes", alias = "peak_memory")]
     pub peak_memory: u64,
     /// No schedule on `procs` processors is shorter: the longest chain of jobs, or the work
     /// over the processors slowed by their contention (seconds).
@@ -67,14 +70,16 @@ pub struct Candidate {
     /// How its partitions were split (None: not at all).
     #[serde(deserialize_with = "required")]
     pub split: Option<Split>,
-    /// Number of jobs.
+    /// Number of jobs (`job_count` in the file: `jobs` is a plan's list; `jobs` before).
+    #[serde(rename = "job_count", alias = "jobs")]
     pub jobs: usize,
     /// Predicted makespan in seconds on the plan's thread count (infinite where it does not
     /// fit, which JSON writes as `null`).
     #[serde(deserialize_with = "null_is_infinite")]
     pub predicted_seconds: f64,
     /// Most bytes of job values resident at once on the plan's thread count (0 where it does
-    /// not fit).
+    /// not fit); `peak_value_bytes` in the file (`peak_memory` before).
+    #[serde(rename = "peak_value_bytes", alias = "peak_memory")]
     pub peak_memory: u64,
     /// Whether it runs under the memory limit on the plan's thread count.
     pub fits: bool,
@@ -123,7 +128,8 @@ pub struct Plan {
     /// Predicted makespan in seconds on `threads` processors (0 where not predicted).
     pub predicted_seconds: f64,
     /// Predicted peak of resident job values on `threads` processors, in bytes (0 where not
-    /// predicted).
+    /// predicted); `predicted_peak_value_bytes` in the file (`predicted_peak_memory` before).
+    #[serde(rename = "predicted_peak_value_bytes", alias = "predicted_peak_memory")]
     pub predicted_peak_memory: u64,
     /// Predictions at P, at every processor count up to 16 and at the powers of two to max(P, 64),
     /// fewest first, where the plan fits its memory limit (empty

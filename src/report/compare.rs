@@ -44,12 +44,13 @@ pub struct Comparison {
     /// The root's value, from the trace's first line.
     pub value: Option<Value>,
     /// Jobs in the plan.
-    pub jobs: usize,
+    pub job_count: usize,
     /// The simulated makespan, seconds.
     pub predicted_seconds: f64,
     /// The latest job end in the trace, seconds.
     pub actual_seconds: f64,
-    /// |predicted - actual| / actual of the makespan.
+    /// (actual - predicted) / actual of the makespan: positive when the run was slower than
+    /// predicted, as in `dab scale`.
     pub error: f64,
     /// actual / predicted makespan: above 1, the run took longer than predicted.
     pub actual_over_predicted: f64,
@@ -133,10 +134,10 @@ pub fn compare_with(
         board: plan.board.clone(),
         threads: p,
         value: info.value,
-        jobs: graph.len(),
+        job_count: graph.len(),
         predicted_seconds,
         actual_seconds,
-        error: (predicted_seconds - actual_seconds).abs() / actual_seconds.max(1e-12),
+        error: (actual_seconds - predicted_seconds) / actual_seconds.max(1e-12),
         actual_over_predicted: actual_seconds / predicted_seconds.max(1e-12),
         job_error_median: quantile(&errors, 0.5),
         job_error_p90: quantile(&errors, 0.9),
@@ -145,6 +146,48 @@ pub fn compare_with(
         run.spans.iter().map(|&Span { job, proc, start, end }| (job as usize, proc, secs(start), secs(end))).collect();
     let actual = actual.iter().enumerate().map(|(i, r)| (i, r.thread as u32, r.start, r.end)).collect();
     Ok(Detail { comparison, predicted, actual, jobs })
+}
+
+/// One job's figures in `dab compare --json` and `dab run --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobFigures<'a> {
+    /// The job's name in the plan.
+    pub name: &'a str,
+    /// Its simulated time, seconds.
+    pub predicted_seconds: f64,
+    /// Its time in the trace, seconds.
+    pub actual_seconds: f64,
+    /// (actual - predicted) / actual; none where the trace timed it at 0.
+    pub error: Option<f64>,
+}
+
+/// What `dab compare --json` prints: the comparison's fields, then every job's figures in plan
+/// order.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareJson<'a> {
+    /// The makespan and the per-job error distribution.
+    #[serde(flatten)]
+    pub comparison: &'a Comparison,
+    /// Every job.
+    pub jobs: Vec<JobFigures<'a>>,
+}
+
+impl Detail {
+    /// The comparison with every job's figures, named from `plan` (the plan compared).
+    pub fn to_json<'a>(&'a self, plan: &'a Plan) -> CompareJson<'a> {
+        let jobs = plan
+            .jobs
+            .iter()
+            .zip(&self.jobs)
+            .map(|(j, &(p, a))| JobFigures {
+                name: &j.name,
+                predicted_seconds: p,
+                actual_seconds: a,
+                error: (a > 0.0).then(|| (a - p) / a),
+            })
+            .collect();
+        CompareJson { comparison: &self.comparison, jobs }
+    }
 }
 
 impl Comparison {
@@ -176,7 +219,7 @@ impl std::fmt::Display for Comparison {
         write!(
             f,
             "per-job error over {} jobs: median {:.1} %, 90th percentile {:.1} %",
-            self.jobs,
+            self.job_count,
             100.0 * self.job_error_median,
             100.0 * self.job_error_p90
         )

@@ -52,7 +52,7 @@ pub struct Record {
 const COLUMNS: [&str; 14] = [
     "graph",
     "policy",
-    "procs",
+    "threads",
     "makespan",
     "work",
     "critical_path",
@@ -63,7 +63,7 @@ const COLUMNS: [&str; 14] = [
     "efficiency",
     "avg_busy",
     "max_busy",
-    "peak_memory",
+    "peak_value_bytes",
 ];
 
 impl Record {

@@ -218,7 +218,8 @@ pub enum SimError {
 /// One line of a sweep.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepRow {
-    /// Processors simulated.
+    /// Processors simulated (`threads` in CSV and JSON, as every command names them).
+    #[serde(rename = "threads")]
     pub procs: Procs,
     /// Ticks until the last job ends.
     pub makespan: u64,
@@ -242,7 +243,8 @@ pub struct SweepRow {
     pub avg_busy: f64,
     /// Most processors busy at once.
     pub max_busy: u32,
-    /// Most bytes of job values resident at once.
+    /// Most bytes of job values resident at once (`peak_value_bytes` in CSV and JSON).
+    #[serde(rename = "peak_value_bytes")]
     pub peak_memory: u64,
 }
 

@@ -329,7 +329,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
                 r.comparison.board,
                 r.comparison.threads,
                 r.plan,
-                r.comparison.jobs,
+                r.comparison.job_count,
                 r.comparison.predicted_seconds,
                 r.comparison.actual_seconds,
                 r.comparison.actual_over_predicted,

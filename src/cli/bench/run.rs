@@ -40,7 +40,7 @@ impl Serialize for RunRow {
         row.serialize_field("board", &c.board)?;
         row.serialize_field("threads", &c.threads)?;
         row.serialize_field("plan", &self.plan)?;
-        row.serialize_field("jobs", &c.jobs)?;
+        row.serialize_field("job_count", &c.job_count)?;
         row.serialize_field("predicted_seconds", &c.predicted_seconds)?;
         row.serialize_field("actual_seconds", &c.actual_seconds)?;
         row.serialize_field("error", &c.error)?;
