@@ -144,7 +144,7 @@ fn positions_that_are_not_loops_and_chains_name_the_obstacle() {
 #[test]
 fn the_command_answers_lists_and_positions() {
     let v = json_out(&["endgame", "C3 C3 L4 L8", "--json"], None);
-    assert_eq!(v["components"], "C3 C3 L4 L8");
+    assert_eq!(v["component_list"], "C3 C3 L4 L8");
     assert_eq!(v["controlled_value"], 0);
     assert_eq!((v["v"].as_i64(), v["value"].as_i64()), (Some(0), Some(0)));
     assert_eq!(v["open"], "L4");
@@ -158,7 +158,7 @@ fn the_command_answers_lists_and_positions() {
     // Eight 3-chains on 3x8: 32 undrawn lines, answered without solving.
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/eight-3-chains-3x8.txt");
     let v = json_out(&["endgame", "--position", file, "--json"], None);
-    assert_eq!(v["endgame"]["components"], "C3 C3 C3 C3 C3 C3 C3 C3");
+    assert_eq!(v["endgame"]["component_list"], "C3 C3 C3 C3 C3 C3 C3 C3");
     assert_eq!(v["value"], -2);
     assert_eq!(v["moves"].as_array().unwrap().len(), 32);
     assert_eq!(v["play"], "h(0,1)");

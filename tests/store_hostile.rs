@@ -259,7 +259,7 @@ fn symbolic_link_loops_are_warnings_and_no_file_counts_twice() {
     let (code, out, _) = verify_cli(a.path(), &["--json"]);
     assert_eq!(code, 0, "{out}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["verify"]["files"], files);
+    assert_eq!(v["verify"]["file_count"], files);
     let warned: Vec<String> =
         v["verify"]["warnings"].as_array().unwrap().iter().map(|w| w[0].as_str().unwrap().to_string()).collect();
     for link in ["2x3/g2/loop", "2x3/up", "self"] {

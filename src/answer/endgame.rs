@@ -411,7 +411,8 @@ pub struct Found {
     pub component: String,
     /// Its boxes as `(r,c)`, in order along it.
     pub boxes: Vec<String>,
-    /// Its undrawn lines.
+    /// Its undrawn lines (`undrawn_lines` in JSON: `lines` elsewhere counts them).
+    #[serde(rename = "undrawn_lines")]
     pub lines: Vec<String>,
     /// The component itself (not in the JSON).
     #[serde(skip)]
@@ -518,7 +519,9 @@ pub fn components(pos: Position) -> Result<Vec<Found>, NotLoopsAndChains> {
 /// The theorems' answer for a component list, in both conventions.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// The component list, sorted (`C3 L4 L8`).
+    /// The component list, sorted (`C3 L4 L8`); `component_list` in JSON, apart from a
+    /// position's list of the components found.
+    #[serde(rename = "component_list")]
     pub components: String,
     /// Boxes in all the components.
     pub size: i64,

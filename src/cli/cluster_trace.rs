@@ -49,7 +49,7 @@ pub fn run(args: ClusterTraceArgs) -> CliResult {
     let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads), value: None };
     write_trace(&args.output, &rows, &info)?;
     if args.json {
-        let json = serde_json::json!({"jobs": rows.len(), "threads": threads, "ignored": ignored,
+        let json = serde_json::json!({"job_count": rows.len(), "threads": threads, "ignored": ignored,
             "missing": missing, "overhead": overhead, "trace": args.output});
         println!("{json}");
         return Ok(());

@@ -248,15 +248,19 @@ pub struct Converted {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Overhead {
     /// Jobs the wait is measured on: those with a free lane when they became ready.
+    #[serde(rename = "job_count")]
     pub jobs: usize,
     /// Median seconds from ready (its inputs done, and it submitted) to start.
+    #[serde(rename = "median_wait_seconds")]
     pub median_wait: f64,
     /// The per-job overhead with which the simulator, replaying the plan on the run's lanes,
     /// predicts the run's makespan (None unless the costs are in ns). The simulator keeps a
     /// processor busy during the overhead, while Slurm's wait is spent pending, so this is
     /// the number to give `dab plan --overhead` and `dab compare --overhead`.
+    #[serde(rename = "overhead_seconds")]
     pub seconds: Option<f64>,
     /// The same in the plan's ticks, for `dab sim --overhead`.
+    #[serde(rename = "overhead_ticks")]
     pub ticks: Option<u64>,
 }
 

@@ -26,7 +26,8 @@ use super::place::{Piece, Survey, load, shape, space_of, survey};
 pub struct Folder {
     /// The folder.
     pub dir: PathBuf,
-    /// Its store files.
+    /// Its store files (`file_count` in JSON).
+    #[serde(rename = "file_count")]
     pub files: usize,
     /// Partitions of at most this many lines must all be there: the whole space (its
     /// undrawn lines) for a full store, fewer for an opening book. None: no store file.
@@ -38,7 +39,8 @@ pub struct Folder {
 /// What `dab verify` found.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Verification {
-    /// Store files checked.
+    /// Store files checked (`file_count` in JSON).
+    #[serde(rename = "file_count")]
     pub files: usize,
     /// Positions in the files that passed every check.
     pub positions: u64,
