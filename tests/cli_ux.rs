@@ -147,3 +147,39 @@ fn every_plan_dab_writes_is_read_by_every_command_that_takes_one() {
         dab().args(["job", "--plan", path(plan), "--store", path(&store), "--job", &first]).assert().success();
     }
 }
+
+#[test]
+fn graphs_plans_and_traces_are_read_from_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dab().args(["graph", "2x3"]).assert().success();
+    let csv = graph.get_output().stdout.clone();
+    let out = dab()
+        .args(["sim", "-", "--threads", "1..2", "--json", "--out", path(&dir.path().join("sim"))])
+        .write_stdin(csv.clone())
+        .assert()
+        .success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(rows[0]["graph"], "stdin");
+    dab().args(["sim", "-", "-"]).write_stdin(csv).assert().code(2).stderr(predicate::str::contains("one graph only"));
+    let report = dir.path().join("r");
+    dab().args(["run", "2x2", "--threads", "1", "--quiet", "--out", path(&report)]).assert().success();
+    let trace = std::fs::read_to_string(report.join("trace.csv")).unwrap();
+    dab()
+        .args(["compare", "--plan", path(&report.join("plan.json")), "--trace", "-", "--out", path(&report)])
+        .write_stdin(trace)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("the prediction"));
+    dab()
+        .args(["compare", "--plan", "-", "--trace", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot both be '-'"));
+    let plan = std::fs::read_to_string(report.join("plan.json")).unwrap();
+    dab()
+        .args(["export", "slurm", "--plan", "-", "--store", "s", "--out", path(&dir.path().join("x"))])
+        .write_stdin(plan)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("give its path"));
+}

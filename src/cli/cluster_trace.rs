@@ -13,10 +13,10 @@ use super::CliResult;
 
 #[derive(Args)]
 pub struct ClusterTraceArgs {
-    /// The plan that was run.
+    /// The plan that was run ('-' for standard input).
     #[arg(long, value_name = "FILE")]
     pub plan: PathBuf,
-    /// Slurm's jobcomp/filetxt log (JobCompLoc).
+    /// Slurm's jobcomp/filetxt log (JobCompLoc; '-' for standard input).
     #[arg(long, value_name = "FILE", required_unless_present = "sacct", conflicts_with = "sacct")]
     pub jobcomp: Option<PathBuf>,
     /// Output of `sacct --parsable2 --format=JobID,JobName,Submit,Start,End,State,NodeList`.

@@ -14,10 +14,10 @@ use super::{CliResult, Failed};
 
 #[derive(Args)]
 pub struct CompareArgs {
-    /// The plan that was run (as written by dab plan or dab run).
+    /// The plan that was run (as written by dab plan or dab run; '-' for standard input).
     #[arg(long, value_name = "FILE")]
     pub plan: PathBuf,
-    /// The run's trace (trace.csv of dab run, or dab cluster-trace's).
+    /// The run's trace (trace.csv of dab run, or dab cluster-trace's; '-' for standard input).
     #[arg(long, value_name = "FILE")]
     pub trace: PathBuf,
     /// Threads of the run (default: as the trace says).
@@ -38,6 +38,9 @@ pub fn run(args: CompareArgs) -> CliResult {
     let overhead = super::nanoseconds("--overhead", args.overhead)?;
     // Loading checks the plan's fields (and its format); the trace is checked against its
     // graph where there is one (a plan whose jobs are no graph is compare's error to name).
+    if args.plan.as_os_str() == "-" && args.trace.as_os_str() == "-" {
+        return Err("--plan and --trace cannot both be '-' (standard input is read once)".into());
+    }
     let plan = Plan::load(&args.plan)?;
     let (trace, info) = match plan.graph() {
         Ok(graph) => read_trace_for(&args.trace, &graph)?,

@@ -23,7 +23,7 @@ pub struct ExportArgs {
     /// The cluster engine: Slurm (one sbatch script of dependent jobs) or HTCondor DAGMan.
     #[arg(value_enum)]
     pub engine: Engine,
-    /// The plan (as written by dab plan).
+    /// The plan (as written by dab plan): a file every node can read, so not '-'.
     #[arg(long, value_name = "FILE")]
     pub plan: PathBuf,
     /// The store base folder, on a filesystem every node shares.
@@ -38,6 +38,9 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs) -> CliResult {
+    if args.plan.as_os_str() == "-" {
+        return Err("--plan '-': the cluster's tasks read the plan from a file, so give its path".into());
+    }
     let (plan, checked) = super::job::load_checked(&args.plan)?;
     let absolute = |p: &PathBuf| std::path::absolute(p).map_err(|e| format!("path '{}': {e}", p.display()));
     let dab = match &args.dab {

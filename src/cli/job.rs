@@ -14,7 +14,7 @@ use super::CliResult;
 
 #[derive(Args)]
 pub struct JobArgs {
-    /// The plan (as written by dab plan).
+    /// The plan (as written by dab plan; '-' for standard input).
     #[arg(long, value_name = "FILE")]
     pub plan: PathBuf,
     /// The store base folder, shared by every task.

@@ -22,7 +22,7 @@ pub const DEFAULT_BOARD: &str = "3x4";
 pub struct RunArgs {
     #[command(flatten)]
     pub position: PositionArgs,
-    /// Run this plan instead of making one.
+    /// Run this plan instead of making one ('-' for standard input).
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     #[command(flatten)]

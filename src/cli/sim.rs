@@ -12,7 +12,8 @@ use super::{CliResult, choice};
 
 #[derive(Args)]
 pub struct SimArgs {
-    /// Graph files (CSV or the thesis's format); several are drawn on the same axes.
+    /// Graph files (CSV or the thesis's format; '-' for standard input); several are drawn on
+    /// the same axes.
     #[arg(required = true, value_name = "GRAPH")]
     pub graphs: Vec<PathBuf>,
     /// Processor counts to sweep: N, A..B or unlimited, separated by commas.
@@ -58,11 +59,18 @@ pub struct SimArgs {
 }
 
 pub fn run(args: SimArgs) -> CliResult {
+    if args.graphs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err("'-' (standard input) may be given as one graph only".into());
+    }
     let inputs = args
         .graphs
         .iter()
         .map(|path| {
-            let label = path.file_stem().map_or("graph".into(), |s| s.to_string_lossy().into_owned());
+            let label = match path.file_stem() {
+                _ if path.as_os_str() == "-" => "stdin".to_string(),
+                Some(s) => s.to_string_lossy().into_owned(),
+                None => "graph".into(),
+            };
             Graph::read(path).map(|graph| Input { label, graph })
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -46,6 +46,9 @@ pub fn run(args: SolveArgs) -> CliResult {
     if args.store.is_some() && args.engine != Engine::Partition {
         return Err("--store works only with --engine partition".into());
     }
+    if let Some(note) = twin_note(args.engine, root.undrawn().len() as i32) {
+        eprintln!("{note}");
+    }
     let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let opts = SolveOptions {
@@ -65,6 +68,22 @@ pub fn run(args: SolveArgs) -> CliResult {
         print!("{analysis}");
     }
     Ok(())
+}
+
+/// A note before a slow twin's long solve: its expected time from measured rates (2026-11-24,
+/// the 2-core machine of the README: the minimax twin took 0.69 s on 17 undrawn lines and 88 s
+/// on 22, about 2.6x a line; the dense twin 93 s on 31 and 198 s on 32, 2x a line).
+fn twin_note(engine: Engine, undrawn: i32) -> Option<String> {
+    let (seconds, what) = match engine {
+        Engine::Minimax if undrawn > 20 => (0.69 * 2.64f64.powi(undrawn - 17), "minimax"),
+        Engine::Dense if undrawn > 28 => (93.0 * 2f64.powi(undrawn - 31), "dense"),
+        _ => return None,
+    };
+    let time = if seconds < 120.0 { format!("{seconds:.0} s") } else { format!("{:.0} min", seconds / 60.0) };
+    Some(format!(
+        "note: the {what} twin on {undrawn} undrawn lines takes about {time} on a 2-core machine \
+         (--engine partition takes a fraction of that)"
+    ))
 }
 
 /// A store folder with its opening book's line limit.
@@ -127,5 +146,19 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slow_twin_on_many_lines_is_announced_with_its_expected_time() {
+        assert_eq!(twin_note(Engine::Minimax, 20), None);
+        assert_eq!(twin_note(Engine::Partition, 40), None);
+        let note = twin_note(Engine::Minimax, 22).unwrap();
+        assert!(note.contains("minimax twin on 22 undrawn lines takes about 88 s"), "{note}");
+        assert!(twin_note(Engine::Dense, 32).unwrap().contains("about 3 min"));
     }
 }

@@ -30,8 +30,14 @@ pub(super) fn create_parent(path: &Path) -> std::io::Result<()> {
 const TEXT_SHARE_OF_MEMORY: u64 = 4;
 
 /// Reads a text input whole, refusing at once a file too big to parse in the memory this
-/// machine has now (an error naming both sizes) rather than swapping or being killed.
+/// machine has now (an error naming both sizes) rather than swapping or being killed. `-` is
+/// standard input (read once: a second `-` of the same command reads nothing).
 pub fn read_text(path: &Path) -> std::io::Result<String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
+        return Ok(text);
+    }
     let len = std::fs::metadata(path)?.len();
     if let Some(free) = super::process::available_memory_bytes()
         && len > free / TEXT_SHARE_OF_MEMORY
