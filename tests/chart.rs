@@ -16,7 +16,7 @@ fn sweep(label: &str, w: f64, cp: f64) -> SpeedupSeries {
             SpeedupPoint { procs, speedup: bound / 1.1, bound }
         })
         .collect();
-    SpeedupSeries { label: label.to_string(), points, ceiling: w / cp }
+    SpeedupSeries { label: label.to_string(), points, ceiling: w / cp, bounds: true, chosen: false }
 }
 
 fn sweeps() -> Vec<SpeedupSeries> {
@@ -90,8 +90,14 @@ fn stem(dir: &tempfile::TempDir, name: &str) -> PathBuf {
 fn speedup_chart() {
     let dir = tempfile::tempdir().unwrap();
     let s = stem(&dir, "speedup");
-    speedup(&s, "Speedup, 4x4", "processors", &sweeps()).unwrap();
-    check(&s, &["4x4 quadrants", "4x4 quadrants, split", "W/CP = 12", "W/CP = 25"]);
+    speedup(&s, "Speedup, 4x4", "processors", &sweeps(), Some(16)).unwrap();
+    check(&s, &["4x4 quadrants", "4x4 quadrants, split", "W/CP = 12", "W/CP = 25", "planned: 16 threads"]);
+    // A ceiling far above every curve is named, not drawn: the curves keep the height.
+    let mut far = sweeps();
+    far[1].ceiling = 1e4;
+    far[0].chosen = true;
+    speedup(&s, "Speedup, 4x4", "processors", &far, None).unwrap();
+    check(&s, &["W/CP = 10k (above the chart)", "4x4 quadrants (chosen)"]);
 }
 
 #[test]
@@ -115,7 +121,7 @@ fn same_input_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let draw_all = |name: &str| {
         let s = stem(&dir, name);
-        speedup(&s.with_file_name(format!("{name}-speedup")), "t", "processors", &sweeps()).unwrap();
+        speedup(&s.with_file_name(format!("{name}-speedup")), "t", "processors", &sweeps(), None).unwrap();
         busy(&s.with_file_name(format!("{name}-busy")), "t", "ticks", &busies()).unwrap();
         gantt(&s.with_file_name(format!("{name}-gantt")), "t", "s", 5, &bars(5, 40)).unwrap();
         let (predicted, actual) = schedules(5, 40);
@@ -135,9 +141,9 @@ fn same_input_same_bytes() {
 fn empty_input_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let s = stem(&dir, "empty");
-    assert!(speedup(&s, "t", "processors", &[]).is_err());
-    let no_points = SpeedupSeries { label: "x".into(), points: vec![], ceiling: 3.0 };
-    assert!(speedup(&s, "t", "processors", &[no_points]).is_err());
+    assert!(speedup(&s, "t", "processors", &[], None).is_err());
+    let no_points = SpeedupSeries { label: "x".into(), points: vec![], ceiling: 3.0, bounds: true, chosen: false };
+    assert!(speedup(&s, "t", "processors", &[no_points], None).is_err());
     assert!(busy(&s, "t", "ticks", &[]).is_err());
     assert!(gantt(&s, "t", "s", 4, &[]).is_err());
     assert!(gantt(&s, "t", "s", 0, &bars(1, 1)).is_err());

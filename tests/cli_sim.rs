@@ -42,7 +42,9 @@ fn graph_then_sim_writes_the_report() {
     assert_eq!(rows[0]["makespan"], rows[0]["work"]);
     assert_eq!(rows[30]["threads"], "unlimited");
     assert_eq!(rows[30]["makespan"], rows[30]["critical_path"]);
-    for name in ["sweep.csv", "speedup.svg", "speedup.png", "busy.svg", "busy.png", "gantt.svg", "gantt.png"] {
+    // Two policies: a Gantt chart each.
+    let names = ["sweep.csv", "speedup.svg", "speedup.png", "busy.svg", "busy.png", "gantt-fifo.svg", "gantt-cp.png"];
+    for name in names {
         assert!(out.join(name).metadata().unwrap().len() > 0, "{name}");
     }
     let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
@@ -71,8 +73,16 @@ fn same_input_same_bytes() {
     assert_eq!(sa, sb);
     let mut files: Vec<_> = std::fs::read_dir(&a).unwrap().map(|e| e.unwrap().file_name()).collect();
     files.sort();
-    // Two graphs: one Gantt chart each.
-    assert!(files.iter().any(|f| f == "gantt-policies.svg") && files.iter().any(|f| f == "gantt-largest.png"));
+    // Two graphs under three policies: a Gantt chart each, and every policy in the busy chart.
+    for graph in ["policies", "largest"] {
+        for policy in ["fifo", "cp", "largest"] {
+            assert!(files.iter().any(|f| *f == *format!("gantt-{graph}-{policy}.svg")), "{graph} {policy}: {files:?}");
+        }
+    }
+    let busy = std::fs::read_to_string(a.join("busy.svg")).unwrap();
+    for policy in ["fifo", "cp", "largest"] {
+        assert!(busy.contains(&format!(", {policy}")), "busy lacks {policy}");
+    }
     for f in files {
         assert_eq!(std::fs::read(a.join(&f)).unwrap(), std::fs::read(b.join(&f)).unwrap(), "{f:?}");
     }

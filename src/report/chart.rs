@@ -22,6 +22,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 const FONT: &str = "sans-serif";
 /// Speedup and busy charts.
 const WIDE: (u32, u32) = (1024, 640);
+/// Speedup charts: the plot, and the legend beside it.
+const SPEEDUP_SIZE: (u32, u32) = (1280, 640);
 /// Gantt charts: wider for long time axes; the height grows with the lanes, within limits.
 const GANTT_WIDTH: u32 = 1280;
 const GANTT_MIN_HEIGHT: u32 = 400;
@@ -99,6 +101,11 @@ pub struct SpeedupSeries {
     pub points: Vec<SpeedupPoint>,
     /// W / CP: no processor count can beat it.
     pub ceiling: f64,
+    /// Whether to draw its bound and ceiling (once per graph: series of one graph under
+    /// several policies share them).
+    pub bounds: bool,
+    /// Drawn wider, last and marked "(chosen)" in the legend.
+    pub chosen: bool,
 }
 
 /// One processor count of a speedup series.
@@ -144,13 +151,20 @@ pub struct ComparePoint {
     pub actual: f64,
 }
 
-/// Writes `<stem>.svg` and `<stem>.png`: speedup against processors for each series, with its
-/// bound, its W/CP ceiling and the ideal speedup = P.
-pub fn speedup(stem: &Path, title: &str, x_label: &str, series: &[SpeedupSeries]) -> Result<(), ChartError> {
+/// Writes `<stem>.svg` and `<stem>.png`: speedup against processors for each series (with its
+/// bound and W/CP ceiling where it asks for them), the ideal speedup = P, and a mark at
+/// `marker` processors (the planned count); the legend stands beside the plot.
+pub fn speedup(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    series: &[SpeedupSeries],
+    marker: Option<u32>,
+) -> Result<(), ChartError> {
     if series.iter().all(|s| s.points.is_empty()) {
         return Err(input(stem, "no speedup points to draw"));
     }
-    render(stem, WIDE, &Figure::Speedup { title, x_label, series })
+    render(stem, SPEEDUP_SIZE, &Figure::Speedup { title, x_label, series, marker })
 }
 
 /// Writes `<stem>.svg` and `<stem>.png`: processors busy over time, one step line per series.
@@ -225,6 +239,7 @@ enum Figure<'s> {
         title: &'s str,
         x_label: &'s str,
         series: &'s [SpeedupSeries],
+        marker: Option<u32>,
     },
     Busy {
         title: &'s str,
@@ -323,7 +338,7 @@ fn write<DB: DrawingBackend>(path: &Path, root: DrawingArea<DB, Shift>, figure: 
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure) -> DrawResult<(), DB> {
     root.fill(&WHITE)?;
     match *figure {
-        Figure::Speedup { title, x_label, series } => draw_speedup(&root, title, x_label, series)?,
+        Figure::Speedup { title, x_label, series, marker } => draw_speedup(&root, title, x_label, series, marker)?,
         Figure::Busy { title, time_unit, series } => draw_busy(&root, title, time_unit, series)?,
         Figure::Gantt { title, time_unit, procs, bars } => {
             draw_gantt(&root, title, time_unit, &GanttScale::new(procs, &[bars]), bars)?;
@@ -396,53 +411,116 @@ fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
         .draw()
 }
 
+/// A legend entry drawn beside the plot: its label and how its line looks.
+struct Key {
+    label: String,
+    colour: RGBColor,
+    width: u32,
+    /// Dash and gap in pixels; none for a solid line.
+    dash: Option<(u32, u32)>,
+    /// A dot in the middle (series drawn with points).
+    dot: bool,
+}
+
+/// Share of a speedup chart's width given to the legend at its right, outside the plot.
+const LEGEND_SHARE: f64 = 0.27;
+
+/// The legend in its own area: one line per key, as many as fit (the rest named in a last line).
+fn side_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, keys: &[Key]) -> DrawResult<(), DB> {
+    const TOP: i32 = 64;
+    const STEP: i32 = 20;
+    let fits = ((area.dim_in_pixel().1 as i32 - TOP) / STEP).max(1) as usize;
+    let shown = if keys.len() > fits { fits - 1 } else { keys.len() };
+    for (i, k) in keys.iter().take(shown).enumerate() {
+        let y = TOP + i as i32 * STEP;
+        let style = k.colour.stroke_width(k.width);
+        match k.dash {
+            Some((dash, gap)) => area.draw(&DashedPathElement::new([(4, y), (30, y)], dash, gap, style))?,
+            None => area.draw(&PathElement::new([(4, y), (30, y)], style))?,
+        }
+        if k.dot {
+            area.draw(&Circle::new((17, y), 3, k.colour.filled()))?;
+        }
+        let text = (FONT, 13).into_text_style(area).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(k.label.clone(), (38, y), text))?;
+    }
+    if shown < keys.len() {
+        let text = (FONT, 13).into_text_style(area).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(format!("... and {} more", keys.len() - shown), (38, TOP + shown as i32 * STEP), text))?;
+    }
+    Ok(())
+}
+
 fn draw_speedup<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     x_label: &str,
     series: &[SpeedupSeries],
+    marker: Option<u32>,
 ) -> DrawResult<(), DB> {
+    let width = root.dim_in_pixel().0;
+    let (plot, side) = root.split_horizontally(((1.0 - LEGEND_SHARE) * f64::from(width)) as u32);
     let max_procs = series.iter().flat_map(|s| &s.points).map(|p| p.procs).max().unwrap_or(1);
-    // The ideal line is left out on purpose: it would stretch the y axis far past every curve.
-    let values = series.iter().flat_map(|s| s.points.iter().flat_map(|p| [p.speedup, p.bound]).chain([s.ceiling]));
+    // The y axis fits the curves and the bounds drawn; a W/CP ceiling far above them (or the
+    // ideal line) would squash every curve to the floor, so such a ceiling is named in the
+    // legend instead of drawn.
+    let drawn =
+        series.iter().flat_map(|s| s.points.iter().flat_map(|p| [p.speedup, if s.bounds { p.bound } else { 0.0 }]));
+    let mut y_max = top(drawn.filter(|v| v.is_finite()).fold(0.0, f64::max) * 1.05);
+    let ceilings = series.iter().filter(|s| s.bounds && s.ceiling.is_finite()).map(|s| s.ceiling);
+    y_max = ceilings.filter(|&c| c <= y_max * 1.5).fold(y_max, |m, c| m.max(c * 1.05));
     let x_max = (f64::from(max_procs) * 1.03).max(1.0);
-    let y_max = top(values.filter(|v| v.is_finite()).fold(0.0, f64::max) * 1.05);
     let f = Frame { title, x_desc: x_label, y_desc: "speedup", y_grid: true };
-    let mut chart = frame(root, &f, 0.0..x_max, 0.0..y_max, &compact_tick)?;
+    let mut chart = frame(&plot, &f, 0.0..x_max, 0.0..y_max, &compact_tick)?;
+    let mut keys = Vec::new();
 
     let corner = x_max.min(y_max);
-    chart
-        .draw_series(LineSeries::new([(0.0, 0.0), (corner, corner)], IDEAL.stroke_width(1)))?
-        .label("ideal: speedup = P")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], IDEAL.stroke_width(1)));
-
-    for (s, colour) in series.iter().zip(PALETTE.iter().copied().cycle()) {
-        let line = colour.stroke_width(2);
-        let curve = s.points.iter().map(|p| (f64::from(p.procs), p.speedup));
-        chart.draw_series(LineSeries::new(curve.clone(), line))?.label(s.label.as_str()).legend(move |(x, y)| {
-            EmptyElement::at((x, y))
-                + PathElement::new([(0, 0), (20, 0)], line)
-                + Circle::new((10, 0), 3, colour.filled())
+    chart.draw_series(LineSeries::new([(0.0, 0.0), (corner, corner)], IDEAL.stroke_width(1)))?;
+    keys.push(Key { label: "ideal: speedup = P".into(), colour: IDEAL, width: 1, dash: None, dot: false });
+    if let Some(p) = marker {
+        let x = f64::from(p);
+        chart.draw_series(DashedLineSeries::new([(x, 0.0), (x, y_max)], 4, 4, BLACK.stroke_width(1)))?;
+        keys.push(Key {
+            label: format!("planned: {p} threads"),
+            colour: BLACK,
+            width: 1,
+            dash: Some((4, 4)),
+            dot: false,
         });
-        chart.draw_series(curve.map(|xy| Circle::new(xy, 3, colour.filled())))?;
-
-        let thin = colour.stroke_width(1);
+    }
+    // The chosen series last, so that no other is drawn over it.
+    let mut order: Vec<(usize, &SpeedupSeries)> = series.iter().enumerate().collect();
+    order.sort_by_key(|(_, s)| s.chosen);
+    for (i, s) in order {
+        let colour = PALETTE[i % PALETTE.len()];
+        let width = if s.chosen { 4 } else { 2 };
+        let curve = s.points.iter().map(|p| (f64::from(p.procs), p.speedup));
+        chart.draw_series(LineSeries::new(curve.clone(), colour.stroke_width(width)))?;
+        chart.draw_series(curve.map(|xy| Circle::new(xy, if s.chosen { 4 } else { 3 }, colour.filled())))?;
+        let label = if s.chosen { format!("{} (chosen)", s.label) } else { s.label.clone() };
+        keys.push(Key { label, colour, width, dash: None, dot: true });
+        if !s.bounds {
+            continue;
+        }
         let bound = s.points.iter().map(|p| (f64::from(p.procs), p.bound));
-        chart
-            .draw_series(DashedLineSeries::new(bound, 6, 4, thin))?
-            .label(format!("{}: bound W/max(CP, W/P)", s.label))
-            .legend(move |(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 6, 4, thin));
-
-        if s.ceiling.is_finite() {
+        chart.draw_series(DashedLineSeries::new(bound, 6, 4, colour.stroke_width(1)))?;
+        keys.push(Key { label: "  bound W/max(CP, W/P)".into(), colour, width: 1, dash: Some((6, 4)), dot: false });
+        if s.ceiling.is_finite() && s.ceiling <= y_max {
             let ceiling = [(0.0, s.ceiling), (x_max, s.ceiling)];
-            chart
-                .draw_series(DashedLineSeries::new(ceiling, 2, 4, line))?
-                .label(format!("{}: W/CP = {}", s.label, compact(s.ceiling)))
-                .legend(move |(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 2, 4, line));
+            chart.draw_series(DashedLineSeries::new(ceiling, 2, 4, colour.stroke_width(2)))?;
+            keys.push(Key {
+                label: format!("  W/CP = {}", compact(s.ceiling)),
+                colour,
+                width: 2,
+                dash: Some((2, 4)),
+                dot: false,
+            });
+        } else if s.ceiling.is_finite() {
+            let label = format!("  W/CP = {} (above the chart)", compact(s.ceiling));
+            keys.push(Key { label, colour, width: 2, dash: Some((2, 4)), dot: false });
         }
     }
-    // Below the curves, which climb then flatten at their ceilings.
-    legend(&mut chart, SeriesLabelPosition::LowerRight)
+    side_legend(&side, &keys)
 }
 
 fn draw_busy<DB: DrawingBackend>(

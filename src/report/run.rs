@@ -22,10 +22,13 @@ pub enum WriteError {
 }
 
 /// Speedup points of a candidate relative to `t1` seconds on one processor.
-fn speedup_series(c: &SimulatedCandidate, t1: f64, label: String) -> SpeedupSeries {
+fn speedup_series(c: &SimulatedCandidate, t1: f64, label: String, chosen: bool) -> SpeedupSeries {
     SpeedupSeries {
         label,
         ceiling: c.ceiling,
+        // Bounds of the chosen candidate only: one set per chart stays readable.
+        bounds: chosen,
+        chosen,
         points: c
             .predictions
             .iter()
@@ -50,15 +53,19 @@ pub fn write_plan(planned: &PlanChoice, plan_path: &Path, dir: &Path) -> Result<
         &dir.join("speedup"),
         &format!("{board}: predicted speedup of the plan ({})", chosen.label()),
         "threads",
-        &[speedup_series(chosen, t1(chosen), chosen.label())],
+        &[speedup_series(chosen, t1(chosen), chosen.label(), true)],
+        Some(planned.plan.threads),
     )?;
     let fastest = planned.candidates.iter().map(t1).fold(f64::INFINITY, f64::min);
-    let series: Vec<SpeedupSeries> = planned.candidates.iter().map(|c| speedup_series(c, fastest, c.label())).collect();
+    let series: Vec<SpeedupSeries> = (planned.candidates.iter().enumerate())
+        .map(|(i, c)| speedup_series(c, fastest, c.label(), i == planned.chosen))
+        .collect();
     chart::speedup(
         &dir.join("candidates"),
         &format!("{board}: candidates, predicted speedup over the fastest on one thread"),
         "threads",
         &series,
+        Some(planned.plan.threads),
     )?;
     let mut files = vec![plan_path.to_path_buf()];
     for name in ["speedup", "candidates"] {

@@ -190,24 +190,29 @@ fn write_speedup(
                 .map(|r| &r.row)
                 .collect();
             let label = if several { format!("{} ({policy})", input.label) } else { input.label.clone() };
-            speedup_series(label, &rows)
+            // A graph's bounds are its own, whatever the policy: drawn once, with the first.
+            speedup_series(label, &rows, policy == opts.policies[0])
         })
         .collect();
     if series.is_empty() {
         return Ok(Vec::new());
     }
-    chart::speedup(&dir.join("speedup"), "Speedup against processors", "processors", &series)?;
+    let graphs: Vec<&str> = inputs.iter().map(|i| i.label.as_str()).collect();
+    let title = format!("{}: simulated speedup against processors", graphs.join(", "));
+    chart::speedup(&dir.join("speedup"), &title, "processors (--threads)", &series, None)?;
     Ok(chart_files(dir, "speedup").to_vec())
 }
 
 /// One graph and policy's speedup curve from its rows on limited processor counts, with its
 /// bounds; none without rows.
-fn speedup_series(label: String, rows: &[&SweepRow]) -> Option<SpeedupSeries> {
+fn speedup_series(label: String, rows: &[&SweepRow], bounds: bool) -> Option<SpeedupSeries> {
     let first = rows.first()?;
     let w = first.work as f64;
     Some(SpeedupSeries {
         label,
         ceiling: w / first.critical_path.max(1) as f64,
+        bounds,
+        chosen: false,
         points: rows
             .iter()
             .map(|r| SpeedupPoint {
@@ -222,35 +227,52 @@ fn speedup_series(label: String, rows: &[&SweepRow]) -> Option<SpeedupSeries> {
     })
 }
 
-/// The busy-processors chart: every graph under the first policy at each of `opts.busy`, if
-/// any; returns its files.
+/// The busy-processors chart: every graph under every policy at each of `opts.busy`, if any;
+/// returns its files.
 fn write_busy(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Vec<PathBuf>, ReportError> {
-    let policy = opts.policies[0];
     let mut busy = Vec::new();
+    let several = opts.policies.len() > 1;
     for input in inputs {
-        let sim = simulator(input, policy, opts)?;
-        for &p in &opts.busy {
-            let run = sim.run(p, true).map_err(sim_error(input, policy))?;
-            busy.push(BusySeries { label: format!("{}, P = {p}", input.label), steps: run.busy });
+        for &policy in &opts.policies {
+            let sim = simulator(input, policy, opts)?;
+            for &p in &opts.busy {
+                let run = sim.run(p, true).map_err(sim_error(input, policy))?;
+                let label = if several {
+                    format!("{}, P = {p}, {policy}", input.label)
+                } else {
+                    format!("{}, P = {p}", input.label)
+                };
+                busy.push(BusySeries { label, steps: run.busy });
+            }
         }
     }
     if busy.is_empty() {
         return Ok(Vec::new());
     }
-    chart::busy(&dir.join("busy"), &format!("Processors busy over time ({policy})"), &opts.unit, &busy)?;
+    let graphs: Vec<&str> = inputs.iter().map(|i| i.label.as_str()).collect();
+    let policies: Vec<String> = opts.policies.iter().map(|p| p.to_string()).collect();
+    let title = format!("{}: processors busy over time ({})", graphs.join(", "), policies.join(", "));
+    chart::busy(&dir.join("busy"), &title, &opts.unit, &busy)?;
     Ok(chart_files(dir, "busy").to_vec())
 }
 
-/// A Gantt chart per graph under the first policy on `opts.gantt` processors (`gantt`, or
-/// `gantt-<label>` with several graphs); returns their files.
+/// A Gantt chart per graph and policy on `opts.gantt` processors (`gantt`, with a suffix
+/// `-<graph>` for several graphs and `-<policy>` for several policies); returns their files.
 fn write_gantts(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Vec<PathBuf>, ReportError> {
     let Some(p) = opts.gantt else { return Ok(Vec::new()) };
-    let policy = opts.policies[0];
     let mut written = Vec::new();
     for input in inputs {
-        let name = if inputs.len() == 1 { "gantt".to_string() } else { format!("gantt-{}", input.label) };
-        write_gantt(&dir.join(&name), input, policy, p, opts)?;
-        written.extend(chart_files(dir, &name));
+        for &policy in &opts.policies {
+            let mut name = "gantt".to_string();
+            if inputs.len() > 1 {
+                name += &format!("-{}", input.label);
+            }
+            if opts.policies.len() > 1 {
+                name += &format!("-{policy}");
+            }
+            write_gantt(&dir.join(&name), input, policy, p, opts)?;
+            written.extend(chart_files(dir, &name));
+        }
     }
     Ok(written)
 }
