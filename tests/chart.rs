@@ -106,6 +106,13 @@ fn busy_chart() {
     let s = stem(&dir, "busy");
     busy(&s, "Processors busy, 4x4", "ticks", &busies()).unwrap();
     check(&s, &["P = 25", "P = 25, split", "ticks"]);
+    // A series with the same steps as another is drawn once, under both names.
+    let mut twins = busies();
+    let mut copy = twins[0].clone();
+    copy.label = "P = 60".into();
+    twins.push(copy);
+    busy(&s, "Processors busy, 4x4", "ticks", &twins).unwrap();
+    check(&s, &[&format!("{} = P = 60", twins[0].label)]);
 }
 
 #[test]

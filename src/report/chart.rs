@@ -20,10 +20,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// The one font family every text uses; registered from the embedded DejaVu Sans.
 const FONT: &str = "sans-serif";
-/// Speedup and busy charts.
-const WIDE: (u32, u32) = (1024, 640);
-/// Speedup charts: the plot, and the legend beside it.
-const SPEEDUP_SIZE: (u32, u32) = (1280, 640);
+/// Speedup and busy charts: the plot, and the legend beside it.
+const WIDE: (u32, u32) = (1280, 640);
 /// Gantt charts: wider for long time axes; the height grows with the lanes, within limits.
 const GANTT_WIDTH: u32 = 1280;
 const GANTT_MIN_HEIGHT: u32 = 400;
@@ -164,7 +162,7 @@ pub fn speedup(
     if series.iter().all(|s| s.points.is_empty()) {
         return Err(input(stem, "no speedup points to draw"));
     }
-    render(stem, SPEEDUP_SIZE, &Figure::Speedup { title, x_label, series, marker })
+    render(stem, WIDE, &Figure::Speedup { title, x_label, series, marker })
 }
 
 /// Writes `<stem>.svg` and `<stem>.png`: processors busy over time, one step line per series.
@@ -425,14 +423,38 @@ struct Key {
 /// Share of a speedup chart's width given to the legend at its right, outside the plot.
 const LEGEND_SHARE: f64 = 0.27;
 
-/// The legend in its own area: one line per key, as many as fit (the rest named in a last line).
+/// Characters of a legend line before it wraps.
+const LEGEND_LINE: usize = 44;
+
+/// `text` cut at spaces into lines of at most [`LEGEND_LINE`] characters (a longer word alone).
+fn wrap(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= LEGEND_LINE => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// The legend in its own area: one entry per key, long labels wrapped, as many as fit (the
+/// rest counted in a last line).
 fn side_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, keys: &[Key]) -> DrawResult<(), DB> {
     const TOP: i32 = 64;
-    const STEP: i32 = 20;
-    let fits = ((area.dim_in_pixel().1 as i32 - TOP) / STEP).max(1) as usize;
-    let shown = if keys.len() > fits { fits - 1 } else { keys.len() };
-    for (i, k) in keys.iter().take(shown).enumerate() {
-        let y = TOP + i as i32 * STEP;
+    const STEP: i32 = 18;
+    let bottom = area.dim_in_pixel().1 as i32 - STEP;
+    let text = (FONT, 13).into_text_style(area).pos(Pos::new(HPos::Left, VPos::Center));
+    let mut y = TOP;
+    for (i, k) in keys.iter().enumerate() {
+        let lines = wrap(&k.label);
+        if y + STEP * lines.len() as i32 > bottom {
+            area.draw(&Text::new(format!("... and {} more", keys.len() - i), (38, y), text.clone()))?;
+            break;
+        }
         let style = k.colour.stroke_width(k.width);
         match k.dash {
             Some((dash, gap)) => area.draw(&DashedPathElement::new([(4, y), (30, y)], dash, gap, style))?,
@@ -441,12 +463,11 @@ fn side_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, keys: &[Key]) 
         if k.dot {
             area.draw(&Circle::new((17, y), 3, k.colour.filled()))?;
         }
-        let text = (FONT, 13).into_text_style(area).pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw(&Text::new(k.label.clone(), (38, y), text))?;
-    }
-    if shown < keys.len() {
-        let text = (FONT, 13).into_text_style(area).pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw(&Text::new(format!("... and {} more", keys.len() - shown), (38, TOP + shown as i32 * STEP), text))?;
+        for line in lines {
+            area.draw(&Text::new(line, (38, y), text.clone()))?;
+            y += STEP;
+        }
+        y += 2;
     }
     Ok(())
 }
@@ -532,24 +553,34 @@ fn draw_busy<DB: DrawingBackend>(
     let end = series.iter().filter_map(|s| s.steps.last()).map(|&(t, _)| t).max().unwrap_or(0);
     let most = series.iter().flat_map(|s| &s.steps).map(|&(_, b)| b).max().unwrap_or(0);
     let x_desc = format!("time ({time_unit})");
+    let width = root.dim_in_pixel().0;
+    let (plot, side) = root.split_horizontally(((1.0 - LEGEND_SHARE) * f64::from(width)) as u32);
+    let root = &plot;
     let f = Frame { title, x_desc: &x_desc, y_desc: "busy processors", y_grid: true };
     let x = 0.0..top(end as f64 * 1.02);
     // Integer y: processors come whole, so ticks should too.
     let mut chart = frame(root, &f, x, 0..most.saturating_add((most / 20).max(1)), &|v| compact(f64::from(*v)))?;
 
+    // Series with the same steps (P = 25 and P = 60 of a graph that never keeps 25 busy) are
+    // drawn once, their labels joined, so that none lies hidden under another.
+    let mut keys: Vec<Key> = Vec::new();
+    let mut drawn: Vec<&[(u64, u32)]> = Vec::new();
     for (s, colour) in series.iter().zip(PALETTE.iter().copied().cycle()) {
+        if let Some(k) = drawn.iter().position(|d| *d == s.steps.as_slice()) {
+            keys[k].label += &format!(" = {}", s.label);
+            continue;
+        }
+        drawn.push(&s.steps);
         let line = colour.stroke_width(2);
         // Each step holds its value until the next one starts.
         let path = s.steps.iter().enumerate().flat_map(|(i, &(t, b))| {
             let held = if i == 0 { b } else { s.steps[i - 1].1 };
             [(t as f64, held), (t as f64, b)]
         });
-        chart
-            .draw_series(LineSeries::new(path, line))?
-            .label(s.label.as_str())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], line));
+        chart.draw_series(LineSeries::new(path, line))?;
+        keys.push(Key { label: s.label.clone(), colour, width: 2, dash: None, dot: false });
     }
-    legend(&mut chart, SeriesLabelPosition::UpperRight)
+    side_legend(&side, &keys)
 }
 
 /// What the Gantt panels of one chart share: lanes, time axis and a colour per kind of bar.
