@@ -20,6 +20,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// The one font family every text uses; registered from the embedded DejaVu Sans.
 const FONT: &str = "sans-serif";
+/// The time unit of charts whose bars are whole microseconds (`dab compare`): Gantt axes show
+/// them as seconds.
+pub const MICROS: &str = "µs";
 /// Speedup and busy charts: the plot, and the legend beside it.
 const WIDE: (u32, u32) = (1280, 640);
 /// Gantt charts: wider for long time axes; the height grows with the lanes, within limits.
@@ -357,6 +360,8 @@ struct Frame<'s> {
     y_desc: &'s str,
     /// Horizontal grid lines; off for Gantt charts, whose y ticks sit in the middle of the lanes.
     y_grid: bool,
+    /// x tick labels show the value times this (1e-6: microseconds shown as seconds).
+    x_scale: f64,
 }
 
 fn frame<'a, DB, X, Y>(
@@ -379,12 +384,14 @@ where
         .x_label_area_size(48)
         .y_label_area_size(72)
         .build_cartesian_2d(x, y)?;
+    let x_scale = f.x_scale;
+    let x_format = move |v: &f64| compact(*v * x_scale);
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(f.x_desc)
         .y_desc(f.y_desc)
         .axis_desc_style((FONT, 16))
         .label_style((FONT, 13))
-        .x_label_formatter(&compact_tick)
+        .x_label_formatter(&x_format)
         .y_label_formatter(y_format)
         .light_line_style(BLACK.mix(0.04));
     if !f.y_grid {
@@ -491,7 +498,7 @@ fn draw_speedup<DB: DrawingBackend>(
     let ceilings = series.iter().filter(|s| s.bounds && s.ceiling.is_finite()).map(|s| s.ceiling);
     y_max = ceilings.filter(|&c| c <= y_max * 1.5).fold(y_max, |m, c| m.max(c * 1.05));
     let x_max = (f64::from(max_procs) * 1.03).max(1.0);
-    let f = Frame { title, x_desc: x_label, y_desc: "speedup", y_grid: true };
+    let f = Frame { title, x_desc: x_label, y_desc: "speedup", y_grid: true, x_scale: 1.0 };
     let mut chart = frame(&plot, &f, 0.0..x_max, 0.0..y_max, &compact_tick)?;
     let mut keys = Vec::new();
 
@@ -556,7 +563,7 @@ fn draw_busy<DB: DrawingBackend>(
     let width = root.dim_in_pixel().0;
     let (plot, side) = root.split_horizontally(((1.0 - LEGEND_SHARE) * f64::from(width)) as u32);
     let root = &plot;
-    let f = Frame { title, x_desc: &x_desc, y_desc: "busy processors", y_grid: true };
+    let f = Frame { title, x_desc: &x_desc, y_desc: "busy processors", y_grid: true, x_scale: 1.0 };
     let x = 0.0..top(end as f64 * 1.02);
     // Integer y: processors come whole, so ticks should too.
     let mut chart = frame(root, &f, x, 0..most.saturating_add((most / 20).max(1)), &|v| compact(f64::from(*v)))?;
@@ -619,8 +626,12 @@ fn draw_gantt<DB: DrawingBackend>(
     // Label every lane unless lanes are too thin to hold text.
     let lane_px = f64::from(root.dim_in_pixel().1.saturating_sub(GANTT_FRAME).max(1)) / f64::from(procs);
     let stride = (12.0 / lane_px).ceil().max(1.0) as u32;
-    let x_desc = format!("time ({time_unit})");
-    let f = Frame { title, x_desc: &x_desc, y_desc: "processor", y_grid: false };
+    // Whole microseconds are shown as seconds, the unit the commands speak.
+    let (x_desc, x_scale) = match time_unit {
+        MICROS => ("time (s)".to_string(), 1e-6),
+        unit => (format!("time ({unit})"), 1.0),
+    };
+    let f = Frame { title, x_desc: &x_desc, y_desc: "processor", y_grid: false, x_scale };
     let x_max = scale.x_max;
     let mut chart = frame(root, &f, 0.0..x_max, Lanes { procs, stride }, &Lanes::format)?;
     // Processor p's lane spans [p, p + 1) on the `Lanes` axis.
@@ -665,7 +676,7 @@ fn draw_compare<DB: DrawingBackend>(
     [predicted, actual]: [&[GanttBar]; 2],
     points: &[ComparePoint],
 ) -> DrawResult<(), DB> {
-    let body = root.titled(title, (FONT, 28))?;
+    let body = root.titled(title, (FONT, 24))?;
     let (width, height) = body.dim_in_pixel();
     let (schedules, scatter) = body.split_vertically(height.saturating_sub(SCATTER_HEIGHT));
     let (left, right) = schedules.split_horizontally(width / 2);
@@ -701,7 +712,7 @@ fn draw_scatter<DB: DrawingBackend>(
     let within = shown.iter().filter(|&&(p, a)| a <= p * BAND && a >= p / BAND).count();
     let title = format!("durations: {within} of {} jobs within ±20 %{left_out}", shown.len());
     let (x_desc, y_desc) = (format!("predicted ({time_unit})"), format!("actual ({time_unit})"));
-    let f = Frame { title: &title, x_desc: &x_desc, y_desc: &y_desc, y_grid: true };
+    let f = Frame { title: &title, x_desc: &x_desc, y_desc: &y_desc, y_grid: true, x_scale: 1.0 };
     // One range for both axes, so that y = x runs corner to corner.
     let (lo, hi) =
         shown.iter().flat_map(|&(p, a)| [p, a]).fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
@@ -749,7 +760,7 @@ fn draw_scale<DB: DrawingBackend>(
     // The ideal line is in range: with a handful of threads it is the yardstick.
     let most = points.iter().flat_map(|p| [p.predicted, p.actual, p.bound]).chain([x.last()]);
     let y_max = top(most.filter(|v| v.is_finite()).fold(0.0, f64::max) * 1.08);
-    let f = Frame { title: speedup_title, x_desc: "threads", y_desc: "speedup", y_grid: true };
+    let f = Frame { title: speedup_title, x_desc: "threads", y_desc: "speedup", y_grid: true, x_scale: 1.0 };
     let mut chart = frame(&upper, &f, x.clone(), 0.0..y_max, &compact_tick)?;
     let corner = x.hi.min(y_max);
     let ideal = IDEAL.stroke_width(1);
@@ -789,6 +800,7 @@ fn draw_scale<DB: DrawingBackend>(
         x_desc: "threads",
         y_desc: "error",
         y_grid: true,
+        x_scale: 1.0,
     };
     let mut chart = frame(&lower, &f, x.clone(), -reach..reach, &|v| format!("{} %", compact(*v)))?;
     chart.draw_series(LineSeries::new([(x.lo, 0.0), (x.hi, 0.0)], IDEAL.stroke_width(1)))?;

@@ -94,15 +94,15 @@ pub fn write_compare(plan: &Plan, d: &Detail, dir: &Path) -> Result<Vec<PathBuf>
     chart::compare(
         &dir.join("compare"),
         &format!(
-            "{} on {} thread(s): predicted {:.3} s, actual {:.3} s ({}); per-job median error {:.1} %",
+            "{}, {}: predicted {:.3} s, actual {:.3} s ({:.2}x); per-job median error {:.1} %",
             c.board,
-            c.threads,
+            crate::support::count_of(u64::from(c.threads), "thread"),
             c.predicted_seconds,
             c.actual_seconds,
-            c.direction(),
+            c.actual_over_predicted,
             100.0 * c.job_error_median
         ),
-        "µs",
+        chart::MICROS,
         d.actual.iter().map(|a| a.1 + 1).max().unwrap_or(1).max(c.threads),
         &bars(&d.predicted),
         &bars(&d.actual),
