@@ -10,6 +10,9 @@ use crate::support::quantile;
 use super::measure::Sample;
 
 /// Weighted least squares over the terms in `mask`: minimises sum of (pred - t)^2 / t.
+/// Hand-made, with the non-negativity found by trying every subset of the 8 terms (256 small
+/// solves, exact): the NNLS crates need a linear-algebra stack (ndarray, nalgebra) for a
+/// system of at most 8 unknowns.
 /// Returns the coefficients (0 outside the mask) and the objective, or None when the system
 /// is singular.
 fn least_squares(samples: &[Sample], mask: [bool; TERMS]) -> Option<([f64; TERMS], f64)> {

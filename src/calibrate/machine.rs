@@ -2,7 +2,9 @@
 
 use crate::support::hardware_threads;
 
-/// What this machine is, for the model file: CPU model, cores, memory.
+/// What this machine is, for the model file: CPU model, cores, memory. The model name is read
+/// from /proc/cpuinfo by hand: the crates that know it (sysinfo) bring a whole system monitor
+/// for one line.
 pub fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -18,18 +20,10 @@ pub fn machine() -> String {
     format!("{cpu}, {cores} cores{mem}")
 }
 
-/// Physical cores: distinct (package, core) pairs in /proc/cpuinfo, at most the hardware
-/// threads; the hardware threads where the file does not say.
+/// Physical cores (num_cpus reads the system's topology), at most the hardware threads this
+/// process may use.
 pub fn physical_cores() -> usize {
-    let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") else { return hardware_threads() };
-    let field = |block: &str, name: &str| {
-        block.lines().find(|l| l.starts_with(name)).and_then(|l| l.split(':').nth(1)).map(|v| v.trim().to_string())
-    };
-    let mut cores: Vec<(String, String)> =
-        text.split("\n\n").filter_map(|b| Some((field(b, "physical id")?, field(b, "core id")?))).collect();
-    cores.sort();
-    cores.dedup();
-    if cores.is_empty() { hardware_threads() } else { cores.len().min(hardware_threads()) }
+    num_cpus::get_physical().clamp(1, hardware_threads())
 }
 
 /// This machine's host name (empty where the system does not say).

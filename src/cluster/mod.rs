@@ -167,7 +167,8 @@ pub fn write(path: &Path, text: &str) -> Result<(), ExportError> {
         .map_err(|source| ExportError::Write { path: path.into(), source })
 }
 
-/// A path as one bash word in single quotes.
+/// A path as one bash word in single quotes. Hand-made: one replacement is all POSIX single
+/// quoting needs, and shlex's quote would leave plain paths bare, changing every script.
 pub fn sh_quote(path: &Path) -> String {
     format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
 }

@@ -3,19 +3,12 @@
 //! half-written file where a good one was.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Where commands write their reports unless told otherwise (`--out`, `--output`): a user's
 /// runs, kept apart from the figures committed beside it in `reports/`, which are made by
 /// commands that name their folder or file.
 pub const RUNS_DIR: &str = "reports/runs";
-
-/// The temporary name `path` is written under before the rename.
-pub(super) fn temp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
-}
 
 /// Creates the parent folder of `path` if it is missing.
 pub(super) fn create_parent(path: &Path) -> std::io::Result<()> {
@@ -53,19 +46,19 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     std::fs::read_to_string(path)
 }
 
-/// Writes `bytes` to `path` atomically (temporary file, then rename).
+/// Writes `bytes` to `path` atomically: into a temporary file of a unique name in the same
+/// folder (tempfile), persisted by a rename; one that fails is removed when dropped. Created
+/// readable as `File::create` makes files (0666 less the umask), not tempfile's private 0600.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     create_parent(path)?;
-    let tmp = temp_path(path);
-    let result = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.flush()
-    });
-    if let Err(e) = result.and_then(|()| std::fs::rename(&tmp, path)) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.flush()?;
+    tmp.persist(path).map(drop).map_err(|e| e.error)
 }
 
 /// Writes `rows` as CSV (a header from the first row's fields) to `path` atomically.
@@ -76,4 +69,33 @@ pub fn write_csv<T: serde::Serialize>(rows: &[T], path: &Path) -> std::io::Resul
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     write_atomic(path, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_atomic_write_replaces_the_file_whole_leaves_no_temporary_and_is_as_readable_as_any() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("a.txt");
+        write_atomic(&path, b"first").unwrap();
+        write_atomic(&path, b"second").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        let names: Vec<_> =
+            std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("a.txt")]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let plain = dir.path().join("plain.txt");
+            std::fs::File::create(&plain).unwrap();
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), mode(&plain));
+        }
+        // A write into a folder that cannot be made fails and leaves nothing behind.
+        let blocked = dir.path().join("sub").join("a.txt").join("b.txt");
+        assert!(write_atomic(&blocked, b"x").is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+    }
 }

@@ -13,7 +13,8 @@ pub(crate) fn total_memory_bytes() -> Option<u64> {
     kilobytes_field("/proc/meminfo", "MemTotal:")
 }
 
-/// The `field` line of a `/proc` file (`Name:   1234 kB`), in bytes.
+/// The `field` line of a `/proc` file (`Name:   1234 kB`), in bytes. Hand-made: three /proc
+/// fields, where procfs or sysinfo would add a crate tree for them.
 fn kilobytes_field(file: &str, field: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().find(|l| l.starts_with(field))?;

@@ -7,7 +7,8 @@ pub fn median(times: &mut [f64]) -> f64 {
     times[times.len() / 2]
 }
 
-/// Quantile `q` (0..=1) of sorted values, nearest rank; 0 for no values.
+/// Quantile `q` (0..=1) of sorted values, nearest rank; 0 for no values. Hand-made: the
+/// statistics crates interpolate between ranks, and the reports quote a value that occurred.
 pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
