@@ -119,19 +119,10 @@ fn memory(args: BenchArgs) -> CliResult {
     let exe = std::env::current_exe()?;
     println!(
         "{:<6} {:>7} {:>8} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7} {:>8}",
-        "board",
-        "threads",
-        "fraction",
-        "limit MB",
-        "peak MB",
-        "predicted MB",
-        "values MB",
-        "rss/limit",
-        "within",
-        "seconds"
+        "board", "threads", "fraction", "limit", "peak RSS", "predicted", "values", "rss/limit", "within", "seconds"
     );
     let rows = memory::run(&exe, &args.boards, &args.threads, &mut |r| {
-        let mb = |b: Option<u64>| b.map_or("-".to_string(), |b| format!("{:.1}", b as f64 / 1e6));
+        let mb = |b: Option<u64>| b.map_or("-".to_string(), dab::support::human_bytes);
         println!(
             "{:<6} {:>7} {:>8} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7} {:>8.1}",
             r.board,
@@ -207,7 +198,7 @@ fn solve(args: BenchArgs) -> CliResult {
         "seconds",
         "space pos/s",
         "pos/s/thread",
-        "peak MB",
+        "peak RSS",
         "B/pos",
         "GB/s",
         "of roof",
@@ -217,18 +208,18 @@ fn solve(args: BenchArgs) -> CliResult {
     let rows = run(&exe, &cases, &args.solve_threads, roof, |r| {
         let opt = |x: Option<f64>, f: fn(f64) -> String| x.map_or("-".to_string(), f);
         println!(
-            "{:<12} {:<9} {:<7} {:>7} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>12.3e} {:>10.1} {:>8} {:>8} {:>7} {:>8} {:>9}",
+            "{:<12} {:<9} {:<7} {:>7} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>12.3e} {:>10} {:>8} {:>8} {:>7} {:>8} {:>9}",
             r.case,
             r.engine.to_string(),
             r.kernel.map_or("-".to_string(), |k| k.to_string()),
             r.threads,
             r.free_lines,
             r.value,
-            r.positions,
+            dab::support::thousands(r.positions),
             r.seconds,
             r.space_positions_per_second,
             r.positions_per_second_per_thread,
-            r.peak_rss_bytes.unwrap_or(0) as f64 / 1e6,
+            r.peak_rss_bytes.map_or("-".to_string(), dab::support::human_bytes),
             opt(r.bytes_per_position, |x| format!("{x:.2}")),
             opt(r.gigabytes_per_second, |x| format!("{x:.3}")),
             opt(r.bandwidth_fraction, |x| format!("{:.1}%", 100.0 * x)),
