@@ -39,9 +39,9 @@ fn graph_then_sim_writes_the_report() {
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 2 * 31);
     assert_eq!(rows[0]["threads"], 1);
-    assert_eq!(rows[0]["makespan"], rows[0]["work"]);
+    assert_eq!(rows[0]["makespan_ticks"], rows[0]["work_ticks"]);
     assert_eq!(rows[30]["threads"], "unlimited");
-    assert_eq!(rows[30]["makespan"], rows[30]["critical_path"]);
+    assert_eq!(rows[30]["makespan_ticks"], rows[30]["critical_path_ticks"]);
     // Two policies: a Gantt chart each.
     let names = ["sweep.csv", "speedup.svg", "speedup.png", "busy.svg", "busy.png", "gantt-fifo.svg", "gantt-cp.png"];
     for name in names {
@@ -49,7 +49,7 @@ fn graph_then_sim_writes_the_report() {
     }
     let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
     assert!(csv.starts_with(
-        "graph,policy,threads,makespan,work,critical_path,lower_bound,level_bound,graham_bound,speedup,efficiency,avg_busy,max_busy,peak_value_bytes\n"
+        "graph,policy,threads,makespan_ticks,work_ticks,critical_path_ticks,lower_bound_ticks,level_bound_ticks,graham_bound_ticks,speedup,efficiency,avg_busy,max_busy,peak_value_bytes\n"
     ));
 }
 
@@ -201,12 +201,12 @@ fn sim_with_a_cost_model_slows_jobs_by_its_contention_curve() {
         serde_json::from_slice::<serde_json::Value>(&out).unwrap().as_array().unwrap().clone()
     };
     let (plain, slowed) = (sweep(&[]), sweep(&["--cost", path(&m), "--no-probe"]));
-    let makespan = |rows: &[serde_json::Value], i: usize| rows[i]["makespan"].as_f64().unwrap();
+    let makespan = |rows: &[serde_json::Value], i: usize| rows[i]["makespan_ticks"].as_f64().unwrap();
     // One thread never runs beside another: the sum of the costs either way.
     assert_eq!(makespan(&plain, 0), makespan(&slowed, 0));
     // Two threads: each job slowed by 1.5 while both run, not at all while one runs alone.
-    let work = plain[1]["work"].as_f64().unwrap();
+    let work = plain[1]["work_ticks"].as_f64().unwrap();
     let (p, s) = (makespan(&plain, 1), makespan(&slowed, 1));
     assert!(s > p && s <= 1.5 * p + 1.0 && s >= 1.5 * work / 2.0 - 1.0, "{p} {s} {work}");
-    assert!(slowed[1]["lower_bound"].as_f64().unwrap() >= 1.5 * work / 2.0 - 1.0);
+    assert!(slowed[1]["lower_bound_ticks"].as_f64().unwrap() >= 1.5 * work / 2.0 - 1.0);
 }

@@ -42,6 +42,9 @@ fn the_quick_start_writes_into_reports_runs_and_names_every_file() {
         assert!(line.contains(f.as_str()), "{f} not named in: {line}");
     }
     assert_eq!(std::fs::read_to_string(&committed).unwrap(), "committed");
+    // One unit per file, named in the field.
+    let trace = std::fs::read_to_string(runs.join("trace.csv")).unwrap();
+    assert!(trace.contains("\njob,thread,start_seconds,end_seconds,positions\n"), "{trace}");
 }
 
 #[test]

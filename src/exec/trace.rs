@@ -1,4 +1,4 @@
-//! The trace of a run: one row per job (`job,thread,start,end,positions`, seconds from the
+//! The trace of a run: one row per job (`job,thread,start_seconds,end_seconds,positions`, from the
 //! start), after a `#` line naming the board, threads and value. The executor writes it and
 //! `dab cluster-trace` converts Slurm's record into one; `dab compare` reads it, and the reader
 //! refuses what no run can give (a missing field, a time that is not a finite number >= 0, an
@@ -50,9 +50,11 @@ pub struct TraceRow {
     pub job: String,
     /// The worker thread (0-based).
     pub thread: usize,
-    /// Seconds from the start of the run.
+    /// Seconds from the start of the run (`start_seconds` in the file; `start` before).
+    #[serde(rename = "start_seconds", alias = "start")]
     pub start: f64,
-    /// Seconds from the start of the run.
+    /// Seconds from the start of the run (`end_seconds` in the file; `end` before).
+    #[serde(rename = "end_seconds", alias = "end")]
     pub end: f64,
     /// Positions the job computed.
     pub positions: u64,
@@ -143,7 +145,7 @@ fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), Tra
         }
     }
     let mut r = csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_reader(text.as_bytes());
-    let columns = "columns: job,thread,start,end,positions";
+    let columns = "columns: job,thread,start_seconds,end_seconds,positions";
     let header = r.headers().map_err(|e| bad(format!("{e} ({columns})")))?.clone();
     let mut rows: Vec<TraceRow> = Vec::new();
     let mut lines = Vec::new();

@@ -215,25 +215,32 @@ pub enum SimError {
     },
 }
 
-/// One line of a sweep.
+/// One line of a sweep. Times are in the graph's ticks (ns for a graph costed by a model),
+/// `_ticks` in CSV and JSON.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepRow {
     /// Processors simulated (`threads` in CSV and JSON, as every command names them).
     #[serde(rename = "threads")]
     pub procs: Procs,
     /// Ticks until the last job ends.
+    #[serde(rename = "makespan_ticks")]
     pub makespan: u64,
     /// Sum of durations.
+    #[serde(rename = "work_ticks")]
     pub work: u64,
     /// Longest path of durations.
+    #[serde(rename = "critical_path_ticks")]
     pub critical_path: u64,
     /// max(CP, W/P), W/P slowed by the contention with P busy: no schedule is shorter.
+    #[serde(rename = "lower_bound_ticks")]
     pub lower_bound: f64,
     /// A tighter bound from the levels: the jobs that cannot start before t need W(t)/P
     /// more, and the jobs with a tail of at least t after them need W'(t)/P before it.
+    #[serde(rename = "level_bound_ticks")]
     pub level_bound: f64,
     /// W/P + (1 - 1/P) CP, slowed by the contention with P busy: Graham's bound on any list
     /// schedule.
+    #[serde(rename = "graham_bound_ticks")]
     pub graham_bound: f64,
     /// W / makespan (the makespan on one processor is W).
     pub speedup: f64,
