@@ -103,8 +103,8 @@ pub fn scale(
             let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
                 .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
             report(&format!(
-                "run {r} of {repeats} on {} thread(s): {:.3} s (predicted {:.3} s), per-job median error {:.1} %",
-                p.threads,
+                "run {r} of {repeats} on {}: {:.3} s (predicted {:.3} s), per-job median error {:.1} %",
+                crate::support::count_of(p.threads as u64, "thread"),
                 run.seconds,
                 p.plan.predicted_seconds,
                 100.0 * detail.comparison.job_error_median
@@ -147,8 +147,9 @@ fn planned(
     // The simulator's bound at P, as the planner predicted it (contention included).
     let lower_bound_seconds = plan.predicted(threads as u32).map_or(0.0, |p| p.lower_bound_seconds);
     report(&format!(
-        "planned for {threads} thread(s): {} jobs, predicted {:.3} s, bound {lower_bound_seconds:.3} s",
-        plan.jobs.len(),
+        "planned for {}: {}, predicted {:.3} s, bound {lower_bound_seconds:.3} s",
+        crate::support::count_of(threads as u64, "thread"),
+        crate::support::count_of(plan.jobs.len() as u64, "job"),
         plan.predicted_seconds
     ));
     Ok(Planned { threads, plan, ready, lower_bound_seconds })

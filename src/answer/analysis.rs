@@ -215,7 +215,7 @@ impl std::fmt::Display for Analysis {
             }
             writeln!(f)?;
         }
-        write!(f, "time {:.3} s on {} thread(s)", self.seconds, self.threads)?;
+        write!(f, "time {:.3} s on {}", self.seconds, crate::support::count_of(self.threads as u64, "thread"))?;
         if self.positions > 0 {
             write!(f, ", {:.1} M positions/s", self.positions_per_second / 1e6)?;
         }

@@ -147,9 +147,9 @@ pub fn run(args: PlanArgs) -> CliResult {
         let store = dab::plan::predict_store(plan, &plan.check()?, plan.threads, args.keep_lines)?;
         let book = args.keep_lines.map_or(String::new(), |k| format!(" (the book of at most {k} lines)"));
         println!(
-            "store: values in files peak at {} on {} thread(s); {} left at the end{book}",
+            "store: values in files peak at {} on {}; {} left at the end{book}",
             human_bytes(store.peak),
-            plan.threads,
+            dab::support::count_of(u64::from(plan.threads), "thread"),
             human_bytes(store.left)
         );
     }

@@ -171,8 +171,12 @@ fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde
 fn print_outcome(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) {
     let RunOutcome { run, detail, predicted_disk, .. } = outcome;
     println!(
-        "value of {}: {} ({} positions, {:.3} s on {threads} thread(s))",
-        plan.board, run.value, run.positions, run.seconds
+        "value of {}: {} ({} positions, {:.3} s on {})",
+        plan.board,
+        run.value,
+        dab::support::thousands(run.positions),
+        run.seconds,
+        dab::support::count_of(threads as u64, "thread")
     );
     if let Some(d) = detail {
         println!("{}", d.comparison);

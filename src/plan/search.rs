@@ -306,11 +306,10 @@ fn least_memory(candidates: &[SimulatedCandidate], threads: u32) -> u64 {
 fn reason(candidates: &[SimulatedCandidate], chosen: usize, opts: &PlanOptions) -> String {
     let c = &candidates[chosen];
     let mut text = format!(
-        "{}: predicted {:.2} s on {} thread(s), peak {} of values ({} with the program, tables and threads), {} \
-         jobs",
+        "{}: predicted {:.2} s on {}, peak {} of values ({} with the program, tables and threads), {} jobs",
         c.label(),
         c.candidate.predicted_seconds,
-        opts.threads,
+        count_of(u64::from(opts.threads), "thread"),
         human_bytes(c.candidate.peak_memory),
         human_bytes(c.candidate.peak_memory + process_bytes(c.fixed_bytes, opts.threads)),
         thousands(c.candidate.jobs as u64)

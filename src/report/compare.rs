@@ -209,9 +209,9 @@ impl std::fmt::Display for Comparison {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "{} on {} thread(s): predicted {:.3} s, actual {:.3} s: {}",
+            "{} on {}: predicted {:.3} s, actual {:.3} s: {}",
             self.board,
-            self.threads,
+            crate::support::count_of(u64::from(self.threads), "thread"),
             self.predicted_seconds,
             self.actual_seconds,
             self.direction()
