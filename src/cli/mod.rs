@@ -1,4 +1,7 @@
 //! Argument parsing shared by the subcommands, and the dispatch. One module per subcommand.
+//! Text tables are aligned with `format!` widths, by hand: each is one header line and one
+//! row format, where a table crate (comfy-table, tabled) would need a builder per table and
+//! buffer every row before printing, while long benchmarks print theirs as they go.
 
 use std::io::Read;
 use std::path::PathBuf;
