@@ -145,21 +145,15 @@ struct RowTables {
     /// k that lie in the inner group are drawn in this configuration (never, where the line has
     /// no box k).
     outer_bits: Vec<Vec<u8>>,
-    /// Per inner line j: the moves from each configuration (count c) to its successor (count
-    /// c + 1, made canonical) with j drawn, as runs of consecutive ranks and single lanes;
-    /// `None` where [`RowTables::inner_rank8`] serves. A line that is no move (drawn, or not
-    /// first of its class) has neither.
-    inner_runs: Vec<Option<LineRuns>>,
+    /// Per inner count c: the moves of each inner line from each configuration to its
+    /// successor (count c + 1, made canonical) with the line drawn, as [`InnerTable`] says.
+    inner: Vec<InnerTable>,
     /// Per inner line j: as `outer_bits`, the box bits of j's boxes; 0 where j is no move.
     inner_bits: Vec<Vec<u8>>,
     /// `sym[s][c][rank]`: rank of the inner configuration's image under symmetry s+1.
     sym: Vec<Vec<Vec<u16>>>,
-    /// Per inner line j: the successor's rank of each configuration as a byte index
-    /// ([`ABSENT8`] for no move), for counts c whose successor row (count c + 1) has fewer than
-    /// 255 configurations, built only where the CPU gathers bytes 64 lanes at a time (AVX-512
-    /// VBMI); `None` for the others, which take the runs.
-    inner_rank8: Vec<Option<Vec<u8>>>,
-    /// `sym` as bytes, likewise, for counts with fewer than 255 configurations.
+    /// `sym` as byte indices ([`ABSENT8`] for none), for counts with fewer than 255
+    /// configurations, built only where the CPU gathers bytes 64 lanes at a time.
     sym8: Vec<Vec<Option<Vec<u8>>>>,
 }
 
@@ -175,15 +169,10 @@ impl<'a> Kernel<'a> {
             + s.inner_sym.iter().map(|t| nested_bytes(t)).sum::<u64>();
         if let Some(r) = &self.rows {
             bytes += nested_bytes(&r.outer_bits)
-                + r.inner_runs.iter().flatten().map(LineRuns::bytes).sum::<u64>()
+                + r.inner.iter().map(InnerTable::bytes).sum::<u64>()
                 + nested_bytes(&r.inner_bits)
                 + r.sym.iter().map(|t| nested_bytes(t)).sum::<u64>()
-                + r.inner_rank8
-                    .iter()
-                    .chain(r.sym8.iter().flatten())
-                    .flatten()
-                    .map(|t| t.capacity() as u64)
-                    .sum::<u64>();
+                + r.sym8.iter().flatten().flatten().map(|t| t.capacity() as u64).sum::<u64>();
         }
         bytes
     }
@@ -332,12 +321,13 @@ impl<'a> Kernel<'a> {
                 for j in 0..ig.size as usize {
                     let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], outer_state);
                     let span = j * row_len..(j + 1) * row_len;
-                    match (&t.inner_rank8[ci], &t.inner_runs[ci]) {
-                        (Some(index), _) => {
+                    match &t.inner[ci] {
+                        InnerTable::Bytes(index) => {
                             gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
                         }
-                        (_, Some(runs)) => runs.relax(j, best, &slots[..inner_succ_len], &inner_bits[span], gate),
-                        _ => {}
+                        InnerTable::Runs(runs) => {
+                            runs.relax(j, best, &slots[..inner_succ_len], &inner_bits[span], gate)
+                        }
                     }
                 }
             }
@@ -517,16 +507,10 @@ impl RowTables {
         let vbmi = gather::vbmi();
         let bytes =
             |t: &Vec<u16>, fits: bool| (vbmi && fits).then(|| t.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect());
-        let (mut inner_rank8, mut inner_runs) = (Vec::new(), Vec::new());
-        for c in 0..g.configs.len() {
-            let t = inner_ranks(space, inner, c);
-            let r8 = bytes(&t, narrow(g, c + 1));
-            inner_runs.push(r8.is_none().then(|| LineRuns::new(&t, size, g.count(c), ABSENT)));
-            inner_rank8.push(r8);
-        }
+        let inner_tables = (0..g.configs.len()).map(|c| InnerTable::new(space, inner, c, vbmi)).collect();
         let sym8 =
             sym.iter().map(|per| per.iter().enumerate().map(|(c, t)| bytes(t, narrow(g, c))).collect()).collect();
-        RowTables { outer_bits, inner_runs, inner_bits, sym, inner_rank8, sym8 }
+        RowTables { outer_bits, inner: inner_tables, inner_bits, sym, sym8 }
     }
 }
 
@@ -539,6 +523,46 @@ fn rows_fit(space: &Space) -> bool {
 /// Whether the configurations of count `c` of group `g` (none past its size) fit a byte index.
 fn narrow(g: &super::space::Group, c: usize) -> bool {
     g.configs.get(c).is_some_and(|cs| cs.len() < ABSENT8 as usize)
+}
+
+/// How the row path makes the inner moves over the rows of one inner count: byte gathers
+/// where the successor row (count c + 1) has fewer than 255 values and the CPU has AVX-512
+/// VBMI, runs otherwise. The one choice the kernel's tables and the cost model's counts share.
+enum InnerTable {
+    /// Per inner line j (line-major): the successor's rank of each configuration as a byte
+    /// index, [`ABSENT8`] for no move (drawn, or not first of its class).
+    Bytes(Vec<u8>),
+    /// Per inner line: runs of consecutive ranks and single lanes (no move: in neither).
+    Runs(LineRuns),
+}
+
+impl InnerTable {
+    fn new(space: &Space, inner: usize, c: usize, vbmi: bool) -> InnerTable {
+        let g = &space.groups[inner];
+        let ranks = inner_ranks(space, inner, c);
+        if vbmi && narrow(g, c + 1) {
+            InnerTable::Bytes(ranks.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect())
+        } else {
+            InnerTable::Runs(LineRuns::new(&ranks, g.size as usize, g.count(c), ABSENT))
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        match self {
+            InnerTable::Bytes(t) => t.capacity() as u64,
+            InnerTable::Runs(r) => r.bytes(),
+        }
+    }
+
+    /// The moves it makes over one row: every byte lane is gathered, absent moves included.
+    fn moves(&self) -> InnerMoves {
+        match self {
+            InnerTable::Bytes(t) => InnerMoves { gathered: t.len() as u64, ..InnerMoves::default() },
+            InnerTable::Runs(r) => {
+                InnerMoves { runs: r.run_moves() as u64, lanes: r.lane_count() as u64, ..InnerMoves::default() }
+            }
+        }
+    }
 }
 
 /// Per inner line j (line-major), per configuration of inner count `c`: the successor's rank
@@ -570,20 +594,13 @@ pub(crate) struct InnerMoves {
 /// apart.
 pub(crate) fn inner_moves_per_row(space: &Space) -> Vec<InnerMoves> {
     let Some(g) = space.groups.last() else { return Vec::new() };
-    let (inner, size) = (space.groups.len() - 1, g.size as u64);
+    let (inner, size, rows) = (space.groups.len() - 1, g.size as u64, rows_fit(space));
     let vbmi = gather::vbmi();
     (0..g.configs.len())
-        .map(|c| {
-            let len = g.count(c) as u64;
-            match (c as u64 >= size, rows_fit(space), vbmi && narrow(g, c + 1)) {
-                (true, ..) => InnerMoves::default(),
-                (_, false, _) => InnerMoves { lanes: (size - c as u64) * len, ..InnerMoves::default() },
-                (_, true, true) => InnerMoves { gathered: size * len, ..InnerMoves::default() },
-                (_, true, false) => {
-                    let runs = LineRuns::new(&inner_ranks(space, inner, c), size as usize, len as usize, ABSENT);
-                    InnerMoves { runs: runs.run_moves() as u64, lanes: runs.lane_count() as u64, gathered: 0 }
-                }
-            }
+        .map(|c| match (c as u64 >= size, rows) {
+            (true, _) => InnerMoves::default(),
+            (_, false) => InnerMoves { lanes: (size - c as u64) * g.count(c) as u64, ..InnerMoves::default() },
+            (_, true) => InnerTable::new(space, inner, c, vbmi).moves(),
         })
         .collect()
 }
