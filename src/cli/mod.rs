@@ -3,7 +3,6 @@
 //! row format, where a table crate (comfy-table, tabled) would need a builder per table and
 //! buffer every row before printing, while long benchmarks print theirs as they go.
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -130,16 +129,13 @@ impl PositionArgs {
     pub fn position(&self) -> Result<Position, Box<dyn std::error::Error>> {
         let board = self.board.as_deref().map(str::parse::<Board>).transpose()?;
         if let Some(path) = &self.position {
-            let text = if path.as_os_str() == "-" {
-                let mut s = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut s)
-                    .map_err(|e| format!("cannot read the position from stdin: {e}"))?;
-                s
-            } else {
-                std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read position file '{}': {e}", path.display()))?
-            };
+            let text = dab::support::read_text(path).map_err(|e| {
+                if path.as_os_str() == "-" {
+                    format!("cannot read the position from stdin: {e}")
+                } else {
+                    format!("cannot read position file '{}': {e}", path.display())
+                }
+            })?;
             let pos = Position::from_art(&text).map_err(|e| format!("position file '{}': {e}", path.display()))?;
             if let Some(b) = board.filter(|b| *b != pos.board) {
                 return Err(format!("position file '{}' is a {} board, not {b}", path.display(), pos.board).into());
@@ -165,7 +161,7 @@ pub fn runs_path(name: &str) -> PathBuf {
 /// relative to it), on standard error so that `--json` output stays clean.
 pub fn wrote(dir: &std::path::Path, files: &[PathBuf]) {
     let names: Vec<String> = files.iter().map(|f| f.strip_prefix(dir).unwrap_or(f).display().to_string()).collect();
-    let count = if files.len() == 1 { "1 file".to_string() } else { format!("{} files", files.len()) };
+    let count = dab::support::count_of(files.len() as u64, "file");
     eprintln!("wrote {count} in {}: {}", dir.display(), names.join(", "));
 }
 
@@ -175,11 +171,11 @@ pub fn count(text: &str) -> Result<u64, String> {
     if let Ok(n) = t.parse::<u64>() {
         return Ok(n);
     }
+    let range = || format!("'{text}' is not a whole number from 0 to {} (e.g. 100000, 100_000, 1e5)", u64::MAX);
     match t.parse::<f64>() {
-        // 2^64 is exact in f64: below it a whole number converts without loss of its size.
-        Ok(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 18_446_744_073_709_551_616.0 => Ok(x as u64),
         Ok(x) if x.is_finite() && x >= 0.0 && x.fract() != 0.0 => Err(format!("'{text}' is not a whole number")),
-        _ => Err(format!("'{text}' is not a whole number from 0 to {} (e.g. 100000, 100_000, 1e5)", u64::MAX)),
+        Ok(x) => dab::support::rounded_u64(x).ok_or_else(range),
+        Err(_) => Err(range()),
     }
 }
 
@@ -197,12 +193,8 @@ pub fn nanoseconds(option: &str, seconds: f64) -> Result<u64, String> {
     if !(seconds.is_finite() && seconds >= 0.0) {
         return Err(format!("{option} {seconds} is not a number of seconds >= 0"));
     }
-    // 2^64 is exact in f64: below it the rounded product fits.
-    let ns = (seconds * 1e9).round();
-    if !(..18_446_744_073_709_551_616.0).contains(&ns) {
-        return Err(format!("{option} {seconds} s exceeds the limit of {limit:.0} s (u64 nanoseconds)"));
-    }
-    Ok(ns as u64)
+    dab::support::rounded_u64(seconds * 1e9)
+        .ok_or_else(|| format!("{option} {seconds} s exceeds the limit of {limit:.0} s (u64 nanoseconds)"))
 }
 
 /// The parser of a library's named choice (policy, engine, scheme, ...): its names, each with

@@ -430,6 +430,13 @@ struct Key {
 /// Share of a speedup chart's width given to the legend at its right, outside the plot.
 const LEGEND_SHARE: f64 = 0.27;
 
+/// `root` cut into the plot area and, at its right, the legend's.
+fn with_legend_beside<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    root.split_horizontally(((1.0 - LEGEND_SHARE) * f64::from(root.dim_in_pixel().0)) as u32)
+}
+
 /// Characters of a legend line before it wraps.
 const LEGEND_LINE: usize = 44;
 
@@ -486,8 +493,7 @@ fn draw_speedup<DB: DrawingBackend>(
     series: &[SpeedupSeries],
     marker: Option<u32>,
 ) -> DrawResult<(), DB> {
-    let width = root.dim_in_pixel().0;
-    let (plot, side) = root.split_horizontally(((1.0 - LEGEND_SHARE) * f64::from(width)) as u32);
+    let (plot, side) = with_legend_beside(root);
     let max_procs = series.iter().flat_map(|s| &s.points).map(|p| p.procs).max().unwrap_or(1);
     // The y axis fits the curves and the bounds drawn; a W/CP ceiling far above them (or the
     // ideal line) would squash every curve to the floor, so such a ceiling is named in the
@@ -560,13 +566,11 @@ fn draw_busy<DB: DrawingBackend>(
     let end = series.iter().filter_map(|s| s.steps.last()).map(|&(t, _)| t).max().unwrap_or(0);
     let most = series.iter().flat_map(|s| &s.steps).map(|&(_, b)| b).max().unwrap_or(0);
     let x_desc = format!("time ({time_unit})");
-    let width = root.dim_in_pixel().0;
-    let (plot, side) = root.split_horizontally(((1.0 - LEGEND_SHARE) * f64::from(width)) as u32);
-    let root = &plot;
+    let (plot, side) = with_legend_beside(root);
     let f = Frame { title, x_desc: &x_desc, y_desc: "busy processors", y_grid: true, x_scale: 1.0 };
     let x = 0.0..top(end as f64 * 1.02);
     // Integer y: processors come whole, so ticks should too.
-    let mut chart = frame(root, &f, x, 0..most.saturating_add((most / 20).max(1)), &|v| compact(f64::from(*v)))?;
+    let mut chart = frame(&plot, &f, x, 0..most.saturating_add((most / 20).max(1)), &|v| compact(f64::from(*v)))?;
 
     // Series with the same steps (P = 25 and P = 60 of a graph that never keeps 25 busy) are
     // drawn once, their labels joined, so that none lies hidden under another.

@@ -421,10 +421,9 @@ impl CostModel {
 }
 
 /// `x` rounded to whole ticks, or None where it is not a number, negative, or beyond
-/// `u64::MAX` (an `as` cast would silently saturate or give 0).
+/// `u64::MAX`.
 pub(super) fn ticks(x: f64) -> Option<u64> {
-    // 2^64 is exact in f64; every f64 below it rounds to an integer below it.
-    (0.0..18_446_744_073_709_551_616.0).contains(&x).then(|| x.round() as u64)
+    crate::support::rounded_u64(x)
 }
 
 /// How graph builders cost a job.

@@ -17,6 +17,13 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank - 1]
 }
 
+/// `x` rounded to a whole `u64`, or None where it is not a number, negative, or beyond
+/// `u64::MAX` (an `as` cast would silently saturate or give 0).
+pub fn rounded_u64(x: f64) -> Option<u64> {
+    // 2^64 is exact in f64; every f64 below it rounds to an integer below it.
+    (0.0..18_446_744_073_709_551_616.0).contains(&x).then(|| x.round() as u64)
+}
+
 /// Four decimals: enough for every ratio reported, and stable text.
 pub fn round4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
