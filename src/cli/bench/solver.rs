@@ -120,7 +120,7 @@ pub fn run_one(exe: &Path, case: &Case, solver: Solver) -> Result<Analysis, Benc
         Case::Board(b) => cmd.arg(b),
         Case::Art { .. } => cmd.args(["--position", "-"]),
     };
-    cmd.args(["--engine", &format!("{engine:?}").to_lowercase(), "--threads", &threads.to_string()]);
+    cmd.args(["--engine", &engine.to_string(), "--threads", &threads.to_string()]);
     cmd.args(["--json", "--quiet"]);
     if let Some(k) = kernel {
         cmd.args(["--kernel", &k.to_string()]);
