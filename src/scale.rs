@@ -7,7 +7,7 @@ use crate::exec::{TraceInfo, execute};
 use crate::game::Position;
 use crate::plan::{Plan, PlanError, PlanOptions, PlannerError, ReadyPlan};
 use crate::report::{CompareError, OneThread, ScaleRow, compare};
-use crate::support::median;
+use crate::support::{median, quantile};
 
 /// Why a scaling run stopped.
 #[derive(Debug, thiserror::Error)]
@@ -95,9 +95,12 @@ pub fn scale(
     let plans = threads.iter().map(|&p| planned(root, p, opts, report)).collect::<Result<Vec<_>, _>>()?;
 
     let mut times = vec![Vec::with_capacity(repeats); plans.len()];
-    let mut job_errors = vec![Vec::with_capacity(repeats); plans.len()];
+    // Each job's predicted time and its times in the K runs: the per-job error compares the
+    // prediction with the job's median, as the makespan's error does with the runs' median, so
+    // that one noisy run of a job does not count as the model's error.
+    let mut job_times: Vec<Vec<(f64, Vec<f64>)>> = vec![Vec::new(); plans.len()];
     for r in 1..=repeats {
-        for ((p, t), e) in plans.iter().zip(&mut times).zip(&mut job_errors) {
+        for ((p, t), jt) in plans.iter().zip(&mut times).zip(&mut job_times) {
             let run = execute(&p.ready, p.threads, false, None);
             let info = TraceInfo { board: Some(p.plan.board.clone()), threads: Some(p.threads as u32), value: None };
             let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
@@ -110,11 +113,15 @@ pub fn scale(
                 100.0 * detail.comparison.job_error_median
             ));
             t.push(run.seconds);
-            e.push(detail.comparison.job_error_median);
+            jt.resize_with(detail.jobs.len(), || (0.0, Vec::with_capacity(repeats)));
+            for ((predicted, runs), &(p, a)) in jt.iter_mut().zip(&detail.jobs) {
+                *predicted = p;
+                runs.push(a);
+            }
         }
     }
     let actual: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
-    let job_error: Vec<f64> = job_errors.iter_mut().map(|e| median(e)).collect();
+    let job_error: Vec<f64> = job_times.iter_mut().map(|jobs| median_job_error(jobs)).collect();
 
     let first = &plans[0];
     let one = if first.threads == 1 {
@@ -132,6 +139,19 @@ pub fn scale(
         ScaleRow::new(p.threads, p.plan.predicted_seconds, actual, p.lower_bound_seconds, job_error, one)
     });
     Ok(rows.collect())
+}
+
+/// The median over the jobs of |predicted - actual| / actual, each job's actual time the median
+/// of its runs, as `compare` takes it from one run (jobs timed at 0 left out; none give 0).
+fn median_job_error(jobs: &mut [(f64, Vec<f64>)]) -> f64 {
+    let mut errors: Vec<f64> = jobs
+        .iter_mut()
+        .map(|(p, runs)| (*p, median(runs)))
+        .filter(|&(_, a)| a > 0.0)
+        .map(|(p, a)| (p - a).abs() / a)
+        .collect();
+    errors.sort_by(f64::total_cmp);
+    quantile(&errors, 0.5)
 }
 
 /// The plan for `threads` threads, checked, with its bound.
@@ -157,7 +177,17 @@ fn planned(
 
 #[cfg(test)]
 mod tests {
-    use super::default_threads;
+    use super::{default_threads, median_job_error};
+
+    #[test]
+    fn a_jobs_error_is_against_the_median_of_its_runs() {
+        // Predicted 1.0 each; the second job had one run twice as slow, which its median drops.
+        let mut jobs = vec![(1.0, vec![1.0, 1.0, 1.0]), (1.0, vec![1.0, 2.0, 1.25]), (1.0, vec![0.5, 0.5, 0.5])];
+        // Errors 0, 0.2, 1: the median is 0.2.
+        assert!((median_job_error(&mut jobs) - 0.2).abs() < 1e-12);
+        let mut zero = vec![(1.0, vec![0.0])];
+        assert_eq!(median_job_error(&mut zero), 0.0);
+    }
 
     #[test]
     fn the_default_threads_are_the_powers_of_two_below_the_cores_and_the_cores() {

@@ -27,8 +27,8 @@ pub struct ScaleRow {
     pub efficiency: f64,
     /// No schedule of the plan's graph on P threads is shorter, by the simulator, seconds.
     pub lower_bound_seconds: f64,
-    /// Median over the jobs of |predicted - actual| / actual job time (the median over the
-    /// runs at P).
+    /// Median over the jobs of |predicted - actual| / actual job time, each job's actual time
+    /// the median of its runs at P.
     pub job_error_median: f64,
 }
 
