@@ -102,7 +102,18 @@ use common::refused as bad;
 
 #[test]
 fn bad_input_is_refused_with_status_2() {
-    bad(&["solve", "6x6"], None, "board 6x6 has 84 lines; at most 64");
+    bad(&["solve", "17x16"], None, "board 17x16 has 577 lines; at most 576 are supported");
+    bad(
+        &["solve", "6x6"],
+        None,
+        "the position has 84 undrawn lines; solving in memory handles at most 32: a whole solve would store about 7.65e23 positions",
+    );
+    bad(
+        &["plan", "5x6", "--no-probe"],
+        None,
+        "the position has 71 undrawn lines; the retrograde solver takes at most 64: a whole solve would store about",
+    );
+    bad(&["run", "9x9", "--no-probe"], None, "180 undrawn lines; the retrograde solver takes at most 64");
     bad(&["solve", "0x3"], None, "board '0x3' has no boxes");
     bad(&["solve", "3by4"], None, "not of the form MxN");
     bad(&["solve", "1x2", "--lines", "100110"], None, "6 characters; board 1x2 has 7 lines");
@@ -118,7 +129,8 @@ fn bad_input_is_refused_with_status_2() {
     bad(&["solve", "3x3", "--threads", "0"], None, "--threads must be at least 1");
     bad(&["solve", "4x4", "--engine", "dense"], None, "at most 32");
     bad(&["solve", "4x4"], None, "at most 32");
-    bad(&["partitions", "9x9"], None, "at most 64");
+    bad(&["partitions", "9x9"], None, "the position has 180 undrawn lines; the retrograde solver handles at most 64");
+    bad(&["graph", "16x16"], None, "the position has 544 undrawn lines; the retrograde solver handles at most 64");
 }
 
 #[test]

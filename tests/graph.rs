@@ -56,11 +56,11 @@ fn quadrants_are_a_pinwheel() {
     for b in ["2x2", "4x4"] {
         let board: Board = b.parse().unwrap();
         let q = dab::sched::quadrant_lines(board).unwrap();
-        let all = q.iter().fold(0u64, |m, s| {
-            assert_eq!(m & s.0, 0, "{b}: quadrants overlap");
-            m | s.0
+        let all = q.iter().fold(dab::game::LineSet::EMPTY, |m, &s| {
+            assert!(m.minus(s) == m, "{b}: quadrants overlap");
+            m.union(s)
         });
-        assert_eq!(all.count_ones() as usize, board.lines(), "{b}: quadrants miss lines");
+        assert_eq!(all, board.full(), "{b}: quadrants miss lines");
         // Some quarter turn maps quadrant i onto quadrant i+1 for every i.
         let turns: Vec<_> = board.symmetries().into_iter().filter(|s| s.apply(q[0]) == q[1]).collect();
         assert!(turns.iter().any(|t| (0..4).all(|i| t.apply(q[i]) == q[(i + 1) % 4])), "{b}");

@@ -21,8 +21,12 @@ fn solved(i: usize) -> &'static Solution {
     })
 }
 
-fn any_board() -> impl Strategy<Value = Board> {
-    (1usize..=6, 1usize..=6).prop_filter_map("at most 64 lines", |(m, n)| Board::new(m, n).ok())
+/// Every size up to 16x16, and long thin boards up to the line limit.
+fn any_wide_board() -> impl Strategy<Value = Board> {
+    prop_oneof![
+        (1usize..=16, 1usize..=16).prop_map(|(m, n)| Board::new(m, n).unwrap()),
+        (1usize..=191).prop_map(|n| Board::new(1, n).unwrap()),
+    ]
 }
 
 proptest! {
@@ -63,19 +67,20 @@ proptest! {
         let state = State(state & ((1u64 << sp.free()) - 1));
         let pos = sp.position_of(state);
         // Two border lines of one box, one drawn and one not.
-        let pairs: Vec<(Line, Line)> = (0..b.lines() as u8).flat_map(|x| (0..b.lines() as u8).map(move |y| (Line(x), Line(y))))
+        let pairs: Vec<(Line, Line)> = (0..b.lines() as u16).flat_map(|x| (0..b.lines() as u16).map(move |y| (Line(x), Line(y))))
             .filter(|&(x, y)| x != y && b.line_boxes(x).len() == 1 && b.line_boxes(x) == b.line_boxes(y))
             .filter(|&(x, y)| pos.drawn.contains(x) && !pos.drawn.contains(y))
             .collect();
         if pairs.is_empty() { return Ok(()) }
         let (x, y) = pairs[pick.index(pairs.len())];
-        let swapped = LineSet((pos.drawn.0 & !(1 << x.0)) | 1 << y.0);
+        let swapped = pos.drawn.without(x).with(y);
         prop_assert_eq!(sol.value_of(sp.state_of(swapped)).unwrap(), sol.value_of(state).unwrap());
     }
 
     #[test]
-    fn art_and_line_string_round_trip(b in any_board(), bits in any::<u64>()) {
-        let pos = Position { board: b, drawn: LineSet(bits & b.full().0) };
+    fn art_and_line_string_round_trip(b in any_wide_board(), bits in prop::collection::vec(any::<bool>(), 576)) {
+        let drawn: LineSet = b.full().iter().filter(|l| bits[l.0 as usize]).collect();
+        let pos = Position { board: b, drawn };
         prop_assert_eq!(Position::from_art(&pos.to_art()).unwrap(), pos);
         prop_assert_eq!(Position::from_line_string(b, &pos.to_line_string()).unwrap(), pos);
     }

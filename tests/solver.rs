@@ -132,7 +132,7 @@ fn full_board_and_one_line_positions() {
     let sol = solve(full, SolveOptions::default()).unwrap();
     assert_eq!((sol.value, sol.moves.len()), (0, 0));
     // One line left: it completes the boxes on both sides of it.
-    let last = Position { board: b, drawn: dab::game::LineSet(b.full().0 & !(1 << b.h(1, 0).0)) };
+    let last = Position { board: b, drawn: b.full().without(b.h(1, 0)) };
     let sol = solve(last, SolveOptions::default()).unwrap();
     assert_eq!(sol.value, 2);
 }

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::exec::solve;
 use crate::game::{Line, MoveReport, Position, Value, move_value};
-use crate::solver::{Dense, SolveOptions, SpaceError, Traffic, TwinError, minimax};
+use crate::plan::SolveEstimate;
+use crate::solver::{Dense, MAX_FREE_LINES, SolveOptions, SpaceError, Traffic, TwinError, minimax};
 use crate::support::{choice, peak_rss_bytes};
 
 choice! {
@@ -37,15 +38,32 @@ pub enum AnalysisError {
     /// The partitioned solve failed.
     #[error(transparent)]
     Solve(#[from] crate::exec::SolveError),
-    /// The partitioned engine was given more than 32 undrawn lines (the count).
+    /// The partitioned engine was given more than 32 undrawn lines: what a whole solve would
+    /// cost, and what can answer instead.
     #[error(
-        "the position has {0} undrawn lines; solving in memory handles at most 32 (larger solves need the on-disk store)"
+        "the position has {} undrawn lines; solving in memory handles at most {MAX_FREE_IN_MEMORY}: {estimate}; {}",
+        estimate.size.free,
+        instead(estimate.size.free)
     )]
-    TooLarge(usize),
+    TooLarge {
+        /// The whole solve's size and time.
+        estimate: Box<SolveEstimate>,
+    },
 }
 
 /// Most undrawn lines a solve in memory takes.
 pub(super) const MAX_FREE_IN_MEMORY: usize = 32;
+
+/// What answers a position of `free` undrawn lines that a solve in memory does not take.
+fn instead(free: usize) -> String {
+    if free <= MAX_FREE_LINES {
+        format!("`dab run` solves positions of up to {MAX_FREE_LINES} undrawn lines through a store")
+    } else {
+        format!(
+            "the retrograde solver takes at most {MAX_FREE_LINES} undrawn lines; `dab endgame` values positions of loops and long chains of any size"
+        )
+    }
+}
 
 /// An engine's analysis of a position, as `dab solve` prints it (or writes it as JSON).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -109,7 +127,10 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
     let outcome = match engine {
         Engine::Partition => {
             if free > MAX_FREE_IN_MEMORY {
-                return Err(AnalysisError::TooLarge(free));
+                let model = crate::sched::CostModel::built_in();
+                return Err(AnalysisError::TooLarge {
+                    estimate: Box::new(SolveEstimate::of(root, &model, opts.threads)),
+                });
             }
             let s = solve(root, opts)?;
             Outcome {

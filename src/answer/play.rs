@@ -160,7 +160,7 @@ impl Game {
         let mut taken = 0;
         for b in board.line_boxes(line) {
             let mask = board.box_mask(b);
-            if self.pos.drawn.0 & mask.0 == mask.0 {
+            if self.pos.drawn.contains_all(mask) {
                 self.owners[b] = Some(self.to_move);
                 taken += 1;
             }

@@ -5,53 +5,118 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// Most lines a board may have: a position is one `u64`.
-pub(super) const MAX_LINES: usize = 64;
+/// Words of a [`LineSet`]: 9 x 64 = 576 bits, enough for 16x16 (544 lines).
+const WORDS: usize = 9;
+
+/// Most lines a board may have: every line has a bit in a [`LineSet`].
+pub const MAX_LINES: usize = WORDS * 64;
 
 /// A line in the external order: all horizontal lines row by row (top to bottom, left to
 /// right), then all vertical lines row by row. This is OpenSpiel's dots_and_boxes order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Line(pub u8);
+pub struct Line(pub u16);
 
-/// A set of lines in the external order: bit i set = line i drawn.
+/// A set of lines in the external order: bit i of word i / 64 (bit i % 64) set = line i drawn.
+///
+/// A fixed array, not a heap bit vector: positions stay `Copy` and allocation-free at any
+/// board size. Only the edges of a solve (reading, canonical forms, answers) use it; the solver
+/// renumbers a root's undrawn lines (at most 64) into a `u64` and works on that.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LineSet(pub u64);
+pub struct LineSet([u64; WORDS]);
 
 impl LineSet {
     /// No lines drawn.
-    pub const EMPTY: LineSet = LineSet(0);
+    pub const EMPTY: LineSet = LineSet([0; WORDS]);
+
+    /// Lines 0..n (n at most [`MAX_LINES`]).
+    pub const fn first(n: usize) -> LineSet {
+        let mut w = [0u64; WORDS];
+        let mut i = 0;
+        while i < WORDS {
+            let lo = i * 64;
+            w[i] = if n >= lo + 64 {
+                u64::MAX
+            } else if n > lo {
+                (1u64 << (n - lo)) - 1
+            } else {
+                0
+            };
+            i += 1;
+        }
+        LineSet(w)
+    }
 
     /// Whether `line` is in the set.
     pub const fn contains(self, line: Line) -> bool {
-        self.0 >> line.0 & 1 == 1
+        let i = line.0 as usize;
+        self.0[i / 64] >> (i % 64) & 1 == 1
     }
 
     /// The set with `line` added.
     pub const fn with(self, line: Line) -> LineSet {
-        LineSet(self.0 | 1 << line.0)
+        let i = line.0 as usize;
+        let mut w = self.0;
+        w[i / 64] |= 1 << (i % 64);
+        LineSet(w)
+    }
+
+    /// The set with `line` removed.
+    pub const fn without(self, line: Line) -> LineSet {
+        let i = line.0 as usize;
+        let mut w = self.0;
+        w[i / 64] &= !(1 << (i % 64));
+        LineSet(w)
+    }
+
+    /// The lines in either set.
+    pub fn union(self, other: LineSet) -> LineSet {
+        LineSet(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
+    /// The lines of this set not in `other`.
+    pub fn minus(self, other: LineSet) -> LineSet {
+        LineSet(std::array::from_fn(|i| self.0[i] & !other.0[i]))
+    }
+
+    /// Whether every line of `other` is in this set.
+    pub fn contains_all(self, other: LineSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & b == *b)
     }
 
     /// Number of lines in the set.
     pub const fn len(self) -> u32 {
-        self.0.count_ones()
+        let mut n = 0;
+        let mut i = 0;
+        while i < WORDS {
+            n += self.0[i].count_ones();
+            i += 1;
+        }
+        n
     }
 
     /// Whether no line is in the set.
-    pub const fn is_empty(self) -> bool {
-        self.0 == 0
+    pub fn is_empty(self) -> bool {
+        self.0.iter().all(|&w| w == 0)
     }
 
     /// The lines in the set, in increasing order.
     pub fn iter(self) -> impl Iterator<Item = Line> {
-        let mut bits = self.0;
-        std::iter::from_fn(move || {
-            if bits == 0 {
-                return None;
-            }
-            let i = bits.trailing_zeros();
-            bits &= bits - 1;
-            Some(Line(i as u8))
+        self.0.into_iter().enumerate().flat_map(|(i, mut bits)| {
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Some(Line((i * 64 + b) as u16))
+            })
         })
+    }
+}
+
+impl FromIterator<Line> for LineSet {
+    fn from_iter<I: IntoIterator<Item = Line>>(lines: I) -> LineSet {
+        lines.into_iter().fold(LineSet::EMPTY, LineSet::with)
     }
 }
 
@@ -64,8 +129,8 @@ pub enum BoardError {
     /// Rows or columns is zero; holds the size as written.
     #[error("board '{0}' has no boxes: rows and columns must both be at least 1")]
     Empty(String),
-    /// The board has more than 64 lines, so a position would not fit in a `u64`.
-    #[error("board {rows}x{cols} has {lines} lines; at most 64 are supported (5x5 has 60)")]
+    /// The board has more lines than a [`LineSet`] holds.
+    #[error("board {rows}x{cols} has {lines} lines; at most {MAX_LINES} are supported (16x16 has 544)")]
     TooManyLines {
         /// Rows of boxes asked for.
         rows: usize,
@@ -76,7 +141,7 @@ pub enum BoardError {
     },
 }
 
-/// A board of `rows` x `cols` boxes, at most 64 lines (a position is one `u64`).
+/// A board of `rows` x `cols` boxes, at most [`MAX_LINES`] lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
     rows: u8,
@@ -93,12 +158,14 @@ pub enum LineCoord {
 }
 
 impl Board {
-    /// A board of `rows` x `cols` boxes; refused if either is zero or it has more than 64 lines.
+    /// A board of `rows` x `cols` boxes; refused if either is zero or it has more than
+    /// [`MAX_LINES`] lines.
     pub fn new(rows: usize, cols: usize) -> Result<Board, BoardError> {
         if rows == 0 || cols == 0 {
             return Err(BoardError::Empty(format!("{rows}x{cols}")));
         }
-        let lines = rows * (cols + 1) + (rows + 1) * cols;
+        let lines =
+            rows.saturating_mul(cols.saturating_add(1)).saturating_add(rows.saturating_add(1).saturating_mul(cols));
         if lines > MAX_LINES {
             return Err(BoardError::TooManyLines { rows, cols, lines });
         }
@@ -132,7 +199,7 @@ impl Board {
 
     /// Every line drawn.
     pub fn full(self) -> LineSet {
-        LineSet(if self.lines() == 64 { u64::MAX } else { (1u64 << self.lines()) - 1 })
+        LineSet::first(self.lines())
     }
 
     fn horizontals(self) -> usize {
@@ -142,13 +209,13 @@ impl Board {
     /// `h(r,c)`: horizontal line in dot row r (0..=rows), column c (0..cols).
     pub fn h(self, r: usize, c: usize) -> Line {
         debug_assert!(r <= self.rows() && c < self.cols());
-        Line((r * self.cols() + c) as u8)
+        Line((r * self.cols() + c) as u16)
     }
 
     /// `v(r,c)`: vertical line in box row r (0..rows), dot column c (0..=cols).
     pub fn v(self, r: usize, c: usize) -> Line {
         debug_assert!(r < self.rows() && c <= self.cols());
-        Line((self.horizontals() + r * (self.cols() + 1) + c) as u8)
+        Line((self.horizontals() + r * (self.cols() + 1) + c) as u16)
     }
 
     /// The orientation and coordinates of a line in the external order.
@@ -174,7 +241,7 @@ impl Board {
     pub fn parse_line(self, text: &str) -> Option<Line> {
         let t = text.trim();
         if let Ok(n) = t.parse::<usize>() {
-            return (n < self.lines()).then_some(Line(n as u8));
+            return (n < self.lines()).then_some(Line(n as u16));
         }
         let (kind, rest) = t.split_at_checked(1)?;
         let inner = rest.strip_prefix('(')?.strip_suffix(')')?;
@@ -200,7 +267,7 @@ impl Board {
 
     /// The four sides of box `b` (row major) as a set.
     pub fn box_mask(self, b: usize) -> LineSet {
-        LineSet(self.box_sides(b).iter().fold(0, |m, l| m | 1 << l.0))
+        self.box_sides(b).into_iter().collect()
     }
 
     /// The one or two boxes a line borders.
@@ -219,7 +286,8 @@ impl Board {
     /// Number of boxes completed by drawing `line` in a position where it is undrawn.
     pub fn completes(self, drawn: LineSet, line: Line) -> u32 {
         let after = drawn.with(line);
-        self.line_boxes(line).into_iter().filter(|&b| after.0 & self.box_mask(b).0 == self.box_mask(b).0).count() as u32
+        self.line_boxes(line).into_iter().filter(|&b| self.box_sides(b).iter().all(|&s| after.contains(s))).count()
+            as u32
     }
 
     /// The board's symmetry group as line permutations, identity first: 4 elements for a
@@ -240,7 +308,7 @@ impl Board {
             .map(|k| {
                 let perm = (0..self.lines())
                     .map(|i| {
-                        let (y, x) = self.midpoint(Line(i as u8));
+                        let (y, x) = self.midpoint(Line(i as u16));
                         let (y2, x2) = transform(k, y, x);
                         self.at_midpoint(y2, x2)
                     })
@@ -276,7 +344,7 @@ pub struct Symmetry {
 impl Symmetry {
     /// The image of a set of lines under this symmetry.
     pub fn apply(&self, set: LineSet) -> LineSet {
-        LineSet(set.iter().fold(0, |m, l| m | 1 << self.perm[l.0 as usize].0))
+        set.iter().map(|l| self.perm[l.0 as usize]).collect()
     }
 }
 
@@ -312,6 +380,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn line_sets_work_across_words() {
+        let lines = [0u16, 63, 64, 127, 128, 300, 543, 575].map(Line);
+        let set: LineSet = lines.into_iter().collect();
+        assert_eq!(set.len(), 8);
+        assert_eq!(set.iter().collect::<Vec<_>>(), lines);
+        assert!(lines.iter().all(|&l| set.contains(l)) && !set.contains(Line(65)));
+        assert_eq!(set.without(Line(300)).len(), 7);
+        assert!(set.contains_all(set.without(Line(64))) && !set.without(Line(64)).contains_all(set));
+        assert_eq!(LineSet::first(576).len(), 576);
+        assert_eq!(LineSet::first(130).minus(LineSet::first(64)).iter().next(), Some(Line(64)));
+        assert_eq!(LineSet::first(544).union(set).len(), 545);
+        assert!(LineSet::EMPTY.is_empty() && !set.is_empty());
+        let b: Board = "16x16".parse().unwrap();
+        assert_eq!(b.full(), LineSet::first(544));
+        assert_eq!(b.line_name(Line(543)), "v(15,16)");
+        assert_eq!(b.parse_line("v(15,16)"), Some(Line(543)));
+    }
+
+    #[test]
     fn line_order_matches_openspiel() {
         let b: Board = "1x2".parse().unwrap();
         assert_eq!(b.lines(), 7);
@@ -327,7 +414,7 @@ mod tests {
 
     #[test]
     fn symmetries_are_permutations_preserving_boxes() {
-        for s in ["1x1", "1x3", "2x2", "3x4", "4x4", "5x5"] {
+        for s in ["1x1", "1x3", "2x2", "3x4", "4x4", "5x5", "5x6", "8x8", "16x16", "3x17"] {
             let b: Board = s.parse().unwrap();
             let syms = b.symmetries();
             assert_eq!(syms.len(), if b.is_square() { 8 } else { 4 });
@@ -348,7 +435,14 @@ mod tests {
     #[test]
     fn sizes_are_checked() {
         assert!(matches!("0x3".parse::<Board>(), Err(BoardError::Empty(_))));
-        assert!(matches!("6x6".parse::<Board>(), Err(BoardError::TooManyLines { lines: 84, .. })));
+        assert_eq!("6x6".parse::<Board>().unwrap().lines(), 84);
+        assert_eq!("16x16".parse::<Board>().unwrap().lines(), 544);
+        assert_eq!("1x191".parse::<Board>().unwrap().lines(), 574);
+        let e = "17x16".parse::<Board>().unwrap_err();
+        assert!(matches!(e, BoardError::TooManyLines { lines: 577, .. }));
+        assert_eq!(e.to_string(), "board 17x16 has 577 lines; at most 576 are supported (16x16 has 544)");
+        assert!(matches!("1x192".parse::<Board>(), Err(BoardError::TooManyLines { lines: 577, .. })));
+        assert!(matches!("100000x100000".parse::<Board>(), Err(BoardError::TooManyLines { .. })));
         assert!(matches!("3by4".parse::<Board>(), Err(BoardError::Syntax(_))));
         assert_eq!("5x5".parse::<Board>().unwrap().lines(), 60);
         assert_eq!("1x21".parse::<Board>().unwrap().lines(), 64);

@@ -6,6 +6,6 @@ mod board;
 mod position;
 mod value;
 
-pub use board::{Board, BoardError, Line, LineCoord, LineSet, Symmetry};
+pub use board::{Board, BoardError, Line, LineCoord, LineSet, MAX_LINES, Symmetry};
 pub use position::{FormatError, Position};
 pub use value::{MoveReport, MoveValue, Value, best_moves, move_value};

@@ -72,7 +72,7 @@ pub enum FormatError {
         /// What was there, quoted.
         found: String,
     },
-    /// The art's size is not a supported board (more than 64 lines).
+    /// The art's size is not a supported board (more lines than a position holds).
     #[error("the art describes a {rows}x{cols} board: {source}")]
     Board {
         /// Rows of boxes the art describes.
@@ -117,7 +117,7 @@ impl Position {
 
     /// The lines still to be drawn: the legal moves.
     pub fn undrawn(self) -> LineSet {
-        LineSet(self.board.full().0 & !self.drawn.0)
+        self.board.full().minus(self.drawn)
     }
 
     /// Reads a line string: `board.lines()` characters `0`/`1` in the external order.
@@ -132,13 +132,13 @@ impl Position {
         if len != board.lines() {
             return Err(FormatError::LineStringLength { len, board, lines: board.lines() });
         }
-        let drawn = text.bytes().enumerate().filter(|&(_, b)| b == b'1').fold(0u64, |m, (i, _)| m | 1 << i);
-        Ok(Position { board, drawn: LineSet(drawn) })
+        let drawn = text.bytes().enumerate().filter(|&(_, b)| b == b'1').map(|(i, _)| Line(i as u16)).collect();
+        Ok(Position { board, drawn })
     }
 
     /// The position as a line string: one `0`/`1` per line in the external order.
     pub fn to_line_string(self) -> String {
-        (0..self.board.lines()).map(|i| if self.drawn.contains(Line(i as u8)) { '1' } else { '0' }).collect()
+        (0..self.board.lines()).map(|i| if self.drawn.contains(Line(i as u16)) { '1' } else { '0' }).collect()
     }
 
     /// Reads ASCII art. Rows starting with `#` are comments; trailing blank rows are ignored;

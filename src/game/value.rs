@@ -31,7 +31,7 @@ pub struct MoveReport {
     /// `h(r,c)` or `v(r,c)`.
     pub line: String,
     /// Line number in the external order.
-    pub index: u8,
+    pub index: u16,
     /// Boxes the move completes.
     pub boxes: u8,
     /// Net future boxes for the mover after playing it, counting the boxes it completes.

@@ -1,13 +1,16 @@
 //! Plans (layer 4): the plan file, the checked (run-ready) plan, the planner's candidate
-//! search, and the prediction of a plan by simulation (its makespan and its store's disk use).
+//! search, the prediction of a plan by simulation (its makespan and its store's disk use), and
+//! the estimate of a whole solve too large to plan.
 //! Uses `support`, `game`, `solver` and `sched`; never the store or the executor, which take a
 //! checked plan from here.
 
+mod estimate;
 mod ready;
 mod file;
 mod predict;
 mod search;
 
+pub use estimate::SolveEstimate;
 pub use file::{Candidate, PLAN_FORMAT, Plan, PlanError, PlanJob, Prediction};
 pub use predict::{StorePrediction, predict_store, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};

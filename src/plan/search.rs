@@ -12,9 +12,10 @@ use crate::sched::{
     CostModel, CostSpec, Graph, PieceDeps, Policy, Procs, SchemeError, SimError, SimOptions, Simulator, Split, orbits,
     process_bytes, values_limit,
 };
-use crate::solver::{Space, SpaceError};
+use crate::solver::{MAX_FREE_LINES, Space, SpaceError};
 use crate::support::{count_of, human_bytes, thousands};
 
+use super::estimate::SolveEstimate;
 use super::file::{Candidate, Plan, PlanError, Prediction, run_fixed_bytes};
 
 /// Processor counts every plan predicts reach this, at least.
@@ -54,6 +55,16 @@ pub enum PlannerError {
     /// The root has no undrawn line: its value is 0 and there is no job to plan.
     #[error("{0}; there is nothing to plan")]
     Full(SpaceError),
+    /// The root has more undrawn lines than the retrograde takes: what a whole solve would
+    /// cost instead.
+    #[error(
+        "the position has {} undrawn lines; the retrograde solver takes at most {MAX_FREE_LINES}: {estimate}",
+        estimate.size.free
+    )]
+    TooLarge {
+        /// The whole solve's size and time.
+        estimate: Box<SolveEstimate>,
+    },
     /// No group count tried makes a space; holds the first error.
     #[error("no grouping of this position can be solved: {0}")]
     NoGrouping(SpaceError),
@@ -200,6 +211,10 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     }
     if root.undrawn().is_empty() {
         return Err(PlannerError::Full(SpaceError::Full));
+    }
+    if root.undrawn().len() as usize > MAX_FREE_LINES {
+        let estimate = Box::new(SolveEstimate::of(root, &opts.model, opts.threads as usize));
+        return Err(PlannerError::TooLarge { estimate });
     }
     let default = Space::default_groups(root);
     let group_counts = opts

@@ -1,10 +1,11 @@
 //! The solver (layer 2): partition keys, the grouped state space with its rank tables and
-//! symmetries, the retrograde kernel, the row layout of a partition's jobs, the partition
+//! symmetries, the counted size of a solve too large to build, the retrograde kernel, the row layout of a partition's jobs, the partition
 //! listing, the kernel's memory traffic (bytes a solve reads and writes), the slow twins
 //! (dense retrograde, memoised minimax) and the in-memory solve one partition at a time. Uses
 //! `support` and `game`; knows nothing of graphs, plans, files or threads beyond a rayon pool
 //! handed to it. The kernel's hot loop is infallible and allocates nothing per position.
 
+mod estimate;
 mod gather;
 mod in_order;
 mod kernel;
@@ -18,6 +19,7 @@ mod space;
 mod traffic;
 mod twins;
 
+pub use estimate::SizeEstimate;
 pub use in_order::solve_in_order;
 pub(crate) use kernel::{InnerMoves, inner_moves_per_row};
 pub use kernel::{Kernel, KernelPath, Pieces, Rows};
@@ -27,6 +29,6 @@ pub use partitions::{GroupInfo, PartitionInfo, PartitionList, list, write_csv};
 pub(crate) use root_moves::root_moves;
 pub use solution::{Solution, SolveOptions};
 pub(crate) use space::BINOMIAL;
-pub use space::{Group, Space, SpaceError, State};
+pub use space::{Group, MAX_FREE_LINES, Space, SpaceError, State};
 pub use traffic::Traffic;
 pub use twins::{Dense, TwinError, minimax};

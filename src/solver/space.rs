@@ -21,6 +21,9 @@ use super::key::{MAX_GROUPS, PartitionKey};
 /// Most lines in one group: group tables have 2^size entries.
 pub(super) const MAX_GROUP_LINES: usize = 20;
 
+/// Most undrawn lines a root may have: a [`State`] is one `u64`, whatever the board's size.
+pub const MAX_FREE_LINES: usize = 64;
+
 /// Rank of a configuration that is not stored.
 const NOT_STORED: u32 = u32::MAX;
 
@@ -59,6 +62,14 @@ pub enum SpaceError {
         size: usize,
         /// Fewest groups, from `asked` up, whose largest has at most 20 lines (else the number of blocks).
         suggest: usize,
+    },
+    /// The root has more undrawn lines than a state holds.
+    #[error(
+        "the position has {lines} undrawn lines; the retrograde solver handles at most {MAX_FREE_LINES} (a state is one 64-bit word)"
+    )]
+    TooManyLines {
+        /// Undrawn lines of the root.
+        lines: usize,
     },
     /// The root has no undrawn line: nothing to group, plan or run (its value is 0).
     #[error("the position is full: no lines left to draw, its value is 0")]
@@ -136,7 +147,7 @@ pub struct Space {
 /// of each box it borders. Sides drawn in `pos` are always present and need no bit.
 pub(super) fn free_box_masks(pos: Position, free: &[Line]) -> Vec<LineBoxes> {
     let board = pos.board;
-    let mut index = [u8::MAX; 64];
+    let mut index = vec![u8::MAX; board.lines()];
     for (i, l) in free.iter().enumerate() {
         index[l.0 as usize] = i as u8;
     }
@@ -158,7 +169,7 @@ pub(super) fn free_box_masks(pos: Position, free: &[Line]) -> Vec<LineBoxes> {
 }
 
 /// Classes of interchangeable undrawn lines: lines bordering the same single box.
-fn class_of(board: Board, line: Line) -> Option<usize> {
+pub(super) fn class_of(board: Board, line: Line) -> Option<usize> {
     let b = board.line_boxes(line);
     (b.len() == 1).then(|| b[0])
 }
@@ -212,7 +223,7 @@ impl Space {
     /// and interchangeable classes: the units that groups are made of. Largest first.
     fn blocks(root: Position, syms: &[crate::game::Symmetry]) -> Vec<Vec<Line>> {
         let free: Vec<Line> = root.undrawn().iter().collect();
-        let mut uf = UnionFind((0..64).collect());
+        let mut uf = UnionFind((0..root.board.lines()).collect());
         for &l in &free {
             for s in syms {
                 uf.union(l.0 as usize, s.perm[l.0 as usize].0 as usize);
@@ -235,7 +246,7 @@ impl Space {
         blocks
     }
 
-    fn stabilizer(root: Position) -> Vec<crate::game::Symmetry> {
+    pub(super) fn stabilizer(root: Position) -> Vec<crate::game::Symmetry> {
         root.board.symmetries().into_iter().skip(1).filter(|s| s.apply(root.drawn) == root.drawn).collect()
     }
 
@@ -270,6 +281,10 @@ impl Space {
 
     /// Builds the space of `root` with `groups` groups (None: the default).
     pub fn new(root: Position, groups: Option<usize>) -> Result<Space, SpaceError> {
+        let free = root.undrawn().len() as usize;
+        if free > MAX_FREE_LINES {
+            return Err(SpaceError::TooManyLines { lines: free });
+        }
         let stab = Self::stabilizer(root);
         let blocks = Self::blocks(root, &stab);
         let k = root.undrawn().len() as usize;
@@ -300,7 +315,7 @@ impl Space {
             line_group.extend(std::iter::repeat_n(gi as u8, bin.len()));
             spans.push((start, bin.len()));
         }
-        let mut internal = [u8::MAX; 64];
+        let mut internal = vec![u8::MAX; root.board.lines()];
         for (i, l) in lines.iter().enumerate() {
             internal[l.0 as usize] = i as u8;
         }

@@ -17,5 +17,5 @@ pub(crate) use process::{available_memory_bytes, total_memory_bytes};
 pub use process::{peak_rss_bytes, return_freed_memory, trim_freed_memory};
 pub use rng::SplitMix64;
 pub use stats::{median, quantile, round4, rounded_u64};
-pub use text::{count_of, human_bytes, one_line, thousands};
+pub use text::{about_bytes, about_seconds, count_of, human_bytes, one_line, thousands};
 pub use threads::{hardware_threads, max_threads, thread_counts};

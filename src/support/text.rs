@@ -9,6 +9,31 @@ pub fn human_bytes(bytes: u64) -> String {
     bytesize::ByteSize::b(bytes).display().si().to_string()
 }
 
+/// A size that may pass `u64` bytes, for estimates: SI units up to exabytes, then powers of
+/// ten (`1.2e25 B`).
+pub fn about_bytes(bytes: f64) -> String {
+    if bytes < 1e18 { human_bytes(bytes.max(0.0).round() as u64) } else { format!("{bytes:.1e} B") }
+}
+
+/// A duration for estimates, in the largest unit that keeps it at least 1 (`42 s`, `3.5 min`,
+/// `2.1 h`, `4.0 days`, `12.5 years`, `101,403 years`), from a million in powers of ten
+/// (`3.4e12 years`).
+pub fn about_seconds(seconds: f64) -> String {
+    const YEAR: f64 = 365.25 * 86400.0;
+    let (v, unit) = match seconds {
+        s if s < 60.0 => return format!("{s:.0} s"),
+        s if s < 3600.0 => (s / 60.0, "min"),
+        s if s < 86400.0 => (s / 3600.0, "h"),
+        s if s < YEAR => (s / 86400.0, "days"),
+        s => (s / YEAR, "years"),
+    };
+    match v {
+        v if v >= 1e6 => format!("{v:.1e} {unit}"),
+        v if v >= 100.0 => format!("{} {unit}", thousands(v.round() as u64)),
+        v => format!("{v:.1} {unit}"),
+    }
+}
+
 /// `n` and the noun, plural where n is not 1: `1 group`, `3 groups`, `2,873 jobs`.
 pub fn count_of(n: u64, noun: &str) -> String {
     format!("{} {noun}{}", thousands(n), if n == 1 { "" } else { "s" })
@@ -39,6 +64,18 @@ pub fn one_line(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn estimates_read_as_orders_of_magnitude() {
+        use super::{about_bytes, about_seconds};
+        assert_eq!(about_bytes(2e9), "2.0 GB");
+        assert_eq!(about_bytes(3.2e25), "3.2e25 B");
+        assert_eq!(about_seconds(42.4), "42 s");
+        assert_eq!(about_seconds(210.0), "3.5 min");
+        assert_eq!(about_seconds(4.0 * 86400.0), "4.0 days");
+        assert_eq!(about_seconds(3.4e19), "1.1e12 years");
+        assert_eq!(about_seconds(3.2e12), "101,402 years");
+    }
+
     use super::*;
 
     #[test]

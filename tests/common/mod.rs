@@ -9,7 +9,7 @@ pub use dab::support::SplitMix64 as Rng;
 
 /// A random position of `board` with exactly `free` undrawn lines.
 pub fn random_position(board: Board, free: usize, rng: &mut Rng) -> Position {
-    let mut lines: Vec<u8> = (0..board.lines() as u8).collect();
+    let mut lines: Vec<u16> = (0..board.lines() as u16).collect();
     for i in (1..lines.len()).rev() {
         lines.swap(i, rng.below(i + 1));
     }

@@ -55,8 +55,8 @@ pub fn run(dir: &Path, progress: &mut dyn FnMut(&Row)) -> Result<Vec<Row>, Strin
         let start = Instant::now();
         let solved = solve(pos, SolveOptions::default()).map_err(|e| format!("'{}': {e}", path.display()))?;
         let solve_seconds = start.elapsed().as_secs_f64();
-        let mut theorem_moves: Vec<(u8, i32)> = report.moves.iter().map(|m| (m.index, m.value)).collect();
-        let mut solver_moves: Vec<(u8, i32)> = solved.moves.iter().map(|m| (m.line.0, m.value as i32)).collect();
+        let mut theorem_moves: Vec<(u16, i32)> = report.moves.iter().map(|m| (m.index, m.value)).collect();
+        let mut solver_moves: Vec<(u16, i32)> = solved.moves.iter().map(|m| (m.line.0, m.value as i32)).collect();
         theorem_moves.sort_unstable();
         solver_moves.sort_unstable();
         let row = Row {
