@@ -7,34 +7,12 @@ use common::{Rng, board, random_position};
 
 use dab::exec::solve;
 use dab::game::Position;
-use dab::solver::{Dense, Solution, SolveOptions, Space, State, minimax};
+use dab::solver::{Dense, Solution, SolveOptions, Space, minimax};
+
+use common::assert_matches_dense;
 
 fn solve_all(root: Position, groups: Option<usize>, threads: usize) -> Solution {
     solve(root, SolveOptions { groups, threads, keep_all: true, ..Default::default() }).unwrap()
-}
-
-/// Every one of the 2^k positions of the space, looked up through canonicalisation, and every
-/// stored state directly, against the dense twin.
-fn assert_matches_dense(sol: &Solution, dense: &Dense, what: &str) {
-    let sp = &sol.space;
-    assert_eq!(sp.free(), dense.free.len());
-    for state in (0..1u64 << sp.free()).map(State) {
-        let pos = sp.position_of(state);
-        assert_eq!(sol.value_of(state).unwrap(), dense.value(pos.drawn), "{what}: position {}", pos.to_line_string());
-    }
-    let tables = sol.tables.as_ref().unwrap();
-    for key in sp.keys() {
-        for (i, &v) in tables[sp.key_index(&key)].iter().enumerate() {
-            let pos = sp.position_of(sp.state_at(&key, i));
-            assert_eq!(v, dense.value(pos.drawn), "{what}: stored {key}[{i}]");
-        }
-    }
-    assert_eq!(sol.value, dense.values[0]);
-    for m in &sol.moves {
-        let n = sp.board().completes(sp.root.drawn, m.line) as i8;
-        let after = dense.value(sp.root.drawn.with(m.line));
-        assert_eq!(m.value, if n > 0 { n + after } else { -after }, "{what}: move {}", sp.board().line_name(m.line));
-    }
 }
 
 #[test]

@@ -34,7 +34,7 @@ pub struct StoreArgs {
 pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
     let reader =
-        args.store.store.as_deref().map(|s| dab::store::Reader::open(s, pos.board, args.store.groups)).transpose()?;
+        args.store.store.as_deref().map(|s| dab::store::Reader::open_for(s, pos, args.store.groups)).transpose()?;
     let a = dab::answer::hint(pos, reader.as_ref(), super::threads(args.threads)?)?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);

@@ -27,7 +27,7 @@ pub struct QueryArgs {
 pub fn run(args: QueryArgs) -> CliResult {
     let pos = args.position.position()?;
     let threads = super::threads(args.threads)?;
-    let reader = dab::store::Reader::open(&args.store, pos.board, args.groups)?;
+    let reader = dab::store::Reader::open_for(&args.store, pos, args.groups)?;
     let a = dab::answer::query(&reader, pos, threads)?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);

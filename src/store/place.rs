@@ -1,5 +1,6 @@
 //! Where a store file belongs, and whether it says so. A space folder's path names one space
-//! (`<board>/g<N>`, or `<board>/root-<lines>-g<N>` for another root), a file's name one
+//! (`<board>/g<N>`, or `<board>/root-<lines>-g<N>` for another root, the lines in hexadecimal
+//! past 200), a file's name one
 //! partition and piece (`<key>.dab`, or `<key>_<piece>.dab`), and a file is used only when its
 //! header says the same board, root, grouping and key, with rows and positions that the space
 //! allows and that its piece number allows beside its sibling pieces. Every reader that finds
@@ -20,11 +21,63 @@ pub(crate) const LOCK: &str = "LOCK";
 /// Ending of a file being written (`<name>.dab.<pid>.tmp`).
 pub(crate) const TMP: &str = ".tmp";
 
+/// Longest line string a folder name holds as it is; longer ones (boards past 200 lines, where
+/// the name would pass the 255 bytes a file name may have) are written in hexadecimal.
+const LINE_STRING_NAME: usize = 200;
+
 /// A space folder's name inside its board folder: `g<N>`, or `root-<lines>-g<N>` when the
-/// root has lines drawn.
+/// root has lines drawn (`root-x<hex>-g<N>` on boards of more than 200 lines: the line string
+/// four lines to a digit, the first line the high bit, padded with 0).
 pub(crate) fn folder_name(space: &Space) -> String {
     let root = space.root.to_line_string();
-    if root.contains('1') { format!("root-{root}-g{}", space.groups.len()) } else { format!("g{}", space.groups.len()) }
+    let groups = space.groups.len();
+    if !root.contains('1') {
+        format!("g{groups}")
+    } else if root.len() <= LINE_STRING_NAME {
+        format!("root-{root}-g{groups}")
+    } else {
+        let hex: String = root
+            .as_bytes()
+            .chunks(4)
+            .map(|c| {
+                let v = (0..4).fold(0u32, |v, i| v << 1 | u32::from(c.get(i) == Some(&b'1')));
+                char::from_digit(v, 16).expect("a hex digit")
+            })
+            .collect();
+        format!("root-x{hex}-g{groups}")
+    }
+}
+
+/// The line string of a hexadecimal root name (`x<hex>`), `lines` long; None for any other text.
+fn line_string_of_hex(hex: &str, lines: usize) -> Option<String> {
+    let bits: String = hex
+        .strip_prefix('x')?
+        .chars()
+        .map(|c| c.to_digit(16).filter(|_| !c.is_ascii_uppercase()).map(|d| format!("{d:04b}")))
+        .collect::<Option<_>>()?;
+    (bits.len() == lines.div_ceil(4) * 4).then(|| bits[..lines].to_string())
+}
+
+/// The root and grouping a space folder's name gives (`g<N>` or `root-<lines>-g<N>`), read
+/// without building the space; or why the name gives none.
+pub(crate) fn root_of(board: Board, name: &str) -> Result<(Position, usize), String> {
+    let not_space = || format!("'{name}' is not a space folder's name (g<N> or root-<lines>-g<N>)");
+    let (root, groups) = match name.strip_prefix("root-") {
+        Some(rest) => {
+            let (lines, groups) = rest.rsplit_once("-g").ok_or_else(not_space)?;
+            let lines = match line_string_of_hex(lines, board.lines()) {
+                Some(bits) => bits,
+                None => lines.to_string(),
+            };
+            let root = Position::from_line_string(board, &lines).map_err(|e| format!("{}: {e}", not_space()))?;
+            (root, groups)
+        }
+        None => (Position::empty(board), name.strip_prefix('g').ok_or_else(not_space)?),
+    };
+    if groups.is_empty() || !groups.bytes().all(|c| c.is_ascii_digit()) || groups.len() > 3 {
+        return Err(not_space());
+    }
+    Ok((root, groups.parse().map_err(|_| not_space())?))
 }
 
 /// The space a folder holds, from its board folder's name and its own; or why they name none.
@@ -34,19 +87,8 @@ pub(crate) fn space_of(board: &str, name: &str) -> Result<Space, String> {
     if b.to_string() != board {
         return Err(format!("board folder '{board}' is not named as dab names the board ('{b}')"));
     }
+    let (root, groups) = root_of(b, name)?;
     let not_space = || format!("'{name}' is not a space folder's name (g<N> or root-<lines>-g<N>)");
-    let (root, groups) = match name.strip_prefix("root-") {
-        Some(rest) => {
-            let (lines, groups) = rest.rsplit_once("-g").ok_or_else(not_space)?;
-            let root = Position::from_line_string(b, lines).map_err(|e| format!("{}: {e}", not_space()))?;
-            (root, groups)
-        }
-        None => (Position::empty(b), name.strip_prefix('g').ok_or_else(not_space)?),
-    };
-    if groups.is_empty() || !groups.bytes().all(|c| c.is_ascii_digit()) || groups.len() > 3 {
-        return Err(not_space());
-    }
-    let groups: usize = groups.parse().map_err(|_| not_space())?;
     let space = Space::new(root, Some(groups)).map_err(|e| format!("{}: {e}", not_space()))?;
     let want = folder_name(&space);
     if want != name {
@@ -414,6 +456,23 @@ mod tests {
         ] {
             let err = space_of(board, name).err().unwrap();
             assert!(err.contains(why), "{board}/{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_wide_boards_root_is_named_in_hexadecimal_within_a_file_names_length() {
+        let board: crate::game::Board = "16x16".parse().unwrap();
+        // All but the last 20 lines drawn.
+        let root = Position { board, drawn: crate::game::LineSet::first(board.lines() - 20) };
+        let s = Space::new(root, Some(2)).unwrap();
+        let name = folder_name(&s);
+        assert!(name.starts_with("root-xfff") && name.ends_with("00-g2") && name.len() <= 255, "{name}");
+        let back = space_of("16x16", &name).unwrap();
+        assert_eq!((back.root, back.groups.len()), (root, 2));
+        let binary = format!("root-{}-g2", root.to_line_string());
+        assert!(space_of("16x16", &binary).unwrap_err().contains("not named as dab names"));
+        for bad in [name.replace("-xfff", "-xFFF"), name.replace("-xfff", "-xff"), name.replace("-xfff", "-xffg")] {
+            assert!(space_of("16x16", &bad).unwrap_err().contains("not a space folder's name"), "{bad}");
         }
     }
 

@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use crate::game::{Board, LineSet, Value};
+use crate::game::{Board, LineSet, Position, Value};
 use crate::solver::Space;
 
 use super::error::StoreError;
-use super::place::{Survey, load, shape, space_of, survey};
+use super::place::{Survey, load, root_of, shape, space_of, survey};
 
 /// A store folder opened for reading only: no lock, so queries may run beside a solve.
 pub struct Reader {
@@ -22,6 +22,14 @@ impl Reader {
     /// the folder and its name; a file that fails refuses the whole store, by name, rather
     /// than be skipped and its positions solved again at length.
     pub fn open(base: &Path, board: Board, groups: Option<usize>) -> Result<Reader, StoreError> {
+        Reader::open_for(base, Position::empty(board), groups)
+    }
+
+    /// Opens the solve that holds `pos`: the empty board's, or a solve from a root whose lines
+    /// `pos` has drawn (`dab run --lines` on a board too large to solve whole), the one from
+    /// the latest root where several are stored; `groups` as for [`Reader::open`].
+    pub fn open_for(base: &Path, pos: Position, groups: Option<usize>) -> Result<Reader, StoreError> {
+        let board = pos.board;
         let board_dir = base.join(board.to_string());
         let not_found = |what: String| StoreError::Read {
             path: board_dir.clone(),
@@ -33,34 +41,46 @@ impl Reader {
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such store folder"),
             });
         }
+        let solves = if pos.drawn.is_empty() {
+            format!("no solve of the empty {board} board")
+        } else {
+            format!("no {board} solve that holds this position (of the empty board, or from a root it has drawn)")
+        };
         if !board_dir.is_dir() {
-            return Err(not_found(format!("the store holds no solve of the empty {board} board")));
+            return Err(not_found(format!("the store holds {solves}")));
         }
-        let groups = match groups {
-            Some(g) => g,
-            None => {
-                let mut found: Vec<usize> = std::fs::read_dir(&board_dir)
-                    .map_err(|source| StoreError::Read { path: board_dir.clone(), source })?
-                    .filter_map(|e| {
-                        let name = e.ok()?.file_name();
-                        let name = name.to_str()?;
-                        let g = name.strip_prefix('g')?.parse().ok()?;
-                        (format!("g{g}") == name).then_some(g)
-                    })
-                    .collect();
-                found.sort();
-                match found.as_slice() {
-                    [g] => *g,
-                    [] => return Err(not_found(format!("no grouping of the empty {board} board in this store"))),
-                    _ => return Err(not_found(format!("several groupings ({found:?}): choose one with --groups"))),
+        // Every folder whose root this position has drawn, with its grouping.
+        let mut found: Vec<(Position, usize, String)> = std::fs::read_dir(&board_dir)
+            .map_err(|source| StoreError::Read { path: board_dir.clone(), source })?
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                let (root, g) = root_of(board, &name).ok()?;
+                pos.drawn.contains_all(root.drawn).then_some((root, g, name))
+            })
+            .collect();
+        let Some(latest) = found.iter().map(|(r, _, _)| r.drawn.len()).max() else {
+            return Err(not_found(format!("the store holds {solves}")));
+        };
+        found.retain(|(r, _, _)| r.drawn.len() == latest);
+        found.sort_by_key(|(_, g, _)| *g);
+        let name = match (groups, found.as_slice()) {
+            (Some(g), _) => match found.iter().find(|(_, h, _)| *h == g) {
+                Some((_, _, name)) => name.clone(),
+                None => {
+                    return Err(not_found(format!(
+                        "the store holds no {board} solve with {g} groups{}",
+                        if pos.drawn.is_empty() { "" } else { " that holds this position" }
+                    )));
                 }
+            },
+            (None, [(_, _, name)]) => name.clone(),
+            (None, _) => {
+                let counts: Vec<usize> = found.iter().map(|(_, g, _)| *g).collect();
+                return Err(not_found(format!("several groupings ({counts:?}): choose one with --groups")));
             }
         };
-        let dir = board_dir.join(format!("g{groups}"));
-        if !dir.is_dir() {
-            return Err(not_found(format!("the store holds no {board} solve with {groups} groups")));
-        }
-        let space = space_of(&board.to_string(), &format!("g{groups}")).map_err(not_found)?;
+        let dir = board_dir.join(&name);
+        let space = space_of(&board.to_string(), &name).map_err(not_found)?;
         let survey = survey(&dir, space, false)?;
         if let Some((path, reason)) = survey.damaged.first() {
             let more = match survey.damaged.len() - 1 {
@@ -72,7 +92,7 @@ impl Reader {
         Ok(Reader { survey })
     }
 
-    /// The empty board's space the folder holds, with its grouping.
+    /// The space the folder holds (the empty board's, or a root's), with its grouping.
     pub fn space(&self) -> &Space {
         &self.survey.space
     }
@@ -89,6 +109,9 @@ impl Reader {
         let space = &self.survey.space;
         if drawn.len() as usize == space.board().lines() {
             return Ok(Some(0));
+        }
+        if !drawn.contains_all(space.root.drawn) {
+            return Ok(None);
         }
         let (key, index) = space.locate(space.state_of(drawn));
         let Some(parts) = self.survey.cover.get(&key) else { return Ok(None) };

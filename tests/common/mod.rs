@@ -17,6 +17,56 @@ pub fn random_position(board: Board, free: usize, rng: &mut Rng) -> Position {
     Position { board, drawn }
 }
 
+/// Every one of the 2^k positions of the space, looked up through canonicalisation, and every
+/// stored state directly, against the dense twin; above 22 undrawn lines, `sample` random
+/// positions and stored states instead (every one would take minutes).
+pub fn assert_matches_dense(sol: &dab::solver::Solution, dense: &dab::solver::Dense, what: &str) {
+    assert_matches_dense_sampled(sol, dense, what, 200_000);
+}
+
+/// [`assert_matches_dense`] with the sample size given.
+pub fn assert_matches_dense_sampled(
+    sol: &dab::solver::Solution,
+    dense: &dab::solver::Dense,
+    what: &str,
+    sample: usize,
+) {
+    use dab::solver::State;
+    let sp = &sol.space;
+    assert_eq!(sp.free(), dense.free.len());
+    let all = sp.free() <= 22;
+    let mut rng = Rng(sp.free() as u64);
+    let states: Box<dyn Iterator<Item = State>> = if all {
+        Box::new((0..1u64 << sp.free()).map(State))
+    } else {
+        Box::new((0..sample).map(move |_| State(rng.next_u64() & ((1u64 << sp.free()) - 1))))
+    };
+    for state in states {
+        let pos = sp.position_of(state);
+        assert_eq!(sol.value_of(state).unwrap(), dense.value(pos.drawn), "{what}: position {}", pos.to_line_string());
+    }
+    let tables = sol.tables.as_ref().unwrap();
+    let mut rng = Rng(7);
+    for key in sp.keys() {
+        let table = &tables[sp.key_index(&key)];
+        let indexes: Vec<usize> = if all || table.len() <= 64 {
+            (0..table.len()).collect()
+        } else {
+            (0..64).map(|_| rng.below(table.len())).collect()
+        };
+        for i in indexes {
+            let pos = sp.position_of(sp.state_at(&key, i));
+            assert_eq!(table[i], dense.value(pos.drawn), "{what}: stored {key}[{i}]");
+        }
+    }
+    assert_eq!(sol.value, dense.values[0]);
+    for m in &sol.moves {
+        let n = sp.board().completes(sp.root.drawn, m.line) as i8;
+        let after = dense.value(sp.root.drawn.with(m.line));
+        assert_eq!(m.value, if n > 0 { n + after } else { -after }, "{what}: move {}", sp.board().line_name(m.line));
+    }
+}
+
 pub fn board(s: &str) -> Board {
     s.parse().unwrap()
 }
