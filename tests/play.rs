@@ -7,13 +7,13 @@ use predicates::prelude::*;
 
 use dab::answer::play::{Game, Player};
 use dab::exec::solve;
-use dab::game::{Board, Line};
+use dab::game::{Board, Line, Position};
 use dab::solver::SolveOptions;
 
 /// Plays a game in the library: the player always draws the highest undrawn line, the opponent
 /// the lowest of the solver's best moves. Returns the player's moves and dab's, and the score.
-fn expected_game(board: Board, first: Player) -> (Vec<Line>, Vec<Line>, (usize, usize)) {
-    let mut game = Game::new(board, first);
+fn expected_game(start: Position, first: Player) -> (Vec<Line>, Vec<Line>, (usize, usize)) {
+    let mut game = Game::from(start, first);
     let (mut yours, mut dabs) = (Vec::new(), Vec::new());
     while !game.is_over() {
         if game.to_move == Player::You {
@@ -32,14 +32,21 @@ fn expected_game(board: Board, first: Player) -> (Vec<Line>, Vec<Line>, (usize, 
 
 fn check_whole_game(size: &str, first: Player, extra: &[&str]) {
     let board: Board = size.parse().unwrap();
-    let (yours, dabs, (you, dab_score)) = expected_game(board, first);
+    check_game_from(Position::empty(board), &[size], first, extra);
+}
+
+/// [`check_whole_game`] from `start`, named to `dab play` by `position`.
+fn check_game_from(start: Position, position: &[&str], first: Player, extra: &[&str]) {
+    let board = start.board;
+    let (yours, dabs, (you, dab_score)) = expected_game(start, first);
     // Moves typed alternately by name and by number.
     let input: String = yours
         .iter()
         .enumerate()
         .map(|(i, &l)| if i % 2 == 0 { board.line_name(l) } else { l.0.to_string() } + "\n")
         .collect();
-    let out = dab().args(["play", size, "--threads", "1"]).args(extra).write_stdin(input).assert().success();
+    let out =
+        dab().arg("play").args(position).args(["--threads", "1"]).args(extra).write_stdin(input).assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let played: Vec<String> = text
         .lines()
@@ -62,6 +69,23 @@ fn whole_games_end_with_the_score_perfect_play_gives() {
     let store = dir.path().join("store");
     dab().args(["solve", "2x3", "--quiet", "--store", store.to_str().unwrap()]).assert().success();
     check_whole_game("2x3", Player::Dab, &["--first", "dab", "--store", store.to_str().unwrap()]);
+}
+
+#[test]
+fn games_from_positions_of_wide_boards() {
+    // 16x16 with 20 undrawn lines: one solve of the start, every value from it.
+    let b: Board = "16x16".parse().unwrap();
+    let mut rng = common::Rng(16);
+    let start = common::random_position(b, 20, &mut rng);
+    let lines = start.to_line_string();
+    check_game_from(start, &["16x16", "--lines", &lines], Player::Dab, &["--first", "dab"]);
+    // Allcock's example 1.2 on 5x6 (32 undrawn lines): the theorems choose dab's first move.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/allcock-example-1.2-5x6.txt");
+    let out = dab().args(["play", "--position", file, "--first", "dab"]).write_stdin("quit\n").assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("from a position with 32 undrawn lines"), "{text}");
+    assert!(text.contains("dab draws h(0,0) (horizontal line 0) (by the endgame theorems)"), "{text}");
+    refused(&["play", "6x6"], None, "the position has 84 undrawn lines; play solves positions of at most 31");
 }
 
 #[test]

@@ -22,6 +22,9 @@ fn allcocks_example_1_2_on_5x6_is_worth_minus_one_by_the_solver_and_by_the_theor
     let r = analyse_position(pos).unwrap();
     assert_eq!(r.endgame.components, "C3 C3 C3 C3 C3 L4 L8");
     assert_eq!((r.endgame.controlled_value, r.endgame.v, r.value), (-3, 1, -1));
+    let file = format!("{}/tests/data/positions/allcock-example-1.2-5x6.txt", env!("CARGO_MANIFEST_DIR"));
+    let h = json_out(&["hint", "--position", &file, "--json"], None);
+    assert_eq!((h["value"].as_i64(), h["source"].as_str()), (Some(-1), Some("endgame")));
     let s = solve(pos, SolveOptions { threads: 2, ..Default::default() }).unwrap();
     assert_eq!(s.value, -1);
     assert_eq!(r.moves.len(), s.moves.len());

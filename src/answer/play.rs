@@ -1,5 +1,8 @@
-//! A game in the terminal against a perfect opponent. The opponent's values come from an
-//! [`Oracle`]: one solve of the whole board kept in memory (small boards), or a store. The game
+//! A game in the terminal against a perfect opponent, from the empty board or any position. The
+//! opponent's values come from an [`Oracle`]: one solve of the starting position kept in memory
+//! (at most 31 undrawn lines), a store, or, for a larger position of loops and long chains on
+//! any board, whatever answers each position as `dab hint` does (the endgame theorems, then
+//! solves in memory once few enough lines are left). The game
 //! reads one command a line (a move, `hint`, `undo`, `quit`) so that a script can drive it, and
 //! draws the board after every move with the owner's letter in each completed box.
 
@@ -12,25 +15,31 @@ use crate::solver::{Solution, SolveOptions};
 use crate::store::{Reader, StoreError};
 use crate::support::choice;
 
+use super::endgame::{NotLoopsAndChains, analyse_position};
+use super::hint::{HintError, hint};
 use super::query::{QueryError, query};
 
-/// Most lines of a board solved on the fly (3x4 has 31; 2x6, with 32, takes too long to wait
-/// for).
-const MAX_SOLVED_LINES: usize = 31;
+/// Most undrawn lines of a starting position solved on the fly (the empty 3x4 has 31; 32, as
+/// the empty 2x6, take too long to wait for).
+const MAX_SOLVED_FREE: usize = 31;
 
 /// Why a game could not start or go on.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayError {
-    /// No store was given and the board has more lines than play solves on the fly.
+    /// No store was given, the starting position has more undrawn lines than play solves on
+    /// the fly, and it is not a position of loops and long chains.
     #[error(
-        "board {board} has {lines} lines; play solves boards of at most {MAX_SOLVED_LINES} lines (3x4) on the fly: give --store DIR for larger boards"
+        "the position has {free} undrawn lines; play solves positions of at most {MAX_SOLVED_FREE} undrawn lines on the fly (the empty 3x4), and values larger ones by the endgame theorems only when they are loops and long chains, which this is not ({reason}): give --store DIR with a solve that holds it"
     )]
     TooLarge {
-        /// The board asked for.
-        board: Board,
-        /// Its lines.
-        lines: usize,
+        /// Undrawn lines of the starting position.
+        free: usize,
+        /// Why the endgame theorems do not apply.
+        reason: NotLoopsAndChains,
     },
+    /// A position of the game could not be answered without a store.
+    #[error("dab cannot value this position of the game: {0}")]
+    Hint(#[from] HintError),
     /// Solving the whole board failed.
     #[error(transparent)]
     Solve(#[from] SolveError),
@@ -45,6 +54,9 @@ pub enum PlayError {
     Io(#[from] std::io::Error),
 }
 
+/// Every undrawn line of a position with the value of playing it, in line order.
+pub type MoveValues = Vec<(Line, Value)>;
+
 /// Where the perfect opponent's values come from.
 pub enum Oracle {
     /// Every position of the board, solved once.
@@ -56,26 +68,48 @@ pub enum Oracle {
         /// Worker threads for positions solved on the spot.
         threads: usize,
     },
+    /// Each position answered as `dab hint` answers it: the endgame theorems, or a solve in
+    /// memory once it has few enough lines (a game from a large loops-and-chains position).
+    Hinted {
+        /// Worker threads for solves.
+        threads: usize,
+    },
 }
 
 impl Oracle {
-    /// Solves the whole empty board and keeps every value.
-    pub fn solved(board: Board, threads: usize) -> Result<Oracle, PlayError> {
-        if board.lines() > MAX_SOLVED_LINES {
-            return Err(PlayError::TooLarge { board, lines: board.lines() });
+    /// The oracle of a game from `start` without a store: one solve kept whole when `start` has
+    /// at most 31 undrawn lines, else the hint's sources position by position when `start` is
+    /// made of loops and long chains; refused otherwise.
+    pub fn solved(start: Position, threads: usize) -> Result<Oracle, PlayError> {
+        let free = start.undrawn().len() as usize;
+        if free > MAX_SOLVED_FREE {
+            return match analyse_position(start) {
+                Ok(_) => Ok(Oracle::Hinted { threads }),
+                Err(reason) => Err(PlayError::TooLarge { free, reason }),
+            };
         }
-        let s = solve(Position::empty(board), SolveOptions { threads, keep_all: true, ..Default::default() })?;
+        let s = solve(start, SolveOptions { threads, keep_all: true, ..Default::default() })?;
         Ok(Oracle::Solved(Box::new(s)))
     }
 
-    /// Opens the store of `board` under `base` (`groups`: which grouping, when it holds several).
-    pub fn store(base: &Path, board: Board, groups: Option<usize>, threads: usize) -> Result<Oracle, PlayError> {
-        Ok(Oracle::Store { reader: Box::new(Reader::open(base, board, groups)?), threads })
+    /// Opens the solve under `base` that holds `start` (`groups`: which grouping, when it holds
+    /// several).
+    pub fn store(base: &Path, start: Position, groups: Option<usize>, threads: usize) -> Result<Oracle, PlayError> {
+        Ok(Oracle::Store { reader: Box::new(Reader::open_for(base, start, groups)?), threads })
+    }
+
+    /// Where this oracle's answers come from, for the game's first line.
+    pub fn source(&self) -> &'static str {
+        match self {
+            Oracle::Solved(_) => "a solve of the starting position",
+            Oracle::Store { .. } => "the store, positions beyond it solved on the spot",
+            Oracle::Hinted { .. } => "the endgame theorems while the position is loops and long chains, then solves",
+        }
     }
 
     /// Every undrawn line of `pos` with the value of playing it (net future boxes for the
     /// mover), in line order.
-    pub fn moves(&self, pos: Position) -> Result<Vec<(Line, Value)>, PlayError> {
+    pub fn moves(&self, pos: Position) -> Result<MoveValues, PlayError> {
         match self {
             Oracle::Solved(s) => Ok(pos
                 .undrawn()
@@ -94,6 +128,19 @@ impl Oracle {
                 let a = query(reader, pos, *threads)?;
                 Ok(a.moves.iter().map(|m| (Line(m.index), m.value as Value)).collect())
             }
+            Oracle::Hinted { .. } => Ok(self.answered(pos)?.0),
+        }
+    }
+
+    /// [`Oracle::moves`], with which source answered where that changes from one position to
+    /// the next (`endgame` or `solved`, for a hinted game; None otherwise).
+    pub fn answered(&self, pos: Position) -> Result<(MoveValues, Option<String>), PlayError> {
+        match self {
+            Oracle::Hinted { threads } => {
+                let a = hint(pos, None, *threads)?;
+                Ok((a.moves.iter().map(|m| (Line(m.index), m.value as Value)).collect(), Some(a.source)))
+            }
+            _ => Ok((self.moves(pos)?, None)),
         }
     }
 }
@@ -138,7 +185,12 @@ pub struct Game {
 impl Game {
     /// A game on the empty `board` with `first` to move.
     pub fn new(board: Board, first: Player) -> Game {
-        Game { pos: Position::empty(board), owners: vec![None; board.boxes()], to_move: first }
+        Game::from(Position::empty(board), first)
+    }
+
+    /// A game from `start` with `first` to move; boxes already complete belong to no one.
+    pub fn from(start: Position, first: Player) -> Game {
+        Game { pos: start, owners: vec![None; start.board.boxes()], to_move: first }
     }
 
     /// Boxes owned by (you, dab).
@@ -274,13 +326,14 @@ fn describe(board: Board, line: Line) -> String {
 /// command after the prompt, for input that is not typed on a terminal.
 pub fn run(
     oracle: &Oracle,
-    board: Board,
+    start: Position,
     first: Player,
     input: impl BufRead,
     out: &mut impl Write,
     echo: bool,
 ) -> Result<(Game, Ending), PlayError> {
-    let mut game = Game::new(board, first);
+    let board = start.board;
+    let mut game = Game::from(start, first);
     // Snapshots taken before each of the player's moves, for `undo`.
     let mut history: Vec<Game> = Vec::new();
     let mut lines = input.lines();
@@ -288,6 +341,14 @@ pub fn run(
         out,
         "board {board}: you (Y) against a perfect opponent (D). Type a line as h(r,c), v(r,c) or its number, or hint, undo, quit."
     )?;
+    if !start.drawn.is_empty() {
+        writeln!(
+            out,
+            "from a position with {} undrawn lines; dab's values: {}",
+            start.undrawn().len(),
+            oracle.source()
+        )?;
+    }
     show(&game, out)?;
     loop {
         if game.is_over() {
@@ -323,14 +384,20 @@ fn game_over(game: &Game, out: &mut impl Write) -> std::io::Result<()> {
 /// Plays the opponent's move (the lowest line of best value), says what it took and shows the
 /// board.
 fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(), PlayError> {
-    let (line, _) = best_move(&oracle.moves(game.pos)?).expect("a game not over has a move");
+    let (moves, source) = oracle.answered(game.pos)?;
+    let (line, _) = best_move(&moves).expect("a game not over has a move");
     let taken = game.play(line);
     let boxes = match taken {
         0 => String::new(),
         1 => " and takes a box".to_string(),
         n => format!(" and takes {n} boxes"),
     };
-    writeln!(out, "dab draws {}{boxes}", describe(game.pos.board, line))?;
+    let by = match source.as_deref() {
+        Some("endgame") => " (by the endgame theorems)",
+        Some("solved") => " (solved)",
+        _ => "",
+    };
+    writeln!(out, "dab draws {}{boxes}{by}", describe(game.pos.board, line))?;
     show(game, out)?;
     Ok(())
 }

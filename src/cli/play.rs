@@ -5,14 +5,15 @@ use std::io::IsTerminal;
 use clap::Args;
 
 use dab::answer::play::{Oracle, Player};
-use dab::game::Board;
 
-use super::{CliResult, choice};
+use super::{CliResult, PositionArgs, choice};
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Board size MxN (solved on the fly up to 3x4; larger boards need --store).
-    pub board: String,
+    /// The starting position: solved on the fly up to 31 undrawn lines (the empty 3x4), by the
+    /// endgame theorems when larger and made of loops and long chains, else from --store.
+    #[command(flatten)]
+    pub position: PositionArgs,
     /// Who moves first.
     #[arg(long, value_parser = choice::<Player>(), default_value_t = Player::You)]
     pub first: Player,
@@ -24,18 +25,19 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> CliResult {
-    let board: Board = args.board.parse()?;
+    let pos = args.position.position()?;
     let threads = super::threads(args.threads)?;
     let start = std::time::Instant::now();
     let oracle = match &args.store.store {
-        Some(dir) => Oracle::store(dir, board, args.store.groups, threads)?,
-        None => Oracle::solved(board, threads)?,
+        Some(dir) => Oracle::store(dir, pos, args.store.groups, threads)?,
+        None => Oracle::solved(pos, threads)?,
     };
-    if args.store.store.is_none() {
-        println!("solved {board} in {:.1} s", start.elapsed().as_secs_f64());
+    if let Oracle::Solved(_) = oracle {
+        let what = if pos.drawn.is_empty() { pos.board.to_string() } else { "the position".to_string() };
+        println!("solved {what} in {:.1} s", start.elapsed().as_secs_f64());
     }
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
-    dab::answer::play::run(&oracle, board, args.first, stdin.lock(), &mut std::io::stdout().lock(), echo)?;
+    dab::answer::play::run(&oracle, pos, args.first, stdin.lock(), &mut std::io::stdout().lock(), echo)?;
     Ok(())
 }
