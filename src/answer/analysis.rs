@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::exec::solve;
 use crate::game::{Line, MoveReport, Position, Value, move_value};
 use crate::plan::SolveEstimate;
+
+use super::search::{DEFAULT_TT_BYTES, SearchError, SearchOptions, search};
 use crate::solver::{Dense, MAX_FREE_LINES, SolveOptions, SpaceError, Traffic, TwinError, minimax};
 use crate::support::{choice, peak_rss_bytes};
 
@@ -22,6 +24,9 @@ choice! {
         Dense = "dense",
         /// Memoised minimax (slow twin, small positions only).
         Minimax = "minimax",
+        /// Alpha-beta search with a transposition table, for positions of up to 64 undrawn
+        /// lines (the retrograde in memory takes 32).
+        Search = "search",
     }
 }
 
@@ -35,6 +40,9 @@ pub enum AnalysisError {
     /// A slow twin refused the position: too many undrawn lines for it.
     #[error(transparent)]
     Twin(#[from] TwinError),
+    /// The search refused the position or its table size.
+    #[error(transparent)]
+    Search(#[from] SearchError),
     /// The partitioned solve failed.
     #[error(transparent)]
     Solve(#[from] crate::exec::SolveError),
@@ -122,6 +130,16 @@ struct Outcome {
 
 /// Solves `root` with `engine` and reports the root's value and every move.
 pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Analysis, AnalysisError> {
+    analyse_with(root, engine, opts, DEFAULT_TT_BYTES)
+}
+
+/// [`analyse`] with the search engine's transposition table of `tt_bytes` bytes.
+pub fn analyse_with(
+    root: Position,
+    engine: Engine,
+    opts: SolveOptions,
+    tt_bytes: u64,
+) -> Result<Analysis, AnalysisError> {
     let free = root.undrawn().len() as usize;
     let start = std::time::Instant::now();
     let outcome = match engine {
@@ -157,6 +175,18 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
                 traffic: None,
             }
         }
+        Engine::Search => {
+            let s = search(root, SearchOptions { tt_bytes, threads: opts.threads })?;
+            Outcome {
+                value: s.value,
+                moves: s.moves,
+                positions: s.nodes,
+                groups: vec![],
+                partitions: 0,
+                peak_value_bytes: s.table_bytes,
+                traffic: None,
+            }
+        }
         Engine::Minimax => {
             let moves = twin_moves(root, minimax)?;
             let value = minimax(root)?;
@@ -183,7 +213,7 @@ pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Ana
         peak_value_bytes: outcome.peak_value_bytes,
         peak_rss_bytes: peak_rss_bytes(),
         // The twins run in one thread whatever was asked.
-        threads: if engine == Engine::Partition { opts.threads } else { 1 },
+        threads: if matches!(engine, Engine::Partition | Engine::Search) { opts.threads } else { 1 },
         bytes_moved: outcome.traffic.map(|t| t.bytes()),
         gigabytes_per_second: outcome.traffic.map(|t| t.gigabytes_per_second(seconds)),
     })

@@ -1,5 +1,5 @@
 //! Answers about a position (layer 8): its analysis by any engine (the partitioned solver or a
-//! slow twin), queries of a store's book, hints, the loops-and-chains endgame theorems, and
+//! slow twin, or the search engine), queries of a store's book, hints, the loops-and-chains endgame theorems, and
 //! the game in the terminal. Uses `game`, `solver`, `store` and `exec` (a solve on the spot);
 //! nothing in the library uses it.
 
@@ -8,7 +8,8 @@ pub mod endgame;
 mod hint;
 pub mod play;
 mod query;
+pub mod search;
 
-pub use analysis::{Analysis, AnalysisError, Engine, analyse, best_list};
+pub use analysis::{Analysis, AnalysisError, Engine, analyse, analyse_with, best_list};
 pub use hint::{HintError, hint};
 pub use query::{Answer, QueryError, query};

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use dab::answer::{Engine, analyse};
+use dab::answer::{Engine, analyse_with};
 use dab::solver::{KernelPath, SolveOptions};
 
 use super::{CliResult, PositionArgs, choice};
@@ -21,9 +21,12 @@ pub struct SolveArgs {
     /// Worker threads (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
-    /// Solver: the partitioned retrograde solver, or a slow twin.
+    /// Solver: the partitioned retrograde solver, a slow twin, or the search engine.
     #[arg(long, value_parser = choice::<Engine>(), default_value_t = Engine::Partition)]
     pub engine: Engine,
+    /// Transposition table of the search engine (--engine search): 256MB, 2G, ...
+    #[arg(long, value_name = "BYTES", value_parser = super::bytes, default_value = "256MiB")]
+    pub tt_size: u64,
     /// Kernel path of the partitioned solver: the row path, or its scalar twin (benchmarks).
     #[arg(long, value_parser = choice::<KernelPath>(), default_value_t = KernelPath::Rows)]
     pub kernel: KernelPath,
@@ -60,7 +63,7 @@ pub fn run(args: SolveArgs) -> CliResult {
         keep_lines: args.book.store(args.store.as_deref())?.and_then(|(_, k)| k),
         kernel: args.kernel,
     };
-    let analysis = analyse(root, args.engine, opts)?;
+    let analysis = analyse_with(root, args.engine, opts, args.tt_size)?;
     bar.finish();
     if args.json {
         println!("{}", serde_json::to_string(&analysis)?);

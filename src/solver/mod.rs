@@ -29,6 +29,6 @@ pub use partitions::{GroupInfo, PartitionInfo, PartitionList, list, write_csv};
 pub(crate) use root_moves::root_moves;
 pub use solution::{Solution, SolveOptions};
 pub(crate) use space::BINOMIAL;
-pub use space::{Group, MAX_FREE_LINES, Space, SpaceError, State};
+pub use space::{Group, LineBoxes, MAX_FREE_LINES, Space, SpaceError, State, free_box_masks};
 pub use traffic::Traffic;
 pub use twins::{Dense, TwinError, minimax};

@@ -119,7 +119,10 @@ pub struct State(pub u64);
 /// Per internal line: for each box it borders, the other undrawn sides of that box.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LineBoxes {
+    /// Boxes the line borders: 1 on the border, else 2.
     pub count: u8,
+    /// For each, its other undrawn sides as a mask of lines (the box is completed by the line
+    /// when they are all drawn).
     pub others: [u64; 2],
 }
 
@@ -143,9 +146,9 @@ pub struct Space {
     pub line_group: Vec<u8>,
 }
 
-/// For each of `free`'s lines, the masks (over indexes into `free`) of the other undrawn sides
+/// For each of `free`'s lines (at most 64), the masks (over indexes into `free`) of the other undrawn sides
 /// of each box it borders. Sides drawn in `pos` are always present and need no bit.
-pub(super) fn free_box_masks(pos: Position, free: &[Line]) -> Vec<LineBoxes> {
+pub fn free_box_masks(pos: Position, free: &[Line]) -> Vec<LineBoxes> {
     let board = pos.board;
     let mut index = vec![u8::MAX; board.lines()];
     for (i, l) in free.iter().enumerate() {

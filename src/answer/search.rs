@@ -1,0 +1,447 @@
+//! The search engine: alpha-beta over net future boxes, for positions the retrograde cannot
+//! reach whole. A position is renumbered as the solver does (its undrawn lines, at most 64,
+//! in a `u64`: bit i set = undrawn line i drawn) and searched depth first, with
+//! - captures that open nothing taken at once (a box completed by a line whose other box does
+//!   not get its third side: no choice is lost, so no branch is made);
+//! - a transposition table of bounded size, shared by every thread, keyed on the canonical
+//!   state (interchangeable border lines of a box normalised, then the least image under the
+//!   symmetries that fix the root) and holding a lower and an upper bound;
+//! - moves ordered: the table's best move, then captures, then moves that give no box, then
+//!   the rest;
+//! - the root's moves searched in parallel on rayon (root splitting), each to its exact value.
+//!
+//! Values follow the solver's convention: a move that completes n boxes is worth n plus the
+//! value after it (the same player moves again), any other move minus the value after it.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::game::{Line, Position, Value};
+use crate::solver::{LineBoxes, MAX_FREE_LINES, Space, free_box_masks};
+
+/// Why a position could not be searched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// More undrawn lines than a state holds.
+    #[error("the position has {0} undrawn lines; the search engine takes at most {MAX_FREE_LINES}")]
+    TooLarge(usize),
+    /// The table was given less room than one bucket.
+    #[error("--tt-size {0} bytes is too small: the transposition table needs at least {MIN_TT_BYTES} bytes")]
+    TableTooSmall(u64),
+}
+
+/// Bytes of one table entry: the canonical state and its packed bounds, two words.
+pub const ENTRY_BYTES: u64 = 16;
+/// Fewest bytes a table may have: one bucket of two entries.
+pub const MIN_TT_BYTES: u64 = 2 * ENTRY_BYTES;
+/// Default table size: 256 MiB.
+pub const DEFAULT_TT_BYTES: u64 = 256 << 20;
+
+/// What a search is asked.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchOptions {
+    /// Bytes of the transposition table (rounded down to a power of two entries).
+    pub tt_bytes: u64,
+    /// Worker threads (the root's moves are shared out among them).
+    pub threads: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions { tt_bytes: DEFAULT_TT_BYTES, threads: 1 }
+    }
+}
+
+/// What a search found and what it took.
+#[derive(Clone, Debug)]
+pub struct SearchOutcome {
+    /// The position's value: net future boxes for the player to move.
+    pub value: Value,
+    /// Every undrawn line, in line order: (line, boxes it completes, value of playing it).
+    pub moves: Vec<(Line, u8, Value)>,
+    /// Positions searched (table hits included).
+    pub nodes: u64,
+    /// Table probes that answered or narrowed the window.
+    pub table_hits: u64,
+    /// Bytes of the table.
+    pub table_bytes: u64,
+    /// Wall seconds.
+    pub seconds: f64,
+}
+
+/// Per undrawn line: the boxes it borders, as the other undrawn sides of each.
+struct Rules {
+    /// `boxes[i]`: for each box line i borders, its other undrawn sides (bits of the state).
+    boxes: Vec<LineBoxes>,
+    /// Every line drawn.
+    full: u64,
+    /// Classes of interchangeable lines (border lines of one box), as (mask, prefix masks by
+    /// lines drawn): a state keeps a class's drawn lines as its prefix.
+    classes: Vec<(u64, Vec<u64>)>,
+    /// For each symmetry fixing the root (identity excluded): `sym[s][byte][bits]` is the image
+    /// of `bits` in byte `byte` of a state, so that a state's image is eight lookups.
+    sym: Vec<Box<[[u64; 256]; 8]>>,
+    /// Order in which moves are tried among equals: from the middle of the board outwards.
+    order: Vec<u8>,
+}
+
+impl Rules {
+    fn new(root: Position, space: &Space) -> Rules {
+        let free = &space.lines;
+        let k = free.len();
+        let boxes = free_box_masks(root, free);
+        let full = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
+        // Classes: consecutive internal lines linked by `class_prev`.
+        let mut classes: Vec<(u64, Vec<u64>)> = Vec::new();
+        for i in 0..k {
+            if space.class_prev[i] == 0 {
+                if i + 1 < k && space.class_prev[i + 1] == 1 << i {
+                    classes.push((1 << i, vec![0, 1 << i]));
+                }
+            } else if let Some((mask, prefixes)) = classes.last_mut() {
+                *mask |= 1 << i;
+                let last = *prefixes.last().expect("a class has a prefix");
+                prefixes.push(last | 1 << i);
+            }
+        }
+        let sym = space
+            .syms
+            .iter()
+            .map(|perm| {
+                let mut t = Box::new([[0u64; 256]; 8]);
+                for (byte, table) in t.iter_mut().enumerate() {
+                    for (bits, image) in table.iter_mut().enumerate() {
+                        *image = (0..8)
+                            .filter(|b| bits >> b & 1 == 1)
+                            .map(|b| byte * 8 + b)
+                            .filter(|&i| i < k)
+                            .fold(0, |m, i| m | 1u64 << perm[i]);
+                    }
+                }
+                t
+            })
+            .collect();
+        let board = root.board;
+        let (cy, cx) = (board.rows() as i32, board.cols() as i32);
+        let mut order: Vec<u8> = (0..k as u8).collect();
+        // Distance of a line's midpoint (doubled coordinates) from the board's centre.
+        let dist = |i: u8| {
+            let (y, x) = match board.coord(free[i as usize]) {
+                crate::game::LineCoord::H(r, c) => (2 * r as i32, 2 * c as i32 + 1),
+                crate::game::LineCoord::V(r, c) => (2 * r as i32 + 1, 2 * c as i32),
+            };
+            (y - cy).abs() + (x - cx).abs()
+        };
+        order.sort_by_key(|&i| (dist(i), i));
+        Rules { boxes, full, classes, sym, order }
+    }
+
+    /// Boxes completed by drawing line `i` in state `s`.
+    #[inline]
+    fn completes(&self, s: u64, i: usize) -> i32 {
+        let lb = &self.boxes[i];
+        lb.others[..lb.count as usize].iter().filter(|&&m| s & m == m).count() as i32
+    }
+
+    /// Boxes that get their third side when line `i` is drawn in `s` (boxes left capturable).
+    #[inline]
+    fn gives(&self, s: u64, i: usize) -> i32 {
+        let lb = &self.boxes[i];
+        lb.others[..lb.count as usize].iter().filter(|&&m| (m & !s).count_ones() == 1).count() as i32
+    }
+
+    /// The stored representative of `s`: classes normalised, then the least symmetric image.
+    fn canonical(&self, s: u64) -> u64 {
+        let mut s = s;
+        for (mask, prefixes) in &self.classes {
+            s = (s & !mask) | prefixes[(s & mask).count_ones() as usize];
+        }
+        let mut best = s;
+        for t in &self.sym {
+            let mut image = 0;
+            for (byte, table) in t.iter().enumerate() {
+                image |= table[(s >> (8 * byte)) as usize & 0xff];
+            }
+            for (mask, prefixes) in &self.classes {
+                image = (image & !mask) | prefixes[(image & mask).count_ones() as usize];
+            }
+            best = best.min(image);
+        }
+        best
+    }
+}
+
+/// The transposition table: buckets of two entries of two words, written and read without
+/// locks. An entry's first word is the canonical state XOR its second, the packed bounds, so
+/// that a torn write (one word of one writer, one of another) fails the check and is a miss.
+/// Replacement: a new state goes where the same state is, else over the entry of the smaller
+/// subtree (fewer undrawn lines), the first of the two on a tie.
+struct Table {
+    words: Vec<AtomicU64>,
+    /// Buckets - 1: a bucket index is the state's hash masked.
+    mask: u64,
+}
+
+/// Packed bounds: lower (i8), upper (i8), best move (u8), undrawn lines (u8), 1 (valid).
+fn pack(lower: i32, upper: i32, best: u8, undrawn: u32) -> u64 {
+    (lower as i8 as u8 as u64)
+        | (upper as i8 as u8 as u64) << 8
+        | (best as u64) << 16
+        | (undrawn as u64) << 24
+        | 1 << 32
+}
+
+fn unpack(data: u64) -> (i32, i32, u8, u32) {
+    (data as u8 as i8 as i32, (data >> 8) as u8 as i8 as i32, (data >> 16) as u8, (data >> 24) as u8 as u32)
+}
+
+impl Table {
+    fn new(bytes: u64) -> Result<Table, SearchError> {
+        if bytes < MIN_TT_BYTES {
+            return Err(SearchError::TableTooSmall(bytes));
+        }
+        let buckets = 1u64 << (63 - (bytes / MIN_TT_BYTES).leading_zeros());
+        Ok(Table { words: (0..buckets * 4).map(|_| AtomicU64::new(0)).collect(), mask: buckets - 1 })
+    }
+
+    fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+
+    fn bucket(&self, key: u64) -> usize {
+        // SplitMix64's finaliser: states differ in few bits.
+        let mut z = key.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        4 * ((z ^ (z >> 31)) & self.mask) as usize
+    }
+
+    fn get(&self, key: u64) -> Option<(i32, i32, u8)> {
+        let b = self.bucket(key);
+        (0..2).find_map(|e| {
+            let data = self.words[b + 2 * e + 1].load(Relaxed);
+            let check = self.words[b + 2 * e].load(Relaxed);
+            (data != 0 && check ^ data == key).then(|| {
+                let (lo, hi, best, _) = unpack(data);
+                (lo, hi, best)
+            })
+        })
+    }
+
+    fn put(&self, key: u64, lower: i32, upper: i32, best: u8, undrawn: u32) {
+        let b = self.bucket(key);
+        let data = pack(lower, upper, best, undrawn);
+        let entry = |e: usize| (self.words[b + 2 * e].load(Relaxed), self.words[b + 2 * e + 1].load(Relaxed));
+        let (same, size) = (0..2).fold((None, [0u32; 2]), |(same, mut size), e| {
+            let (check, old) = entry(e);
+            size[e] = if old == 0 { 0 } else { unpack(old).3 };
+            (same.or((old != 0 && check ^ old == key).then_some(e)), size)
+        });
+        let e = same.unwrap_or(if size[1] < size[0] { 1 } else { 0 });
+        self.words[b + 2 * e].store(key ^ data, Relaxed);
+        self.words[b + 2 * e + 1].store(data, Relaxed);
+    }
+}
+
+/// One thread's search: the shared rules and table, its own counters.
+struct Searcher<'a> {
+    rules: &'a Rules,
+    table: &'a Table,
+    nodes: u64,
+    hits: u64,
+}
+
+/// Larger than any value (at most 64 boxes can be left).
+const INF: i32 = 127;
+
+impl Searcher<'_> {
+    /// Fail-soft alpha-beta: the value of `s` if it lies inside (alpha, beta), else a bound on
+    /// the same side of the window.
+    fn search(&mut self, s: u64, mut alpha: i32, mut beta: i32) -> i32 {
+        self.nodes += 1;
+        let r = self.rules;
+        if s == r.full {
+            return 0;
+        }
+        let open = r.full & !s;
+        // A capture that leaves no new capturable box: taking it now loses no choice.
+        let mut bits = open;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let n = r.completes(s, i);
+            if n > 0 && r.gives(s, i) == 0 {
+                return n + self.search(s | 1 << i, alpha - n, beta - n);
+            }
+        }
+        let key = r.canonical(s);
+        let mut hint = u8::MAX;
+        if let Some((lo, hi, best)) = self.table.get(key) {
+            self.hits += 1;
+            if lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
+            if lo == hi {
+                return lo;
+            }
+            alpha = alpha.max(lo);
+            beta = beta.min(hi);
+            hint = best;
+        }
+        let (alpha0, beta0) = (alpha, beta);
+        // Moves by class: the table's move, captures, moves giving no box, the rest; each in
+        // the centre-out order. Only a class's next line is a move.
+        let mut moves = [0u8; 64];
+        let mut count = 0;
+        let mut rank = [0u8; 64];
+        for &i in &r.order {
+            let i = i as usize;
+            if open >> i & 1 == 0 {
+                continue;
+            }
+            moves[count] = i as u8;
+            rank[count] = if i as u8 == hint {
+                0
+            } else if r.completes(s, i) > 0 {
+                1
+            } else if r.gives(s, i) == 0 {
+                2
+            } else {
+                3
+            };
+            count += 1;
+        }
+        let mut best = -INF;
+        let mut best_move = u8::MAX;
+        'ranks: for want in 0..4 {
+            for j in 0..count {
+                if rank[j] != want {
+                    continue;
+                }
+                let i = moves[j] as usize;
+                let n = r.completes(s, i);
+                let v = if n > 0 {
+                    n + self.search(s | 1 << i, alpha - n, beta - n)
+                } else {
+                    -self.search(s | 1 << i, -beta, -alpha)
+                };
+                if v > best {
+                    best = v;
+                    best_move = i as u8;
+                }
+                alpha = alpha.max(v);
+                if alpha >= beta {
+                    break 'ranks;
+                }
+            }
+        }
+        let (lower, upper) = if best <= alpha0 {
+            (-INF, best)
+        } else if best >= beta0 {
+            (best, INF)
+        } else {
+            (best, best)
+        };
+        self.table.put(key, lower, upper, best_move, open.count_ones());
+        best
+    }
+}
+
+/// Searches `root` to its exact value and every move's, on `opts.threads` threads.
+pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let start = Instant::now();
+    let free = root.undrawn().len() as usize;
+    if free > MAX_FREE_LINES {
+        return Err(SearchError::TooLarge(free));
+    }
+    let table = Table::new(opts.tt_bytes)?;
+    if free == 0 {
+        return Ok(SearchOutcome {
+            value: 0,
+            moves: Vec::new(),
+            nodes: 1,
+            table_hits: 0,
+            table_bytes: table.bytes(),
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    }
+    // One group: the space is used only for its line numbering, classes and symmetries.
+    let space =
+        Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).map_err(|_| SearchError::TooLarge(free))?;
+    let rules = Rules::new(root, &space);
+    let nodes = AtomicU64::new(0);
+    let hits = AtomicU64::new(0);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("a thread pool");
+    let values: Vec<(usize, i32)> = pool.install(|| {
+        (0..free)
+            .into_par_iter()
+            .map(|i| {
+                let mut s = Searcher { rules: &rules, table: &table, nodes: 0, hits: 0 };
+                let n = rules.completes(0, i);
+                let v = if n > 0 { n + s.search(1 << i, -INF, INF) } else { -s.search(1 << i, -INF, INF) };
+                nodes.fetch_add(s.nodes, Relaxed);
+                hits.fetch_add(s.hits, Relaxed);
+                (i, v)
+            })
+            .collect()
+    });
+    let mut moves: Vec<(Line, u8, Value)> =
+        values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v as Value)).collect();
+    moves.sort_by_key(|m| m.0);
+    let value = moves.iter().map(|m| m.2).max().expect("a move");
+    Ok(SearchOutcome {
+        value,
+        moves,
+        nodes: nodes.into_inner(),
+        table_hits: hits.into_inner(),
+        table_bytes: table.bytes(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_are_kept_whole_and_a_torn_entry_is_a_miss() {
+        let t = Table::new(4 * MIN_TT_BYTES).unwrap();
+        assert_eq!(t.bytes(), 4 * MIN_TT_BYTES);
+        assert_eq!(t.get(42), None);
+        t.put(42, -3, 5, 7, 20);
+        assert_eq!(t.get(42), Some((-3, 5, 7)));
+        t.put(42, 2, 2, 1, 20);
+        assert_eq!(t.get(42), Some((2, 2, 1)), "the same state is replaced in place");
+        assert_eq!(unpack(pack(-INF, INF, 255, 64)), (-INF, INF, 255, 64));
+        // A torn write: the check word of another state.
+        let b = t.bucket(42);
+        let e = (0..2).find(|&e| t.words[b + 2 * e + 1].load(Relaxed) != 0).unwrap();
+        t.words[b + 2 * e].store(99 ^ t.words[b + 2 * e + 1].load(Relaxed), Relaxed);
+        assert_eq!(t.get(42), None);
+        assert!(matches!(Table::new(MIN_TT_BYTES - 1), Err(SearchError::TableTooSmall(_))));
+    }
+
+    #[test]
+    fn the_table_stays_within_its_size() {
+        for bytes in [MIN_TT_BYTES, 1000, 1 << 20, 3 << 20, DEFAULT_TT_BYTES] {
+            let t = Table::new(bytes).unwrap();
+            assert!(t.bytes() <= bytes && 2 * t.bytes() > bytes, "{bytes}: {}", t.bytes());
+            assert_eq!(t.words.capacity() as u64 * 8, t.bytes());
+        }
+    }
+
+    #[test]
+    fn a_full_bucket_keeps_the_larger_subtree() {
+        let t = Table::new(MIN_TT_BYTES).unwrap();
+        t.put(1, 0, 0, 0, 30);
+        t.put(2, 1, 1, 0, 10);
+        t.put(3, 2, 2, 0, 20);
+        // One bucket: 3 replaced 2 (10 undrawn lines), and 1 (30) stays.
+        assert_eq!((t.get(1), t.get(2), t.get(3)), (Some((0, 0, 0)), None, Some((2, 2, 0))));
+    }
+}
