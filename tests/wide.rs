@@ -161,3 +161,35 @@ fn boards_past_the_limit_and_roots_past_64_undrawn_lines_are_refused_naming_the_
     refused(&["hint", "8x8"], None, "the position has 144 undrawn lines");
     refused(&["partitions", "16x16"], None, "544 undrawn lines; the retrograde solver handles at most 64");
 }
+
+#[test]
+fn a_query_reads_the_latest_stored_solve_that_holds_the_position_in_the_grouping_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let s = store.to_str().unwrap();
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let root = "10000000000000000";
+    let after = "11000000000000000";
+    for (lines, groups, name) in [(None, "2", "empty"), (Some(root), "3", "root")] {
+        let mut args = vec!["run", "2x3", "--groups", groups, "--no-probe", "--store", s, "--out"];
+        let o = out(name);
+        args.push(&o);
+        if let Some(l) = lines {
+            args.extend(["--lines", l]);
+        }
+        dab().args(&args).assert().success();
+    }
+    let solve = json_out(&["solve", "2x3", "--lines", after, "--json"], None);
+    // The root's solve (3 groups) by default; the empty board's when 2 groups are asked for.
+    for groups in [None, Some("3"), Some("2")] {
+        let mut args = vec!["query", "2x3", "--lines", after, "--store", s, "--json"];
+        args.extend(groups.map(|g| ["--groups", g]).into_iter().flatten());
+        let q = json_out(&args, None);
+        assert_eq!((&q["value"], q["source"].as_str()), (&solve["value"], Some("store")), "{groups:?}");
+    }
+    refused(
+        &["query", "2x3", "--lines", after, "--store", s, "--groups", "4"],
+        None,
+        "no 2x3 solve with 4 groups that holds this position",
+    );
+}

@@ -53,32 +53,32 @@ impl Reader {
         let mut found: Vec<(Position, usize, String)> = std::fs::read_dir(&board_dir)
             .map_err(|source| StoreError::Read { path: board_dir.clone(), source })?
             .filter_map(|e| {
-                let name = e.ok()?.file_name().into_string().ok()?;
+                let e = e.ok()?;
+                let name = e.file_name().into_string().ok()?;
                 let (root, g) = root_of(board, &name).ok()?;
-                pos.drawn.contains_all(root.drawn).then_some((root, g, name))
+                (e.file_type().ok()?.is_dir() && pos.drawn.contains_all(root.drawn)).then_some((root, g, name))
             })
             .collect();
-        let Some(latest) = found.iter().map(|(r, _, _)| r.drawn.len()).max() else {
+        if found.is_empty() {
             return Err(not_found(format!("the store holds {solves}")));
-        };
-        found.retain(|(r, _, _)| r.drawn.len() == latest);
-        found.sort_by_key(|(_, g, _)| *g);
-        let name = match (groups, found.as_slice()) {
-            (Some(g), _) => match found.iter().find(|(_, h, _)| *h == g) {
-                Some((_, _, name)) => name.clone(),
-                None => {
-                    return Err(not_found(format!(
-                        "the store holds no {board} solve with {g} groups{}",
-                        if pos.drawn.is_empty() { "" } else { " that holds this position" }
-                    )));
-                }
-            },
-            (None, [(_, _, name)]) => name.clone(),
-            (None, _) => {
-                let counts: Vec<usize> = found.iter().map(|(_, g, _)| *g).collect();
-                return Err(not_found(format!("several groupings ({counts:?}): choose one with --groups")));
+        }
+        if let Some(g) = groups {
+            found.retain(|(_, h, _)| *h == g);
+            if found.is_empty() {
+                let which = if pos.drawn.is_empty() { "" } else { " that holds this position" };
+                return Err(not_found(format!("the store holds no {board} solve with {g} groups{which}")));
             }
-        };
+        }
+        let latest = found.iter().map(|(r, _, _)| r.drawn.len()).max().expect("a solve was found");
+        found.retain(|(r, _, _)| r.drawn.len() == latest);
+        // Two roots as late as each other that the position both holds: the first by name.
+        found.sort_by(|a, b| (a.1, &a.2).cmp(&(b.1, &b.2)));
+        let mut counts: Vec<usize> = found.iter().map(|(_, g, _)| *g).collect();
+        counts.dedup();
+        if counts.len() > 1 {
+            return Err(not_found(format!("several groupings ({counts:?}): choose one with --groups")));
+        }
+        let name = found.swap_remove(0).2;
         let dir = board_dir.join(&name);
         let space = space_of(&board.to_string(), &name).map_err(not_found)?;
         let survey = survey(&dir, space, false)?;
