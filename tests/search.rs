@@ -56,6 +56,19 @@ fn random_positions_of_3x3_2x5_and_3x4_match_the_retrograde() {
 }
 
 #[test]
+fn late_positions_full_of_chains_and_captures_match_the_retrograde() {
+    // Few undrawn lines: capturable boxes, chains and loops everywhere, where the capture rules act.
+    let mut rng = Rng(1919);
+    for b in ["3x4", "2x5", "3x3"] {
+        let sol = solved(b);
+        for i in 0..300 {
+            let pos = random_position(board(b), 6 + i % 11, &mut rng);
+            check(&sol, pos, SearchOptions { tt_bytes: 1 << 16, threads: 1 });
+        }
+    }
+}
+
+#[test]
 fn a_tiny_table_gives_the_same_values() {
     let sol = solved("3x3");
     let mut rng = Rng(3);

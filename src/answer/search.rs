@@ -1,8 +1,10 @@
 //! The search engine: alpha-beta over net future boxes, for positions the retrograde cannot
 //! reach whole. A position is renumbered as the solver does (its undrawn lines, at most 64,
 //! in a `u64`: bit i set = undrawn line i drawn) and searched depth first, with
-//! - captures that open nothing taken at once (a box completed by a line whose other box does
-//!   not get its third side: no choice is lost, so no branch is made);
+//! - captures taken at once where no choice that can be best is lost: a box completed by a line
+//!   whose other box does not get its third side, and the first box of a chain of at least 3
+//!   (half open) or 5 (closed) capturable boxes, whose all-but-two (all-but-four) choice comes
+//!   later;
 //! - a transposition table of bounded size, shared by every thread, keyed on the canonical
 //!   state (interchangeable border lines of a box normalised, then the least image under the
 //!   symmetries that fix the root) and holding a lower and an upper bound;
@@ -75,6 +77,9 @@ pub struct SearchOutcome {
 struct Rules {
     /// `boxes[i]`: for each box line i borders, its other undrawn sides (bits of the state).
     boxes: Vec<LineBoxes>,
+    /// `sides[i]`: each box line i borders as all its sides undrawn at the root, line i
+    /// included (0 where the line has one box): what names a box when a chain is walked.
+    sides: Vec<[u64; 2]>,
     /// Every line drawn.
     full: u64,
     /// Classes of interchangeable lines (border lines of one box), as (mask, prefix masks by
@@ -92,6 +97,11 @@ impl Rules {
         let free = &space.lines;
         let k = free.len();
         let boxes = free_box_masks(root, free);
+        let sides = boxes
+            .iter()
+            .enumerate()
+            .map(|(i, lb)| std::array::from_fn(|b| if b < lb.count as usize { lb.others[b] | 1 << i } else { 0 }))
+            .collect();
         let full = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
         // Classes: consecutive internal lines linked by `class_prev`.
         let mut classes: Vec<(u64, Vec<u64>)> = Vec::new();
@@ -135,7 +145,7 @@ impl Rules {
             (y - cy).abs() + (x - cx).abs()
         };
         order.sort_by_key(|&i| (dist(i), i));
-        Rules { boxes, full, classes, sym, order }
+        Rules { boxes, sides, full, classes, sym, order }
     }
 
     /// Boxes completed by drawing line `i` in state `s`.
@@ -150,6 +160,37 @@ impl Rules {
     fn gives(&self, s: u64, i: usize) -> i32 {
         let lb = &self.boxes[i];
         lb.others[..lb.count as usize].iter().filter(|&&m| (m & !s).count_ones() == 1).count() as i32
+    }
+
+    /// Whether the capture by line `i` in `s`, which completes one box and leaves the next box
+    /// of a chain capturable, can be made without branching: the chain it starts is half open
+    /// with at least 3 boxes, or closed (its far end capturable too) with at least 5, so that
+    /// the only choices that can be best (take them all, or all but two, or all but four
+    /// when closed) are still open after it (Berlekamp; Barker and Korf).
+    fn chain_capture(&self, s: u64, i: usize) -> bool {
+        let mut drawn = s | 1 << i;
+        // The box line i leaves capturable.
+        let Some(&(mut cur)) = self.sides[i].iter().find(|&&m| m != 0 && (m & !drawn).count_ones() == 1) else {
+            return false;
+        };
+        let mut boxes = 2;
+        for _ in 0..64 {
+            let exit = (cur & !drawn).trailing_zeros() as usize;
+            let Some(&next) = self.sides[exit].iter().find(|&&m| m != 0 && m != cur) else {
+                return boxes >= 3;
+            };
+            match (next & !drawn).count_ones() {
+                // The far end is capturable through the same line: a closed chain.
+                1 => return boxes + 1 >= 5,
+                2 => {
+                    drawn |= 1 << exit;
+                    cur = next;
+                    boxes += 1;
+                }
+                _ => return boxes >= 3,
+            }
+        }
+        false
     }
 
     /// The stored representative of `s`: classes normalised, then the least symmetric image.
@@ -266,13 +307,14 @@ impl Searcher<'_> {
             return 0;
         }
         let open = r.full & !s;
-        // A capture that leaves no new capturable box: taking it now loses no choice.
+        // A capture that leaves no new capturable box, or that starts a chain long enough to
+        // keep every choice that can be best: taking it now loses nothing.
         let mut bits = open;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let n = r.completes(s, i);
-            if n > 0 && r.gives(s, i) == 0 {
+            if n > 0 && (r.gives(s, i) == 0 || (n == 1 && r.chain_capture(s, i))) {
                 return n + self.search(s | 1 << i, alpha - n, beta - n);
             }
         }
