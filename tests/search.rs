@@ -31,7 +31,7 @@ fn check(sol: &Solution, pos: Position, opts: SearchOptions) {
 
 #[test]
 fn every_position_of_the_boards_up_to_2x3_matches_the_retrograde() {
-    let opts = SearchOptions { tt_bytes: 4096, threads: 1 };
+    let opts = SearchOptions { tt_bytes: 4096, threads: 1, ..Default::default() };
     for b in ["1x1", "1x2", "1x3", "2x2", "2x3"] {
         let sol = solved(b);
         let sp = &sol.space;
@@ -49,7 +49,7 @@ fn random_positions_of_3x3_2x5_and_3x4_match_the_retrograde() {
         for &free in frees {
             for threads in [1, 2] {
                 let pos = random_position(board(b), free, &mut rng);
-                check(&sol, pos, SearchOptions { tt_bytes: 16 << 20, threads });
+                check(&sol, pos, SearchOptions { tt_bytes: 16 << 20, threads, ..Default::default() });
             }
         }
     }
@@ -63,7 +63,7 @@ fn late_positions_full_of_chains_and_captures_match_the_retrograde() {
         let sol = solved(b);
         for i in 0..300 {
             let pos = random_position(board(b), 6 + i % 11, &mut rng);
-            check(&sol, pos, SearchOptions { tt_bytes: 1 << 16, threads: 1 });
+            check(&sol, pos, SearchOptions { tt_bytes: 1 << 16, threads: 1, ..Default::default() });
         }
     }
 }
@@ -73,8 +73,30 @@ fn a_tiny_table_gives_the_same_values() {
     let sol = solved("3x3");
     let mut rng = Rng(3);
     for _ in 0..3 {
-        check(&sol, random_position(board("3x3"), 20, &mut rng), SearchOptions { tt_bytes: 32, threads: 2 });
+        check(
+            &sol,
+            random_position(board("3x3"), 20, &mut rng),
+            SearchOptions { tt_bytes: 32, threads: 2, ..Default::default() },
+        );
     }
+}
+
+#[test]
+fn a_long_search_reports_its_progress() {
+    let calls = std::sync::Mutex::new(Vec::new());
+    let progress = |p: &dab::answer::search::SearchProgress| calls.lock().unwrap().push(*p);
+    let opts = SearchOptions { threads: 2, progress: Some(&progress), progress_seconds: 0.01, ..Default::default() };
+    let s = search(Position::empty(board("2x5")), opts).unwrap();
+    assert_eq!(s.value, -2);
+    let calls = calls.into_inner().unwrap();
+    assert!(!calls.is_empty());
+    for w in calls.windows(2) {
+        assert!(
+            w[0].nodes <= w[1].nodes && w[0].root_moves_done <= w[1].root_moves_done && w[0].seconds < w[1].seconds
+        );
+    }
+    let last = calls.last().unwrap();
+    assert!(last.nodes <= s.nodes && last.table_hits <= s.table_hits && last.root_moves == 27, "{last:?}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::exec::solve;
 use crate::game::{Line, MoveReport, Position, Value, move_value};
 use crate::plan::SolveEstimate;
 
-use super::search::{DEFAULT_TT_BYTES, SearchError, SearchOptions, search};
+use super::search::{SearchError, SearchOptions, search};
 use crate::solver::{Dense, MAX_FREE_LINES, SolveOptions, SpaceError, Traffic, TwinError, minimax};
 use crate::support::{choice, peak_rss_bytes};
 
@@ -130,15 +130,16 @@ struct Outcome {
 
 /// Solves `root` with `engine` and reports the root's value and every move.
 pub fn analyse(root: Position, engine: Engine, opts: SolveOptions) -> Result<Analysis, AnalysisError> {
-    analyse_with(root, engine, opts, DEFAULT_TT_BYTES)
+    analyse_with(root, engine, opts, SearchOptions::default())
 }
 
-/// [`analyse`] with the search engine's transposition table of `tt_bytes` bytes.
+/// [`analyse`] with the search engine's table size and progress from `search` (its thread
+/// count is `opts.threads`).
 pub fn analyse_with(
     root: Position,
     engine: Engine,
     opts: SolveOptions,
-    tt_bytes: u64,
+    search_opts: SearchOptions,
 ) -> Result<Analysis, AnalysisError> {
     let free = root.undrawn().len() as usize;
     let start = std::time::Instant::now();
@@ -176,7 +177,7 @@ pub fn analyse_with(
             }
         }
         Engine::Search => {
-            let s = search(root, SearchOptions { tt_bytes, threads: opts.threads })?;
+            let s = search(root, SearchOptions { threads: opts.threads, ..search_opts })?;
             Outcome {
                 value: s.value,
                 moves: s.moves,

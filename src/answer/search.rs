@@ -42,19 +42,41 @@ pub const MIN_TT_BYTES: u64 = 2 * ENTRY_BYTES;
 pub const DEFAULT_TT_BYTES: u64 = 256 << 20;
 
 /// What a search is asked.
-#[derive(Clone, Copy, Debug)]
-pub struct SearchOptions {
+#[derive(Clone, Copy)]
+pub struct SearchOptions<'p> {
     /// Bytes of the transposition table (rounded down to a power of two entries).
     pub tt_bytes: u64,
     /// Worker threads (the root's moves are shared out among them).
     pub threads: usize,
+    /// Called every `progress_seconds` while the search runs, from a thread of its own.
+    pub progress: Option<&'p (dyn Fn(&SearchProgress) + Sync)>,
+    /// Seconds between calls of `progress`.
+    pub progress_seconds: f64,
 }
 
-impl Default for SearchOptions {
-    fn default() -> SearchOptions {
-        SearchOptions { tt_bytes: DEFAULT_TT_BYTES, threads: 1 }
+impl Default for SearchOptions<'_> {
+    fn default() -> Self {
+        SearchOptions { tt_bytes: DEFAULT_TT_BYTES, threads: 1, progress: None, progress_seconds: 1.0 }
     }
 }
+
+/// How far a search has come.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchProgress {
+    /// Positions searched so far (counted in batches of [`FLUSH`]).
+    pub nodes: u64,
+    /// Table probes that answered or narrowed the window so far.
+    pub table_hits: u64,
+    /// The root's moves searched to their values.
+    pub root_moves_done: usize,
+    /// The root's moves.
+    pub root_moves: usize,
+    /// Wall seconds since the search began.
+    pub seconds: f64,
+}
+
+/// Nodes a thread counts before adding them to the shared counters the progress reads.
+pub const FLUSH: u64 = 1 << 16;
 
 /// What a search found and what it took.
 #[derive(Clone, Debug)]
@@ -286,12 +308,29 @@ impl Table {
     }
 }
 
-/// One thread's search: the shared rules and table, its own counters.
+/// One thread's search: the shared rules, table and counters, its own counts not yet added.
 struct Searcher<'a> {
     rules: &'a Rules,
     table: &'a Table,
+    counters: &'a Counters,
     nodes: u64,
     hits: u64,
+}
+
+/// The counters every thread adds to, read by the progress.
+#[derive(Default)]
+struct Counters {
+    nodes: AtomicU64,
+    hits: AtomicU64,
+    root_done: AtomicU64,
+}
+
+impl Searcher<'_> {
+    /// Adds this thread's counts to the shared ones.
+    fn flush(&mut self) {
+        self.counters.nodes.fetch_add(std::mem::take(&mut self.nodes), Relaxed);
+        self.counters.hits.fetch_add(std::mem::take(&mut self.hits), Relaxed);
+    }
 }
 
 /// Larger than any value (at most 64 boxes can be left).
@@ -302,6 +341,9 @@ impl Searcher<'_> {
     /// the same side of the window.
     fn search(&mut self, s: u64, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
+        if self.nodes == FLUSH {
+            self.flush();
+        }
         let r = self.rules;
         if s == r.full {
             return 0;
@@ -416,21 +458,46 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     let space =
         Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).map_err(|_| SearchError::TooLarge(free))?;
     let rules = Rules::new(root, &space);
-    let nodes = AtomicU64::new(0);
-    let hits = AtomicU64::new(0);
+    let counters = Counters::default();
+    let done = std::sync::atomic::AtomicBool::new(false);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("a thread pool");
-    let values: Vec<(usize, i32)> = pool.install(|| {
-        (0..free)
-            .into_par_iter()
-            .map(|i| {
-                let mut s = Searcher { rules: &rules, table: &table, nodes: 0, hits: 0 };
-                let n = rules.completes(0, i);
-                let v = if n > 0 { n + s.search(1 << i, -INF, INF) } else { -s.search(1 << i, -INF, INF) };
-                nodes.fetch_add(s.nodes, Relaxed);
-                hits.fetch_add(s.hits, Relaxed);
-                (i, v)
-            })
-            .collect()
+    let values: Vec<(usize, i32)> = std::thread::scope(|scope| {
+        if let Some(progress) = opts.progress {
+            let (counters, done) = (&counters, &done);
+            scope.spawn(move || {
+                let every = opts.progress_seconds.max(0.001);
+                let tick = std::time::Duration::from_secs_f64(every.min(0.05));
+                let mut last = Instant::now();
+                while !done.load(Relaxed) {
+                    std::thread::sleep(tick);
+                    if last.elapsed().as_secs_f64() >= every {
+                        last = Instant::now();
+                        progress(&SearchProgress {
+                            nodes: counters.nodes.load(Relaxed),
+                            table_hits: counters.hits.load(Relaxed),
+                            root_moves_done: counters.root_done.load(Relaxed) as usize,
+                            root_moves: free,
+                            seconds: start.elapsed().as_secs_f64(),
+                        });
+                    }
+                }
+            });
+        }
+        let values = pool.install(|| {
+            (0..free)
+                .into_par_iter()
+                .map(|i| {
+                    let mut s = Searcher { rules: &rules, table: &table, counters: &counters, nodes: 0, hits: 0 };
+                    let n = rules.completes(0, i);
+                    let v = if n > 0 { n + s.search(1 << i, -INF, INF) } else { -s.search(1 << i, -INF, INF) };
+                    s.flush();
+                    counters.root_done.fetch_add(1, Relaxed);
+                    (i, v)
+                })
+                .collect()
+        });
+        done.store(true, Relaxed);
+        values
     });
     let mut moves: Vec<(Line, u8, Value)> =
         values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v as Value)).collect();
@@ -439,8 +506,8 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     Ok(SearchOutcome {
         value,
         moves,
-        nodes: nodes.into_inner(),
-        table_hits: hits.into_inner(),
+        nodes: counters.nodes.into_inner(),
+        table_hits: counters.hits.into_inner(),
         table_bytes: table.bytes(),
         seconds: start.elapsed().as_secs_f64(),
     })

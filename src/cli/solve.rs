@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use dab::answer::search::{SearchOptions, SearchProgress};
 use dab::answer::{Engine, analyse_with};
 use dab::solver::{KernelPath, SolveOptions};
 
@@ -63,7 +64,9 @@ pub fn run(args: SolveArgs) -> CliResult {
         keep_lines: args.book.store(args.store.as_deref())?.and_then(|(_, k)| k),
         kernel: args.kernel,
     };
-    let analysis = analyse_with(root, args.engine, opts, args.tt_size)?;
+    let line = |p: &SearchProgress| bar.message(&search_line(p));
+    let search = SearchOptions { tt_bytes: args.tt_size, progress: Some(&line), ..Default::default() };
+    let analysis = analyse_with(root, args.engine, opts, search)?;
     bar.finish();
     if args.json {
         println!("{}", serde_json::to_string(&analysis)?);
@@ -71,6 +74,18 @@ pub fn run(args: SolveArgs) -> CliResult {
         print!("{analysis}");
     }
     Ok(())
+}
+
+/// The search engine's progress line: nodes, table hits, root moves done.
+fn search_line(p: &SearchProgress) -> String {
+    format!(
+        "search: {:.3e} positions ({:.1e} a second), {:.3e} table hits, {} of {} moves of the root valued",
+        p.nodes as f64,
+        p.nodes as f64 / p.seconds.max(1e-9),
+        p.table_hits as f64,
+        p.root_moves_done,
+        p.root_moves
+    )
 }
 
 /// A note before a slow twin's long solve: its expected time from measured rates (2026-11-24,
@@ -133,6 +148,17 @@ impl Progress {
             bar
         });
         Progress { bar, start: Instant::now() }
+    }
+
+    /// Shows `text` in place of the bar (the search engine's progress line).
+    pub fn message(&self, text: &str) {
+        if let Some(bar) = &self.bar {
+            if bar.is_hidden() {
+                bar.set_style(ProgressStyle::with_template("{elapsed_precise} {msg}").expect("valid template"));
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
+            bar.set_message(text.to_string());
+        }
     }
 
     pub fn update(&self, done: u64, total: u64) {
