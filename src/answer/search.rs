@@ -160,10 +160,7 @@ impl Rules {
         let mut order: Vec<u8> = (0..k as u8).collect();
         // Distance of a line's midpoint (doubled coordinates) from the board's centre.
         let dist = |i: u8| {
-            let (y, x) = match board.coord(free[i as usize]) {
-                crate::game::LineCoord::H(r, c) => (2 * r as i32, 2 * c as i32 + 1),
-                crate::game::LineCoord::V(r, c) => (2 * r as i32 + 1, 2 * c as i32),
-            };
+            let (y, x) = board.midpoint(free[i as usize]);
             (y - cy).abs() + (x - cx).abs()
         };
         order.sort_by_key(|&i| (dist(i), i));
@@ -351,6 +348,7 @@ impl Searcher<'_> {
         let open = r.full & !s;
         // A capture that leaves no new capturable box, or that starts a chain long enough to
         // keep every choice that can be best: taking it now loses nothing.
+        // (Counting again below is cheaper than keeping the counts: measured, 3x4 on 2 threads.)
         let mut bits = open;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
@@ -379,7 +377,8 @@ impl Searcher<'_> {
         }
         let (alpha0, beta0) = (alpha, beta);
         // Moves by class: the table's move, captures, moves giving no box, the rest; each in
-        // the centre-out order. Only a class's next line is a move.
+        // the centre-out order. Every open line is a move (the table merges the lines of an
+        // interchangeable class).
         let mut moves = [0u8; 64];
         let mut count = 0;
         let mut rank = [0u8; 64];

@@ -318,7 +318,9 @@ impl Board {
             .collect()
     }
 
-    fn midpoint(self, line: Line) -> (i32, i32) {
+    /// A line's midpoint in doubled coordinates (y, x): dots at even coordinates, `h(r,c)` at
+    /// (2r, 2c+1), `v(r,c)` at (2r+1, 2c).
+    pub fn midpoint(self, line: Line) -> (i32, i32) {
         match self.coord(line) {
             LineCoord::H(r, c) => (2 * r as i32, 2 * c as i32 + 1),
             LineCoord::V(r, c) => (2 * r as i32 + 1, 2 * c as i32),
