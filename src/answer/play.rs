@@ -17,7 +17,7 @@ use crate::support::choice;
 
 use super::endgame::{NotLoopsAndChains, analyse_position};
 use super::hint::{HintError, hint};
-use super::query::{QueryError, query};
+use super::query::{Answer, QueryError, query};
 
 /// Most undrawn lines of a starting position solved on the fly (the empty 3x4 has 31; 32, as
 /// the empty 2x6, take too long to wait for).
@@ -56,6 +56,11 @@ pub enum PlayError {
 
 /// Every undrawn line of a position with the value of playing it, in line order.
 pub type MoveValues = Vec<(Line, Value)>;
+
+/// An answer's moves as the game reads them.
+fn move_values(a: &Answer) -> MoveValues {
+    a.moves.iter().map(|m| (Line(m.index), m.value as Value)).collect()
+}
 
 /// Where the perfect opponent's values come from.
 pub enum Oracle {
@@ -124,10 +129,7 @@ impl Oracle {
                     (l, move_value(pos.board.completes(pos.drawn, l) as i8, v))
                 })
                 .collect()),
-            Oracle::Store { reader, threads } => {
-                let a = query(reader, pos, *threads)?;
-                Ok(a.moves.iter().map(|m| (Line(m.index), m.value as Value)).collect())
-            }
+            Oracle::Store { reader, threads } => Ok(move_values(&query(reader, pos, *threads)?)),
             Oracle::Hinted { .. } => Ok(self.answered(pos)?.0),
         }
     }
@@ -138,7 +140,7 @@ impl Oracle {
         match self {
             Oracle::Hinted { threads } => {
                 let a = hint(pos, None, *threads)?;
-                Ok((a.moves.iter().map(|m| (Line(m.index), m.value as Value)).collect(), Some(a.source)))
+                Ok((move_values(&a), Some(a.source)))
             }
             _ => Ok((self.moves(pos)?, None)),
         }

@@ -58,10 +58,15 @@ fn line_string_of_hex(hex: &str, lines: usize) -> Option<String> {
     (bits.len() == lines.div_ceil(4) * 4).then(|| bits[..lines].to_string())
 }
 
+/// Why `name` names no space folder.
+fn not_space(name: &str) -> String {
+    format!("'{name}' is not a space folder's name (g<N> or root-<lines>-g<N>)")
+}
+
 /// The root and grouping a space folder's name gives (`g<N>` or `root-<lines>-g<N>`), read
 /// without building the space; or why the name gives none.
 pub(crate) fn root_of(board: Board, name: &str) -> Result<(Position, usize), String> {
-    let not_space = || format!("'{name}' is not a space folder's name (g<N> or root-<lines>-g<N>)");
+    let not_space = || not_space(name);
     let (root, groups) = match name.strip_prefix("root-") {
         Some(rest) => {
             let (lines, groups) = rest.rsplit_once("-g").ok_or_else(not_space)?;
@@ -88,8 +93,7 @@ pub(crate) fn space_of(board: &str, name: &str) -> Result<Space, String> {
         return Err(format!("board folder '{board}' is not named as dab names the board ('{b}')"));
     }
     let (root, groups) = root_of(b, name)?;
-    let not_space = || format!("'{name}' is not a space folder's name (g<N> or root-<lines>-g<N>)");
-    let space = Space::new(root, Some(groups)).map_err(|e| format!("{}: {e}", not_space()))?;
+    let space = Space::new(root, Some(groups)).map_err(|e| format!("{}: {e}", not_space(name)))?;
     let want = folder_name(&space);
     if want != name {
         return Err(format!("'{name}' is not named as dab names this space's folder ('{want}')"));
