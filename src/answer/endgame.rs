@@ -130,6 +130,94 @@ impl fmt::Display for OpenRule {
     }
 }
 
+/// The counts of an endgame that Theorem 4.1 reads: all it needs, kept without allocating
+/// (the search engine values its loops-and-chains leaves from one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Boxes not yet claimed.
+    pub size: i64,
+    /// Chains (of 3 boxes or more).
+    pub chains: usize,
+    /// Loops.
+    pub loops: usize,
+    /// θ: chains of 3 boxes.
+    pub three_chains: usize,
+    /// f: loops of 4 boxes.
+    pub four_loops: usize,
+}
+
+impl Tally {
+    /// The counts with one more component.
+    pub fn with(mut self, c: Component) -> Tally {
+        self.size += c.boxes();
+        match c {
+            Component::Chain(k) => {
+                self.chains += 1;
+                self.three_chains += usize::from(k == 3);
+            }
+            Component::Loop(k) => {
+                self.loops += 1;
+                self.four_loops += usize::from(k == 4);
+            }
+        }
+        self
+    }
+
+    fn terminal_bonus(&self) -> i64 {
+        let parts = self.chains + self.loops;
+        if parts == 0 {
+            0
+        } else if self.loops == parts {
+            8
+        } else if self.loops > 0 && self.loops + self.three_chains == parts {
+            6
+        } else {
+            4
+        }
+    }
+
+    fn controlled_value(&self) -> i64 {
+        self.size - 4 * self.chains as i64 - 8 * self.loops as i64 + self.terminal_bonus()
+    }
+
+    /// v(G) by Theorem 4.1 (the explicit values), with the case that gave it.
+    pub fn value(&self) -> (i64, ValueCase) {
+        if self.chains + self.loops == 0 {
+            return (0, ValueCase::Empty);
+        }
+        let (c, size, theta, f) = (self.controlled_value(), self.size, self.three_chains, self.four_loops as i64);
+        if c >= 2 {
+            return (c, ValueCase::Controlled);
+        }
+        // 4-loop + 3 + 3 is the exception to case (2).
+        let four_three_three = self.chains == 2 && theta == 2 && self.loops == 1 && f == 1;
+        if c == 0 && f > 0 && !four_three_three {
+            return (0, ValueCase::FourLoopZero);
+        }
+        if theta == 0 || (theta == 1 && size.rem_euclid(4) == 3) {
+            if c + 4 * f >= 2 {
+                let v = match c.rem_euclid(8) {
+                    0 => 0,
+                    1 | 7 => 1,
+                    2 | 6 => 2,
+                    3 | 5 => 3,
+                    _ => 4,
+                };
+                return (v, ValueCase::Mod8);
+            }
+            let v = match (size.rem_euclid(4), f % 2 == 1) {
+                (1 | 3, true) => 1,
+                (1 | 3, false) => 3,
+                (2, _) => 2,
+                (_, true) => 0,
+                (_, false) => 4,
+            };
+            return (v, ValueCase::ManySixLoops);
+        }
+        (if size % 2 == 1 { 1 } else { 2 }, ValueCase::Parity)
+    }
+}
+
 impl Endgame {
     /// The endgame of these components, in any order.
     pub fn new(mut components: Vec<Component>) -> Endgame {
@@ -185,27 +273,25 @@ impl Endgame {
         self.0.iter().filter(|c| c.is_loop()).count()
     }
 
+    /// Whether the endgame is exactly these components.
+    fn is(&self, components: &[Component]) -> bool {
+        *self == Endgame::new(components.to_vec())
+    }
+
+    /// What the theorems read from the list: its counts.
+    pub fn tally(&self) -> Tally {
+        self.0.iter().fold(Tally::default(), |t, &c| t.with(c))
+    }
+
     /// tb(G): 0 when empty, 8 for loops only, 6 for loops and 3-chains only, 4 otherwise.
     pub fn terminal_bonus(&self) -> i64 {
-        let loops = self.loops();
-        let threes = self.three_chains();
-        if self.is_empty() {
-            0
-        } else if loops == self.0.len() {
-            8
-        } else if loops > 0 && loops + threes == self.0.len() {
-            6
-        } else {
-            4
-        }
+        self.tally().terminal_bonus()
     }
 
     /// c(G) = size - 4 (long chains) - 8 (loops) + tb(G): the controller's margin when she keeps
     /// control except at the end (Berlekamp's control strategy).
     pub fn controlled_value(&self) -> i64 {
-        let loops = self.loops() as i64;
-        let chains = self.0.len() as i64 - loops;
-        self.size() - 4 * chains - 8 * loops + self.terminal_bonus()
+        self.tally().controlled_value()
     }
 
     /// The endgame with one component `c` removed, if it has one.
@@ -216,45 +302,9 @@ impl Endgame {
         Some(Endgame(rest))
     }
 
-    /// Whether the endgame is exactly these components.
-    fn is(&self, components: &[Component]) -> bool {
-        *self == Endgame::new(components.to_vec())
-    }
-
     /// v(G) by Theorem 4.1 (the explicit values), with the case that gave it.
     pub fn value(&self) -> (i64, ValueCase) {
-        use Component::{Chain, Loop};
-        if self.is_empty() {
-            return (0, ValueCase::Empty);
-        }
-        let (c, size, theta, f) = (self.controlled_value(), self.size(), self.three_chains(), self.four_loops() as i64);
-        if c >= 2 {
-            return (c, ValueCase::Controlled);
-        }
-        if c == 0 && f > 0 && !self.is(&[Loop(4), Chain(3), Chain(3)]) {
-            return (0, ValueCase::FourLoopZero);
-        }
-        if theta == 0 || (theta == 1 && size.rem_euclid(4) == 3) {
-            if c + 4 * f >= 2 {
-                let v = match c.rem_euclid(8) {
-                    0 => 0,
-                    1 | 7 => 1,
-                    2 | 6 => 2,
-                    3 | 5 => 3,
-                    _ => 4,
-                };
-                return (v, ValueCase::Mod8);
-            }
-            let v = match (size.rem_euclid(4), f % 2 == 1) {
-                (1 | 3, true) => 1,
-                (1 | 3, false) => 3,
-                (2, _) => 2,
-                (_, true) => 0,
-                (_, false) => 4,
-            };
-            return (v, ValueCase::ManySixLoops);
-        }
-        (if size % 2 == 1 { 1 } else { 2 }, ValueCase::Parity)
+        self.tally().value()
     }
 
     /// v(G) by Theorem 4.2 (the procedural values): the twin of [`Endgame::value`]. Case (3)

@@ -15,12 +15,14 @@
 //! Values follow the solver's convention: a move that completes n boxes is worth n plus the
 //! value after it (the same player moves again), any other move minus the value after it.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
 use crate::game::{Line, Position, Value};
+
+use super::endgame::{Component, Tally};
 use crate::solver::{LineBoxes, MAX_FREE_LINES, Space, free_box_masks};
 
 /// Why a position could not be searched.
@@ -52,11 +54,23 @@ pub struct SearchOptions<'p> {
     pub progress: Option<&'p (dyn Fn(&SearchProgress) + Sync)>,
     /// Seconds between calls of `progress`.
     pub progress_seconds: f64,
+    /// Whether every move's exact value is searched too (else only the position's value).
+    pub move_values: bool,
+    /// Whether positions made only of loops and long chains are valued by Allcock's theorems
+    /// (off only to measure what they save).
+    pub theorems: bool,
 }
 
 impl Default for SearchOptions<'_> {
     fn default() -> Self {
-        SearchOptions { tt_bytes: DEFAULT_TT_BYTES, threads: 1, progress: None, progress_seconds: 1.0 }
+        SearchOptions {
+            tt_bytes: DEFAULT_TT_BYTES,
+            threads: 1,
+            progress: None,
+            progress_seconds: 1.0,
+            move_values: true,
+            theorems: true,
+        }
     }
 }
 
@@ -67,6 +81,10 @@ pub struct SearchProgress {
     pub nodes: u64,
     /// Table probes that answered or narrowed the window so far.
     pub table_hits: u64,
+    /// The root's value is proven at least this (-127: nothing proven yet).
+    pub lower: i32,
+    /// The root's value is proven at most this (127: nothing proven yet).
+    pub upper: i32,
     /// The root's moves searched to their values.
     pub root_moves_done: usize,
     /// The root's moves.
@@ -112,7 +130,29 @@ struct Rules {
     sym: Vec<Box<[[u64; 256]; 8]>>,
     /// Order in which moves are tried among equals: from the middle of the board outwards.
     order: Vec<u8>,
+    /// Each box with an undrawn side at the root: its undrawn sides (bits of the state).
+    box_sides: Vec<u64>,
+    /// For each line, the boxes (indices into `box_sides`) it borders; `NO_BOX` past the count.
+    line_boxes: Vec<[u8; 2]>,
+    /// Lines on the edge of the live boxes (one box each).
+    border: u64,
+    /// Whether the theorems' leaf can be used: at most 64 live boxes (one word of them).
+    theorems: bool,
 }
+
+/// What the chain rules allow at a capture that leaves another box capturable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ChainRule {
+    /// The capture is made at once: nothing that can be best is lost.
+    TakeNow,
+    /// Only these two lines can be best: the capture, and the line that declines the last two
+    /// boxes (half open) or four (closed) as hard-hearted handouts (`u8::MAX`: no such line
+    /// found; every move is searched).
+    Either(u8, u8),
+}
+
+/// No box: the second box of a border line.
+const NO_BOX: u8 = u8::MAX;
 
 impl Rules {
     fn new(root: Position, space: &Space) -> Rules {
@@ -164,7 +204,88 @@ impl Rules {
             (y - cy).abs() + (x - cx).abs()
         };
         order.sort_by_key(|&i| (dist(i), i));
-        Rules { boxes, sides, full, classes, sym, order }
+        let mut live: Vec<usize> = free.iter().flat_map(|&l| board.line_boxes(l)).collect();
+        live.sort_unstable();
+        live.dedup();
+        let index_of = |b: usize| live.binary_search(&b).expect("a live box") as u8;
+        let line_boxes: Vec<[u8; 2]> = free
+            .iter()
+            .map(|&l| {
+                let bs = board.line_boxes(l);
+                [index_of(bs[0]), bs.get(1).map_or(NO_BOX, |&b| index_of(b))]
+            })
+            .collect();
+        let mut box_sides = vec![0u64; live.len()];
+        for (i, lb) in line_boxes.iter().enumerate() {
+            for &b in lb.iter().filter(|&&b| b != NO_BOX) {
+                box_sides[b as usize] |= 1 << i;
+            }
+        }
+        let border = (0..k).filter(|&i| line_boxes[i][1] == NO_BOX).fold(0u64, |m, i| m | 1 << i);
+        let theorems = live.len() <= 64;
+        Rules { boxes, sides, full, classes, sym, order, box_sides, line_boxes, border, theorems }
+    }
+
+    /// The value of `s` by Allcock's Theorem 4.1 when it is made only of loops and chains of 3
+    /// or more boxes (every live box has two undrawn sides), else `None`: every move there
+    /// opens a component, and the value for the player to move is minus the controller's
+    /// margin v(G).
+    fn theorem_value(&self, s: u64) -> Option<i32> {
+        let open = self.full & !s;
+        let mut live = 0u64;
+        for (b, &m) in self.box_sides.iter().enumerate() {
+            match (m & open).count_ones() {
+                0 => {}
+                2 => live |= 1 << b,
+                _ => return None,
+            }
+        }
+        // The box beyond `line` from `b` (`NO_BOX` past the border).
+        let beyond = |line: usize, b: u8| {
+            let [x, y] = self.line_boxes[line];
+            if x == b { y } else { x }
+        };
+        let mut tally = Tally::default();
+        let mut seen = 0u64;
+        let mut ends = open & self.border;
+        while ends != 0 {
+            let start = ends.trailing_zeros() as usize;
+            ends &= ends - 1;
+            let (mut b, mut came, mut k) = (self.line_boxes[start][0], start, 0u32);
+            loop {
+                seen |= 1 << b;
+                k += 1;
+                let out = (self.box_sides[b as usize] & open & !(1u64 << came)).trailing_zeros() as usize;
+                match beyond(out, b) {
+                    NO_BOX => {
+                        ends &= !(1u64 << out);
+                        break;
+                    }
+                    next => (b, came) = (next, out),
+                }
+            }
+            if k < 3 {
+                return None;
+            }
+            tally = tally.with(Component::Chain(k));
+        }
+        let mut rest = live & !seen;
+        while rest != 0 {
+            let first = rest.trailing_zeros() as u8;
+            let (mut b, mut came, mut k) = (first, (self.box_sides[first as usize] & open).trailing_zeros() as usize, 0);
+            loop {
+                seen |= 1 << b;
+                k += 1;
+                let out = (self.box_sides[b as usize] & open & !(1u64 << came)).trailing_zeros() as usize;
+                (b, came) = (beyond(out, b), out);
+                if b == first {
+                    break;
+                }
+            }
+            tally = tally.with(Component::Loop(k));
+            rest = live & !seen;
+        }
+        Some(-(tally.value().0 as i32))
     }
 
     /// Boxes completed by drawing line `i` in state `s`.
@@ -181,35 +302,48 @@ impl Rules {
         lb.others[..lb.count as usize].iter().filter(|&&m| (m & !s).count_ones() == 1).count() as i32
     }
 
-    /// Whether the capture by line `i` in `s`, which completes one box and leaves the next box
-    /// of a chain capturable, can be made without branching: the chain it starts is half open
-    /// with at least 3 boxes, or closed (its far end capturable too) with at least 5, so that
-    /// the only choices that can be best (take them all, or all but two, or all but four
-    /// when closed) are still open after it (Berlekamp; Barker and Korf).
-    fn chain_capture(&self, s: u64, i: usize) -> bool {
+    /// What the chain rules say of the capture by line `i` in `s`, which completes one box and
+    /// leaves the next box of a chain capturable (Berlekamp; Barker and Korf): of all the moves,
+    /// only taking every box of the chain, or all but two (half open) or all but four (closed)
+    /// and then declining the rest, can be best. So the capture is made at once while both
+    /// choices stay open after it (half open with 3 boxes or more, closed with 5 or more; a
+    /// closed chain of 3 has no second choice), and otherwise only the capture and the
+    /// declining line are moves.
+    fn chain_rule(&self, s: u64, i: usize) -> ChainRule {
         let mut drawn = s | 1 << i;
         // The box line i leaves capturable.
         let Some(&(mut cur)) = self.sides[i].iter().find(|&&m| m != 0 && (m & !drawn).count_ones() == 1) else {
-            return false;
+            return ChainRule::Either(i as u8, u8::MAX);
         };
         let mut boxes = 2;
+        let mut first_exit = u8::MAX;
         for _ in 0..64 {
             let exit = (cur & !drawn).trailing_zeros() as usize;
+            if first_exit == u8::MAX {
+                first_exit = exit as u8;
+            }
             let Some(&next) = self.sides[exit].iter().find(|&&m| m != 0 && m != cur) else {
-                return boxes >= 3;
+                // The chain ends on the border.
+                return if boxes >= 3 { ChainRule::TakeNow } else { ChainRule::Either(i as u8, exit as u8) };
             };
             match (next & !drawn).count_ones() {
                 // The far end is capturable through the same line: a closed chain.
-                1 => return boxes + 1 >= 5,
+                1 => {
+                    return match boxes + 1 {
+                        3 => ChainRule::TakeNow,
+                        4 => ChainRule::Either(i as u8, first_exit),
+                        _ => ChainRule::TakeNow,
+                    };
+                }
                 2 => {
                     drawn |= 1 << exit;
                     cur = next;
                     boxes += 1;
                 }
-                _ => return boxes >= 3,
+                _ => return if boxes >= 3 { ChainRule::TakeNow } else { ChainRule::Either(i as u8, exit as u8) },
             }
         }
-        false
+        ChainRule::Either(i as u8, u8::MAX)
     }
 
     /// The stored representative of `s`: classes normalised, then the least symmetric image.
@@ -310,8 +444,16 @@ struct Searcher<'a> {
     rules: &'a Rules,
     table: &'a Table,
     counters: &'a Counters,
+    /// Set when another thread has the answer: this one unwinds without writing the table.
+    stop: &'a AtomicBool,
+    aborted: bool,
     nodes: u64,
     hits: u64,
+    /// How far this thread rotates the moves of one rank: 0 for the first thread, another
+    /// for each helper, so that helpers fill the shared table with other subtrees first.
+    shift: usize,
+    /// Whether loops-and-chains positions are valued by the theorems.
+    theorems: bool,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -320,13 +462,30 @@ struct Counters {
     nodes: AtomicU64,
     hits: AtomicU64,
     root_done: AtomicU64,
+    /// The root's bounds proven so far, as i8 pairs (lower, upper) packed.
+    bounds: AtomicU64,
 }
 
-impl Searcher<'_> {
-    /// Adds this thread's counts to the shared ones.
+impl<'a> Searcher<'a> {
+    fn new(shared: &Shared<'a>, shift: usize) -> Searcher<'a> {
+        Searcher {
+            rules: shared.rules,
+            table: shared.table,
+            counters: shared.counters,
+            stop: shared.stop,
+            aborted: false,
+            nodes: 0,
+            hits: 0,
+            shift,
+            theorems: shared.theorems,
+        }
+    }
+
+    /// Adds this thread's counts to the shared ones, and sees whether to stop.
     fn flush(&mut self) {
         self.counters.nodes.fetch_add(std::mem::take(&mut self.nodes), Relaxed);
         self.counters.hits.fetch_add(std::mem::take(&mut self.hits), Relaxed);
+        self.aborted |= self.stop.load(Relaxed);
     }
 }
 
@@ -334,12 +493,38 @@ impl Searcher<'_> {
 const INF: i32 = 127;
 
 impl Searcher<'_> {
+    /// The exact value of `s` by MTD(f): null-window searches from `guess` until the bounds
+    /// meet. `None` when another thread stopped the search.
+    fn mtdf(&mut self, s: u64, guess: i32, root: bool) -> Option<i32> {
+        let (mut lower, mut upper, mut g) = (-INF, INF, guess);
+        while lower < upper {
+            let beta = if g == lower { g + 1 } else { g };
+            g = self.search(s, beta - 1, beta);
+            if self.aborted {
+                return None;
+            }
+            if g < beta {
+                upper = g;
+            } else {
+                lower = g;
+            }
+            if root {
+                let packed = (lower.max(-INF) as i8 as u8 as u64) | (upper.min(INF) as i8 as u8 as u64) << 8;
+                self.counters.bounds.store(packed, Relaxed);
+            }
+        }
+        Some(g)
+    }
+
     /// Fail-soft alpha-beta: the value of `s` if it lies inside (alpha, beta), else a bound on
     /// the same side of the window.
     fn search(&mut self, s: u64, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
         if self.nodes == FLUSH {
             self.flush();
+        }
+        if self.aborted {
+            return 0;
         }
         let r = self.rules;
         if s == r.full {
@@ -350,12 +535,27 @@ impl Searcher<'_> {
         // keep every choice that can be best: taking it now loses nothing.
         // (Counting again below is cheaper than keeping the counts: measured, 3x4 on 2 threads.)
         let mut bits = open;
+        let mut either = None;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let n = r.completes(s, i);
-            if n > 0 && (r.gives(s, i) == 0 || (n == 1 && r.chain_capture(s, i))) {
-                return n + self.search(s | 1 << i, alpha - n, beta - n);
+            if n == 0 {
+                continue;
+            }
+            let rule = if r.gives(s, i) == 0 {
+                ChainRule::TakeNow
+            } else if n == 1 {
+                r.chain_rule(s, i)
+            } else {
+                ChainRule::Either(i as u8, u8::MAX)
+            };
+            match rule {
+                ChainRule::TakeNow => return n + self.search(s | 1 << i, alpha - n, beta - n),
+                ChainRule::Either(take, decline) if either.is_none() && decline != u8::MAX => {
+                    either = Some((take, decline));
+                }
+                ChainRule::Either(..) => {}
             }
         }
         let key = r.canonical(s);
@@ -374,6 +574,11 @@ impl Searcher<'_> {
             alpha = alpha.max(lo);
             beta = beta.min(hi);
             hint = best;
+        } else if self.theorems
+            && let Some(v) = r.theorem_value(s)
+        {
+            self.table.put(key, v, v, u8::MAX, open.count_ones());
+            return v;
         }
         let (alpha0, beta0) = (alpha, beta);
         // Moves by class: the table's move, captures, moves giving no box, the rest; each in
@@ -382,9 +587,11 @@ impl Searcher<'_> {
         let mut moves = [0u8; 64];
         let mut count = 0;
         let mut rank = [0u8; 64];
+        // Where a chain leaves only its capture and its decline, those are the moves.
+        let allowed = either.map_or(open, |(take, decline)| 1u64 << take | 1u64 << decline);
         for &i in &r.order {
             let i = i as usize;
-            if open >> i & 1 == 0 {
+            if allowed >> i & 1 == 0 {
                 continue;
             }
             moves[count] = i as u8;
@@ -403,6 +610,7 @@ impl Searcher<'_> {
         let mut best_move = u8::MAX;
         'ranks: for want in 0..4 {
             for j in 0..count {
+                let j = (j + self.shift) % count;
                 if rank[j] != want {
                     continue;
                 }
@@ -413,6 +621,9 @@ impl Searcher<'_> {
                 } else {
                     -self.search(s | 1 << i, -beta, -alpha)
                 };
+                if self.aborted {
+                    return 0;
+                }
                 if v > best {
                     best = v;
                     best_move = i as u8;
@@ -433,6 +644,15 @@ impl Searcher<'_> {
         self.table.put(key, lower, upper, best_move, open.count_ones());
         best
     }
+}
+
+/// What every thread of one search shares.
+struct Shared<'a> {
+    rules: &'a Rules,
+    table: &'a Table,
+    counters: &'a Counters,
+    stop: &'a AtomicBool,
+    theorems: bool,
 }
 
 /// Searches `root` to its exact value and every move's, on `opts.threads` threads.
@@ -458,9 +678,19 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).map_err(|_| SearchError::TooLarge(free))?;
     let rules = Rules::new(root, &space);
     let counters = Counters::default();
-    let done = std::sync::atomic::AtomicBool::new(false);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("a thread pool");
-    let values: Vec<(usize, i32)> = std::thread::scope(|scope| {
+    counters.bounds.store((-INF as i8 as u8 as u64) | (INF as u64) << 8, Relaxed);
+    let stop = AtomicBool::new(false);
+    let shared = Shared {
+        rules: &rules,
+        table: &table,
+        counters: &counters,
+        stop: &stop,
+        theorems: rules.theorems && opts.theorems,
+    };
+    let threads = opts.threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    let done = AtomicBool::new(false);
+    let (value, values) = std::thread::scope(|scope| {
         if let Some(progress) = opts.progress {
             let (counters, done) = (&counters, &done);
             scope.spawn(move || {
@@ -471,39 +701,71 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
                     std::thread::sleep(tick);
                     if last.elapsed().as_secs_f64() >= every {
                         last = Instant::now();
+                        let bounds = counters.bounds.load(Relaxed);
                         progress(&SearchProgress {
                             nodes: counters.nodes.load(Relaxed),
                             table_hits: counters.hits.load(Relaxed),
+                            lower: bounds as u8 as i8 as i32,
+                            upper: (bounds >> 8) as u8 as i8 as i32,
                             root_moves_done: counters.root_done.load(Relaxed) as usize,
-                            root_moves: free,
+                            root_moves: if opts.move_values { free } else { 0 },
                             seconds: start.elapsed().as_secs_f64(),
                         });
                     }
                 }
             });
         }
-        let values = pool.install(|| {
-            (0..free)
-                .into_par_iter()
-                .map(|i| {
-                    let mut s = Searcher { rules: &rules, table: &table, counters: &counters, nodes: 0, hits: 0 };
-                    let n = rules.completes(0, i);
-                    let v = if n > 0 { n + s.search(1 << i, -INF, INF) } else { -s.search(1 << i, -INF, INF) };
-                    s.flush();
-                    counters.root_done.fetch_add(1, Relaxed);
-                    (i, v)
-                })
-                .collect()
-        });
+        // The value: every thread runs the same MTD(f) on the root over the shared table,
+        // each trying moves in its own order (Lazy SMP); the first to finish stops the rest.
+        let value = pool
+            .broadcast(|ctx| {
+                let mut s = Searcher::new(&shared, ctx.index());
+                let v = s.mtdf(0, 0, true);
+                if v.is_some() {
+                    stop.store(true, Relaxed);
+                }
+                s.flush();
+                v
+            })
+            .into_iter()
+            .flatten()
+            .next()
+            .expect("a thread finishes the search");
+        stop.store(false, Relaxed);
+        // Every move's value, the root's moves shared among the threads, each from a guess
+        // made from the root's value.
+        let values: Vec<(usize, i32)> = if opts.move_values {
+            pool.install(|| {
+                (0..free)
+                    .into_par_iter()
+                    .map(|i| {
+                        let mut s = Searcher::new(&shared, 0);
+                        let n = rules.completes(0, i);
+                        let v = if n > 0 {
+                            n + s.mtdf(1 << i, value - n, false).expect("no stop")
+                        } else {
+                            -s.mtdf(1 << i, -value, false).expect("no stop")
+                        };
+                        s.flush();
+                        counters.root_done.fetch_add(1, Relaxed);
+                        (i, v)
+                    })
+                    .collect()
+            })
+        } else {
+            Vec::new()
+        };
         done.store(true, Relaxed);
-        values
+        (value, values)
     });
     let mut moves: Vec<(Line, u8, Value)> =
         values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v as Value)).collect();
     moves.sort_by_key(|m| m.0);
-    let value = moves.iter().map(|m| m.2).max().expect("a move");
+    if let Some(best) = moves.iter().map(|m| m.2).max() {
+        debug_assert_eq!(best as i32, value, "the best move's value is the position's");
+    }
     Ok(SearchOutcome {
-        value,
+        value: value as Value,
         moves,
         nodes: counters.nodes.into_inner(),
         table_hits: counters.hits.into_inner(),

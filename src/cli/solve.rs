@@ -28,6 +28,9 @@ pub struct SolveArgs {
     /// Transposition table of the search engine (--engine search): 256MB, 2G, ...
     #[arg(long, value_name = "BYTES", value_parser = super::bytes, default_value = "256MiB")]
     pub tt_size: u64,
+    /// With --engine search: the position's value only, not every move's (a fraction of the time).
+    #[arg(long)]
+    pub value_only: bool,
     /// Kernel path of the partitioned solver: the row path, or its scalar twin (benchmarks).
     #[arg(long, value_parser = choice::<KernelPath>(), default_value_t = KernelPath::Rows)]
     pub kernel: KernelPath,
@@ -65,7 +68,12 @@ pub fn run(args: SolveArgs) -> CliResult {
         kernel: args.kernel,
     };
     let line = |p: &SearchProgress| bar.message(&search_line(p));
-    let search = SearchOptions { tt_bytes: args.tt_size, progress: Some(&line), ..Default::default() };
+    let search = SearchOptions {
+        tt_bytes: args.tt_size,
+        progress: Some(&line),
+        move_values: !args.value_only,
+        ..Default::default()
+    };
     let analysis = analyse_with(root, args.engine, opts, search)?;
     bar.finish();
     if args.json {
@@ -76,15 +84,21 @@ pub fn run(args: SolveArgs) -> CliResult {
     Ok(())
 }
 
-/// The search engine's progress line: nodes, table hits, root moves done.
+/// The search engine's progress line: nodes and their rate, table hits, the value's bounds
+/// proven so far, then the root's moves valued.
 fn search_line(p: &SearchProgress) -> String {
+    let bound = |v: i32| if v.abs() >= 127 { "?".to_string() } else { v.to_string() };
+    let stage = if p.root_moves_done > 0 || p.lower == p.upper {
+        format!("value {}, {} of {} moves valued", p.lower, p.root_moves_done, p.root_moves)
+    } else {
+        format!("value in [{}, {}]", bound(p.lower), bound(p.upper))
+    };
     format!(
-        "search: {:.3e} positions ({:.1e} a second), {:.3e} table hits, {} of {} moves of the root valued",
+        "search {:.0} s: {:.3e} positions ({:.1e} a second), {:.3e} table hits, {stage}",
+        p.seconds,
         p.nodes as f64,
         p.nodes as f64 / p.seconds.max(1e-9),
         p.table_hits as f64,
-        p.root_moves_done,
-        p.root_moves
     )
 }
 
