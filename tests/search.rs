@@ -21,6 +21,10 @@ fn check(sol: &Solution, pos: Position, opts: SearchOptions) {
     let value = |drawn| if drawn == pos.board.full() { 0 } else { sol.value_of(sp.state_of(drawn)).unwrap() };
     let s = search(pos, opts).unwrap();
     assert_eq!(s.value, value(pos.drawn), "{}", pos.to_line_string());
+    if !opts.move_values {
+        assert!(s.moves.is_empty());
+        return;
+    }
     assert_eq!(s.moves.len(), pos.undrawn().len() as usize);
     for &(line, boxes, v) in &s.moves {
         let n = pos.board.completes(pos.drawn, line);
@@ -50,6 +54,9 @@ fn random_positions_of_3x3_2x5_and_3x4_match_the_retrograde() {
             for threads in [1, 2] {
                 let pos = random_position(board(b), free, &mut rng);
                 check(&sol, pos, SearchOptions { tt_bytes: 16 << 20, threads, ..Default::default() });
+                // The value alone, and with the retrograde's leaves.
+                let alone = SearchOptions { tt_bytes: 16 << 20, threads, move_values: false, leaf_lines: 10, ..Default::default() };
+                check(&sol, pos, alone);
             }
         }
     }
@@ -63,7 +70,10 @@ fn late_positions_full_of_chains_and_captures_match_the_retrograde() {
         let sol = solved(b);
         for i in 0..300 {
             let pos = random_position(board(b), 6 + i % 11, &mut rng);
-            check(&sol, pos, SearchOptions { tt_bytes: 1 << 16, threads: 1, ..Default::default() });
+            // By turns: as shipped, without the theorems' leaves, with retrograde leaves.
+            let (theorems, leaf_lines) = [(true, 0), (false, 0), (true, 8)][i % 3];
+            let opts = SearchOptions { tt_bytes: 1 << 16, threads: 1, theorems, leaf_lines, ..Default::default() };
+            check(&sol, pos, opts);
         }
     }
 }
@@ -76,7 +86,7 @@ fn a_tiny_table_gives_the_same_values() {
         check(
             &sol,
             random_position(board("3x3"), 20, &mut rng),
-            SearchOptions { tt_bytes: 32, threads: 2, ..Default::default() },
+            SearchOptions { tt_bytes: 64, threads: 2, ..Default::default() },
         );
     }
 }
@@ -94,7 +104,10 @@ fn a_long_search_reports_its_progress() {
         assert!(
             w[0].nodes <= w[1].nodes && w[0].root_moves_done <= w[1].root_moves_done && w[0].seconds < w[1].seconds
         );
+        // The value's proven bounds only narrow.
+        assert!(w[0].lower <= w[1].lower && w[1].upper <= w[0].upper, "{w:?}");
     }
+    assert!(calls.iter().all(|p| p.lower <= -2 && -2 <= p.upper));
     let last = calls.last().unwrap();
     assert!(last.nodes <= s.nodes && last.table_hits <= s.table_hits && last.root_moves == 27, "{last:?}");
 }

@@ -31,6 +31,10 @@ pub struct SolveArgs {
     /// With --engine search: the position's value only, not every move's (a fraction of the time).
     #[arg(long)]
     pub value_only: bool,
+    /// With --engine search: positions of at most K undrawn lines (at most 12) are valued by a
+    /// retrograde pass instead of searched (0, the default, measured fastest).
+    #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=12))]
+    pub leaf_lines: u8,
     /// Kernel path of the partitioned solver: the row path, or its scalar twin (benchmarks).
     #[arg(long, value_parser = choice::<KernelPath>(), default_value_t = KernelPath::Rows)]
     pub kernel: KernelPath,
@@ -72,6 +76,7 @@ pub fn run(args: SolveArgs) -> CliResult {
         tt_bytes: args.tt_size,
         progress: Some(&line),
         move_values: !args.value_only,
+        leaf_lines: args.leaf_lines.into(),
         ..Default::default()
     };
     let analysis = analyse_with(root, args.engine, opts, search)?;
