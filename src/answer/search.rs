@@ -514,8 +514,9 @@ struct Searcher<'a> {
     rules: &'a Rules,
     table: &'a Table,
     counters: &'a Counters,
-    /// Set when another thread has the answer: this one unwinds without writing the table.
-    stop: &'a AtomicBool,
+    /// The root's test this thread runs (value >= beta?), dropped once the shared bounds
+    /// decide it: the search then unwinds without writing the table.
+    beta: Option<i32>,
     aborted: bool,
     nodes: u64,
     hits: u64,
@@ -536,8 +537,19 @@ struct Counters {
     nodes: AtomicU64,
     hits: AtomicU64,
     root_done: AtomicU64,
-    /// The root's bounds proven so far, as i8 pairs (lower, upper) packed.
+    /// The root's bounds proven so far, packed by [`pack_bounds`].
     bounds: AtomicU64,
+    /// The latest result of a test of the root (as i64 bits).
+    guess: AtomicU64,
+}
+
+/// The root's proven bounds (lower, upper) in one word.
+fn pack_bounds(lower: i32, upper: i32) -> u64 {
+    (lower as i8 as u8 as u64) | (upper as i8 as u8 as u64) << 8
+}
+
+fn unpack_bounds(b: u64) -> (i32, i32) {
+    (b as u8 as i8 as i32, (b >> 8) as u8 as i8 as i32)
 }
 
 impl<'a> Searcher<'a> {
@@ -546,7 +558,7 @@ impl<'a> Searcher<'a> {
             rules: shared.rules,
             table: shared.table,
             counters: shared.counters,
-            stop: shared.stop,
+            beta: None,
             aborted: false,
             nodes: 0,
             hits: 0,
@@ -561,7 +573,10 @@ impl<'a> Searcher<'a> {
     fn flush(&mut self) {
         self.counters.nodes.fetch_add(std::mem::take(&mut self.nodes), Relaxed);
         self.counters.hits.fetch_add(std::mem::take(&mut self.hits), Relaxed);
-        self.aborted |= self.stop.load(Relaxed);
+        if let Some(beta) = self.beta {
+            let (lower, upper) = unpack_bounds(self.counters.bounds.load(Relaxed));
+            self.aborted |= beta <= lower || beta > upper;
+        }
     }
 }
 
@@ -571,25 +586,51 @@ const INF: i32 = 127;
 impl Searcher<'_> {
     /// The exact value of `s` by MTD(f): null-window searches from `guess` until the bounds
     /// meet. `None` when another thread stopped the search.
-    fn mtdf(&mut self, s: u64, guess: i32, root: bool) -> Option<i32> {
+    fn mtdf(&mut self, s: u64, guess: i32) -> i32 {
         let (mut lower, mut upper, mut g) = (-INF, INF, guess);
         while lower < upper {
             let beta = if g == lower { g + 1 } else { g };
             g = self.search(s, beta - 1, beta);
-            if self.aborted {
-                return None;
-            }
             if g < beta {
                 upper = g;
             } else {
                 lower = g;
             }
-            if root {
-                let packed = (lower.max(-INF) as i8 as u8 as u64) | (upper.min(INF) as i8 as u8 as u64) << 8;
-                self.counters.bounds.store(packed, Relaxed);
-            }
         }
-        Some(g)
+        g
+    }
+
+    /// The root's value, with the other threads: each runs null-window tests of its own beta
+    /// near the latest result (the first thread MTD(f)'s, the others one above, one below,
+    /// ...), and every result narrows the shared bounds, until they meet. A test whose beta
+    /// the bounds have passed is dropped.
+    fn root_value(&mut self, thread: usize) -> i32 {
+        const OFFSETS: [i32; 2] = [0, 1];
+        let root = self.counters;
+        loop {
+            let (lower, upper) = unpack_bounds(root.bounds.load(Relaxed));
+            if lower >= upper {
+                return lower;
+            }
+            // This thread's beta: its pick of the tests near the guess still open.
+            let guess = root.guess.load(Relaxed) as i32;
+            let open = || OFFSETS.iter().map(move |d| guess + d).filter(move |&b| lower < b && b <= upper);
+            let beta = match open().count() {
+                0 => guess.clamp(lower + 1, upper),
+                n => open().nth(thread % n).expect("a test"),
+            };
+            self.beta = Some(beta);
+            self.aborted = false;
+            let v = self.search(0, beta - 1, beta);
+            if self.aborted {
+                continue;
+            }
+            root.guess.store(v as i64 as u64, Relaxed);
+            let _ = root.bounds.fetch_update(Relaxed, Relaxed, |b| {
+                let (lo, hi) = unpack_bounds(b);
+                Some(if v < beta { pack_bounds(lo, hi.min(v)) } else { pack_bounds(lo.max(v), hi) })
+            });
+        }
     }
 
     /// Fail-soft alpha-beta: the value of `s` if it lies inside (alpha, beta), else a bound on
@@ -735,7 +776,6 @@ struct Shared<'a> {
     rules: &'a Rules,
     table: &'a Table,
     counters: &'a Counters,
-    stop: &'a AtomicBool,
     theorems: bool,
     leaf_lines: u32,
 }
@@ -763,13 +803,11 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).map_err(|_| SearchError::TooLarge(free))?;
     let rules = Rules::new(root, &space);
     let counters = Counters::default();
-    counters.bounds.store((-INF as i8 as u8 as u64) | (INF as u64) << 8, Relaxed);
-    let stop = AtomicBool::new(false);
+    counters.bounds.store(pack_bounds(-INF, INF), Relaxed);
     let shared = Shared {
         rules: &rules,
         table: &table,
         counters: &counters,
-        stop: &stop,
         theorems: rules.theorems && opts.theorems,
         leaf_lines: opts.leaf_lines.min(MAX_LEAF_LINES) as u32,
     };
@@ -787,12 +825,12 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
                     std::thread::sleep(tick);
                     if last.elapsed().as_secs_f64() >= every {
                         last = Instant::now();
-                        let bounds = counters.bounds.load(Relaxed);
+                        let (lower, upper) = unpack_bounds(counters.bounds.load(Relaxed));
                         progress(&SearchProgress {
                             nodes: counters.nodes.load(Relaxed),
                             table_hits: counters.hits.load(Relaxed),
-                            lower: bounds as u8 as i8 as i32,
-                            upper: (bounds >> 8) as u8 as i8 as i32,
+                            lower,
+                            upper,
                             root_moves_done: counters.root_done.load(Relaxed) as usize,
                             root_moves: if opts.move_values { free } else { 0 },
                             seconds: start.elapsed().as_secs_f64(),
@@ -801,23 +839,18 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
                 }
             });
         }
-        // The value: every thread runs the same MTD(f) on the root over the shared table,
-        // each trying moves in its own order (Lazy SMP); the first to finish stops the rest.
+        // The value: every thread tests the root with a window of its own over the shared
+        // table, all narrowing one pair of bounds.
         let value = pool
             .broadcast(|ctx| {
                 let mut s = Searcher::new(&shared, ctx.index());
-                let v = s.mtdf(0, 0, true);
-                if v.is_some() {
-                    stop.store(true, Relaxed);
-                }
+                let v = s.root_value(ctx.index());
                 s.flush();
                 v
             })
             .into_iter()
-            .flatten()
             .next()
-            .expect("a thread finishes the search");
-        stop.store(false, Relaxed);
+            .expect("a thread");
         // Every move's value, the root's moves shared among the threads, each from a guess
         // made from the root's value.
         let values: Vec<(usize, i32)> = if opts.move_values {
@@ -827,11 +860,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
                     .map(|i| {
                         let mut s = Searcher::new(&shared, 0);
                         let n = rules.completes(0, i);
-                        let v = if n > 0 {
-                            n + s.mtdf(1 << i, value - n, false).expect("no stop")
-                        } else {
-                            -s.mtdf(1 << i, -value, false).expect("no stop")
-                        };
+                        let v = if n > 0 { n + s.mtdf(1 << i, value - n) } else { -s.mtdf(1 << i, -value) };
                         s.flush();
                         counters.root_done.fetch_add(1, Relaxed);
                         (i, v)
