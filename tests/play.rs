@@ -85,7 +85,12 @@ fn games_from_positions_of_wide_boards() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("from a position with 32 undrawn lines"), "{text}");
     assert!(text.contains("dab draws h(0,0) (horizontal line 0) (by the endgame theorems)"), "{text}");
-    refused(&["play", "6x6"], None, "the position has 84 undrawn lines; play solves positions of at most 31");
+    refused(
+        &["play", "6x6"],
+        None,
+        "the position has 84 undrawn lines; play solves or searches positions of at most 44",
+    );
+    refused(&["play", "3x5", "--engine", "partition"], None, "38 undrawn lines; play solves positions of at most 31");
 }
 
 #[test]
@@ -160,7 +165,13 @@ fn hints_name_their_source() {
         .success()
         .stdout(predicate::str::contains("value -2 for the player to move (from the endgame theorems"));
 
-    refused(&["hint", "5x5"], None, "60 undrawn lines, too many to solve in memory");
+    refused(&["hint", "5x5"], None, "60 undrawn lines are more than --engine auto searches (at most 44");
+    refused(
+        &["hint", "5x5", "--engine", "partition"],
+        None,
+        "too many to solve in memory (at most 32); --engine search",
+    );
+    refused(&["hint", "6x6"], None, "84 undrawn lines are too many to search (at most 64)");
     refused(&["hint", "5x5"], None, "a box with 4 undrawn sides at (0,0); a box with 4 undrawn sides at (0,1)");
     refused(&["hint", "5x5"], None, "and 21 more");
     refused(&["hint", "2x2", "--groups", "2"], None, "--store");

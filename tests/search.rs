@@ -55,7 +55,13 @@ fn random_positions_of_3x3_2x5_and_3x4_match_the_retrograde() {
                 let pos = random_position(board(b), free, &mut rng);
                 check(&sol, pos, SearchOptions { tt_bytes: 16 << 20, threads, ..Default::default() });
                 // The value alone, and with the retrograde's leaves.
-                let alone = SearchOptions { tt_bytes: 16 << 20, threads, move_values: false, leaf_lines: 10, ..Default::default() };
+                let alone = SearchOptions {
+                    tt_bytes: 16 << 20,
+                    threads,
+                    move_values: false,
+                    leaf_lines: 10,
+                    ..Default::default()
+                };
                 check(&sol, pos, alone);
             }
         }
@@ -121,4 +127,84 @@ fn dab_solve_runs_the_search_engine() {
         None,
         "--tt-size 16 bytes is too small",
     );
+}
+
+/// The first 5x5 position of 36 undrawn lines in the benchmark's file, and its value there.
+fn five_by_five_36() -> (String, i64) {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/search/5x5-safe.csv");
+    let text = std::fs::read_to_string(file).unwrap();
+    let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[1].matches('0').count(), 36);
+    (row[1].to_string(), row[2].parse().unwrap())
+}
+
+#[test]
+fn hint_query_and_play_use_the_search_and_say_so() {
+    // Beyond what auto gives the retrograde (26 undrawn lines): searched.
+    let (lines, value) = five_by_five_36();
+    let a = json_out(&["hint", "5x5", "--lines", &lines, "--json"], None);
+    assert_eq!((a["source"].as_str(), a["value"].as_i64()), (Some("search"), Some(value)));
+    assert_eq!(a["moves"].as_array().unwrap().len(), 36);
+    // Asked for by name, on a position the retrograde also takes: the same answer.
+    let mut rng = Rng(7);
+    let pos = random_position(board("3x4"), 22, &mut rng).to_line_string();
+    let by = |engine: &str| json_out(&["hint", "3x4", "--lines", &pos, "--engine", engine, "--json"], None);
+    let (searched, solved) = (by("search"), by("partition"));
+    assert_eq!((searched["source"].as_str(), solved["source"].as_str()), (Some("search"), Some("solved")));
+    assert_eq!(
+        (&searched["value"], &searched["moves"], &searched["best"]),
+        (&solved["value"], &solved["moves"], &solved["best"])
+    );
+    // A store's book first, the search beyond it.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().to_str().unwrap();
+    common::dab().args(["run", "2x3", "--store", store, "--keep-lines", "3", "--threads", "1"]).assert().success();
+    let book = json_out(&["query", "2x3", "--store", store, "--json"], None);
+    assert_eq!(book["source"], "store");
+    let late = "10110110100000000";
+    let beyond = json_out(&["query", "2x3", "--lines", late, "--store", store, "--engine", "search", "--json"], None);
+    assert_eq!(beyond["source"], "search");
+    let solved = json_out(&["solve", "2x3", "--lines", late, "--json"], None);
+    assert_eq!((&beyond["value"], &beyond["moves"]), (&solved["value"], &solved["moves"]));
+    // A game from the 5x5 position: dab's moves come from the search.
+    let out = common::dab()
+        .args(["play", "5x5", "--lines", &lines, "--first", "dab"])
+        .write_stdin("quit\n")
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("(searched)"), "{text}");
+}
+
+#[test]
+fn the_search_benchmark_checks_its_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases.csv");
+    std::fs::write(&cases, "board,lines,value\n2x3,10110000000000000,\n").unwrap();
+    let out = dir.path().join("bench.csv");
+    let spec = format!("2x2,{}", cases.display());
+    common::dab()
+        .args(["bench", "--suite", "search", "--search-cases", &spec, "--threads", "1,2", "--retrograde"])
+        .args(["--tt-size", "1M", "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "case,board,undrawn,threads,value,checked_by,expected,agree,search_seconds,positions_searched,table_bytes,peak_rss_bytes,retrograde_seconds,retrograde_peak_rss_bytes"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r[5] == "retrograde" && r[7] == "true"), "{text}");
+    // A wrong value in the file is reported and fails the run.
+    std::fs::write(&cases, "board,lines,value\n2x3,10110000000000000,5\n").unwrap();
+    let failed = common::dab()
+        .args(["bench", "--suite", "search", "--search-cases", cases.to_str().unwrap(), "--threads", "1"])
+        .args(["--tt-size", "1M", "-o", out.to_str().unwrap()])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(failed.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("differs from the expected value"), "{stderr}");
+    assert!(std::fs::read_to_string(&out).unwrap().contains(",file,5,false,"), "the row is written all the same");
 }

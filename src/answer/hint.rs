@@ -1,74 +1,63 @@
 //! Hints: every move's value and the best moves of a position, from whichever source can answer
-//! it — a store's book, a solve of the position in memory, or, for a position of loops and long
-//! chains too large to solve, the endgame theorems — and which source it was.
+//! it — a store's book, the endgame theorems for a large position of loops and long chains, a
+//! solve in memory, or the search engine — and which source it was.
 
 use crate::game::Position;
-use crate::solver::SolveOptions;
 use crate::store::Reader;
 
-use super::analysis::{AnalysisError, Engine, MAX_FREE_IN_MEMORY, analyse};
 use super::endgame::{NotLoopsAndChains, analyse_position};
-use super::query::{Answer, QueryError, query};
+use super::query::{Answer, Answerer, QUICK_SOLVE_FREE, QueryError, from_book, on_the_spot};
 
 /// Why no hint could be given.
 #[derive(Debug, thiserror::Error)]
 pub enum HintError {
-    /// The store could not answer: a read or solve failed, or its board is not the position's.
+    /// The store or the engine could not answer: a read, solve or search failed, the store's
+    /// board is not the position's, or the position is too large for the engine asked for.
     #[error(transparent)]
     Query(#[from] QueryError),
-    /// The solve in memory failed.
-    #[error(transparent)]
-    Analysis(#[from] AnalysisError),
-    /// No source can answer: more than 32 undrawn lines, no store given that holds the position,
-    /// and not a position of loops and long chains only.
-    #[error(
-        "the position has {free} undrawn lines, too many to solve in memory (at most {MAX_FREE_IN_MEMORY}), and {reason}; a store that holds it (--store DIR) can answer"
-    )]
+    /// No source can answer: more undrawn lines than the search takes, no store given that
+    /// holds the position, and not a position of loops and long chains only.
+    #[error("{query}, and {reason}; a store that holds it (--store DIR) can answer")]
     Unanswerable {
-        /// Undrawn lines of the position.
-        free: usize,
+        /// Why the engine refused it.
+        query: QueryError,
         /// Why the endgame theorems do not apply.
         reason: NotLoopsAndChains,
     },
 }
 
-/// Most undrawn lines solved in memory when the endgame theorems could answer instead: a
-/// fraction of a second, where 32 lines without symmetry take over a minute.
-pub(super) const QUICK_SOLVE_FREE: usize = 26;
-
-/// The position's answer: from the store when given and it holds the position (solved on the
-/// spot when it does not), otherwise solved in memory, otherwise from the endgame theorems
-/// (which also answer, instantly, a loops-and-chains position of more than
-/// `QUICK_SOLVE_FREE` undrawn lines). `source` is `store`, `solved` or `endgame`.
-pub fn hint(pos: Position, reader: Option<&Reader>, threads: usize) -> Result<Answer, HintError> {
+/// The position's answer: from the store when given and it holds the position; else, with
+/// `engine` auto, from the endgame theorems when it is made of loops and long chains and has
+/// more than `QUICK_SOLVE_FREE` undrawn lines (instant, exact), else solved in memory up to
+/// that many lines, else searched; with another engine, by that engine alone. `source` is
+/// `store`, `endgame`, `solved` or `search`.
+pub fn hint(pos: Position, reader: Option<&Reader>, engine: Answerer, threads: usize) -> Result<Answer, HintError> {
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
-    let theorems = analyse_position(pos);
-    if let Some(reader) = reader {
-        match query(reader, pos, threads) {
-            Err(QueryError::TooLarge(_)) => {}
-            answer => return Ok(answer?),
-        }
-    } else if free <= QUICK_SOLVE_FREE || (free <= MAX_FREE_IN_MEMORY && theorems.is_err()) {
-        let a = analyse(pos, Engine::Partition, SolveOptions { threads, ..Default::default() })?;
-        return Ok(Answer {
-            board: a.board,
-            root: a.root,
-            value: a.value,
-            moves: a.moves,
-            best: a.best,
-            source: "solved".into(),
-            seconds: a.seconds,
-        });
+    if let Some(reader) = reader
+        && let Some(a) = from_book(reader, pos)?
+    {
+        return Ok(a);
     }
-    let r = theorems.map_err(|reason| HintError::Unanswerable { free, reason })?;
-    Ok(Answer {
-        board: r.board,
-        root: r.root,
-        value: r.value,
-        moves: r.moves,
-        best: r.best,
-        source: "endgame".into(),
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    let theorems = || {
+        analyse_position(pos).map(|r| Answer {
+            board: r.board,
+            root: r.root,
+            value: r.value,
+            moves: r.moves,
+            best: r.best,
+            source: "endgame".into(),
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    };
+    if engine == Answerer::Auto && free > QUICK_SOLVE_FREE {
+        return match theorems() {
+            Ok(a) => Ok(a),
+            Err(reason) => match on_the_spot(pos, engine, threads) {
+                Err(query @ QueryError::TooLarge(..)) => Err(HintError::Unanswerable { query, reason }),
+                answer => Ok(answer?),
+            },
+        };
+    }
+    Ok(on_the_spot(pos, engine, threads)?)
 }

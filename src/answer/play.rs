@@ -1,8 +1,8 @@
 //! A game in the terminal against a perfect opponent, from the empty board or any position. The
 //! opponent's values come from an [`Oracle`]: one solve of the starting position kept in memory
-//! (at most 31 undrawn lines), a store, or, for a larger position of loops and long chains on
-//! any board, whatever answers each position as `dab hint` does (the endgame theorems, then
-//! solves in memory once few enough lines are left). The game
+//! (at most 31 undrawn lines), a store, or, for a larger position, whatever answers each
+//! position as `dab hint` does (the endgame theorems on loops and long chains, the search
+//! engine, solves in memory once few enough lines are left). The game
 //! reads one command a line (a move, `hint`, `undo`, `quit`) so that a script can drive it, and
 //! draws the board after every move with the owner's letter in each completed box.
 
@@ -11,13 +11,13 @@ use std::path::Path;
 
 use crate::exec::{SolveError, solve};
 use crate::game::{Board, Line, LineCoord, Position, Value, move_value};
-use crate::solver::{Solution, SolveOptions};
+use crate::solver::{MAX_FREE_LINES, Solution, SolveOptions};
 use crate::store::{Reader, StoreError};
 use crate::support::choice;
 
 use super::endgame::{NotLoopsAndChains, analyse_position};
 use super::hint::{HintError, hint};
-use super::query::{Answer, QueryError, query};
+use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, QueryError};
 
 /// Most undrawn lines of a starting position solved on the fly (the empty 3x4 has 31; 32, as
 /// the empty 2x6, take too long to wait for).
@@ -26,16 +26,16 @@ const MAX_SOLVED_FREE: usize = 31;
 /// Why a game could not start or go on.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayError {
-    /// No store was given, the starting position has more undrawn lines than play solves on
-    /// the fly, and it is not a position of loops and long chains.
-    #[error(
-        "the position has {free} undrawn lines; play solves positions of at most {MAX_SOLVED_FREE} undrawn lines on the fly (the empty 3x4), and values larger ones by the endgame theorems only when they are loops and long chains, which this is not ({reason}): give --store DIR with a solve that holds it"
-    )]
+    /// No store was given and the engine asked for cannot answer the starting position: more
+    /// undrawn lines than it takes (and, for `auto`, not a position of loops and long chains).
+    #[error("{}", too_large(*.free, *.engine, .reason.as_ref()))]
     TooLarge {
         /// Undrawn lines of the starting position.
         free: usize,
-        /// Why the endgame theorems do not apply.
-        reason: NotLoopsAndChains,
+        /// The engine asked for.
+        engine: Answerer,
+        /// Why the endgame theorems do not apply (`auto` only).
+        reason: Option<NotLoopsAndChains>,
     },
     /// A position of the game could not be answered without a store.
     #[error("dab cannot value this position of the game: {0}")]
@@ -54,6 +54,21 @@ pub enum PlayError {
     Io(#[from] std::io::Error),
 }
 
+/// Why a game from a position of `free` undrawn lines cannot be played with `engine`.
+fn too_large(free: usize, engine: Answerer, reason: Option<&NotLoopsAndChains>) -> String {
+    let what = match engine {
+        Answerer::Partition => format!(
+            "play solves positions of at most {MAX_SOLVED_FREE} undrawn lines on the fly (the empty 3x4); --engine auto or search goes to {MAX_FREE_LINES}"
+        ),
+        Answerer::Search => format!("the search engine takes at most {MAX_FREE_LINES}"),
+        Answerer::Auto => format!(
+            "play solves or searches positions of at most {AUTO_SEARCH_FREE} (--engine search goes to {MAX_FREE_LINES}, which may take days), and values larger ones by the endgame theorems only when they are loops and long chains{}",
+            reason.map_or(String::new(), |r| format!(", which this is not ({r})"))
+        ),
+    };
+    format!("the position has {free} undrawn lines; {what}: give --store DIR with a solve that holds it")
+}
+
 /// Every undrawn line of a position with the value of playing it, in line order.
 pub type MoveValues = Vec<(Line, Value)>;
 
@@ -66,49 +81,72 @@ fn move_values(a: &Answer) -> MoveValues {
 pub enum Oracle {
     /// Every position of the board, solved once.
     Solved(Box<Solution>),
-    /// A store's book, with positions beyond it solved on the spot.
+    /// A store's book, with positions beyond it answered on the spot as `dab hint` answers
+    /// them.
     Store {
         /// The open store.
         reader: Box<Reader>,
-        /// Worker threads for positions solved on the spot.
+        /// What answers positions beyond the book.
+        engine: Answerer,
+        /// Worker threads for positions answered on the spot.
         threads: usize,
     },
-    /// Each position answered as `dab hint` answers it: the endgame theorems, or a solve in
-    /// memory once it has few enough lines (a game from a large loops-and-chains position).
+    /// Each position answered as `dab hint` answers it: the endgame theorems, a solve in
+    /// memory, or the search engine (a game from a position too large to solve whole).
     Hinted {
-        /// Worker threads for solves.
+        /// What answers.
+        engine: Answerer,
+        /// Worker threads for solves and searches.
         threads: usize,
     },
 }
 
 impl Oracle {
     /// The oracle of a game from `start` without a store: one solve kept whole when `start` has
-    /// at most 31 undrawn lines, else the hint's sources position by position when `start` is
-    /// made of loops and long chains; refused otherwise.
-    pub fn solved(start: Position, threads: usize) -> Result<Oracle, PlayError> {
+    /// at most 31 undrawn lines (`auto` and `partition`), else the hint's sources position by
+    /// position (`auto`: up to 44 undrawn lines, or loops and long chains of any size; `search`:
+    /// up to 64); refused otherwise.
+    pub fn new(start: Position, engine: Answerer, threads: usize) -> Result<Oracle, PlayError> {
         let free = start.undrawn().len() as usize;
-        if free > MAX_SOLVED_FREE {
-            return match analyse_position(start) {
-                Ok(_) => Ok(Oracle::Hinted { threads }),
-                Err(reason) => Err(PlayError::TooLarge { free, reason }),
-            };
+        let refused = |reason| Err(PlayError::TooLarge { free, engine, reason });
+        match engine {
+            Answerer::Search if free <= MAX_FREE_LINES => return Ok(Oracle::Hinted { engine, threads }),
+            Answerer::Search => return refused(None),
+            _ if free <= MAX_SOLVED_FREE => {}
+            Answerer::Partition => return refused(None),
+            Answerer::Auto if free <= AUTO_SEARCH_FREE => return Ok(Oracle::Hinted { engine, threads }),
+            Answerer::Auto => {
+                return match analyse_position(start) {
+                    Ok(_) => Ok(Oracle::Hinted { engine, threads }),
+                    Err(reason) => refused(Some(reason)),
+                };
+            }
         }
         let s = solve(start, SolveOptions { threads, keep_all: true, ..Default::default() })?;
         Ok(Oracle::Solved(Box::new(s)))
     }
 
     /// Opens the solve under `base` that holds `start` (`groups`: which grouping, when it holds
-    /// several).
-    pub fn store(base: &Path, start: Position, groups: Option<usize>, threads: usize) -> Result<Oracle, PlayError> {
-        Ok(Oracle::Store { reader: Box::new(Reader::open_for(base, start, groups)?), threads })
+    /// several); positions beyond its book are answered by `engine`.
+    pub fn store(
+        base: &Path,
+        start: Position,
+        groups: Option<usize>,
+        engine: Answerer,
+        threads: usize,
+    ) -> Result<Oracle, PlayError> {
+        Ok(Oracle::Store { reader: Box::new(Reader::open_for(base, start, groups)?), engine, threads })
     }
 
     /// Where this oracle's answers come from, for the game's first line.
     pub fn source(&self) -> &'static str {
         match self {
             Oracle::Solved(_) => "a solve of the starting position",
-            Oracle::Store { .. } => "the store, positions beyond it solved on the spot",
-            Oracle::Hinted { .. } => "the endgame theorems while the position is loops and long chains, then solves",
+            Oracle::Store { .. } => "the store, positions beyond it answered on the spot",
+            Oracle::Hinted { engine: Answerer::Search, .. } => "the search engine, position by position",
+            Oracle::Hinted { .. } => {
+                "position by position: the endgame theorems on loops and long chains, else the search engine, then solves"
+            }
         }
     }
 
@@ -129,21 +167,19 @@ impl Oracle {
                     (l, move_value(pos.board.completes(pos.drawn, l) as i8, v))
                 })
                 .collect()),
-            Oracle::Store { reader, threads } => Ok(move_values(&query(reader, pos, *threads)?)),
-            Oracle::Hinted { .. } => Ok(self.answered(pos)?.0),
+            _ => Ok(self.answered(pos)?.0),
         }
     }
 
     /// [`Oracle::moves`], with which source answered where that changes from one position to
-    /// the next (`endgame` or `solved`, for a hinted game; None otherwise).
+    /// the next (`store`, `endgame`, `solved` or `search`; None for one solve of the start).
     pub fn answered(&self, pos: Position) -> Result<(MoveValues, Option<String>), PlayError> {
-        match self {
-            Oracle::Hinted { threads } => {
-                let a = hint(pos, None, *threads)?;
-                Ok((move_values(&a), Some(a.source)))
-            }
-            _ => Ok((self.moves(pos)?, None)),
-        }
+        let a = match self {
+            Oracle::Solved(_) => return Ok((self.moves(pos)?, None)),
+            Oracle::Store { reader, engine, threads } => hint(pos, Some(reader), *engine, *threads)?,
+            Oracle::Hinted { engine, threads } => hint(pos, None, *engine, *threads)?,
+        };
+        Ok((move_values(&a), Some(a.source)))
     }
 }
 
@@ -397,6 +433,7 @@ fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(
     let by = match source.as_deref() {
         Some("endgame") => " (by the endgame theorems)",
         Some("solved") => " (solved)",
+        Some("search") => " (searched)",
         _ => "",
     };
     writeln!(out, "dab draws {}{boxes}{by}", describe(game.pos.board, line))?;

@@ -1,14 +1,45 @@
 //! Queries: the value of a position and of every move, read from a store's opening book, or
-//! solved on the spot from the position's own undrawn lines when the book does not reach it.
+//! answered on the spot from the position's own undrawn lines when the book does not reach it:
+//! by the retrograde in memory or by the search engine, as the caller asks or as measured
+//! fastest.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::exec::solve;
-use crate::game::{MoveReport, Position, Value, move_value};
-use crate::solver::SolveOptions;
+use crate::game::{Line, MoveReport, Position, Value, move_value};
+use crate::solver::{MAX_FREE_LINES, SolveOptions};
 use crate::store::{Reader, StoreError};
+use crate::support::choice;
 
 use super::analysis::MAX_FREE_IN_MEMORY;
+use super::search::{SearchError, SearchOptions, search};
+
+choice! {
+    "engine",
+    /// What answers a position that no store holds.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Answerer {
+        /// The fastest by measurement: the retrograde in memory up to 26 undrawn lines, the
+        /// search engine beyond, to 44 (and, for a hint, the endgame theorems on loops and
+        /// long chains of any size).
+        Auto = "auto",
+        /// The retrograde solver in memory (at most 32 undrawn lines).
+        Partition = "partition",
+        /// The search engine (at most 64 undrawn lines).
+        Search = "search",
+    }
+}
+
+/// Most undrawn lines that `auto` gives the search engine: 5x5 positions of 44 undrawn lines
+/// took from two minutes upwards (2026-11-24, 2 threads), and each line more multiplies that;
+/// `--engine search` goes on to 64 for a user who will wait.
+pub(super) const AUTO_SEARCH_FREE: usize = 44;
+
+/// Most undrawn lines that `auto` gives the retrograde: a fraction of a second there, where
+/// the search took 0.2-0.4 s on 5x5 and 4x4 positions of 28 to 32 undrawn lines that the
+/// retrograde took 1 to 12 s over (2026-11-24, 2 threads).
+pub(super) const QUICK_SOLVE_FREE: usize = 26;
 
 /// Why a query failed.
 #[derive(Debug, thiserror::Error)]
@@ -19,12 +50,13 @@ pub enum QueryError {
     /// Solving a position the store does not hold failed.
     #[error(transparent)]
     Solve(#[from] crate::exec::SolveError),
-    /// The store does not hold the position, and its undrawn lines (the count) are more than a
-    /// solve in memory takes.
-    #[error(
-        "the store does not hold this position and its {0} undrawn lines are too many to solve in memory (at most {MAX_FREE_IN_MEMORY})"
-    )]
-    TooLarge(usize),
+    /// Searching a position the store does not hold failed.
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    /// No store holds the position, and its undrawn lines (the count) are more than the engine
+    /// asked for takes.
+    #[error("{}", too_large(*.0, *.1))]
+    TooLarge(usize, Answerer),
     /// The position's board is not the store's.
     #[error("the position is a {pos} board, the store's board is {store}")]
     Board {
@@ -48,54 +80,93 @@ pub struct Answer {
     pub moves: Vec<MoveReport>,
     /// The names of the moves of best value.
     pub best: Vec<String>,
-    /// `store` (the book), `solved` (its own undrawn lines, solved now) or, for a hint,
-    /// `endgame` (the loops-and-chains theorems).
+    /// `store` (the book), `solved` (its own undrawn lines, solved now by the retrograde),
+    /// `search` (searched now) or, for a hint, `endgame` (the loops-and-chains theorems).
     pub source: String,
     /// Wall seconds the answer took.
     pub seconds: f64,
 }
 
-/// Answers from the store when it holds the position and every position after one move;
-/// otherwise solves the position.
-pub fn query(reader: &Reader, pos: Position, threads: usize) -> Result<Answer, QueryError> {
+/// Why a position of `free` undrawn lines is beyond `engine`, and what can answer it.
+fn too_large(free: usize, engine: Answerer) -> String {
+    if engine == Answerer::Auto && free <= MAX_FREE_LINES {
+        format!(
+            "no store holds this position and its {free} undrawn lines are more than --engine auto searches (at most {AUTO_SEARCH_FREE}: 5x5 positions of 44 took minutes, each line more multiplies it); --engine search tries anyway (up to {MAX_FREE_LINES}), which may take days"
+        )
+    } else if engine == Answerer::Partition && free <= MAX_FREE_LINES {
+        format!(
+            "no store holds this position and its {free} undrawn lines are too many to solve in memory (at most {MAX_FREE_IN_MEMORY}); --engine search takes up to {MAX_FREE_LINES}"
+        )
+    } else {
+        format!(
+            "no store holds this position and its {free} undrawn lines are too many to search (at most {MAX_FREE_LINES})"
+        )
+    }
+}
+
+/// Answers `pos` from its own undrawn lines with `engine` (the retrograde in memory, or the
+/// search engine with every move valued); `source` is `solved` or `search`.
+pub(super) fn on_the_spot(pos: Position, engine: Answerer, threads: usize) -> Result<Answer, QueryError> {
     let start = std::time::Instant::now();
-    let board = reader.space().board();
-    if pos.board != board {
-        return Err(QueryError::Board { pos: pos.board.to_string(), store: board.to_string() });
-    }
-    let mut from_store = reader.value(pos.drawn)?.map(|v| (v, Vec::new()));
-    for line in pos.undrawn().iter() {
-        let Some((_, moves)) = from_store.as_mut() else { break };
-        let after = pos.drawn.with(line);
-        let boxes = board.completes(pos.drawn, line) as i8;
-        match reader.value(after)? {
-            Some(v) => moves.push((line, boxes, move_value(boxes, v))),
-            None => from_store = None,
-        }
-    }
-    let (value, moves, source) = match from_store {
-        Some((v, m)) => (v, m, "store"),
-        None => {
-            let free = pos.undrawn().len() as usize;
-            if free > MAX_FREE_IN_MEMORY {
-                return Err(QueryError::TooLarge(free));
-            }
-            let s = solve(pos, SolveOptions { threads, ..Default::default() })?;
-            (s.value, s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect(), "solved")
-        }
+    let free = pos.undrawn().len() as usize;
+    let retrograde = match engine {
+        Answerer::Auto if free > AUTO_SEARCH_FREE => return Err(QueryError::TooLarge(free, engine)),
+        Answerer::Auto => free <= QUICK_SOLVE_FREE,
+        Answerer::Partition if free <= MAX_FREE_IN_MEMORY => true,
+        Answerer::Partition => return Err(QueryError::TooLarge(free, engine)),
+        Answerer::Search => false,
     };
-    let moves: Vec<MoveReport> = moves
-        .iter()
-        .map(|&(l, boxes, v): &(crate::game::Line, i8, Value)| MoveReport::new(board, l, boxes as u8, v as i32))
-        .collect();
+    let (value, moves, source): (Value, Vec<(Line, i8, Value)>, _) = if retrograde {
+        let s = solve(pos, SolveOptions { threads, ..Default::default() })?;
+        (s.value, s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect(), "solved")
+    } else {
+        if free > MAX_FREE_LINES {
+            return Err(QueryError::TooLarge(free, engine));
+        }
+        let s = search(pos, SearchOptions { threads, ..Default::default() })?;
+        (s.value, s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect(), "search")
+    };
+    Ok(answer(pos, value, &moves, source, start))
+}
+
+/// The answer of these values.
+fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str, start: std::time::Instant) -> Answer {
+    let moves: Vec<MoveReport> =
+        moves.iter().map(|&(l, boxes, v)| MoveReport::new(pos.board, l, boxes as u8, v as i32)).collect();
     let best = moves.iter().filter(|m| m.value == value as i32).map(|m| m.line.clone()).collect();
-    Ok(Answer {
-        board: board.to_string(),
+    Answer {
+        board: pos.board.to_string(),
         root: pos.to_line_string(),
         value: value as i32,
         moves,
         best,
         source: source.into(),
         seconds: start.elapsed().as_secs_f64(),
-    })
+    }
+}
+
+/// Answers from the store when it holds the position and every position after one move;
+/// otherwise answers on the spot with `engine`.
+pub fn query(reader: &Reader, pos: Position, engine: Answerer, threads: usize) -> Result<Answer, QueryError> {
+    match from_book(reader, pos)? {
+        Some(a) => Ok(a),
+        None => on_the_spot(pos, engine, threads),
+    }
+}
+
+/// The store's answer, when it holds the position and every position after one move.
+pub(super) fn from_book(reader: &Reader, pos: Position) -> Result<Option<Answer>, QueryError> {
+    let start = std::time::Instant::now();
+    let board = reader.space().board();
+    if pos.board != board {
+        return Err(QueryError::Board { pos: pos.board.to_string(), store: board.to_string() });
+    }
+    let Some(value) = reader.value(pos.drawn)? else { return Ok(None) };
+    let mut moves = Vec::new();
+    for line in pos.undrawn().iter() {
+        let boxes = board.completes(pos.drawn, line) as i8;
+        let Some(v) = reader.value(pos.drawn.with(line))? else { return Ok(None) };
+        moves.push((line, boxes, move_value(boxes, v)));
+    }
+    Ok(Some(answer(pos, value, &moves, "store", start)))
 }

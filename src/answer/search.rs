@@ -281,7 +281,8 @@ impl Rules {
         let mut rest = live & !seen;
         while rest != 0 {
             let first = rest.trailing_zeros() as u8;
-            let (mut b, mut came, mut k) = (first, (self.box_sides[first as usize] & open).trailing_zeros() as usize, 0);
+            let (mut b, mut came, mut k) =
+                (first, (self.box_sides[first as usize] & open).trailing_zeros() as usize, 0);
             loop {
                 seen |= 1 << b;
                 k += 1;

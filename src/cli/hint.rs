@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{CliResult, PositionArgs};
+use dab::answer::Answerer;
+
+use super::{CliResult, PositionArgs, choice};
 
 #[derive(Args)]
 pub struct HintArgs {
@@ -12,7 +14,9 @@ pub struct HintArgs {
     pub position: PositionArgs,
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Worker threads for a solve (default: RAYON_NUM_THREADS, else all cores).
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Worker threads for a solve or search (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
     /// Print one JSON object: every move's value, the best moves and what answered.
@@ -20,10 +24,20 @@ pub struct HintArgs {
     pub json: bool,
 }
 
+/// What answers a position that no store holds.
+#[derive(Args)]
+pub struct EngineArgs {
+    /// What answers a position no store holds: auto (the endgame theorems on large loops and
+    /// long chains, the retrograde up to 26 undrawn lines, the search engine up to 44),
+    /// partition (the retrograde in memory, up to 32) or search (up to 64).
+    #[arg(long, value_parser = choice::<Answerer>(), default_value_t = Answerer::Auto)]
+    pub engine: Answerer,
+}
+
 /// A store to read values from, with its grouping.
 #[derive(Args)]
 pub struct StoreArgs {
-    /// A store of the board: values are read from it first (positions beyond its book are solved on the spot).
+    /// A store of the board: values are read from it first (positions beyond its book are answered on the spot).
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
     /// The store's grouping (needed when the store holds several for the board).
@@ -35,7 +49,7 @@ pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
     let reader =
         args.store.store.as_deref().map(|s| dab::store::Reader::open_for(s, pos, args.store.groups)).transpose()?;
-    let a = dab::answer::hint(pos, reader.as_ref(), super::threads(args.threads)?)?;
+    let a = dab::answer::hint(pos, reader.as_ref(), args.engine.engine, super::threads(args.threads)?)?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
         return Ok(());
@@ -43,6 +57,7 @@ pub fn run(args: HintArgs) -> CliResult {
     let source = match a.source.as_str() {
         "store" => "read from the store",
         "solved" => "solved now",
+        "search" => "searched now",
         _ => "from the endgame theorems (Allcock)",
     };
     println!("value {:+} for the player to move ({source}, {:.3} s)", a.value, a.seconds);

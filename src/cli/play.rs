@@ -10,8 +10,9 @@ use super::{CliResult, PositionArgs, choice};
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// The starting position: solved on the fly up to 31 undrawn lines (the empty 3x4), by the
-    /// endgame theorems when larger and made of loops and long chains, else from --store.
+    /// The starting position: solved on the fly up to 31 undrawn lines (the empty 3x4), else
+    /// answered position by position (the endgame theorems on loops and long chains, the
+    /// search engine up to 44 undrawn lines, or 64 with --engine search), or from --store.
     #[command(flatten)]
     pub position: PositionArgs,
     /// Who moves first.
@@ -19,6 +20,8 @@ pub struct PlayArgs {
     pub first: Player,
     #[command(flatten)]
     pub store: super::hint::StoreArgs,
+    #[command(flatten)]
+    pub engine: super::hint::EngineArgs,
     /// Worker threads for solving (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
@@ -29,8 +32,8 @@ pub fn run(args: PlayArgs) -> CliResult {
     let threads = super::threads(args.threads)?;
     let start = std::time::Instant::now();
     let oracle = match &args.store.store {
-        Some(dir) => Oracle::store(dir, pos, args.store.groups, threads)?,
-        None => Oracle::solved(pos, threads)?,
+        Some(dir) => Oracle::store(dir, pos, args.store.groups, args.engine.engine, threads)?,
+        None => Oracle::new(pos, args.engine.engine, threads)?,
     };
     if let Oracle::Solved(_) = oracle {
         let what = if pos.drawn.is_empty() { pos.board.to_string() } else { "the position".to_string() };

@@ -16,6 +16,8 @@ pub struct QueryArgs {
     /// The grouping to read (needed when the store holds several for the board).
     #[arg(long, value_name = "G")]
     pub groups: Option<usize>,
+    #[command(flatten)]
+    pub engine: super::hint::EngineArgs,
     /// Threads for a position the store does not reach.
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
@@ -28,14 +30,18 @@ pub fn run(args: QueryArgs) -> CliResult {
     let pos = args.position.position()?;
     let threads = super::threads(args.threads)?;
     let reader = dab::store::Reader::open_for(&args.store, pos, args.groups)?;
-    let a = dab::answer::query(&reader, pos, threads)?;
+    let a = dab::answer::query(&reader, pos, args.engine.engine, threads)?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
     } else {
         println!(
             "value {} ({}, {:.3} s)",
             a.value,
-            if a.source == "store" { "from the store" } else { "solved now" },
+            match a.source.as_str() {
+                "store" => "from the store",
+                "search" => "searched now",
+                _ => "solved now",
+            },
             a.seconds
         );
         for m in &a.moves {

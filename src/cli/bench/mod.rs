@@ -1,8 +1,9 @@
 //! `dab bench`: the solver against the dense twin, single-threaded, with its memory traffic
 //! against the measured bandwidth (`--suite solve`), the memory bandwidth alone (`--suite
 //! bandwidth`), the simulator's speed and schedule quality (`--suite sim`), plans run against
-//! their predictions (`--suite run`), or the endgame theorems against the solver (`--suite
-//! endgame`); CSV in `reports/`.
+//! their predictions (`--suite run`), the endgame theorems against the solver (`--suite
+//! endgame`), or the search engine on boards and positions (`--suite search`); CSV in
+//! `reports/`.
 
 use std::path::PathBuf;
 
@@ -16,6 +17,7 @@ use dab::calibrate::{Bandwidth, DEFAULT_REPEATS, bandwidth as dab_bandwidth, def
 mod endgame;
 mod memory;
 mod run;
+mod search;
 mod sim;
 mod solver;
 
@@ -27,6 +29,7 @@ pub enum Suite {
     Endgame,
     Memory,
     Bandwidth,
+    Search,
 }
 
 #[derive(Args)]
@@ -34,7 +37,7 @@ pub struct BenchArgs {
     /// What to measure.
     #[arg(long, value_enum, default_value_t = Suite::Solve)]
     pub suite: Suite,
-    /// Thread counts for `--suite memory`.
+    /// Thread counts for `--suite memory` and `--suite search`.
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub threads: Vec<usize>,
     /// Thread counts of the partitioned solver in `--suite solve` (each on the row path and
@@ -61,6 +64,21 @@ pub struct BenchArgs {
     /// the memory available.
     #[arg(long, value_name = "N")]
     pub bandwidth_mib: Option<u64>,
+    /// Cases of `--suite search`: empty boards (MxN) or CSV files of positions
+    /// (`board,lines,value`, the value optional).
+    #[arg(long, value_delimiter = ',', default_value = "3x4,tests/data/search/5x5-safe.csv", value_name = "LIST")]
+    pub search_cases: Vec<String>,
+    /// Transposition table of `--suite search`.
+    #[arg(long, value_name = "BYTES", default_value = "256MiB")]
+    pub tt_size: String,
+    /// A store whose book values the positions of `--suite search` (the 4x4 book for
+    /// `tests/data/search/4x4-book.csv`).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// `--suite search`: time the retrograde in memory too, on positions of at most 32 undrawn
+    /// lines, and check the values agree.
+    #[arg(long)]
+    pub retrograde: bool,
     /// Where to write the CSV (default: reports/runs/bench.csv, reports/runs/bench-bandwidth.csv,
     /// ..., one per suite; reports/runs/bench-sim.csv with bench-sim-speed.csv beside it).
     #[arg(long, short)]
@@ -75,7 +93,64 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Endgame => endgame(args),
         Suite::Memory => memory(args),
         Suite::Bandwidth => bandwidth(args),
+        Suite::Search => search_suite(args),
     }
+}
+
+fn search_suite(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| super::runs_path("bench-search.csv"));
+    super::bytes(&args.tt_size).map_err(|e| format!("--tt-size: {e}"))?;
+    for &p in &args.threads {
+        super::run_threads(p)?;
+    }
+    let mut cases = Vec::new();
+    for spec in &args.search_cases {
+        cases.extend(search::cases(spec)?);
+    }
+    let opts = search::Options {
+        threads: &args.threads,
+        tt_size: &args.tt_size,
+        store: args.store.as_ref(),
+        retrograde: args.retrograde,
+    };
+    println!(
+        "{:<16} {:<5} {:>7} {:>7} {:>5} {:>8} {:>6} {:>10} {:>10} {:>9} {:>10}",
+        "case",
+        "board",
+        "undrawn",
+        "threads",
+        "value",
+        "expected",
+        "agree",
+        "search s",
+        "positions",
+        "peak MB",
+        "retro s"
+    );
+    let exe = std::env::current_exe()?;
+    let rows = search::run(&exe, &cases, &opts, &mut |r| {
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        println!(
+            "{:<16} {:<5} {:>7} {:>7} {:>5} {:>8} {:>6} {:>10.3} {:>10.3e} {:>9} {:>10}",
+            r.case,
+            r.board,
+            r.undrawn,
+            r.threads,
+            r.value,
+            opt(r.expected.map(|v| format!("{v}"))),
+            opt(r.agree.map(|a| a.to_string())),
+            r.search_seconds,
+            r.positions_searched as f64,
+            opt(r.peak_rss_bytes.map(|b| format!("{:.0}", b as f64 / 1e6))),
+            opt(r.retrograde_seconds.map(|s| format!("{s:.3}"))),
+        )
+    })?;
+    dab::support::write_csv(&rows, &output)?;
+    println!("wrote {}", output.display());
+    if rows.iter().any(|r| r.agree == Some(false)) {
+        return Err("the search's value differs from the expected value on a row marked agree=false".into());
+    }
+    Ok(())
 }
 
 /// The machine's memory bandwidth on one thread and on all of them, at `--bandwidth-mib`.
