@@ -131,7 +131,8 @@ fn boxes_show_their_owner_and_bad_boards_are_refused() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("you draw v(0,1) (vertical line 3) and take 1\n+-+\n|Y|\n+-+\nyou 1, dab 0\n"), "{text}");
     assert!(text.contains("game over: you 1, dab 0: you win by 1"), "{text}");
-    refused(&["play", "4x4"], None, "give --store DIR");
+    refused(&["play", "5x5"], None, "give --store DIR");
+    refused(&["play", "4x4", "--engine", "partition"], None, "give --store DIR");
     refused(&["play", "3by3"], None, "not of the form MxN");
     refused(&["play", "2x2", "--first", "nobody"], None, "invalid value 'nobody'");
 }
