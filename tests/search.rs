@@ -122,10 +122,14 @@ fn a_long_search_reports_its_progress() {
 fn dab_solve_runs_the_search_engine() {
     let v = json_out(&["solve", "3x3", "--engine", "search", "--tt-size", "1M", "--json"], None);
     assert_eq!((v["value"].as_i64(), v["engine"].as_str()), (Some(-3), Some("search")));
+    let alone = json_out(&["solve", "3x3", "--engine", "search", "--value-only", "--leaf-lines", "6", "--json"], None);
+    assert_eq!((alone["value"].as_i64(), alone["moves"].as_array().map(Vec::len)), (Some(-3), Some(0)));
+    common::refused(&["solve", "3x3", "--engine", "search", "--leaf-lines", "13"], None, "13 is not in 0..=12");
+    common::refused(&["solve", "3x3", "--value-only"], None, "work only with --engine search");
     common::refused(
         &["solve", "3x3", "--engine", "search", "--tt-size", "16"],
         None,
-        "--tt-size 16 bytes is too small",
+        "--tt-size 16 bytes is too small: the transposition table needs at least 64 bytes",
     );
 }
 

@@ -57,6 +57,9 @@ pub fn run(args: SolveArgs) -> CliResult {
     if args.store.is_some() && args.engine != Engine::Partition {
         return Err("--store works only with --engine partition".into());
     }
+    if (args.value_only || args.leaf_lines > 0) && args.engine != Engine::Search {
+        return Err("--value-only and --leaf-lines work only with --engine search".into());
+    }
     if let Some(note) = twin_note(args.engine, root.undrawn().len() as i32) {
         eprintln!("{note}");
     }
