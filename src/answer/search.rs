@@ -526,6 +526,8 @@ struct Searcher<'a> {
     shift: usize,
     /// Whether loops-and-chains positions are valued by the theorems.
     theorems: bool,
+    /// Threads of the search.
+    threads: usize,
     /// Positions of at most this many undrawn lines are valued by the retrograde leaf.
     leaf_lines: u32,
     /// Positions this thread has searched (never reset: subtree sizes are differences).
@@ -567,6 +569,7 @@ impl<'a> Searcher<'a> {
             theorems: shared.theorems,
             total: 0,
             leaf_lines: shared.leaf_lines,
+            threads: shared.threads,
         }
     }
 
@@ -732,9 +735,17 @@ impl Searcher<'_> {
         }
         let mut best = -INF;
         let mut best_move = u8::MAX;
+        // A helper takes the root's moves from the other end (ranks and order reversed, the
+        // helpers after the first spread out): where every move must be refuted, the threads
+        // meet in the middle, each finding the other's results in the table. Measured 2.0-2.1x
+        // over one thread on 5x5 positions of 40 and 42 undrawn lines where the shifted order
+        // alone gave 0.9-1.25x.
+        let reverse = s == 0 && self.shift > 0;
+        let spread = if reverse { (self.shift - 1) * count / self.threads.saturating_sub(1).max(1) } else { 0 };
         'ranks: for want in 0..4 {
+            let want = if reverse { 3 - want } else { want };
             for j in 0..count {
-                let j = (j + self.shift) % count;
+                let j = if reverse { (2 * count - 1 - j - spread) % count } else { (j + self.shift) % count };
                 if rank[j] != want {
                     continue;
                 }
@@ -779,6 +790,7 @@ struct Shared<'a> {
     counters: &'a Counters,
     theorems: bool,
     leaf_lines: u32,
+    threads: usize,
 }
 
 /// Searches `root` to its exact value and every move's, on `opts.threads` threads.
@@ -811,6 +823,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         counters: &counters,
         theorems: rules.theorems && opts.theorems,
         leaf_lines: opts.leaf_lines.min(MAX_LEAF_LINES) as u32,
+        threads: opts.threads.max(1),
     };
     let threads = opts.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
