@@ -133,7 +133,7 @@ pub(super) fn on_the_spot(pos: Position, engine: Answerer, threads: usize) -> Re
 fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str, start: std::time::Instant) -> Answer {
     let moves: Vec<MoveReport> =
         moves.iter().map(|&(l, boxes, v)| MoveReport::new(pos.board, l, boxes as u8, v as i32)).collect();
-    let best = moves.iter().filter(|m| m.value == value as i32).map(|m| m.line.clone()).collect();
+    let best = crate::game::best_moves(&moves, value as i32);
     Answer {
         board: pos.board.to_string(),
         root: pos.to_line_string(),
