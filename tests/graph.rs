@@ -203,6 +203,9 @@ fn a_cost_model_prices_every_job() {
         ("per_run_inner_move_ns", 1.5),
         ("per_lane_inner_move_ns", 1.5),
         ("per_input_byte_ns", 0.25),
+        ("per_outer_pass_ns", 11.0),
+        ("per_inner_pass_ns", 13.0),
+        ("per_turned_move_ns", 0.75),
     ] {
         model[name] = value.into();
     }
@@ -235,7 +238,13 @@ fn a_cost_model_prices_every_job() {
             + 7.0 * rows as f64
             + 0.5 * (j.states * outer_undrawn) as f64
             + 1.5 * inner_moves as f64
-            + 0.25 * input as f64;
+            + 0.25 * input as f64
+            // A pass over the row per outer move and, unless the inner group is full, per inner
+            // line (the 2x3 inner group fits the row path).
+            + 11.0 * (rows as u64 * outer_undrawn) as f64
+            + 13.0 * (if inner_undrawn > 0 { rows as u64 * inner_size } else { 0 }) as f64
+            // Turned moves: counted by the kernel's own test against every stored state.
+            + 0.75 * f.turned_moves as f64;
         assert_eq!(j.cost, ns.round() as u64, "{}", j.name);
     }
     model["per_state_ns"] = (-1.0).into();

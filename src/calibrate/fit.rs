@@ -9,27 +9,61 @@ use crate::support::quantile;
 
 use super::measure::Sample;
 
+/// The weighted normal equations of all the terms, summed once over the samples: the fit then
+/// tries every subset of the terms on them, without another pass over the samples.
+struct Normal {
+    /// sum of w x_i x_j, with w = 1 / t.
+    gram: [[f64; TERMS]; TERMS],
+    /// sum of w x_i t.
+    rhs: [f64; TERMS],
+    /// sum of w t^2 = sum of t: the objective of the zero model.
+    base: f64,
+}
+
+impl Normal {
+    fn of(samples: &[Sample]) -> Normal {
+        let mut n = Normal { gram: [[0.0; TERMS]; TERMS], rhs: [0.0; TERMS], base: 0.0 };
+        for s in samples.iter().filter(|s| s.seconds > 0.0) {
+            let x = s.features().terms();
+            let t = s.seconds * 1e9;
+            let w = 1.0 / t;
+            for i in 0..TERMS {
+                for j in 0..TERMS {
+                    n.gram[i][j] += w * x[i] * x[j];
+                }
+                n.rhs[i] += w * x[i] * t;
+            }
+            n.base += t;
+        }
+        n
+    }
+
+    /// sum of (pred - t)^2 / t under `coef`, from the normal equations.
+    fn objective(&self, coef: &[f64; TERMS]) -> f64 {
+        let mut q = self.base;
+        for i in 0..TERMS {
+            q -= 2.0 * coef[i] * self.rhs[i];
+            for j in 0..TERMS {
+                q += coef[i] * self.gram[i][j] * coef[j];
+            }
+        }
+        q.max(0.0)
+    }
+}
+
 /// Weighted least squares over the terms in `mask`: minimises sum of (pred - t)^2 / t.
-/// Hand-made, with the non-negativity found by trying every subset of the 8 terms (256 small
+/// Hand-made, with the non-negativity found by trying every subset of the terms (1,024 small
 /// solves, exact): the NNLS crates need a linear-algebra stack (ndarray, nalgebra) for a
-/// system of at most 8 unknowns.
+/// system of at most 10 unknowns.
 /// Returns the coefficients (0 outside the mask) and the objective, or None when the system
 /// is singular.
-fn least_squares(samples: &[Sample], mask: [bool; TERMS]) -> Option<([f64; TERMS], f64)> {
+fn least_squares(normal: &Normal, mask: [bool; TERMS]) -> Option<([f64; TERMS], f64)> {
     let idx: Vec<usize> = (0..TERMS).filter(|&k| mask[k]).collect();
     let m = idx.len();
-    let mut a = vec![vec![0.0f64; m + 1]; m];
-    for s in samples.iter().filter(|s| s.seconds > 0.0) {
-        let x = s.features().terms();
-        let t = s.seconds * 1e9;
-        let w = 1.0 / t;
-        for (r, &i) in idx.iter().enumerate() {
-            for (c, &j) in idx.iter().enumerate() {
-                a[r][c] += w * x[i] * x[j];
-            }
-            a[r][m] += w * x[i] * t;
-        }
-    }
+    let mut a: Vec<Vec<f64>> = idx
+        .iter()
+        .map(|&i| idx.iter().map(|&j| normal.gram[i][j]).chain([normal.rhs[i]]).collect())
+        .collect();
     // Gaussian elimination with partial pivoting, scaled per row.
     for col in 0..m {
         let pivot = (col..m).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
@@ -54,22 +88,11 @@ fn least_squares(samples: &[Sample], mask: [bool; TERMS]) -> Option<([f64; TERMS
             return None;
         }
     }
-    Some((coef, objective(samples, &coef)))
+    Some((coef, normal.objective(&coef)))
 }
 
 fn predict(coef: &[f64; TERMS], f: JobFeatures) -> f64 {
     f.terms().iter().zip(coef).map(|(x, c)| x * c).sum()
-}
-
-fn objective(samples: &[Sample], coef: &[f64; TERMS]) -> f64 {
-    samples
-        .iter()
-        .filter(|s| s.seconds > 0.0)
-        .map(|s| {
-            let t = s.seconds * 1e9;
-            (predict(coef, s.features()) - t).powi(2) / t
-        })
-        .sum()
 }
 
 /// The fitted coefficients and the terms kept.
@@ -84,10 +107,11 @@ pub struct Fit {
 /// Non-negative fit: the best of all term subsets whose coefficients are all >= 0, then terms
 /// dropped while that costs less than 2 % of the objective.
 pub fn fit(samples: &[Sample]) -> Fit {
+    let normal = Normal::of(samples);
     let mut best: Option<([f64; TERMS], f64, [bool; TERMS])> = None;
     for bits in 1u32..1 << TERMS {
         let mask: [bool; TERMS] = std::array::from_fn(|k| bits >> k & 1 != 0);
-        if let Some((coef, obj)) = least_squares(samples, mask)
+        if let Some((coef, obj)) = least_squares(&normal, mask)
             && coef.iter().all(|&c| c >= 0.0)
             && best.as_ref().is_none_or(|b| obj < b.1)
         {
@@ -107,7 +131,7 @@ pub fn fit(samples: &[Sample]) -> Fit {
             }
             let mut fewer = mask;
             fewer[k] = false;
-            if let Some((c, o)) = least_squares(samples, fewer)
+            if let Some((c, o)) = least_squares(&normal, fewer)
                 && c.iter().all(|&x| x >= 0.0)
                 && o <= obj * 1.02
             {
@@ -212,6 +236,9 @@ mod tests {
                     run_inner_moves: 0,
                     lane_inner_moves: 0,
                     input_bytes: 0,
+                    outer_passes: 0,
+                    inner_passes: 0,
+                    turned_moves: 0,
                     seconds: (fixed + 2.0 * states as f64) * 1e-9,
                 }
             })

@@ -38,6 +38,12 @@ pub struct Sample {
     pub lane_inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
+    /// Passes over a row for outer moves.
+    pub outer_passes: u64,
+    /// Passes over a row for inner lines.
+    pub inner_passes: u64,
+    /// Outer moves gathered lane by lane from a turned successor row.
+    pub turned_moves: u64,
     /// Median seconds from its start to its end over the repeats.
     pub seconds: f64,
 }
@@ -53,6 +59,9 @@ impl Sample {
             run_inner_moves: self.run_inner_moves,
             lane_inner_moves: self.lane_inner_moves,
             input_bytes: self.input_bytes,
+            outer_passes: self.outer_passes,
+            inner_passes: self.inner_passes,
+            turned_moves: self.turned_moves,
         }
     }
 }
@@ -103,6 +112,9 @@ pub fn measure(
                     run_inner_moves: f.run_inner_moves,
                     lane_inner_moves: f.lane_inner_moves,
                     input_bytes: f.input_bytes,
+                    outer_passes: f.outer_passes,
+                    inner_passes: f.inner_passes,
+                    turned_moves: f.turned_moves,
                     seconds: median(t),
                 })
                 .collect();

@@ -42,6 +42,8 @@ impl SolveEstimate {
         set("per_outer_move_ns", moves * 2.0 / 3.0);
         set("per_lane_inner_move_ns", moves / 3.0);
         set("per_input_byte_ns", READS);
+        set("per_outer_pass_ns", moves * 2.0 / 3.0 / ROW);
+        set("per_inner_pass_ns", moves / 3.0 / ROW);
         let ns: f64 = model.coefficients().iter().zip(f).map(|((_, c), x)| c * x).sum();
         let threads = threads.max(1);
         let seconds = states * ns * model.contention(threads) / threads as f64 / 1e9;

@@ -14,8 +14,11 @@ use super::contention::Contention;
 /// row-path kernel, whose inner moves cost per row pass, rows of fewer than 255 values apart
 /// from wider ones: a model of the scalar kernel cannot be carried to it by a probe, since the
 /// probe's board gained least from the change; 4: wide inner rows in runs, inner moves priced
-/// by how the kernel makes them, gathered, in runs or lane by lane).
-pub const MODEL_FORMAT: u32 = 4;
+/// by how the kernel makes them, gathered, in runs or lane by lane; 5: passes over a row priced
+/// apart from the row, outer and inner: a row of one position with three outer moves costs a
+/// tenth of a wide one, which per-row and per-move terms alone priced alike; and outer moves
+/// gathered lane by lane from a turned successor row, 3x5's costliest moves, apart).
+pub const MODEL_FORMAT: u32 = 5;
 
 /// Where `dab calibrate` saves the model, relative to the project folder.
 pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
@@ -43,10 +46,20 @@ pub struct JobFeatures {
     pub lane_inner_moves: u64,
     /// Bytes of the job outputs it reads.
     pub input_bytes: u64,
+    /// Passes over a row for outer moves: every undrawn outer line of every row (each a
+    /// successor row found and relaxed into the row, whatever the row's length).
+    pub outer_passes: u64,
+    /// Passes over a row for inner moves: every inner line of every row whose inner group is
+    /// not full, on the row path (the scalar path makes none).
+    pub inner_passes: u64,
+    /// Outer moves gathered lane by lane from a successor row turned by a symmetry (a move in
+    /// group 0 to a configuration stored as its image, in rows too wide for byte gathers),
+    /// summed over its positions.
+    pub turned_moves: u64,
 }
 
 /// Number of terms of the cost model.
-pub const TERMS: usize = 8;
+pub const TERMS: usize = 11;
 
 /// The model's coefficients by name (the fields of its file), in the order of
 /// [`JobFeatures::terms`].
@@ -59,6 +72,9 @@ pub const TERM_NAMES: [&str; TERMS] = [
     "per_run_inner_move_ns",
     "per_lane_inner_move_ns",
     "per_input_byte_ns",
+    "per_outer_pass_ns",
+    "per_inner_pass_ns",
+    "per_turned_move_ns",
 ];
 
 impl JobFeatures {
@@ -73,6 +89,9 @@ impl JobFeatures {
             self.run_inner_moves as f64,
             self.lane_inner_moves as f64,
             self.input_bytes as f64,
+            self.outer_passes as f64,
+            self.inner_passes as f64,
+            self.turned_moves as f64,
         ]
     }
 }
@@ -132,6 +151,12 @@ pub struct CostModel {
     pub per_lane_inner_move_ns: f64,
     /// Nanoseconds per byte of the job outputs it reads.
     pub per_input_byte_ns: f64,
+    /// Nanoseconds per pass over a row for an outer move, beyond its moves.
+    pub per_outer_pass_ns: f64,
+    /// Nanoseconds per pass over a row for an inner line, beyond its moves.
+    pub per_inner_pass_ns: f64,
+    /// Nanoseconds per outer move gathered lane by lane from a turned successor row.
+    pub per_turned_move_ns: f64,
     /// (busy threads, factor): a job runs `factor` times slower than its cost while that many
     /// threads are busy (itself included); measured at 1, 2, 4, ... and all hardware threads.
     pub contention: Contention,
@@ -373,6 +398,9 @@ impl CostModel {
             &mut self.per_run_inner_move_ns,
             &mut self.per_lane_inner_move_ns,
             &mut self.per_input_byte_ns,
+            &mut self.per_outer_pass_ns,
+            &mut self.per_inner_pass_ns,
+            &mut self.per_turned_move_ns,
         ]
     }
 
@@ -510,7 +538,7 @@ mod tests {
     #[test]
     fn a_cost_past_u64_is_none_and_saturates_rather_than_wraps() {
         let mut m = CostModel::built_in();
-        m.set_coefficients([0.0, 1e10, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        m.set_coefficients(std::array::from_fn(|k| if k == 1 { 1e10 } else { 0.0 }));
         let f = |states| JobFeatures { states, ..Default::default() };
         assert_eq!(m.checked_nanoseconds(f(1_000)), Some(10_000_000_000_000));
         // 1e10 ns a state times 1e10 states is past 2^64 (1.8e19).

@@ -13,7 +13,9 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Board, LineSet};
-use crate::solver::{BINOMIAL, InnerMoves, PartitionKey, Space, SpaceError, inner_moves_per_row};
+use crate::solver::{
+    BINOMIAL, InnerMoves, PartitionKey, Space, SpaceError, inner_moves_per_row, turned_lane_by_lane, turned_moves_per_count,
+};
 use crate::support::choice;
 
 use super::cost::{CostSpec, JobFeatures};
@@ -136,6 +138,9 @@ struct Part {
     /// Inner moves the kernel makes per row, gathered, in runs and lane by lane (see
     /// [`inner_moves_per_row`]; none for quadrants, which have no rows).
     inner_moves: InnerMoves,
+    /// Outer moves gathered lane by lane from turned successor rows, summed over the part's
+    /// rows, and its rows (a piece takes its share by rows).
+    turned: (u64, u64),
     /// Whether units are kernel rows.
     rows: bool,
     deps: Vec<usize>,
@@ -144,6 +149,13 @@ struct Part {
 impl Part {
     fn states(&self) -> u64 {
         self.units * self.unit_states
+    }
+
+    /// The turned moves of units `lo..hi`: their share of the part's by rows, in u128 since a
+    /// large part's count times its rows passes u64.
+    fn turned_share(&self, lo: u64, hi: u64) -> u64 {
+        let (moves, rows) = self.turned;
+        if rows == 0 { 0 } else { (moves as u128 * (hi - lo) as u128 / rows as u128) as u64 }
     }
 
     /// Piece boundaries in units: pieces[i]..pieces[i+1].
@@ -227,6 +239,9 @@ fn assemble(
                 run_inner_moves: (hi - lo) * part.inner_moves.runs,
                 lane_inner_moves: (hi - lo) * part.inner_moves.lanes,
                 input_bytes: deps.iter().map(|&(d, j)| piece_bytes(d, j)).sum(),
+                outer_passes: if part.rows { (hi - lo) * part.outer_undrawn } else { 0 },
+                inner_passes: (hi - lo) * part.inner_moves.passes,
+                turned_moves: part.turned_share(lo, hi),
             };
             all_features.push(features);
             let name = piece_name(p, i);
@@ -266,6 +281,7 @@ pub fn orbits_with_features(
     space.require_lines()?;
     let keys = space.keys();
     let inner_moves = inner_moves_per_row(space);
+    let turned = turned_moves_per_count(space);
     let ng = space.groups.len();
     // Rows of a partition: every group but the last (the kernel's inner group).
     let row_len = |k: &PartitionKey| space.shape(k).1 as u64;
@@ -273,13 +289,25 @@ pub fn orbits_with_features(
         .iter()
         .map(|k| {
             let len = space.partition_len(k) as u64;
+            let units = len / row_len(k);
+            // Rows spread evenly over group 0's configurations, each row of the partition
+            // taking the moves of its configuration: per row, the configurations' mean.
+            let c0 = k.counts()[0] as usize;
+            let turned = match turned.get(c0) {
+                Some(&t) if turned_lane_by_lane(space, k.counts()[ng - 1] as usize) => {
+                    let configs = space.groups[0].count(c0) as u128;
+                    ((t as u128 * units as u128 * row_len(k) as u128 / configs) as u64, units)
+                }
+                _ => (0, 0),
+            };
             Part {
                 name: k.to_string(),
-                units: len / row_len(k),
+                units,
                 unit_states: row_len(k),
                 inner_moves: inner_moves[k.counts()[ng - 1] as usize],
                 outer_undrawn: (space.free() - k.total()) as u64
                     - (space.groups[ng - 1].size - k.counts()[ng - 1] as u32) as u64,
+                turned,
                 rows: true,
                 deps: {
                     // In job order, as every reader of the graph lists them.
@@ -414,6 +442,7 @@ pub fn quadrants(
                 unit_states: 1,
                 outer_undrawn: 4 * q as u64 - total(k) as u64,
                 inner_moves: InnerMoves::default(),
+                turned: (0, 0),
                 rows: false,
                 deps,
             }

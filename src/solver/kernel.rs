@@ -587,6 +587,9 @@ pub(crate) struct InnerMoves {
     /// Moves made one lane at a time: the runs' leftovers, and on the scalar path (inner groups
     /// too wide for the row path) every undrawn inner line.
     pub(crate) lanes: u64,
+    /// Passes over the row, one per inner line (drawn ones too) where the group is not full,
+    /// on the row path; none on the scalar path.
+    pub(crate) passes: u64,
 }
 
 /// [`InnerMoves`] of one row, per inner count (index: lines drawn in the inner group), as the
@@ -600,9 +603,46 @@ pub(crate) fn inner_moves_per_row(space: &Space) -> Vec<InnerMoves> {
         .map(|c| match (c as u64 >= size, rows) {
             (true, _) => InnerMoves::default(),
             (_, false) => InnerMoves { lanes: (size - c as u64) * g.count(c) as u64, ..InnerMoves::default() },
-            (_, true) => InnerTable::new(space, inner, c, vbmi).moves(),
+            (_, true) => InnerMoves { passes: size, ..InnerTable::new(space, inner, c, vbmi).moves() },
         })
         .collect()
+}
+
+/// Outer moves whose successor row is turned by a symmetry, per count of group 0 (index: lines
+/// drawn there), summed over its stored configurations: a move in the canonical group 0 to a
+/// configuration stored as its image copies the successor row and gathers it through the
+/// symmetry's rank map. Lines whose class goes on into another group are counted as moves
+/// (a cost estimate, not the kernel's list). Empty where group 0 is the inner group or not
+/// canonical, or the kernel takes the scalar path.
+pub(crate) fn turned_moves_per_count(space: &Space) -> Vec<u64> {
+    let g = &space.groups[0];
+    if space.groups.len() < 2 || !g.canonical || !rows_fit(space) {
+        return Vec::new();
+    }
+    let off = g.offset as usize;
+    let local = |bits: u64| ((bits >> off) & ((1u64 << g.size) - 1)) as u32;
+    g.configs
+        .iter()
+        .map(|cs| {
+            cs.iter()
+                .map(|&x| {
+                    (0..g.size as usize)
+                        .filter(|&j| {
+                            let prev = local(space.class_prev[off + j]);
+                            x >> j & 1 == 0 && x & prev == prev && g.canon[(x | 1 << j) as usize] > 0
+                        })
+                        .count() as u64
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// Whether the kernel built on this CPU gathers a turned successor row lane by lane (`u16`
+/// indices) in partitions whose inner group has `c` lines drawn, rather than 64 lanes at a
+/// time through byte indices.
+pub(crate) fn turned_lane_by_lane(space: &Space, c: usize) -> bool {
+    space.groups.last().is_none_or(|g| !(gather::vbmi() && narrow(g, c)))
 }
 
 /// The inner group's configuration `x` with local line `j` drawn, made canonical where the
@@ -875,6 +915,39 @@ mod tests {
                 } else {
                     assert_eq!(m.runs + m.lanes, listed, "{} inner count {c}", space.board());
                 }
+                // The row path passes over the row once per inner line while a line is left.
+                let passes = if (c as u32) < g.size && rows_fit(&space) { g.size as u64 } else { 0 };
+                assert_eq!(m.passes, passes, "{} inner count {c}", space.board());
+            }
+        }
+    }
+
+    #[test]
+    fn the_turned_moves_priced_are_those_of_the_stored_states() {
+        // Over every stored state: the moves in group 0 whose successor's canonical form turns
+        // it, against the per-count sums spread evenly over the rows.
+        for space in spaces() {
+            let per_count = turned_moves_per_count(&space);
+            if per_count.is_empty() {
+                continue;
+            }
+            let g = &space.groups[0];
+            let lines = g.offset as usize..(g.offset + g.size) as usize;
+            for key in space.keys() {
+                let c0 = key.counts()[0] as usize;
+                let states = space.partition_len(&key);
+                let listed: usize = (0..states)
+                    .map(|i| {
+                        let s = space.state_at(&key, i);
+                        let turned = |l: &usize| {
+                            let t = State(s.0 | 1 << l);
+                            space.is_move(s, *l) && space.canonical(t) != t
+                        };
+                        lines.clone().filter(turned).count()
+                    })
+                    .sum();
+                let priced = per_count[c0] as usize * states / g.count(c0);
+                assert_eq!(priced, listed, "{} {key}", space.board());
             }
         }
     }
