@@ -118,6 +118,40 @@ fn a_long_search_reports_its_progress() {
     assert!(last.nodes <= s.nodes && last.table_hits <= s.table_hits && last.root_moves == 27, "{last:?}");
 }
 
+/// A watch that records what it hears: each progress report's positions, and "done".
+#[derive(Default)]
+struct Recorder(std::sync::Mutex<Vec<Option<u64>>>);
+
+impl dab::answer::SearchWatch for Recorder {
+    fn progress(&self, p: &dab::answer::search::SearchProgress) {
+        self.0.lock().unwrap().push(Some(p.nodes));
+    }
+
+    fn done(&self) {
+        self.0.lock().unwrap().push(None);
+    }
+}
+
+#[test]
+fn a_hint_that_searches_reports_to_its_watch_and_says_when_it_is_done() {
+    use dab::answer::{Answerer, Asking, hint};
+    // A 4x4 position of 8 drawn lines: about 5 s of search on one thread, reports every second.
+    let pos = Position::from_line_string(board("4x4"), "0000000100010010001000001010000001100000").unwrap();
+    let watch = Recorder::default();
+    let a = hint(pos, None, Asking { engine: Answerer::Search, threads: 1, watch: Some(&watch) }).unwrap();
+    assert_eq!((a.value, a.source.as_str()), (2, "search"));
+    let heard = watch.0.into_inner().unwrap();
+    // Reports, positions growing, then done once, last.
+    assert!(heard.len() >= 2 && heard.last() == Some(&None), "{heard:?}");
+    let nodes: Vec<u64> = heard[..heard.len() - 1].iter().map(|n| n.expect("no report after done")).collect();
+    assert!(nodes.windows(2).all(|w| w[0] <= w[1]), "{nodes:?}");
+    // A hint solved in memory (auto, few lines) runs no search: nothing heard.
+    let watch = Recorder::default();
+    let solved = Position::from_line_string(board("2x2"), "101010101010").unwrap();
+    hint(solved, None, Asking { engine: Answerer::Auto, threads: 1, watch: Some(&watch) }).unwrap();
+    assert!(watch.0.into_inner().unwrap().is_empty());
+}
+
 #[test]
 fn dab_solve_runs_the_search_engine() {
     let v = json_out(&["solve", "3x3", "--engine", "search", "--tt-size", "1M", "--json"], None);

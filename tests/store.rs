@@ -218,7 +218,7 @@ fn queries_answer_from_the_book_and_beyond_it() {
     for drawn in [0, 3, 7, 11, 12, 13, 18, 23] {
         for _ in 0..4 {
             let pos = common::random_position(board, 24 - drawn, &mut rng);
-            let a = dab::answer::query(&reader, pos, dab::answer::Answerer::Auto, 1).unwrap();
+            let a = dab::answer::query(&reader, pos, dab::answer::Asking::new(dab::answer::Answerer::Auto, 1)).unwrap();
             let s = dab::exec::solve(pos, dab::solver::SolveOptions::default()).unwrap();
             assert_eq!(a.source, if drawn < 12 { "store" } else { "solved" }, "{drawn} lines");
             assert_eq!(a.value, s.value as i32);

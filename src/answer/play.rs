@@ -17,7 +17,7 @@ use crate::support::choice;
 
 use super::endgame::{NotLoopsAndChains, analyse_position};
 use super::hint::{HintError, hint};
-use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, QueryError};
+use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError};
 
 /// Most undrawn lines of a starting position solved on the fly (the empty 3x4 has 31; 32, as
 /// the empty 2x6, take too long to wait for).
@@ -78,7 +78,7 @@ fn move_values(a: &Answer) -> MoveValues {
 }
 
 /// Where the perfect opponent's values come from.
-pub enum Oracle {
+pub enum Oracle<'w> {
     /// Every position of the board, solved once.
     Solved(Box<Solution>),
     /// A store's book, with positions beyond it answered on the spot as `dab hint` answers
@@ -86,38 +86,35 @@ pub enum Oracle {
     Store {
         /// The open store.
         reader: Box<Reader>,
-        /// What answers positions beyond the book.
-        engine: Answerer,
-        /// Worker threads for positions answered on the spot.
-        threads: usize,
+        /// How positions beyond the book are answered.
+        ask: Asking<'w>,
     },
     /// Each position answered as `dab hint` answers it: the endgame theorems, a solve in
     /// memory, or the search engine (a game from a position too large to solve whole).
     Hinted {
-        /// What answers.
-        engine: Answerer,
-        /// Worker threads for solves and searches.
-        threads: usize,
+        /// How each position is answered.
+        ask: Asking<'w>,
     },
 }
 
-impl Oracle {
+impl<'w> Oracle<'w> {
     /// The oracle of a game from `start` without a store: one solve kept whole when `start` has
     /// at most 31 undrawn lines (`auto` and `partition`), else the hint's sources position by
     /// position (`auto`: up to 44 undrawn lines, or loops and long chains of any size; `search`:
     /// up to 64); refused otherwise.
-    pub fn new(start: Position, engine: Answerer, threads: usize) -> Result<Oracle, PlayError> {
+    pub fn new(start: Position, ask: Asking<'w>) -> Result<Oracle<'w>, PlayError> {
+        let Asking { engine, threads, .. } = ask;
         let free = start.undrawn().len() as usize;
         let refused = |reason| Err(PlayError::TooLarge { free, engine, reason });
         match engine {
-            Answerer::Search if free <= MAX_FREE_LINES => return Ok(Oracle::Hinted { engine, threads }),
+            Answerer::Search if free <= MAX_FREE_LINES => return Ok(Oracle::Hinted { ask }),
             Answerer::Search => return refused(None),
             _ if free <= MAX_SOLVED_FREE => {}
             Answerer::Partition => return refused(None),
-            Answerer::Auto if free <= AUTO_SEARCH_FREE => return Ok(Oracle::Hinted { engine, threads }),
+            Answerer::Auto if free <= AUTO_SEARCH_FREE => return Ok(Oracle::Hinted { ask }),
             Answerer::Auto => {
                 return match analyse_position(start) {
-                    Ok(_) => Ok(Oracle::Hinted { engine, threads }),
+                    Ok(_) => Ok(Oracle::Hinted { ask }),
                     Err(reason) => refused(Some(reason)),
                 };
             }
@@ -127,15 +124,14 @@ impl Oracle {
     }
 
     /// Opens the solve under `base` that holds `start` (`groups`: which grouping, when it holds
-    /// several); positions beyond its book are answered by `engine`.
+    /// several); positions beyond its book are answered as `ask` says.
     pub fn store(
         base: &Path,
         start: Position,
         groups: Option<usize>,
-        engine: Answerer,
-        threads: usize,
-    ) -> Result<Oracle, PlayError> {
-        Ok(Oracle::Store { reader: Box::new(Reader::open_for(base, start, groups)?), engine, threads })
+        ask: Asking<'w>,
+    ) -> Result<Oracle<'w>, PlayError> {
+        Ok(Oracle::Store { reader: Box::new(Reader::open_for(base, start, groups)?), ask })
     }
 
     /// Where this oracle's answers come from, for the game's first line.
@@ -143,7 +139,7 @@ impl Oracle {
         match self {
             Oracle::Solved(_) => "a solve of the starting position",
             Oracle::Store { .. } => "the store, positions beyond it answered on the spot",
-            Oracle::Hinted { engine: Answerer::Search, .. } => "the search engine, position by position",
+            Oracle::Hinted { ask: Asking { engine: Answerer::Search, .. } } => "the search engine, position by position",
             Oracle::Hinted { .. } => {
                 "position by position: the endgame theorems on loops and long chains, else the search engine, then solves"
             }
@@ -176,8 +172,8 @@ impl Oracle {
     pub fn answered(&self, pos: Position) -> Result<(MoveValues, Option<String>), PlayError> {
         let a = match self {
             Oracle::Solved(_) => return Ok((self.moves(pos)?, None)),
-            Oracle::Store { reader, engine, threads } => hint(pos, Some(reader), *engine, *threads)?,
-            Oracle::Hinted { engine, threads } => hint(pos, None, *engine, *threads)?,
+            Oracle::Store { reader, ask } => hint(pos, Some(reader), *ask)?,
+            Oracle::Hinted { ask } => hint(pos, None, *ask)?,
         };
         Ok((move_values(&a), Some(a.source)))
     }

@@ -12,7 +12,34 @@ use crate::store::{Reader, StoreError};
 use crate::support::choice;
 
 use super::analysis::MAX_FREE_IN_MEMORY;
-use super::search::{SearchError, SearchOptions, search};
+use super::search::{SearchError, SearchOptions, SearchProgress, search};
+
+/// Hears how far a long search is (a progress line on a terminal), and that it ended.
+pub trait SearchWatch: Sync {
+    /// Called about every second while a search runs, from a thread of its own.
+    fn progress(&self, p: &SearchProgress);
+    /// Called once when a search has ended, whatever its outcome.
+    fn done(&self);
+}
+
+/// How a position that no store holds is answered: the engine, its threads, and what hears a
+/// search's progress.
+#[derive(Clone, Copy)]
+pub struct Asking<'w> {
+    /// What answers.
+    pub engine: Answerer,
+    /// Worker threads for solves and searches.
+    pub threads: usize,
+    /// What hears a search's progress (None: nothing).
+    pub watch: Option<&'w dyn SearchWatch>,
+}
+
+impl Asking<'static> {
+    /// `engine` on `threads` threads, with nothing watching.
+    pub fn new(engine: Answerer, threads: usize) -> Asking<'static> {
+        Asking { engine, threads, watch: None }
+    }
+}
 
 choice! {
     "engine",
@@ -106,7 +133,8 @@ fn too_large(free: usize, engine: Answerer) -> String {
 
 /// Answers `pos` from its own undrawn lines with `engine` (the retrograde in memory, or the
 /// search engine with every move valued); `source` is `solved` or `search`.
-pub(super) fn on_the_spot(pos: Position, engine: Answerer, threads: usize) -> Result<Answer, QueryError> {
+pub(super) fn on_the_spot(pos: Position, ask: Asking) -> Result<Answer, QueryError> {
+    let Asking { engine, threads, watch } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
     let retrograde = match engine {
@@ -123,7 +151,17 @@ pub(super) fn on_the_spot(pos: Position, engine: Answerer, threads: usize) -> Re
         if free > MAX_FREE_LINES {
             return Err(QueryError::TooLarge(free, engine));
         }
-        let s = search(pos, SearchOptions { threads, ..Default::default() })?;
+        let line = |p: &SearchProgress| {
+            if let Some(w) = watch {
+                w.progress(p);
+            }
+        };
+        let progress: Option<&(dyn Fn(&SearchProgress) + Sync)> = watch.map(|_| &line as _);
+        let s = search(pos, SearchOptions { threads, progress, ..Default::default() });
+        if let Some(w) = watch {
+            w.done();
+        }
+        let s = s?;
         (s.value, s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect(), "search")
     };
     Ok(answer(pos, value, &moves, source, start))
@@ -146,11 +184,11 @@ fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str
 }
 
 /// Answers from the store when it holds the position and every position after one move;
-/// otherwise answers on the spot with `engine`.
-pub fn query(reader: &Reader, pos: Position, engine: Answerer, threads: usize) -> Result<Answer, QueryError> {
+/// otherwise answers on the spot as `ask` says.
+pub fn query(reader: &Reader, pos: Position, ask: Asking) -> Result<Answer, QueryError> {
     match from_book(reader, pos)? {
         Some(a) => Ok(a),
-        None => on_the_spot(pos, engine, threads),
+        None => on_the_spot(pos, ask),
     }
 }
 

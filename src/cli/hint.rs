@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use dab::answer::Answerer;
+use dab::answer::{Answerer, Asking};
 
 use super::{CliResult, PositionArgs, choice};
 
@@ -34,6 +34,13 @@ pub struct EngineArgs {
     pub engine: Answerer,
 }
 
+impl EngineArgs {
+    /// The engine on `threads` threads, its searches reporting to `line`.
+    pub fn asking<'w>(&self, threads: usize, line: &'w super::solve::SearchLine) -> Asking<'w> {
+        Asking { engine: self.engine, threads, watch: Some(line) }
+    }
+}
+
 /// A store to read values from, with its grouping.
 #[derive(Args)]
 pub struct StoreArgs {
@@ -49,7 +56,8 @@ pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
     let reader =
         args.store.store.as_deref().map(|s| dab::store::Reader::open_for(s, pos, args.store.groups)).transpose()?;
-    let a = dab::answer::hint(pos, reader.as_ref(), args.engine.engine, super::threads(args.threads)?)?;
+    let line = super::solve::SearchLine::on_terminal();
+    let a = dab::answer::hint(pos, reader.as_ref(), args.engine.asking(super::threads(args.threads)?, &line))?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
         return Ok(());

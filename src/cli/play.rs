@@ -31,9 +31,11 @@ pub fn run(args: PlayArgs) -> CliResult {
     let pos = args.position.position()?;
     let threads = super::threads(args.threads)?;
     let start = std::time::Instant::now();
+    let line = super::solve::SearchLine::on_terminal();
+    let ask = args.engine.asking(threads, &line);
     let oracle = match &args.store.store {
-        Some(dir) => Oracle::store(dir, pos, args.store.groups, args.engine.engine, threads)?,
-        None => Oracle::new(pos, args.engine.engine, threads)?,
+        Some(dir) => Oracle::store(dir, pos, args.store.groups, ask)?,
+        None => Oracle::new(pos, ask)?,
     };
     if let Oracle::Solved(_) = oracle {
         let what = if pos.drawn.is_empty() { pos.board.to_string() } else { "the position".to_string() };

@@ -30,7 +30,8 @@ pub fn run(args: QueryArgs) -> CliResult {
     let pos = args.position.position()?;
     let threads = super::threads(args.threads)?;
     let reader = dab::store::Reader::open_for(&args.store, pos, args.groups)?;
-    let a = dab::answer::query(&reader, pos, args.engine.engine, threads)?;
+    let line = super::solve::SearchLine::on_terminal();
+    let a = dab::answer::query(&reader, pos, args.engine.asking(threads, &line))?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
     } else {

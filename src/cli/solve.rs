@@ -151,6 +151,42 @@ impl BookArgs {
     }
 }
 
+/// The search engine's progress line for `hint`, `query` and `play`, on a terminal: shown from
+/// a search's first report (after a second), cleared when the search ends, so that a game's
+/// next line is not drawn over; each search gets a line of its own.
+pub struct SearchLine {
+    enabled: bool,
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+}
+
+impl SearchLine {
+    /// A line on stderr when it is a terminal, else nothing.
+    pub fn on_terminal() -> SearchLine {
+        SearchLine { enabled: std::io::stderr().is_terminal(), bar: std::sync::Mutex::new(None) }
+    }
+}
+
+impl dab::answer::SearchWatch for SearchLine {
+    fn progress(&self, p: &SearchProgress) {
+        if !self.enabled {
+            return;
+        }
+        let mut bar = self.bar.lock().expect("progress lock");
+        let bar = bar.get_or_insert_with(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(ProgressStyle::with_template("{msg}").expect("valid template"));
+            bar
+        });
+        bar.set_message(search_line(p));
+    }
+
+    fn done(&self) {
+        if let Some(bar) = self.bar.lock().expect("progress lock").take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 /// A progress bar on a terminal, shown only once a solve has run for a second.
 pub struct Progress {
     bar: Option<ProgressBar>,
