@@ -165,6 +165,12 @@ fn dab_solve_runs_the_search_engine() {
         None,
         "--tt-size 16 bytes is too small: the transposition table needs at least 64 bytes",
     );
+    // Past any machine's address space (2^47 bytes for a process on x86-64): an error, no abort.
+    common::refused(
+        &["solve", "3x3", "--engine", "search", "--tt-size", "1EiB"],
+        None,
+        "is more memory than this machine gives",
+    );
 }
 
 /// The first 5x5 position of 36 undrawn lines in the benchmark's file, and its value there.
