@@ -139,7 +139,9 @@ impl<'w> Oracle<'w> {
         match self {
             Oracle::Solved(_) => "a solve of the starting position",
             Oracle::Store { .. } => "the store, positions beyond it answered on the spot",
-            Oracle::Hinted { ask: Asking { engine: Answerer::Search, .. } } => "the search engine, position by position",
+            Oracle::Hinted { ask: Asking { engine: Answerer::Search, .. } } => {
+                "the search engine, position by position"
+            }
             Oracle::Hinted { .. } => {
                 "position by position: the endgame theorems on loops and long chains, else the search engine, then solves"
             }

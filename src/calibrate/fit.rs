@@ -60,10 +60,8 @@ impl Normal {
 fn least_squares(normal: &Normal, mask: [bool; TERMS]) -> Option<([f64; TERMS], f64)> {
     let idx: Vec<usize> = (0..TERMS).filter(|&k| mask[k]).collect();
     let m = idx.len();
-    let mut a: Vec<Vec<f64>> = idx
-        .iter()
-        .map(|&i| idx.iter().map(|&j| normal.gram[i][j]).chain([normal.rhs[i]]).collect())
-        .collect();
+    let mut a: Vec<Vec<f64>> =
+        idx.iter().map(|&i| idx.iter().map(|&j| normal.gram[i][j]).chain([normal.rhs[i]]).collect()).collect();
     // Gaussian elimination with partial pivoting, scaled per row.
     for col in 0..m {
         let pivot = (col..m).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;

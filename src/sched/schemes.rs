@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Board, LineSet};
 use crate::solver::{
-    BINOMIAL, InnerMoves, PartitionKey, Space, SpaceError, inner_moves_per_row, turned_lane_by_lane, turned_moves_per_count,
+    BINOMIAL, InnerMoves, PartitionKey, Space, SpaceError, inner_moves_per_row, turned_lane_by_lane,
+    turned_moves_per_count,
 };
 use crate::support::choice;
 
