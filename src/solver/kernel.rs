@@ -615,10 +615,9 @@ pub(crate) fn inner_moves_per_row(space: &Space) -> Vec<InnerMoves> {
 /// (a cost estimate, not the kernel's list). Empty where group 0 is the inner group or not
 /// canonical, or the kernel takes the scalar path.
 pub(crate) fn turned_moves_per_count(space: &Space) -> Vec<u64> {
-    let g = &space.groups[0];
-    if space.groups.len() < 2 || !g.canonical || !rows_fit(space) {
+    let Some(g) = space.groups.first().filter(|g| g.canonical && space.groups.len() >= 2 && rows_fit(space)) else {
         return Vec::new();
-    }
+    };
     let off = g.offset as usize;
     let local = |bits: u64| ((bits >> off) & ((1u64 << g.size) - 1)) as u32;
     g.configs
