@@ -158,6 +158,10 @@ fn dab_solve_runs_the_search_engine() {
     assert_eq!((v["value"].as_i64(), v["engine"].as_str()), (Some(-3), Some("search")));
     let alone = json_out(&["solve", "3x3", "--engine", "search", "--value-only", "--leaf-lines", "6", "--json"], None);
     assert_eq!((alone["value"].as_i64(), alone["moves"].as_array().map(Vec::len)), (Some(-3), Some(0)));
+    // The text names what the search counts and holds.
+    let out = common::dab().args(["solve", "2x3", "--engine", "search", "--tt-size", "1M"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("positions searched") && text.contains("of transposition table"), "{text}");
     common::refused(&["solve", "3x3", "--engine", "search", "--leaf-lines", "13"], None, "13 is not in 0..=12");
     common::refused(&["solve", "3x3", "--value-only"], None, "work only with --engine search");
     common::refused(

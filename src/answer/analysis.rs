@@ -254,8 +254,12 @@ impl std::fmt::Display for Analysis {
         }
         writeln!(f, "best {}", best_list(&self.best))?;
         let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
+        // The search counts positions visited (a position reached twice counts twice) and
+        // holds a table, not values: its lines say so.
+        let search = self.engine == Engine::Search;
         if self.positions > 0 {
-            write!(f, "positions {}", crate::support::thousands(self.positions))?;
+            let what = if search { "positions searched" } else { "positions" };
+            write!(f, "{what} {}", crate::support::thousands(self.positions))?;
             if !groups.is_empty() {
                 write!(
                     f,
@@ -272,7 +276,8 @@ impl std::fmt::Display for Analysis {
             write!(f, ", {:.1} M positions/s", self.positions_per_second / 1e6)?;
         }
         writeln!(f)?;
-        write!(f, "peak memory {} of values", crate::support::human_bytes(self.peak_value_bytes))?;
+        let held = if search { "transposition table" } else { "values" };
+        write!(f, "peak memory {} of {held}", crate::support::human_bytes(self.peak_value_bytes))?;
         if let Some(rss) = self.peak_rss_bytes {
             write!(f, ", {} resident", crate::support::human_bytes(rss))?;
         }
