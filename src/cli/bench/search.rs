@@ -5,13 +5,14 @@
 //! value of a store's book or of the file where given, every value checked against them.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
 use dab::answer::Analysis;
 use dab::game::{Board, Position};
 use dab::store::Reader;
+
+use super::solver::{ChildError, solve_in_child};
 
 /// One position to search.
 #[derive(Clone, Debug)]
@@ -74,23 +75,13 @@ pub struct Row {
 
 /// Runs `dab solve` on `pos` in a child process of `exe` with these extra arguments.
 fn solve_child(exe: &Path, pos: Position, args: &[&str]) -> Result<Analysis, String> {
-    let lines = pos.to_line_string();
-    let out = Command::new(exe)
-        .args(["solve", &pos.board.to_string(), "--lines", &lines, "--json", "--quiet"])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run '{}': {e}", exe.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "dab solve {} --lines {lines} {}: {}",
-            pos.board,
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("dab solve {} --lines {lines}: unreadable output: {e}", pos.board))
+    let (board, lines) = (pos.board.to_string(), pos.to_line_string());
+    let all: Vec<&str> = [board.as_str(), "--lines", &lines].into_iter().chain(args.iter().copied()).collect();
+    solve_in_child(exe, &all, None).map_err(|e| match e {
+        ChildError::Spawn(e) => format!("cannot run '{}': {e}", exe.display()),
+        ChildError::Failed(stderr) => format!("dab solve {board} --lines {lines} {}: {stderr}", args.join(" ")),
+        ChildError::Output(e) => format!("dab solve {board} --lines {lines}: unreadable output: {e}"),
+    })
 }
 
 /// What the suite is asked.

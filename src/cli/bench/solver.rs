@@ -111,40 +111,54 @@ impl Solver {
     }
 }
 
+/// Why a child `dab solve --json` gave no analysis.
+pub(super) enum ChildError {
+    /// It could not be started, fed or waited for.
+    Spawn(std::io::Error),
+    /// It failed: its stderr.
+    Failed(String),
+    /// Its output is not an analysis.
+    Output(serde_json::Error),
+}
+
+/// Runs `dab solve ARGS --json --quiet` in a child process of `exe` (the `dab` binary), with
+/// `stdin` fed to it (none: nothing to read), and reads its analysis: each solve in a
+/// process of its own, so that its peak memory is its own.
+pub(super) fn solve_in_child(exe: &Path, args: &[&str], stdin: Option<&str>) -> Result<Analysis, ChildError> {
+    let mut cmd = Command::new(exe);
+    cmd.arg("solve").args(args).args(["--json", "--quiet"]);
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(ChildError::Spawn)?;
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        pipe.write_all(text.as_bytes()).map_err(ChildError::Spawn)?;
+    }
+    let out = child.wait_with_output().map_err(ChildError::Spawn)?;
+    if !out.status.success() {
+        return Err(ChildError::Failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+    }
+    serde_json::from_slice(&out.stdout).map_err(ChildError::Output)
+}
+
 /// Runs one solve of one case in a child process of `exe` (the `dab` binary).
 pub fn run_one(exe: &Path, case: &Case, solver: Solver) -> Result<Analysis, BenchError> {
     let Solver { engine, kernel, threads, groups } = solver;
-    let mut cmd = Command::new(exe);
-    cmd.arg("solve");
-    match case {
-        Case::Board(b) => cmd.arg(b),
-        Case::Art { .. } => cmd.args(["--position", "-"]),
+    let (engine_name, threads, kernel, groups) =
+        (engine.to_string(), threads.to_string(), kernel.map(|k| k.to_string()), groups.map(|g| g.to_string()));
+    let (mut args, art): (Vec<&str>, _) = match case {
+        Case::Board(b) => (vec![b.as_str()], None),
+        Case::Art { art, .. } => (vec!["--position", "-"], Some(art.as_str())),
     };
-    cmd.args(["--engine", &engine.to_string(), "--threads", &threads.to_string()]);
-    cmd.args(["--json", "--quiet"]);
-    if let Some(k) = kernel {
-        cmd.args(["--kernel", &k.to_string()]);
+    args.extend(["--engine", &engine_name, "--threads", &threads]);
+    if let Some(k) = &kernel {
+        args.extend(["--kernel", k]);
     }
-    if let Some(g) = groups {
-        cmd.args(["--groups", &g.to_string()]);
+    if let Some(g) = &groups {
+        args.extend(["--groups", g]);
     }
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let spawn_err = |source| BenchError::Spawn { exe: exe.display().to_string(), source };
-    let mut child = cmd.spawn().map_err(spawn_err)?;
-    let mut stdin = child.stdin.take().expect("piped stdin");
-    if let Case::Art { art, .. } = case {
-        stdin.write_all(art.as_bytes()).map_err(spawn_err)?;
-    }
-    drop(stdin);
-    let out = child.wait_with_output().map_err(spawn_err)?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        return Err(BenchError::Failed { case: case.name().to_string(), engine, stderr });
-    }
-    serde_json::from_slice(&out.stdout).map_err(|source| BenchError::Output {
-        case: case.name().to_string(),
-        engine,
-        source,
+    solve_in_child(exe, &args, art).map_err(|e| match e {
+        ChildError::Spawn(source) => BenchError::Spawn { exe: exe.display().to_string(), source },
+        ChildError::Failed(stderr) => BenchError::Failed { case: case.name().to_string(), engine, stderr },
+        ChildError::Output(source) => BenchError::Output { case: case.name().to_string(), engine, source },
     })
 }
 
