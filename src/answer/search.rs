@@ -468,10 +468,9 @@ impl Table {
         // measured slower, 0.9 s of page faults against 0.15 s on a 4x4 position of 32 undrawn
         // lines, since the hashed first touches come in random order from every thread.
         let mut buckets = Vec::new();
-        let too_large = |_| SearchError::TableTooLarge(bytes);
-        buckets
-            .try_reserve_exact(usize::try_from(count).map_err(|_| SearchError::TableTooLarge(bytes))?)
-            .map_err(too_large)?;
+        if !usize::try_from(count).is_ok_and(|n| buckets.try_reserve_exact(n).is_ok()) {
+            return Err(SearchError::TableTooLarge(bytes));
+        }
         buckets.extend((0..count).map(|_| Bucket(std::array::from_fn(|_| AtomicU64::new(0)))));
         Ok(Table { buckets, mask: count - 1 })
     }
@@ -600,7 +599,7 @@ const INF: i32 = 127;
 
 impl Searcher<'_> {
     /// The exact value of `s` by MTD(f): null-window searches from `guess` until the bounds
-    /// meet. `None` when another thread stopped the search.
+    /// meet (no test here is dropped: only the root's tests, in [`Searcher::root_value`], are).
     fn mtdf(&mut self, s: u64, guess: i32) -> i32 {
         let (mut lower, mut upper, mut g) = (-INF, INF, guess);
         while lower < upper {
@@ -836,8 +835,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         leaf_lines: opts.leaf_lines.min(MAX_LEAF_LINES) as u32,
         threads: opts.threads.max(1),
     };
-    let threads = opts.threads.max(1);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(shared.threads).build().expect("a thread pool");
     let done = AtomicBool::new(false);
     let (value, values) = std::thread::scope(|scope| {
         if let Some(progress) = opts.progress {
