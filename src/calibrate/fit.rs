@@ -7,7 +7,8 @@ use serde::Serialize;
 use crate::sched::{CostModel, JobFeatures, TERM_NAMES, TERMS};
 use crate::support::quantile;
 
-use super::measure::Sample;
+use super::in_solve::mean_factor;
+use super::measure::{Sample, Timing};
 
 /// The weighted normal equations of all the terms, summed once over the samples: the fit then
 /// tries every subset of the terms on them, without another pass over the samples.
@@ -189,21 +190,27 @@ pub struct ErrorStats {
     pub fitted_on: bool,
 }
 
-pub(super) fn errors(model: &CostModel, samples: &[Sample], threads: usize, fitted_on: bool) -> ErrorStats {
-    let factor = model.contention(threads);
-    let mut errs: Vec<f64> = samples
+/// The errors of `model` over the jobs of `timing`, each job slowed by the model's contention
+/// at the busy counts it ran with.
+pub(super) fn errors(model: &CostModel, timing: &Timing, threads: usize, fitted_on: bool) -> ErrorStats {
+    let predicted: Vec<f64> = timing
+        .samples
         .iter()
-        .filter(|s| s.seconds > 0.0)
-        .map(|s| {
-            let p = model.nanoseconds(s.features()) as f64 * factor;
-            (p - s.seconds * 1e9).abs() / (s.seconds * 1e9)
-        })
+        .zip(&timing.busy)
+        .map(|(s, busy)| model.nanoseconds(s.features()) as f64 * mean_factor(&model.contention, busy))
+        .collect();
+    let mut errs: Vec<f64> = timing
+        .samples
+        .iter()
+        .zip(&predicted)
+        .filter(|(s, _)| s.seconds > 0.0)
+        .map(|(s, p)| (p - s.seconds * 1e9).abs() / (s.seconds * 1e9))
         .collect();
     errs.sort_by(f64::total_cmp);
-    let actual: f64 = samples.iter().map(|s| s.seconds * 1e9).sum();
-    let predicted: f64 = samples.iter().map(|s| model.nanoseconds(s.features()) as f64 * factor).sum();
+    let actual: f64 = timing.samples.iter().map(|s| s.seconds * 1e9).sum();
+    let predicted: f64 = predicted.iter().sum();
     ErrorStats {
-        board: samples.first().map_or(String::new(), |s| s.board.clone()),
+        board: timing.samples.first().map_or(String::new(), |s| s.board.clone()),
         threads,
         jobs: errs.len(),
         median: quantile(&errs, 0.5),

@@ -13,6 +13,8 @@ use crate::sched::{CostSpec, JobFeatures, orbits_with_features};
 use crate::solver::{Space, SpaceError};
 use crate::support::median;
 
+use super::in_solve::busy_profile;
+
 /// One job's measured time with its features.
 #[derive(Clone, Debug, Serialize)]
 pub struct Sample {
@@ -66,34 +68,53 @@ impl Sample {
     }
 }
 
+/// A whole solve timed at one thread count.
+#[derive(Clone, Debug)]
+pub struct Timing {
+    /// Every job's median time with its features, in the plan's job order.
+    pub samples: Vec<Sample>,
+    /// Median wall seconds of the solve.
+    pub seconds: f64,
+    /// Per job, the seconds it ran with 1, 2, ... of the count's threads busy (itself
+    /// included), summed over the repeats: what contention it met.
+    pub busy: Vec<Vec<f64>>,
+}
+
 /// Runs a whole solve of `root` on the executor on each thread count of `threads`, `repeats`
 /// times in turn (so that every count sees the same moments of a shared machine), and returns
-/// per thread count every job's median time with its features, and the median wall time.
+/// per thread count every job's median time with its features, how many threads were busy
+/// while it ran, and the median wall time.
 pub fn measure(
     root: Position,
     groups: Option<usize>,
     threads: &[usize],
     repeats: usize,
-) -> Result<Vec<(Vec<Sample>, f64)>, SpaceError> {
+) -> Result<Vec<Timing>, SpaceError> {
     let space = Space::new(root, groups)?;
     let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
     let plan = ReadyPlan::from_graph(space, graph).expect("own graph");
     let index: HashMap<&str, usize> = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
     let mut times = vec![vec![Vec::new(); plan.graph.len()]; threads.len()];
     let mut walls = vec![Vec::new(); threads.len()];
+    let mut busy: Vec<Vec<Vec<f64>>> = threads.iter().map(|&p| vec![vec![0.0; p.max(1)]; plan.graph.len()]).collect();
     for _ in 0..repeats.max(1) {
         for (k, &p) in threads.iter().enumerate() {
             let run = execute(&plan, p, false, None);
-            for t in &run.trace {
-                times[k][index[t.job.as_str()]].push(t.end - t.start);
+            let spans: Vec<(usize, f64, f64)> =
+                run.trace.iter().map(|t| (index[t.job.as_str()], t.start, t.end)).collect();
+            for &(j, start, end) in &spans {
+                times[k][j].push(end - start);
+            }
+            for (sum, one) in busy[k].iter_mut().zip(busy_profile(&spans, plan.graph.len(), p)) {
+                sum.iter_mut().zip(one).for_each(|(s, o)| *s += o);
             }
             walls[k].push(run.seconds);
         }
     }
     Ok(threads
         .iter()
-        .zip(times.iter_mut().zip(&mut walls))
-        .map(|(&p, (times, walls))| {
+        .zip(times.iter_mut().zip(&mut walls).zip(busy))
+        .map(|(&p, ((times, walls), busy))| {
             let samples = plan
                 .graph
                 .jobs
@@ -118,7 +139,7 @@ pub fn measure(
                     seconds: median(t),
                 })
                 .collect();
-            (samples, median(walls))
+            Timing { samples, seconds: median(walls), busy }
         })
         .collect())
 }

@@ -14,6 +14,7 @@
 
 mod bandwidth;
 mod fit;
+mod in_solve;
 mod machine;
 mod measure;
 mod probe;
@@ -22,8 +23,10 @@ mod store_timing;
 
 pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_ARRAY_BYTES, DEFAULT_REPEATS, bandwidth, default_array_bytes};
 pub use fit::{ErrorStats, Fit, fit};
+pub use in_solve::{SharedJob, busy_profile, in_solve, mean_factor};
 pub use machine::{host, machine, physical_cores};
+pub use measure::Timing;
 pub use measure::{Sample, measure};
 pub use probe::{PROBE_BOARD, busy_seconds, contention_curve, curve, describe, probe, probe_model};
-pub use run::{CURVE_BOARD, Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, run};
+pub use run::{CURVE_BOARD, Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, describe_curve, run};
 pub use store_timing::{STORE_SIZES, StoreTiming, time_store};

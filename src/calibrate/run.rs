@@ -1,16 +1,18 @@
 //! A calibration session: the boards to time (cases), each timed on one thread and on all
 //! threads, the model fitted on the one-thread times and tested on boards it was not fitted
-//! on; the contention curve from whole solves run as 1, 2, 4, ... copies at once; the probe
-//! that later carries the model to other machines.
+//! on; the contention curve, its shape from whole solves run as 1, 2, 4, ... copies at once
+//! and its level from the all-threads solves' own jobs; the probe that later carries the
+//! model to other machines.
 
 use crate::game::{Board, Position};
-use crate::sched::{CostModel, MODEL_FORMAT};
+use crate::sched::{Contention, CostModel, MODEL_FORMAT};
 use crate::solver::SpaceError;
 use crate::support::thread_counts;
 
 use super::fit::{ErrorStats, Fit, errors, fit};
+use super::in_solve::{SharedJob, in_solve};
 use super::machine::{host, machine, physical_cores};
-use super::measure::{Sample, measure};
+use super::measure::{Sample, Timing, measure};
 use super::probe::{contention_curve, probe};
 
 /// A board to time, with its grouping (None: the default).
@@ -55,6 +57,11 @@ pub struct Calibration {
     pub stats: Vec<ErrorStats>,
     /// Every timed job.
     pub samples: Vec<Sample>,
+    /// The curve from copies of a whole solve, before the solves' own jobs set its level.
+    pub copies: Contention,
+    /// The fitted boards' jobs in the all-threads solves: their total time over their total
+    /// time in the one-thread solves (None with one thread).
+    pub in_solve_ratio: Option<f64>,
 }
 
 /// Times `cases` (each `repeats` times) on one thread and on `threads` threads, fits the model
@@ -72,25 +79,49 @@ pub fn run(
     let counts: Vec<usize> = if threads > 1 { vec![1, threads] } else { vec![1] };
     let time = |case: &Case, report: &mut dyn FnMut(&str)| {
         let runs = measure(Position::empty(case.board), case.groups, &counts, repeats)?;
-        for (&p, (s, secs)) in counts.iter().zip(&runs) {
+        for (&p, t) in counts.iter().zip(&runs) {
             report(&format!(
-                "timed {} ({} jobs) on {p} thread(s), median of {repeats}: {secs:.2} s",
+                "timed {} ({} jobs) on {p} thread(s), median of {repeats}: {:.2} s",
                 case.board,
-                s.len()
+                t.samples.len(),
+                t.seconds
             ));
         }
-        Ok::<_, SpaceError>(runs.into_iter().map(|(s, _)| s).collect::<Vec<_>>())
+        Ok::<_, SpaceError>(runs)
     };
-    let mut fitted = Vec::new();
+    let mut fitted: Vec<Vec<Timing>> = Vec::new();
     for c in cases {
         fitted.push(time(c, report)?);
     }
-    let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].clone()).collect();
+    let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].samples.clone()).collect();
     let fit = fit(&one);
     let cores = physical_cores().min(threads);
     let curve_at = thread_counts(threads, cores);
     report(&format!("timing {CURVE_BOARD} as {curve_at:?} copies at once, {repeats} times, for the contention curve"));
-    let contention = contention_curve(CURVE_BOARD, None, &curve_at, repeats)?;
+    let copies = contention_curve(CURVE_BOARD, None, &curve_at, repeats)?;
+    let shared: Vec<SharedJob> = fitted
+        .iter()
+        .filter(|runs| runs.len() > 1)
+        .flat_map(|runs| {
+            let (one, all) = (&runs[0], &runs[runs.len() - 1]);
+            one.samples.iter().zip(&all.samples).zip(&all.busy).map(|((a, s), busy)| SharedJob {
+                alone: a.seconds,
+                shared: s.seconds,
+                busy: busy.clone(),
+            })
+        })
+        .collect();
+    let contention = in_solve(&copies, threads, &shared);
+    let in_solve_ratio = (!shared.is_empty())
+        .then(|| shared.iter().map(|j| j.shared).sum::<f64>() / shared.iter().map(|j| j.alone).sum::<f64>().max(1e-12));
+    if let Some(r) = in_solve_ratio {
+        report(&format!(
+            "copies at once: {}; the solves' own jobs on {threads} threads took {r:.3}x their one-thread time: \
+             contention with {threads} busy {:.3}x",
+            describe_curve(&copies),
+            contention.factor(threads)
+        ));
+    }
     let probe = probe(threads);
     report(&format!(
         "probe ({}): {:.3} s alone, {:.3} s with {threads} busy",
@@ -123,10 +154,10 @@ pub fn run(
     model.set_coefficients(fit.coefficients);
     let mut stats = Vec::new();
     let mut samples = Vec::new();
-    let mut record = |runs: Vec<Vec<Sample>>, fitted_on: bool, stats: &mut Vec<ErrorStats>| {
-        for (&p, s) in counts.iter().zip(runs) {
-            stats.push(errors(&model, &s, p, fitted_on));
-            samples.extend(s);
+    let mut record = |runs: Vec<Timing>, fitted_on: bool, stats: &mut Vec<ErrorStats>| {
+        for (&p, t) in counts.iter().zip(runs) {
+            stats.push(errors(&model, &t, p, fitted_on));
+            samples.extend(t.samples);
         }
     };
     for runs in fitted {
@@ -136,5 +167,11 @@ pub fn run(
         record(time(c, report)?, false, &mut stats);
     }
     model.calibrate_seconds = started.elapsed().as_secs_f64();
-    Ok(Calibration { model, fit, stats, samples })
+    Ok(Calibration { model, fit, stats, samples, copies, in_solve_ratio })
+}
+
+/// A curve for people, busy threads: slowdown of each, from one thread: `1: 1.000x, 2: 1.053x`.
+pub fn describe_curve(curve: &Contention) -> String {
+    let points = curve.0.iter().filter(|&&(t, _)| t > 1).map(|(t, f)| format!(", {t}: {f:.3}x"));
+    std::iter::once("1: 1.000x".to_string()).chain(points).collect()
 }

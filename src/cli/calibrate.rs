@@ -102,8 +102,16 @@ pub fn run(args: CalibrateArgs) -> CliResult {
         m.coefficients().iter().filter(|(_, c)| *c > 0.0).map(|(name, c)| format!("{name} = {c:.4}")).collect();
     println!("model: {} (terms kept: {})", terms.join(", "), cal.fit.kept.join(", "));
     println!("hardware: {} physical cores, {} hardware threads", m.cores, m.hardware_threads);
-    let curve: Vec<String> = m.contention.0.iter().map(|(t, f)| format!("{t}: {f:.3}x")).collect();
-    println!("contention (threads busy: slowdown of each): 1: 1.000x, {}", curve.join(", "));
+    println!("contention (threads busy: slowdown of each): {}", calibrate::describe_curve(&m.contention));
+    if let Some(r) = cal.in_solve_ratio {
+        println!(
+            "  shape from copies of a {} solve at once ({}), level from the solves' own jobs ({r:.3}x their \
+             one-thread time on {} threads)",
+            calibrate::CURVE_BOARD,
+            calibrate::describe_curve(&cal.copies),
+            m.hardware_threads
+        );
+    }
     println!(
         "probe ({}): {:.3} s alone, {:.3} s with {} threads busy",
         m.probe.workload, m.probe.one_thread_seconds, m.probe.all_threads_seconds, m.probe.threads
