@@ -256,3 +256,104 @@ fn the_search_benchmark_checks_its_values() {
     assert!(stderr.contains("differs from the expected value"), "{stderr}");
     assert!(std::fs::read_to_string(&out).unwrap().contains(",file,5,false,"), "the row is written all the same");
 }
+
+/// A 3x4 position `later` of 19 undrawn lines solved into a store, and `earlier`, the same
+/// position with three of its lines not yet drawn.
+fn later_store(dir: &std::path::Path) -> (Position, Position) {
+    let mut rng = Rng(41);
+    let later = random_position(board("3x4"), 19, &mut rng);
+    let earlier = later.drawn.iter().take(3).fold(later, |p, l| Position { drawn: p.drawn.without(l), ..p });
+    let (store, lines) = (dir.to_str().unwrap(), later.to_line_string());
+    common::dab().args(["run", "3x4", "--lines", &lines, "--store", store, "--threads", "1", "-q"]).assert().success();
+    (later, earlier)
+}
+
+#[test]
+fn a_store_from_a_later_root_gives_the_search_exact_leaves() {
+    use dab::store::{Book, Reader};
+    let dir = tempfile::tempdir().unwrap();
+    let (later, earlier) = later_store(dir.path());
+    // No solve holds the earlier position: the later root's is opened, and holds none of its
+    // answer itself.
+    let reader = Reader::open_for(dir.path(), earlier, None).unwrap();
+    assert_eq!(reader.space().root, later);
+    assert_eq!(reader.value(earlier.drawn).unwrap(), None);
+    let sol = solve(earlier, SolveOptions { threads: 2, keep_all: true, ..Default::default() }).unwrap();
+    for threads in [1, 2] {
+        let book = Book::new(&reader);
+        let opts = SearchOptions { tt_bytes: 1 << 20, threads, book: Some(&book), ..Default::default() };
+        check(&sol, earlier, opts);
+        let with = search(earlier, opts).unwrap();
+        let without = search(earlier, SearchOptions { book: None, ..opts }).unwrap();
+        assert!(with.book_hits > 0 && book.files_read() > 0, "{threads} threads: no position from the store");
+        assert_eq!(without.book_hits, 0);
+        assert!(with.nodes < without.nodes, "{} positions with the store, {} without", with.nodes, without.nodes);
+    }
+    // A book with no room reads no file, and the search is still right.
+    let book = Book::with_budget(&reader, 0);
+    check(&sol, earlier, SearchOptions { tt_bytes: 1 << 20, book: Some(&book), ..Default::default() });
+    assert_eq!(book.files_read(), 0);
+    // A store of an unrelated root gives nothing, and changes nothing.
+    let mut rng = Rng(5);
+    let unrelated = loop {
+        let p = random_position(board("3x4"), 20, &mut rng);
+        if !later.drawn.contains_all(p.drawn) {
+            break p;
+        }
+    };
+    let book = Book::new(&reader);
+    let s = search(unrelated, SearchOptions { tt_bytes: 1 << 20, book: Some(&book), ..Default::default() }).unwrap();
+    assert_eq!((s.book_hits, book.files_read()), (0, 0));
+}
+
+#[test]
+fn a_store_file_damaged_under_a_search_is_named() {
+    use dab::store::{Book, Reader};
+    let dir = tempfile::tempdir().unwrap();
+    let (_, earlier) = later_store(dir.path());
+    let reader = Reader::open_for(dir.path(), earlier, None).unwrap();
+    // Every store file's last byte flipped after the store was opened: its checksum fails.
+    let files: Vec<_> = walk(dir.path()).into_iter().filter(|p| p.extension().is_some_and(|e| e == "dab")).collect();
+    assert!(!files.is_empty());
+    for f in &files {
+        let mut bytes = std::fs::read(f).unwrap();
+        *bytes.last_mut().unwrap() ^= 0x55;
+        std::fs::write(f, bytes).unwrap();
+    }
+    let book = Book::new(&reader);
+    let err =
+        search(earlier, SearchOptions { tt_bytes: 1 << 20, book: Some(&book), ..Default::default() }).unwrap_err();
+    let text = err.to_string();
+    assert!(files.iter().any(|f| text.contains(f.to_str().unwrap())), "{text}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flat_map(|e| {
+            let p = e.unwrap().path();
+            if p.is_dir() { walk(&p) } else { vec![p] }
+        })
+        .collect()
+}
+
+#[test]
+fn hint_and_query_search_an_earlier_position_with_the_store_as_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, earlier) = later_store(dir.path());
+    let (store, lines) = (dir.path().to_str().unwrap(), earlier.to_line_string());
+    let solved = json_out(&["solve", "3x4", "--lines", &lines, "--json"], None);
+    for cmd in ["hint", "query"] {
+        let a = json_out(&[cmd, "3x4", "--lines", &lines, "--store", store, "--engine", "search", "--json"], None);
+        assert_eq!(a["source"], "search");
+        assert!(a["store_leaves"].as_u64().unwrap() > 0, "{a}");
+        assert_eq!((&a["value"], &a["moves"]), (&solved["value"], &solved["moves"]));
+    }
+    let out = common::dab()
+        .args(["hint", "3x4", "--lines", &lines, "--store", store, "--engine", "search"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains("searched now, ") && text.contains(" from the store's later solve"), "{text}");
+}

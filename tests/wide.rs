@@ -130,9 +130,25 @@ fn every_command_reads_a_16x16_position_in_both_formats() {
         None,
     );
     assert_eq!(q["source"], "store");
+    // One before it: no solve holds it, so it is searched, the later solve's positions its
+    // exact leaves.
     let before = Position { board: b, drawn: root.drawn.without(b.h(8, 8)) };
+    let q = json_out(
+        &["query", "16x16", "--lines", &before.to_line_string(), "--store", store.to_str().unwrap()]
+            .into_iter()
+            .chain(["--engine", "search", "--json"])
+            .collect::<Vec<_>>(),
+        None,
+    );
+    assert_eq!(q["source"], "search");
+    assert!(q["store_leaves"].as_u64().unwrap() > 0, "{q}");
+    let solved = json_out(&["solve", "16x16", "--lines", &before.to_line_string(), "--json"], None);
+    assert_eq!((&q["value"], &q["moves"]), (&solved["value"], &solved["moves"]));
+    // A position the root is not after either: no solve of the store is related to it.
+    let (drawn, undrawn) = (root.drawn.iter().next().unwrap(), root.undrawn().iter().next().unwrap());
+    let apart = Position { board: b, drawn: root.drawn.without(drawn).with(undrawn) };
     refused(
-        &["query", "16x16", "--lines", &before.to_line_string(), "--store", store.to_str().unwrap()],
+        &["query", "16x16", "--lines", &apart.to_line_string(), "--store", store.to_str().unwrap()],
         None,
         "the store holds no 16x16 solve that holds this position",
     );

@@ -47,17 +47,18 @@ pub fn hint(pos: Position, reader: Option<&Reader>, ask: Asking) -> Result<Answe
             moves: r.moves,
             best: r.best,
             source: "endgame".into(),
+            store_leaves: 0,
             seconds: start.elapsed().as_secs_f64(),
         })
     };
     if ask.engine == Answerer::Auto && free > QUICK_SOLVE_FREE {
         return match theorems() {
             Ok(a) => Ok(a),
-            Err(reason) => match on_the_spot(pos, ask) {
+            Err(reason) => match on_the_spot(pos, ask, reader) {
                 Err(query @ QueryError::TooLarge(..)) => Err(HintError::Unanswerable { query, reason }),
                 answer => Ok(answer?),
             },
         };
     }
-    Ok(on_the_spot(pos, ask)?)
+    Ok(on_the_spot(pos, ask, reader)?)
 }

@@ -12,4 +12,4 @@ pub mod search;
 
 pub use analysis::{Analysis, AnalysisError, Engine, analyse, analyse_with, best_list};
 pub use hint::{HintError, hint};
-pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, query};
+pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, query, source_words};

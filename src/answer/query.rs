@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::exec::solve;
 use crate::game::{Line, MoveReport, Position, Value, move_value};
 use crate::solver::{MAX_FREE_LINES, SolveOptions};
-use crate::store::{Reader, StoreError};
+use crate::store::{Book, Reader, StoreError};
 use crate::support::choice;
 
 use super::analysis::MAX_FREE_IN_MEMORY;
@@ -110,6 +110,9 @@ pub struct Answer {
     /// `store` (the book), `solved` (its own undrawn lines, solved now by the retrograde),
     /// `search` (searched now) or, for a hint, `endgame` (the loops-and-chains theorems).
     pub source: String,
+    /// Positions of the search valued from the store instead of searched: a store solved from
+    /// a later root than the position's (0 for any other source).
+    pub store_leaves: u64,
     /// Wall seconds the answer took.
     pub seconds: f64,
 }
@@ -132,8 +135,9 @@ fn too_large(free: usize, engine: Answerer) -> String {
 }
 
 /// Answers `pos` from its own undrawn lines with `engine` (the retrograde in memory, or the
-/// search engine with every move valued); `source` is `solved` or `search`.
-pub(super) fn on_the_spot(pos: Position, ask: Asking) -> Result<Answer, QueryError> {
+/// search engine with every move valued, taking the positions `store` holds as exact leaves);
+/// `source` is `solved` or `search`.
+pub(super) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) -> Result<Answer, QueryError> {
     let Asking { engine, threads, watch } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
@@ -157,14 +161,33 @@ pub(super) fn on_the_spot(pos: Position, ask: Asking) -> Result<Answer, QueryErr
             }
         };
         let progress: Option<&(dyn Fn(&SearchProgress) + Sync)> = watch.map(|_| &line as _);
-        let s = search(pos, SearchOptions { threads, progress, ..Default::default() });
+        let book = store.map(Book::new);
+        let s = search(pos, SearchOptions { threads, progress, book: book.as_ref(), ..Default::default() });
         if let Some(w) = watch {
             w.done();
         }
         let s = s?;
-        (s.value, s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect(), "search")
+        let moves: Vec<_> = s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect();
+        return Ok(Answer { store_leaves: s.book_hits, ..answer(pos, s.value, &moves, "search", start) });
     };
     Ok(answer(pos, value, &moves, source, start))
+}
+
+/// Where an answer came from, for people: "read from the store", "solved now", "searched
+/// now" (with how many positions the store gave the search), or the endgame theorems.
+pub fn source_words(a: &Answer) -> String {
+    match a.source.as_str() {
+        "store" => "read from the store".into(),
+        "solved" => "solved now".into(),
+        "search" if a.store_leaves > 0 => {
+            format!(
+                "searched now, {} from the store's later solve",
+                crate::support::count_of(a.store_leaves, "position")
+            )
+        }
+        "search" => "searched now".into(),
+        _ => "from the endgame theorems (Allcock)".into(),
+    }
 }
 
 /// The answer of these values.
@@ -179,6 +202,7 @@ fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str
         moves,
         best,
         source: source.into(),
+        store_leaves: 0,
         seconds: start.elapsed().as_secs_f64(),
     }
 }
@@ -188,7 +212,7 @@ fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str
 pub fn query(reader: &Reader, pos: Position, ask: Asking) -> Result<Answer, QueryError> {
     match from_book(reader, pos)? {
         Some(a) => Ok(a),
-        None => on_the_spot(pos, ask),
+        None => on_the_spot(pos, ask, Some(reader)),
     }
 }
 

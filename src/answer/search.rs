@@ -21,9 +21,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::game::{Line, Position, Value};
+use crate::store::Book;
 
 use super::endgame::{Component, Tally};
-use crate::solver::{LineBoxes, MAX_FREE_LINES, Space, free_box_masks};
+use crate::solver::{LineBoxes, MAX_FREE_LINES, Space, State, free_box_masks};
 
 /// Why a position could not be searched.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +38,64 @@ pub enum SearchError {
     /// The system would not give the table its memory.
     #[error("--tt-size {} is more memory than this machine gives: the transposition table could not be allocated", crate::support::about_bytes(*.0 as f64))]
     TableTooLarge(u64),
+    /// A file of the store given as leaves could not be read (the message names it).
+    #[error("{0}")]
+    Book(String),
+}
+
+/// A store's solve as exact leaves of a search: which nodes it can hold, and each node
+/// renumbered as the store's space numbers it.
+struct BookLeaves<'b> {
+    book: &'b Book<'b>,
+    /// The search's bits of the lines the store's root has drawn and the search's root has
+    /// not: a node the store can hold has drawn them all.
+    need: u64,
+    /// `to_book[byte][bits]`: the store's state bits of `bits` in byte `byte` of a node (the
+    /// store root's own lines give none), so that renumbering a node is eight lookups.
+    to_book: Box<[[u64; 256]; 8]>,
+}
+
+impl<'b> BookLeaves<'b> {
+    /// The leaves of `book` for a search of `root` numbered by `space`; None when the store's
+    /// root has not drawn every line of `root` (it holds no node of this search).
+    fn new(book: &'b Book<'b>, root: Position, space: &Space) -> Option<BookLeaves<'b>> {
+        let theirs = book.space();
+        if theirs.board() != root.board || !theirs.root.drawn.contains_all(root.drawn) {
+            return None;
+        }
+        let bit = |line: &Line| -> u64 {
+            if theirs.root.drawn.contains(*line) {
+                0
+            } else {
+                1 << theirs.lines.iter().position(|l| l == line).expect("an undrawn line of the later root")
+            }
+        };
+        let need = space
+            .lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| theirs.root.drawn.contains(**l))
+            .fold(0, |m, (i, _)| m | 1 << i);
+        let mut to_book = Box::new([[0u64; 256]; 8]);
+        for (byte, table) in to_book.iter_mut().enumerate() {
+            for (bits, image) in table.iter_mut().enumerate() {
+                *image = (0..8)
+                    .filter(|&k| bits >> k & 1 == 1)
+                    .filter_map(|k| space.lines.get(8 * byte + k))
+                    .fold(0, |m, l| m | bit(l));
+            }
+        }
+        Some(BookLeaves { book, need, to_book })
+    }
+
+    /// The store's value of node `s`, if it holds it.
+    fn value(&self, s: u64) -> Option<i32> {
+        if s & self.need != self.need {
+            return None;
+        }
+        let state = (0..8).fold(0, |m, b| m | self.to_book[b][(s >> (8 * b)) as u8 as usize]);
+        self.book.value(State(state)).map(i32::from)
+    }
 }
 
 /// Bytes of one table entry: the canonical state and its packed bounds, two words.
@@ -67,6 +126,11 @@ pub struct SearchOptions<'p> {
     /// 5x5 positions 0 to 7 measured alike and 9 or more slower (the table already makes the
     /// last plies cheap).
     pub leaf_lines: usize,
+    /// A store whose positions are exact leaves: a node it holds is not searched. Only a
+    /// store solved from a root later than the searched position can hold a node (a store from
+    /// an earlier root that does not hold the position holds none of the positions after it);
+    /// a store of another root is not used.
+    pub book: Option<&'p Book<'p>>,
 }
 
 impl Default for SearchOptions<'_> {
@@ -79,6 +143,7 @@ impl Default for SearchOptions<'_> {
             move_values: true,
             theorems: true,
             leaf_lines: 0,
+            book: None,
         }
     }
 }
@@ -116,6 +181,8 @@ pub struct SearchOutcome {
     pub nodes: u64,
     /// Table probes that answered or narrowed the window.
     pub table_hits: u64,
+    /// Positions valued from the store's book instead of searched.
+    pub book_hits: u64,
     /// Bytes of the table.
     pub table_bytes: u64,
     /// Wall seconds.
@@ -542,6 +609,10 @@ struct Searcher<'a> {
     leaf_lines: u32,
     /// Positions this thread has searched (never reset: subtree sizes are differences).
     total: u64,
+    /// The store whose positions are leaves.
+    book: Option<&'a BookLeaves<'a>>,
+    /// Positions valued from the book, not yet added to the shared count.
+    book_hits: u64,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -549,6 +620,7 @@ struct Searcher<'a> {
 struct Counters {
     nodes: AtomicU64,
     hits: AtomicU64,
+    book_hits: AtomicU64,
     root_done: AtomicU64,
     /// The root's bounds proven so far, packed by [`pack_bounds`].
     bounds: AtomicU64,
@@ -580,6 +652,8 @@ impl<'a> Searcher<'a> {
             total: 0,
             leaf_lines: shared.leaf_lines,
             threads: shared.threads,
+            book: shared.book,
+            book_hits: 0,
         }
     }
 
@@ -587,6 +661,7 @@ impl<'a> Searcher<'a> {
     fn flush(&mut self) {
         self.counters.nodes.fetch_add(std::mem::take(&mut self.nodes), Relaxed);
         self.counters.hits.fetch_add(std::mem::take(&mut self.hits), Relaxed);
+        self.counters.book_hits.fetch_add(std::mem::take(&mut self.book_hits), Relaxed);
         if let Some(beta) = self.beta {
             let (lower, upper) = unpack_bounds(self.counters.bounds.load(Relaxed));
             self.aborted |= beta <= lower || beta > upper;
@@ -715,6 +790,11 @@ impl Searcher<'_> {
         {
             self.table.put(key, v, v, u8::MAX, 0);
             return v;
+        } else if let Some(v) = self.book.and_then(|b| b.value(s)) {
+            // After the table (a book probe costs more than a table probe) and the theorems.
+            self.book_hits += 1;
+            self.table.put(key, v, v, u8::MAX, 0);
+            return v;
         }
         let (alpha0, beta0) = (alpha, beta);
         let before = self.total;
@@ -801,6 +881,7 @@ struct Shared<'a> {
     theorems: bool,
     leaf_lines: u32,
     threads: usize,
+    book: Option<&'a BookLeaves<'a>>,
 }
 
 /// Searches `root` to its exact value and every move's, on `opts.threads` threads.
@@ -817,6 +898,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
             moves: Vec::new(),
             nodes: 1,
             table_hits: 0,
+            book_hits: 0,
             table_bytes: table.bytes(),
             seconds: start.elapsed().as_secs_f64(),
         });
@@ -825,6 +907,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     let space =
         Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).map_err(|_| SearchError::TooLarge(free))?;
     let rules = Rules::new(root, &space);
+    let book = opts.book.and_then(|b| BookLeaves::new(b, root, &space));
     let counters = Counters::default();
     counters.bounds.store(pack_bounds(-INF, INF), Relaxed);
     let shared = Shared {
@@ -834,6 +917,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         theorems: rules.theorems && opts.theorems,
         leaf_lines: opts.leaf_lines.min(MAX_LEAF_LINES) as u32,
         threads: opts.threads.max(1),
+        book: book.as_ref(),
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(shared.threads).build().expect("a thread pool");
     let done = AtomicBool::new(false);
@@ -902,11 +986,15 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     if let Some(best) = moves.iter().map(|m| m.2).max() {
         debug_assert_eq!(best as i32, value, "the best move's value is the position's");
     }
+    if let Some(e) = opts.book.and_then(|b| b.take_error()) {
+        return Err(SearchError::Book(e.to_string()));
+    }
     Ok(SearchOutcome {
         value: value as Value,
         moves,
         nodes: counters.nodes.into_inner(),
         table_hits: counters.hits.into_inner(),
+        book_hits: counters.book_hits.into_inner(),
         table_bytes: table.bytes(),
         seconds: start.elapsed().as_secs_f64(),
     })

@@ -62,12 +62,7 @@ pub fn run(args: HintArgs) -> CliResult {
         println!("{}", serde_json::to_string(&a)?);
         return Ok(());
     }
-    let source = match a.source.as_str() {
-        "store" => "read from the store",
-        "solved" => "solved now",
-        "search" => "searched now",
-        _ => "from the endgame theorems (Allcock)",
-    };
+    let source = dab::answer::source_words(&a);
     println!("value {:+} for the player to move ({source}, {:.3} s)", a.value, a.seconds);
     println!("best {}", dab::answer::best_list(&a.best));
     println!("moves (line: value, net future boxes for the mover)");

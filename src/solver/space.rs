@@ -469,8 +469,12 @@ impl Space {
 
     /// The stored representative of any state: normalised classes, canonical group 0.
     pub fn canonical(&self, state: State) -> State {
-        let mut fields: Vec<u32> =
-            self.groups.iter().map(|g| normalise(g, g.field(state.0), &self.class_prev)).collect();
+        // A fixed array, not a Vec: the search's book probes call this per position.
+        let mut fields = [0u32; MAX_GROUPS];
+        for (f, g) in fields.iter_mut().zip(&self.groups) {
+            *f = normalise(g, g.field(state.0), &self.class_prev);
+        }
+        let fields = &mut fields[..self.groups.len()];
         if let Some(g0) = self.groups.first().filter(|g| g.canonical) {
             let s = g0.canon[fields[0] as usize];
             if s > 0 {
@@ -485,8 +489,11 @@ impl Space {
     /// Partition and index of the stored representative of `state`.
     pub fn locate(&self, state: State) -> (PartitionKey, usize) {
         let State(canon) = self.canonical(state);
-        let counts: Vec<u8> = self.groups.iter().map(|g| g.field(canon).count_ones() as u8).collect();
-        let key = PartitionKey::new(&counts);
+        let mut counts = [0u8; MAX_GROUPS];
+        for (c, g) in counts.iter_mut().zip(&self.groups) {
+            *c = g.field(canon).count_ones() as u8;
+        }
+        let key = PartitionKey::new(&counts[..self.groups.len()]);
         let strides = self.strides(&key);
         let index = self
             .groups

@@ -3,13 +3,15 @@
 //! with a refused file refused by name), and the value of any position whose partition the
 //! store holds.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::game::{Board, LineSet, Position, Value};
-use crate::solver::Space;
+use crate::solver::{PartitionKey, Space, State};
 
 use super::error::StoreError;
-use super::place::{Survey, load, root_of, shape, space_of, survey};
+use super::place::{Piece, Survey, load, root_of, shape, space_of, survey};
 
 /// A store folder opened for reading only: no lock, so queries may run beside a solve.
 pub struct Reader {
@@ -27,7 +29,10 @@ impl Reader {
 
     /// Opens the solve that holds `pos`: the empty board's, or a solve from a root whose lines
     /// `pos` has drawn (`dab run --lines` on a board too large to solve whole), the one from
-    /// the latest root where several are stored; `groups` as for [`Reader::open`].
+    /// the latest root where several are stored. Where none holds it, a solve from a later
+    /// root (one that has drawn every line of `pos`), the earliest of them: it holds no
+    /// answer to `pos` itself, but a search of `pos` can take its positions as exact leaves
+    /// ([`Book`]). `groups` as for [`Reader::open`].
     pub fn open_for(base: &Path, pos: Position, groups: Option<usize>) -> Result<Reader, StoreError> {
         let board = pos.board;
         let board_dir = base.join(board.to_string());
@@ -44,34 +49,47 @@ impl Reader {
         let solves = if pos.drawn.is_empty() {
             format!("no solve of the empty {board} board")
         } else {
-            format!("no {board} solve that holds this position (of the empty board, or from a root it has drawn)")
+            format!(
+                "no {board} solve that holds this position (of the empty board, or from a root it has drawn) or \
+                 any later position"
+            )
         };
         if !board_dir.is_dir() {
             return Err(not_found(format!("the store holds {solves}")));
         }
-        // Every folder whose root this position has drawn, with its grouping.
-        let mut found: Vec<(Position, usize, String)> = std::fs::read_dir(&board_dir)
+        // Every folder whose root this position has drawn, or that has drawn this position's
+        // lines, with its grouping.
+        let all: Vec<(Position, usize, String)> = std::fs::read_dir(&board_dir)
             .map_err(|source| StoreError::Read { path: board_dir.clone(), source })?
             .filter_map(|e| {
                 let e = e.ok()?;
                 let name = e.file_name().into_string().ok()?;
                 let (root, g) = root_of(board, &name).ok()?;
-                (e.file_type().ok()?.is_dir() && pos.drawn.contains_all(root.drawn)).then_some((root, g, name))
+                let related = pos.drawn.contains_all(root.drawn) || root.drawn.contains_all(pos.drawn);
+                (e.file_type().ok()?.is_dir() && related).then_some((root, g, name))
             })
             .collect();
+        let (mut found, later): (Vec<_>, Vec<_>) =
+            all.into_iter().partition(|(r, _, _)| pos.drawn.contains_all(r.drawn));
+        let holding = !found.is_empty();
+        if !holding {
+            found = later;
+        }
         if found.is_empty() {
             return Err(not_found(format!("the store holds {solves}")));
         }
         if let Some(g) = groups {
             found.retain(|(_, h, _)| *h == g);
             if found.is_empty() {
-                let which = if pos.drawn.is_empty() { "" } else { " that holds this position" };
+                let which = if pos.drawn.is_empty() { "" } else { " that holds this position or a later one" };
                 return Err(not_found(format!("the store holds no {board} solve with {g} groups{which}")));
             }
         }
-        let latest = found.iter().map(|(r, _, _)| r.drawn.len()).max().expect("a solve was found");
-        found.retain(|(r, _, _)| r.drawn.len() == latest);
-        // Two roots as late as each other that the position both holds: the first by name.
+        // The latest root that holds the position, else the earliest later one.
+        let pick = |r: &Position| if holding { r.drawn.len() } else { u32::MAX - r.drawn.len() };
+        let best = found.iter().map(|(r, _, _)| pick(r)).max().expect("a solve was found");
+        found.retain(|(r, _, _)| pick(r) == best);
+        // Two roots as late (or early) as each other: the first by name.
         found.sort_by(|a, b| (a.1, &a.2).cmp(&(b.1, &b.2)));
         let mut counts: Vec<usize> = found.iter().map(|(_, g, _)| *g).collect();
         counts.dedup();
@@ -113,14 +131,109 @@ impl Reader {
         if !drawn.contains_all(space.root.drawn) {
             return Ok(None);
         }
-        let (key, index) = space.locate(space.state_of(drawn));
-        let Some(parts) = self.survey.cover.get(&key) else { return Ok(None) };
+        let Some((key, piece, at)) = self.find(space.state_of(drawn)) else { return Ok(None) };
+        value_at(&load(space, &key, piece)?, piece, at).map(Some)
+    }
+
+    /// The file that holds a state of the space, and the state's place in it.
+    fn find(&self, state: State) -> Option<(PartitionKey, &Piece, u64)> {
+        let space = &self.survey.space;
+        let (key, index) = space.locate(state);
+        let parts = self.survey.cover.get(&key)?;
         let (_, row_len) = shape(space, &key);
         let row = index as u64 / row_len;
-        let Some(piece) = parts.iter().find(|p| (p.first..p.first + p.rows).contains(&row)) else { return Ok(None) };
-        let values = load(space, &key, piece)?;
-        let at = index as u64 - piece.first * row_len;
-        let damaged = || StoreError::Damaged { path: piece.path.clone(), reason: format!("it has no position {at}") };
-        values.get(at as usize).map(|&v| Some(v)).ok_or_else(damaged)
+        let piece = parts.iter().find(|p| (p.first..p.first + p.rows).contains(&row))?;
+        Some((key, piece, index as u64 - piece.first * row_len))
+    }
+}
+
+/// The value at `at` of a file's values, or the error naming the file that is too short.
+fn value_at(values: &[Value], piece: &Piece, at: u64) -> Result<Value, StoreError> {
+    let damaged = || StoreError::Damaged { path: piece.path.clone(), reason: format!("it has no position {at}") };
+    values.get(at as usize).copied().ok_or_else(damaged)
+}
+
+/// Bytes of store files a [`Book`] keeps in memory unless told otherwise.
+pub const BOOK_BYTES: u64 = 1 << 30;
+
+/// A store read as leaves of a search: each file read once and kept in memory, since a search
+/// asks for the positions of a few files millions of times, up to a budget of bytes (a store
+/// can be far larger than memory: a file past the budget is not read, and its positions count
+/// as not held). Lookups cannot fail, so that the search's loop stays infallible: the first
+/// read that fails is kept for [`Book::take_error`], and its position counts as not held (the
+/// search then goes on below it, which still gives the right value).
+pub struct Book<'r> {
+    reader: &'r Reader,
+    /// The files read so far, by path, and their bytes in all.
+    files: RwLock<(HashMap<PathBuf, Arc<Vec<Value>>>, u64)>,
+    /// Most bytes of files kept.
+    budget: u64,
+    /// The first read that failed.
+    failed: Mutex<Option<StoreError>>,
+}
+
+impl<'r> Book<'r> {
+    /// The book of an open store, nothing read yet, keeping up to [`BOOK_BYTES`].
+    pub fn new(reader: &'r Reader) -> Book<'r> {
+        Book::with_budget(reader, BOOK_BYTES)
+    }
+
+    /// The book of an open store keeping up to `budget` bytes of its files.
+    pub fn with_budget(reader: &'r Reader, budget: u64) -> Book<'r> {
+        Book { reader, files: RwLock::default(), budget, failed: Mutex::default() }
+    }
+
+    /// The space of the store's solve: its root, and the numbering of [`Book::value`]'s states.
+    pub fn space(&self) -> &Space {
+        self.reader.space()
+    }
+
+    /// The value of a state of the store's space, if the store holds it (and its file could be
+    /// read).
+    pub fn value(&self, state: State) -> Option<Value> {
+        let (key, piece, at) = self.reader.find(state)?;
+        let (cached, used) = {
+            let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+            (files.0.get(&piece.path).cloned(), files.1)
+        };
+        let values = match cached {
+            Some(v) => v,
+            None => {
+                let bytes = piece.rows * shape(self.space(), &key).1;
+                if used + bytes > self.budget {
+                    return None;
+                }
+                match load(self.space(), &key, piece) {
+                    Ok(v) => {
+                        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+                        let (map, used) = &mut *files;
+                        map.entry(piece.path.clone())
+                            .or_insert_with(|| {
+                                *used += bytes;
+                                Arc::new(v)
+                            })
+                            .clone()
+                    }
+                    Err(e) => return self.fail(e),
+                }
+            }
+        };
+        value_at(&values, piece, at).map_or_else(|e| self.fail(e), Some)
+    }
+
+    /// Keeps the first error; the position is not held.
+    fn fail(&self, e: StoreError) -> Option<Value> {
+        self.failed.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+        None
+    }
+
+    /// The first read that failed since the book was made, if one did.
+    pub fn take_error(&self) -> Option<StoreError> {
+        self.failed.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Files read and kept so far.
+    pub fn files_read(&self) -> usize {
+        self.files.read().unwrap_or_else(|e| e.into_inner()).0.len()
     }
 }
