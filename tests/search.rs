@@ -287,12 +287,18 @@ fn a_store_from_a_later_root_gives_the_search_exact_leaves() {
         let without = search(earlier, SearchOptions { book: None, ..opts }).unwrap();
         assert!(with.book_hits > 0 && book.files_read() > 0, "{threads} threads: no position from the store");
         assert_eq!(without.book_hits, 0);
-        assert!(with.nodes < without.nodes, "{} positions with the store, {} without", with.nodes, without.nodes);
+        // (On two threads the counts vary from run to run.)
+        if threads == 1 {
+            assert!(with.nodes < without.nodes, "{} positions with the store, {} without", with.nodes, without.nodes);
+        }
     }
-    // A book with no room reads no file, and the search is still right.
+    // A book with no room reads every file a value at a time: the same values, nothing kept.
     let book = Book::with_budget(&reader, 0);
-    check(&sol, earlier, SearchOptions { tt_bytes: 1 << 20, book: Some(&book), ..Default::default() });
-    assert_eq!(book.files_read(), 0);
+    let opts = SearchOptions { tt_bytes: 1 << 20, book: Some(&book), ..Default::default() };
+    check(&sol, earlier, opts);
+    assert!(search(earlier, opts).unwrap().book_hits > 0);
+    assert_eq!(book.bytes_kept(), 0);
+    assert!(book.files_read() > 0);
     // A store of an unrelated root gives nothing, and changes nothing.
     let mut rng = Rng(5);
     let unrelated = loop {
@@ -325,6 +331,16 @@ fn a_store_file_damaged_under_a_search_is_named() {
         search(earlier, SearchOptions { tt_bytes: 1 << 20, book: Some(&book), ..Default::default() }).unwrap_err();
     let text = err.to_string();
     assert!(files.iter().any(|f| text.contains(f.to_str().unwrap())), "{text}");
+    // Read a value at a time, a file cut short is named too.
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        std::fs::write(f, &bytes[..bytes.len() - 1]).unwrap();
+    }
+    let book = Book::with_budget(&reader, 0);
+    let err =
+        search(earlier, SearchOptions { tt_bytes: 1 << 20, book: Some(&book), ..Default::default() }).unwrap_err();
+    let text = err.to_string();
+    assert!(files.iter().any(|f| text.contains(f.to_str().unwrap())) && text.contains("truncated"), "{text}");
 }
 
 /// Every file under `dir`.

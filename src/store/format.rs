@@ -89,6 +89,12 @@ pub(crate) fn read_file(path: &Path) -> Result<(Header, Vec<Value>), StoreError>
 /// A file's header alone (the file is checked when its values are read). A header length
 /// beyond the file's own is refused before anything is allocated for it.
 pub(crate) fn read_header(path: &Path) -> Result<Header, StoreError> {
+    open_header(path).map(|(h, _, _)| h)
+}
+
+/// A file's header, the file left open, and the offset of its first value: what reading
+/// values one at a time needs (no checksum is then checked: that takes the whole file).
+pub(crate) fn open_header(path: &Path) -> Result<(Header, File, u64), StoreError> {
     let damaged = |reason: String| StoreError::Damaged { path: path.to_path_buf(), reason };
     let mut f = File::open(path).map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?;
     let size = f.metadata().map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?.len();
@@ -111,7 +117,7 @@ pub(crate) fn read_header(path: &Path) -> Result<Header, StoreError> {
     if want != size {
         return Err(damaged(format!("{size} bytes where {want} were expected (truncated or extended)")));
     }
-    Ok(header)
+    Ok((header, f, 16 + len))
 }
 
 /// How a file's header differs from the one expected, naming the first field that does

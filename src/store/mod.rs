@@ -14,5 +14,5 @@ mod verify;
 pub use error::StoreError;
 pub use folder::{Store, folder};
 pub use format::{ENCODING, Header, MAGIC, STORE_FORMAT, parse};
-pub use reader::{BOOK_BYTES, Book, Reader};
+pub use reader::{BOOK_BYTES, BOOK_WHOLE_BYTES, Book, Reader};
 pub use verify::{Folder, Recomputed, Verification, recompute, verify};
