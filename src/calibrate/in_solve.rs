@@ -10,20 +10,20 @@ use crate::sched::Contention;
 
 /// One job timed in the one-thread solve and in the all-threads solve of the same plan.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SharedJob {
+pub(super) struct SharedJob {
     /// Seconds it took in the one-thread solve.
-    pub alone: f64,
+    pub(super) alone: f64,
     /// Seconds it took in the all-threads solve.
-    pub shared: f64,
+    pub(super) shared: f64,
     /// Seconds of the all-threads solve's run of it with k + 1 jobs running (itself
     /// included), at index k.
-    pub busy: Vec<f64>,
+    pub(super) busy: Vec<f64>,
 }
 
 /// Per job (`jobs` of them, indexed as in `spans`), the seconds it ran with 1, 2, ...
 /// `threads` jobs running at once (itself included), from `(job, start, end)` spans of one run.
 /// A count past `threads` (a trace that overlaps more) is put at `threads`.
-pub fn busy_profile(spans: &[(usize, f64, f64)], jobs: usize, threads: usize) -> Vec<Vec<f64>> {
+pub(super) fn busy_profile(spans: &[(usize, f64, f64)], jobs: usize, threads: usize) -> Vec<Vec<f64>> {
     let threads = threads.max(1);
     let mut profile = vec![vec![0.0; threads]; jobs];
     // Ends sort before starts at one moment: a job handed its thread by another is not
@@ -52,7 +52,7 @@ pub fn busy_profile(spans: &[(usize, f64, f64)], jobs: usize, threads: usize) ->
 
 /// The mean slowdown `curve` gives a job that ran `busy` seconds at each count of busy threads
 /// (1 for a job that ran no measurable time).
-pub fn mean_factor(curve: &Contention, busy: &[f64]) -> f64 {
+pub(super) fn mean_factor(curve: &Contention, busy: &[f64]) -> f64 {
     let total: f64 = busy.iter().sum();
     if total <= 0.0 {
         return 1.0;
@@ -65,7 +65,7 @@ pub fn mean_factor(curve: &Contention, busy: &[f64]) -> f64 {
 /// the seconds they took in the all-threads solve: the shape from the copies, the level from
 /// the solve. The factor is found by bisection (the total grows with it); it is never below 1
 /// (faster than alone is noise), and with one thread, or no job that ran, the curve is kept.
-pub fn in_solve(copies: &Contention, threads: usize, jobs: &[SharedJob]) -> Contention {
+pub(super) fn in_solve(copies: &Contention, threads: usize, jobs: &[SharedJob]) -> Contention {
     let shared: f64 = jobs.iter().map(|j| j.shared).sum();
     if threads <= 1 || shared <= 0.0 {
         return copies.clone();

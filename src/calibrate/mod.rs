@@ -1,7 +1,8 @@
 //! Calibration (layer 10): times the kernel job by job on this machine (solves of several
 //! boards on one thread, then on all threads), fits the cost model's coefficients to the
 //! one-thread times (with a fixed cost for tiny jobs), measures how much slower jobs run with
-//! 1, 2, 4, ... and all threads busy (the contention curve), times store writes and
+//! 1, 2, 4, ... and all threads busy (the contention curve: its shape from copies of a solve
+//! run at once, its level from the all-threads solves' own jobs), times store writes and
 //! read-backs, and probes the machine: a short fixed workload whose time, stored in the model,
 //! later carries it to whatever machine plans with it. The fit minimises the squared
 //! relative error weighted by job time, so the jobs that make up the makespan count most;
@@ -23,10 +24,8 @@ mod store_timing;
 
 pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_ARRAY_BYTES, DEFAULT_REPEATS, bandwidth, default_array_bytes};
 pub use fit::{ErrorStats, Fit, fit};
-pub use in_solve::{SharedJob, busy_profile, in_solve, mean_factor};
 pub use machine::{host, machine, physical_cores};
-pub use measure::Timing;
-pub use measure::{Sample, measure};
+pub use measure::{Sample, Timing, measure};
 pub use probe::{PROBE_BOARD, busy_seconds, contention_curve, curve, describe, probe, probe_model};
 pub use run::{CURVE_BOARD, Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, describe_curve, run};
 pub use store_timing::{STORE_SIZES, StoreTiming, time_store};

@@ -184,7 +184,8 @@ pub const BOOK_BYTES: u64 = 1 << 30;
 /// 0.3 s, and 1 GB larger).
 pub const BOOK_WHOLE_BYTES: u64 = 1 << 20;
 
-/// A file a [`Book`] has opened.
+/// A file a [`Book`] has opened (cloned as its handles).
+#[derive(Clone)]
 enum Kept {
     /// Read whole and checked.
     Whole(Arc<Vec<Value>>),
@@ -231,11 +232,7 @@ impl<'r> Book<'r> {
         let (key, piece, at) = self.reader.find(state)?;
         let (kept, used) = {
             let files = self.files.read().unwrap_or_else(|e| e.into_inner());
-            let kept = files.0.get(&piece.path).map(|k| match k {
-                Kept::Whole(v) => Kept::Whole(v.clone()),
-                Kept::Open(f, o) => Kept::Open(f.clone(), *o),
-            });
-            (kept, files.1)
+            (files.0.get(&piece.path).cloned(), files.1)
         };
         let kept = match kept {
             Some(k) => k,
@@ -271,16 +268,15 @@ impl<'r> Book<'r> {
         };
         let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
         let (map, used) = &mut *files;
-        let entry = map.entry(piece.path.clone()).or_insert_with(|| {
-            if whole {
-                *used += bytes;
-            }
-            kept
-        });
-        Ok(match entry {
-            Kept::Whole(v) => Kept::Whole(v.clone()),
-            Kept::Open(f, o) => Kept::Open(f.clone(), *o),
-        })
+        Ok(map
+            .entry(piece.path.clone())
+            .or_insert_with(|| {
+                if whole {
+                    *used += bytes;
+                }
+                kept
+            })
+            .clone())
     }
 
     /// Keeps the first error; the position is not held.
