@@ -8,13 +8,14 @@
 //! folder here, so that they all refuse the same files with the same words.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::game::{Board, Position, Value};
 use crate::solver::{PartitionKey, Space};
 
 use super::error::StoreError;
-use super::format::{ENCODING, EXT, Header, read_file, read_header};
+use super::format::{ENCODING, EXT, Header, open_header, read_file, read_header};
 
 /// The lock file of a space folder.
 pub(crate) const LOCK: &str = "LOCK";
@@ -201,9 +202,24 @@ pub(crate) struct Piece {
 /// The values of one file of a survey, read whole and checked again (magic, format, length,
 /// checksum, and its header against its place and against what the survey found).
 pub(crate) fn load(space: &Space, key: &PartitionKey, p: &Piece) -> Result<Vec<Value>, StoreError> {
-    let damaged = |reason: String| StoreError::Damaged { path: p.path.clone(), reason };
     let (h, values) = read_file(&p.path)?;
-    check_header(space, key, p.piece, &h).map_err(damaged)?;
+    check_piece(space, key, p, &h)?;
+    Ok(values)
+}
+
+/// One file of a survey opened for reading its values one at a time: its header checked again
+/// as [`load`] checks it (not its checksum, which takes the whole file), the file left open,
+/// and the offset of its first value.
+pub(crate) fn open_values(space: &Space, key: &PartitionKey, p: &Piece) -> Result<(File, u64), StoreError> {
+    let (h, file, offset) = open_header(&p.path)?;
+    check_piece(space, key, p, &h)?;
+    Ok((file, offset))
+}
+
+/// A file's header against its place and against what the survey found of it.
+fn check_piece(space: &Space, key: &PartitionKey, p: &Piece, h: &Header) -> Result<(), StoreError> {
+    let damaged = |reason: String| StoreError::Damaged { path: p.path.clone(), reason };
+    check_header(space, key, p.piece, h).map_err(damaged)?;
     if (h.first_row, h.rows) != (p.first, p.rows) {
         return Err(damaged(format!(
             "it changed while being read: it holds rows {}..{}, not {}..{}",
@@ -213,7 +229,7 @@ pub(crate) fn load(space: &Space, key: &PartitionKey, p: &Piece) -> Result<Vec<V
             p.first + p.rows
         )));
     }
-    Ok(values)
+    Ok(())
 }
 
 /// One space folder, surveyed: the sound files, the ones refused and why, and the entries

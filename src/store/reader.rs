@@ -5,15 +5,14 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::game::{Board, LineSet, Position, Value};
 use crate::solver::{PartitionKey, Space, State};
 
 use super::error::StoreError;
-use super::format::open_header;
-use super::place::{Piece, Survey, check_header, load, root_of, shape, space_of, survey};
+use super::place::{Piece, Survey, load, open_values, root_of, shape, space_of, survey};
 
 /// A store folder opened for reading only: no lock, so queries may run beside a solve.
 pub struct Reader {
@@ -191,7 +190,12 @@ enum Kept {
     Whole(Arc<Vec<Value>>),
     /// Its header checked, its values read one at a time from this offset.
     Open(Arc<File>, u64),
+    /// Its reading failed (the error is kept once): not read again at every probe.
+    Failed,
 }
+
+/// The files a [`Book`] has opened, by partition and first row.
+type KeptFiles = HashMap<(PartitionKey, u64), Kept>;
 
 /// A store read as leaves of a search: small files read whole once and kept in memory (up to
 /// a budget of bytes), larger ones kept open and read a value at a time (their headers
@@ -201,8 +205,8 @@ enum Kept {
 /// on below it, which still gives the right value).
 pub struct Book<'r> {
     reader: &'r Reader,
-    /// The files opened so far, by path, and the bytes of those read whole.
-    files: RwLock<(HashMap<PathBuf, Kept>, u64)>,
+    /// The files opened so far, by partition and first row, and the bytes of those read whole.
+    files: RwLock<(KeptFiles, u64)>,
     /// Most bytes of files read whole.
     budget: u64,
     /// The first read that failed.
@@ -232,51 +236,40 @@ impl<'r> Book<'r> {
         let (key, piece, at) = self.reader.find(state)?;
         let (kept, used) = {
             let files = self.files.read().unwrap_or_else(|e| e.into_inner());
-            (files.0.get(&piece.path).cloned(), files.1)
+            (files.0.get(&(key, piece.first)).cloned(), files.1)
         };
-        let kept = match kept {
-            Some(k) => k,
-            None => match self.open(&key, piece, used) {
-                Ok(k) => k,
-                Err(e) => return self.fail(e),
-            },
-        };
-        let read = match kept {
+        let read = match kept.unwrap_or_else(|| self.open(key, piece, used)) {
             Kept::Whole(values) => value_at(&values, piece, at),
             Kept::Open(file, offset) => read_value(&file, offset + at, piece),
+            Kept::Failed => return None,
         };
         read.map_or_else(|e| self.fail(e), Some)
     }
 
     /// Opens a file not opened before: whole if small and within the budget, else for reading
-    /// a value at a time; kept for the next lookup.
-    fn open(&self, key: &PartitionKey, piece: &Piece, used: u64) -> Result<Kept, StoreError> {
-        let bytes = piece.rows * shape(self.space(), key).1;
+    /// a value at a time; kept for the next lookup (a failure too, its error kept once).
+    fn open(&self, key: PartitionKey, piece: &Piece, used: u64) -> Kept {
+        let bytes = piece.rows * shape(self.space(), &key).1;
         let whole = bytes <= BOOK_WHOLE_BYTES && used + bytes <= self.budget;
-        let kept = if whole {
-            Kept::Whole(Arc::new(load(self.space(), key, piece)?))
+        let opened = if whole {
+            load(self.space(), &key, piece).map(|v| Kept::Whole(Arc::new(v)))
         } else {
-            let (h, file, offset) = open_header(&piece.path)?;
-            check_header(self.space(), key, piece.piece, &h)
-                .and_then(|()| {
-                    ((h.first_row, h.rows) == (piece.first, piece.rows))
-                        .then_some(())
-                        .ok_or_else(|| "it changed since the store was opened".to_string())
-                })
-                .map_err(|reason| StoreError::Damaged { path: piece.path.clone(), reason })?;
-            Kept::Open(Arc::new(file), offset)
+            open_values(self.space(), &key, piece).map(|(file, offset)| Kept::Open(Arc::new(file), offset))
         };
+        let kept = opened.unwrap_or_else(|e| {
+            self.fail(e);
+            Kept::Failed
+        });
         let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
         let (map, used) = &mut *files;
-        Ok(map
-            .entry(piece.path.clone())
+        map.entry((key, piece.first))
             .or_insert_with(|| {
-                if whole {
+                if whole && !matches!(kept, Kept::Failed) {
                     *used += bytes;
                 }
                 kept
             })
-            .clone())
+            .clone()
     }
 
     /// Keeps the first error; the position is not held.
@@ -290,7 +283,7 @@ impl<'r> Book<'r> {
         self.failed.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
-    /// Files opened so far (read whole or kept open).
+    /// Files opened so far (read whole, kept open, or failed).
     pub fn files_read(&self) -> usize {
         self.files.read().unwrap_or_else(|e| e.into_inner()).0.len()
     }
