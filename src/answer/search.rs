@@ -43,6 +43,31 @@ pub enum SearchError {
     Book(String),
 }
 
+/// A map of states bit by bit: `tables[byte][bits]` is the image of `bits` in byte `byte` of a
+/// state, so that mapping a state is eight lookups (a symmetry's permutation, a renumbering).
+struct BitMap(Box<[[u64; 256]; 8]>);
+
+impl BitMap {
+    /// The map sending bit i to `images[i]` (bits past the slice to nothing).
+    fn new(images: &[u64]) -> BitMap {
+        let mut t = Box::new([[0u64; 256]; 8]);
+        for (byte, table) in t.iter_mut().enumerate() {
+            for (bits, image) in table.iter_mut().enumerate() {
+                *image = (0..8)
+                    .filter(|b| bits >> b & 1 == 1)
+                    .filter_map(|b| images.get(byte * 8 + b))
+                    .fold(0, |m, i| m | i);
+            }
+        }
+        BitMap(t)
+    }
+
+    /// The image of state `s`.
+    fn apply(&self, s: u64) -> u64 {
+        self.0.iter().enumerate().fold(0, |m, (byte, table)| m | table[(s >> (8 * byte)) as usize & 0xff])
+    }
+}
+
 /// A store's solve as exact leaves of a search: which nodes it can hold, and each node
 /// renumbered as the store's space numbers it.
 struct BookLeaves<'b> {
@@ -50,9 +75,8 @@ struct BookLeaves<'b> {
     /// The search's bits of the lines the store's root has drawn and the search's root has
     /// not: a node the store can hold has drawn them all.
     need: u64,
-    /// `to_book[byte][bits]`: the store's state bits of `bits` in byte `byte` of a node (the
-    /// store root's own lines give none), so that renumbering a node is eight lookups.
-    to_book: Box<[[u64; 256]; 8]>,
+    /// A node renumbered as the store's state (the store root's own lines give no bit).
+    to_book: BitMap,
 }
 
 impl<'b> BookLeaves<'b> {
@@ -76,16 +100,8 @@ impl<'b> BookLeaves<'b> {
             .enumerate()
             .filter(|(_, l)| theirs.root.drawn.contains(**l))
             .fold(0, |m, (i, _)| m | 1 << i);
-        let mut to_book = Box::new([[0u64; 256]; 8]);
-        for (byte, table) in to_book.iter_mut().enumerate() {
-            for (bits, image) in table.iter_mut().enumerate() {
-                *image = (0..8)
-                    .filter(|&k| bits >> k & 1 == 1)
-                    .filter_map(|k| space.lines.get(8 * byte + k))
-                    .fold(0, |m, l| m | bit(l));
-            }
-        }
-        Some(BookLeaves { book, need, to_book })
+        let images: Vec<u64> = space.lines.iter().map(bit).collect();
+        Some(BookLeaves { book, need, to_book: BitMap::new(&images) })
     }
 
     /// The store's value of node `s`, if it holds it.
@@ -93,8 +109,7 @@ impl<'b> BookLeaves<'b> {
         if s & self.need != self.need {
             return None;
         }
-        let state = (0..8).fold(0, |m, b| m | self.to_book[b][(s >> (8 * b)) as u8 as usize]);
-        self.book.value(State(state)).map(i32::from)
+        self.book.value(State(self.to_book.apply(s))).map(i32::from)
     }
 }
 
@@ -201,9 +216,9 @@ struct Rules {
     /// Classes of interchangeable lines (border lines of one box), as (mask, prefix masks by
     /// lines drawn): a state keeps a class's drawn lines as its prefix.
     classes: Vec<(u64, Vec<u64>)>,
-    /// For each symmetry fixing the root (identity excluded): `sym[s][byte][bits]` is the image
+    /// For each symmetry fixing the root (identity excluded): the image
     /// of `bits` in byte `byte` of a state, so that a state's image is eight lookups.
-    sym: Vec<Box<[[u64; 256]; 8]>>,
+    sym: Vec<BitMap>,
     /// Order in which moves are tried among equals: from the middle of the board outwards.
     order: Vec<u8>,
     /// Each box with an undrawn side at the root: its undrawn sides (bits of the state).
@@ -257,23 +272,8 @@ impl Rules {
                 prefixes.push(last | 1 << i);
             }
         }
-        let sym = space
-            .syms
-            .iter()
-            .map(|perm| {
-                let mut t = Box::new([[0u64; 256]; 8]);
-                for (byte, table) in t.iter_mut().enumerate() {
-                    for (bits, image) in table.iter_mut().enumerate() {
-                        *image = (0..8)
-                            .filter(|b| bits >> b & 1 == 1)
-                            .map(|b| byte * 8 + b)
-                            .filter(|&i| i < k)
-                            .fold(0, |m, i| m | 1u64 << perm[i]);
-                    }
-                }
-                t
-            })
-            .collect();
+        let sym =
+            space.syms.iter().map(|perm| BitMap::new(&(0..k).map(|i| 1u64 << perm[i]).collect::<Vec<_>>())).collect();
         let board = root.board;
         let (cy, cx) = (board.rows() as i32, board.cols() as i32);
         let mut order: Vec<u8> = (0..k as u8).collect();
@@ -481,10 +481,7 @@ impl Rules {
         }
         let mut best = s;
         for t in &self.sym {
-            let mut image = 0;
-            for (byte, table) in t.iter().enumerate() {
-                image |= table[(s >> (8 * byte)) as usize & 0xff];
-            }
+            let mut image = t.apply(s);
             for (mask, prefixes) in &self.classes {
                 image = (image & !mask) | prefixes[(image & mask).count_ones() as usize];
             }
