@@ -70,8 +70,10 @@ pub(super) fn in_solve(copies: &Contention, threads: usize, jobs: &[SharedJob]) 
     if threads <= 1 || shared <= 0.0 {
         return copies.clone();
     }
-    let predicted =
-        |f: f64| -> f64 { jobs.iter().map(|j| j.alone * mean_factor(&copies.carried_to(threads, f), &j.busy)).sum() };
+    let predicted = |f: f64| -> f64 {
+        let curve = copies.carried_to(threads, f);
+        jobs.iter().map(|j| j.alone * mean_factor(&curve, &j.busy)).sum()
+    };
     let (mut lo, mut hi) = (1.0, 2.0);
     if predicted(lo) >= shared {
         return copies.carried_to(threads, 1.0);
