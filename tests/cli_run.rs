@@ -348,7 +348,7 @@ fn a_small_calibration_saves_a_model_with_the_solves_own_contention() {
     let dir = tempfile::tempdir().unwrap();
     let (model, samples) = (dir.path().join("model.json"), dir.path().join("samples.csv"));
     let out = dab()
-        .args(["calibrate", "--cases", "2x3,2x4", "--holdout", "2x2", "--threads", "2", "--repeats", "1"])
+        .args(["calibrate", "--cases", "2x3,2x4,3x3@14", "--holdout", "2x2", "--threads", "2", "--repeats", "1"])
         .args(["-o", path(&model), "--samples", path(&samples), "--store-dir", path(dir.path())])
         .assert()
         .success();
@@ -356,14 +356,15 @@ fn a_small_calibration_saves_a_model_with_the_solves_own_contention() {
     assert!(text.contains("shape from copies of a 3x4 solve at once (1: 1.000x, 2: "), "{text}");
     assert!(text.contains("level from the solves' own jobs ("), "{text}");
     let m = file_json(&model);
-    assert_eq!(m["format"], 5);
+    assert_eq!(m["format"], 6);
     assert_eq!(m["hardware_threads"], 2);
+    assert!(m["cache_bytes"].as_u64().unwrap() > 0, "{m}");
     let at_two = m["contention"][0].as_array().unwrap();
     assert_eq!(at_two[0], 2);
     assert!(at_two[1].as_f64().unwrap() >= 1.0, "{m}");
     // Every job of the fitted cases and the holdout, on one and on two threads.
     let csv = std::fs::read_to_string(&samples).unwrap();
-    for (board, threads) in [("2x3", "1"), ("2x3", "2"), ("2x4", "2"), ("2x2", "1")] {
+    for (board, threads) in [("2x3", "1"), ("2x3", "2"), ("2x4", "2"), ("3x3@14", "1"), ("2x2", "1")] {
         assert!(
             csv.lines().any(|l| l.starts_with(&format!("{board},")) && l.split(',').nth(2) == Some(threads)),
             "{board} {threads}"

@@ -206,9 +206,12 @@ fn a_cost_model_prices_every_job() {
         ("per_outer_pass_ns", 11.0),
         ("per_inner_pass_ns", 13.0),
         ("per_turned_move_ns", 0.75),
+        ("per_cold_input_byte_ns", 0.375),
     ] {
         model[name] = value.into();
     }
+    // A cache of 20 bytes: 2x3's middle levels (up to 90 bytes) are read back from memory.
+    model["cache_bytes"] = 20.into();
     std::fs::write(&path, model.to_string()).unwrap();
     let cost = CostSpec::parse(path.to_str().unwrap()).unwrap();
     assert_eq!(cost.unit(), "ns");
@@ -217,6 +220,12 @@ fn a_cost_model_prices_every_job() {
     let (g, features) = dab::sched::orbits_with_features(&space, &cost, None).unwrap();
     let by_name: HashMap<&str, &dab::sched::Job> = g.jobs.iter().map(|j| (j.name.as_str(), j)).collect();
     let inner_size = space.groups[1].size as u64;
+    let level = |name: &str| name.parse::<PartitionKey>().unwrap().total();
+    let mut level_bytes: HashMap<usize, u64> = HashMap::new();
+    for j in &g.jobs {
+        *level_bytes.entry(level(&j.name)).or_default() += j.bytes;
+    }
+    let mut cold_jobs = 0;
     for (j, f) in g.jobs.iter().zip(&features) {
         let key: PartitionKey = j.name.parse().unwrap();
         let (rows, _) = kernel.shape(&key);
@@ -233,6 +242,18 @@ fn a_cost_model_prices_every_job() {
         }
         let inner_moves = f.inner_moves + f.run_inner_moves + f.lane_inner_moves;
         let input: u64 = j.deps.iter().map(|d| by_name[d.as_str()].bytes).sum();
+        // Each input's bytes beyond the last 20 of its level's, by share.
+        let cold: u64 = j
+            .deps
+            .iter()
+            .map(|d| {
+                let share = (1.0 - 20.0 / level_bytes[&level(d)] as f64).max(0.0);
+                (by_name[d.as_str()].bytes as f64 * share) as u64
+            })
+            .sum();
+        assert_eq!(f.cold_input_bytes, cold, "{}", j.name);
+        assert!(cold <= input, "{}", j.name);
+        cold_jobs += usize::from(cold > 0);
         let ns = 100.0
             + 2.0 * j.states as f64
             + 7.0 * rows as f64
@@ -244,11 +265,16 @@ fn a_cost_model_prices_every_job() {
             + 11.0 * (rows as u64 * outer_undrawn) as f64
             + 13.0 * (if inner_undrawn > 0 { rows as u64 * inner_size } else { 0 }) as f64
             // Turned moves: counted by the kernel's own test against every stored state.
-            + 0.75 * f.turned_moves as f64;
+            + 0.75 * f.turned_moves as f64
+            + 0.375 * cold as f64;
         assert_eq!(j.cost, ns.round() as u64, "{}", j.name);
     }
+    assert!(cold_jobs > 0, "some of 2x3's levels pass 20 bytes");
+    let mut no_cache = model.clone();
+    no_cache["cache_bytes"] = 0.into();
     model["per_state_ns"] = (-1.0).into();
     for (bad, message) in [
+        (no_cache.to_string(), "cache_bytes = 0 must be at least 1"),
         (r#"{"format": 9, "machine": "x"}"#.to_string(), "has format 9"),
         (r#"{"format": 1, "machine": "x"}"#.to_string(), "has format 1"),
         (model.to_string(), "per_state_ns = -1"),

@@ -440,7 +440,7 @@ proptest! {
             match CostModel::load(&path) {
                 Ok(m) => {
                     // A model that loads prices any job without a panic.
-                    let f = dab::sched::JobFeatures { states: u64::MAX, rows: 1, outer_moves: 1 << 40, inner_moves: 3, run_inner_moves: 4, lane_inner_moves: 5, input_bytes: 9, outer_passes: 1 << 50, inner_passes: 7, turned_moves: 1 << 45 };
+                    let f = dab::sched::JobFeatures { states: u64::MAX, rows: 1, outer_moves: 1 << 40, inner_moves: 3, run_inner_moves: 4, lane_inner_moves: 5, input_bytes: 9, outer_passes: 1 << 50, inner_passes: 7, turned_moves: 1 << 45, cold_input_bytes: 1 << 44 };
                     let _ = (m.nanoseconds(f), m.checked_nanoseconds(f), m.store_nanoseconds(u64::MAX), m.contention(64));
                 }
                 Err(e) => one_line(&e.to_string()),

@@ -224,8 +224,9 @@ pub(super) fn errors(model: &CostModel, timing: &Timing, threads: usize, fitted_
 mod tests {
     use super::*;
 
-    /// Jobs of 10 to a million states taking `fixed` ns plus 2 ns a state.
-    fn samples(fixed: f64) -> Vec<Sample> {
+    /// Jobs of 10 to a million states taking `fixed` ns plus 2 ns a state, and every third
+    /// reading twice its states from memory at `cold` ns a byte.
+    fn samples_with(fixed: f64, cold: f64) -> Vec<Sample> {
         (0..60)
             .map(|i| {
                 let states = (10.0 * 1.3f64.powi(i)).round() as u64;
@@ -244,10 +245,28 @@ mod tests {
                     outer_passes: 0,
                     inner_passes: 0,
                     turned_moves: 0,
-                    seconds: (fixed + 2.0 * states as f64) * 1e-9,
+                    cold_input_bytes: if i % 3 == 0 { 2 * states } else { 0 },
+                    seconds: (fixed + 2.0 * states as f64 + if i % 3 == 0 { cold * 2.0 * states as f64 } else { 0.0 })
+                        * 1e-9,
                 }
             })
             .collect()
+    }
+
+    fn samples(fixed: f64) -> Vec<Sample> {
+        samples_with(fixed, 0.0)
+    }
+
+    #[test]
+    fn bytes_read_back_from_memory_get_their_own_rate() {
+        let f = fit(&samples_with(1_000.0, 0.4));
+        assert_eq!(TERM_NAMES[TERMS - 1], "per_cold_input_byte_ns");
+        let cold = f.coefficients[TERMS - 1];
+        assert!((cold - 0.4).abs() < 0.02, "{f:?}");
+        assert!(f.kept.contains(&"per_cold_input_byte_ns"));
+        // Bytes from memory that cost nothing more: no rate is invented.
+        let none = fit(&samples(1_000.0));
+        assert!(none.coefficients[TERMS - 1] < 1e-6, "{none:?}");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::in_solve::busy_profile;
 /// One job's measured time with its features.
 #[derive(Clone, Debug, Serialize)]
 pub struct Sample {
-    /// The board solved (`MxN`).
+    /// The case solved: its board (`MxN`), with `@U` where U lines were left undrawn.
     pub board: String,
     /// Groups of its space.
     pub groups: usize,
@@ -46,6 +46,8 @@ pub struct Sample {
     pub inner_passes: u64,
     /// Outer moves gathered lane by lane from a turned successor row.
     pub turned_moves: u64,
+    /// Input bytes read back from memory rather than the cache (this machine's last level).
+    pub cold_input_bytes: u64,
     /// Median seconds from its start to its end over the repeats.
     pub seconds: f64,
 }
@@ -64,6 +66,7 @@ impl Sample {
             outer_passes: self.outer_passes,
             inner_passes: self.inner_passes,
             turned_moves: self.turned_moves,
+            cold_input_bytes: self.cold_input_bytes,
         }
     }
 }
@@ -80,11 +83,12 @@ pub struct Timing {
     pub busy: Vec<Vec<f64>>,
 }
 
-/// Runs a whole solve of `root` on the executor on each thread count of `threads`, `repeats`
+/// Runs a whole solve of `root` (named `case` in the samples) on the executor on each thread count of `threads`, `repeats`
 /// times in turn (so that every count sees the same moments of a shared machine), and returns
 /// per thread count every job's median time with its features, how many threads were busy
 /// while it ran, and the median wall time.
 pub fn measure(
+    case: &str,
     root: Position,
     groups: Option<usize>,
     threads: &[usize],
@@ -122,7 +126,7 @@ pub fn measure(
                 .zip(&features)
                 .zip(times.iter_mut())
                 .map(|((job, f), t)| Sample {
-                    board: plan.space.board().to_string(),
+                    board: case.to_string(),
                     groups: plan.space.groups.len(),
                     threads: p,
                     job: job.name.clone(),
@@ -136,6 +140,7 @@ pub fn measure(
                     outer_passes: f.outer_passes,
                     inner_passes: f.inner_passes,
                     turned_moves: f.turned_moves,
+                    cold_input_bytes: f.cold_input_bytes,
                     seconds: median(t),
                 })
                 .collect();

@@ -11,7 +11,7 @@ use crate::game::{Board, Position};
 use crate::plan::ReadyPlan;
 use crate::sched::{Contention, CostModel, Probe, Probed};
 use crate::solver::{Space, SpaceError};
-use crate::support::{hardware_threads, median};
+use crate::support::{hardware_threads, human_bytes, last_level_cache_bytes, median};
 
 use super::machine::{host, machine, physical_cores};
 
@@ -100,6 +100,7 @@ pub fn probe_model(model: &CostModel) -> Probed {
         probed.model.machine = format!("{} (the model of {} carried here by a probe)", machine(), model.machine);
         probed.model.host = host();
         probed.model.cores = physical_cores() as u32;
+        probed.model.cache_bytes = last_level_cache_bytes();
     }
     probed
 }
@@ -126,6 +127,13 @@ pub fn describe(model: &CostModel, probed: &Probed) -> String {
         now.threads,
         probed.contention
     );
+    if probed.model.cache_bytes != model.cache_bytes {
+        text += &format!(
+            "; inputs past this machine's last-level cache of {} priced as read from memory (the model's machine: {})",
+            human_bytes(probed.model.cache_bytes),
+            human_bytes(model.cache_bytes)
+        );
+    }
     if !probed.same_machine {
         text += &format!(
             "; the model was made on another machine: run dab calibrate to measure this one (about {:.0} s here)",

@@ -4,10 +4,10 @@
 //! and its level from the all-threads solves' own jobs; the probe that later carries the
 //! model to other machines.
 
-use crate::game::{Board, Position};
+use crate::game::{Board, Line, LineSet, Position};
 use crate::sched::{Contention, CostModel, MODEL_FORMAT};
 use crate::solver::SpaceError;
-use crate::support::thread_counts;
+use crate::support::{last_level_cache_bytes, thread_counts};
 
 use super::fit::{ErrorStats, Fit, errors, fit};
 use super::in_solve::{SharedJob, in_solve};
@@ -15,31 +15,102 @@ use super::machine::{host, machine, physical_cores};
 use super::measure::{Sample, Timing, measure};
 use super::probe::{contention_curve, probe};
 
-/// A board to time, with its grouping (None: the default).
+/// A board to time, from its empty position or from one with some lines drawn, with its
+/// grouping (None: the default).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
     /// The board.
     pub board: Board,
+    /// Lines left undrawn (None: the empty board); the others are drawn evenly spaced in the
+    /// external order, so that a big board gives a solve of a chosen size.
+    pub undrawn: Option<usize>,
     /// Number of groups (None: the default).
     pub groups: Option<usize>,
+}
+
+impl Case {
+    /// The position solved: the empty board, or `undrawn` lines left. The drawn lines are whole
+    /// orbits of the board's symmetries, spread over the board, so that the solve keeps the
+    /// symmetry (and the kernel's turned rows) of a whole board; where no union of orbits
+    /// has the size asked, lines evenly spaced in the external order.
+    pub fn root(&self) -> Position {
+        let Some(undrawn) = self.undrawn else { return Position::empty(self.board) };
+        let lines = self.board.lines();
+        let drawn = lines - undrawn;
+        let drawn = symmetric_lines(self.board, drawn).unwrap_or_else(|| {
+            (0..lines).filter(|i| (i + 1) * drawn / lines > i * drawn / lines).map(|i| Line(i as u16)).collect()
+        });
+        Position { board: self.board, drawn }
+    }
+}
+
+/// `count` lines made of whole orbits of `board`'s symmetries, the orbits taken in a
+/// low-discrepancy order (golden-ratio steps over them in line order) so they spread over the
+/// board; None where the orbits so taken cannot make exactly `count`.
+fn symmetric_lines(board: Board, count: usize) -> Option<LineSet> {
+    let symmetries = board.symmetries();
+    let mut orbits: Vec<LineSet> = Vec::new();
+    for i in 0..board.lines() {
+        let one = LineSet::EMPTY.with(Line(i as u16));
+        if orbits.iter().all(|o| !o.contains(Line(i as u16))) {
+            orbits.push(symmetries.iter().fold(LineSet::EMPTY, |acc, s| acc.union(s.apply(one))));
+        }
+    }
+    let n = orbits.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| ((a as f64 * 0.618_033_988_75) % 1.0).total_cmp(&((b as f64 * 0.618_033_988_75) % 1.0)));
+    let mut drawn = LineSet::EMPTY;
+    for o in order {
+        let left = count - drawn.len() as usize;
+        if left == 0 {
+            break;
+        }
+        if orbits[o].len() as usize <= left {
+            drawn = drawn.union(orbits[o]);
+        }
+    }
+    (drawn.len() as usize == count).then_some(drawn)
+}
+
+impl std::fmt::Display for Case {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.board)?;
+        if let Some(u) = self.undrawn {
+            write!(f, "@{u}")?;
+        }
+        if let Some(g) = self.groups {
+            write!(f, "/{g}")?;
+        }
+        Ok(())
+    }
 }
 
 impl std::str::FromStr for Case {
     type Err = String;
 
-    /// `3x4` or `3x4/4` (4 groups).
+    /// `3x4`, `3x4/4` (4 groups), `3x5@32` (32 lines left undrawn) or `3x5@32/3`.
     fn from_str(s: &str) -> Result<Case, String> {
-        let (b, g) = s.split_once('/').map_or((s, None), |(b, g)| (b, Some(g)));
-        let board = b.parse().map_err(|e| format!("calibration case '{s}': {e}"))?;
+        let (rest, g) = s.split_once('/').map_or((s, None), |(b, g)| (b, Some(g)));
+        let (b, u) = rest.split_once('@').map_or((rest, None), |(b, u)| (b, Some(u)));
+        let board: Board = b.parse().map_err(|e| format!("calibration case '{s}': {e}"))?;
         let groups = g
             .map(|g| g.parse::<usize>().map_err(|_| format!("calibration case '{s}': '{g}' is not a number of groups")))
             .transpose()?;
-        Ok(Case { board, groups })
+        let undrawn = u
+            .map(|u| match u.parse::<usize>() {
+                Ok(n) if (1..=board.lines()).contains(&n) => Ok(n),
+                _ => Err(format!(
+                    "calibration case '{s}': '{u}' is not a number of undrawn lines from 1 to {} (the lines of {board})",
+                    board.lines()
+                )),
+            })
+            .transpose()?;
+        Ok(Case { board, undrawn, groups })
     }
 }
 
 /// The default cases: small to mid-sized boards in the groupings the planner tries.
-pub const DEFAULT_CASES: &str = "3x3,2x5,2x5/2,3x4/2,3x4/3,3x4/4";
+pub const DEFAULT_CASES: &str = "3x3,2x5,2x5/2,3x4/2,3x4/3,3x4/4,3x5@32";
 /// The default board left out of the fit, to test the model on.
 pub const DEFAULT_HOLDOUT: &str = "2x6";
 /// The board whose whole solve, run as 1, 2, 4, ... copies at once, gives the contention
@@ -78,11 +149,10 @@ pub fn run(
     let started = std::time::Instant::now();
     let counts: Vec<usize> = if threads > 1 { vec![1, threads] } else { vec![1] };
     let time = |case: &Case, report: &mut dyn FnMut(&str)| {
-        let runs = measure(Position::empty(case.board), case.groups, &counts, repeats)?;
+        let runs = measure(&case.to_string(), case.root(), case.groups, &counts, repeats)?;
         for (&p, t) in counts.iter().zip(&runs) {
             report(&format!(
-                "timed {} ({} jobs) on {p} thread(s), median of {repeats}: {:.2} s",
-                case.board,
+                "timed {case} ({} jobs) on {p} thread(s), median of {repeats}: {:.2} s",
                 t.samples.len(),
                 t.seconds
             ));
@@ -145,6 +215,8 @@ pub fn run(
         per_outer_pass_ns: 0.0,
         per_inner_pass_ns: 0.0,
         per_turned_move_ns: 0.0,
+        per_cold_input_byte_ns: 0.0,
+        cache_bytes: last_level_cache_bytes(),
         contention,
         store_per_file_ns: 0.0,
         store_per_byte_ns: 0.0,
@@ -174,4 +246,43 @@ pub fn run(
 pub fn describe_curve(curve: &Contention) -> String {
     let points = curve.0.iter().filter(|&&(t, _)| t > 1).map(|(t, f)| format!(", {t}: {f:.3}x"));
     std::iter::once("1: 1.000x".to_string()).chain(points).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_names_its_board_undrawn_lines_and_groups_and_reads_back() {
+        for text in ["3x4", "3x4/4", "3x5@32", "3x5@32/3", "4x4@20"] {
+            let case: Case = text.parse().unwrap();
+            assert_eq!(case.to_string(), text);
+        }
+        for (bad, says) in [
+            ("3x5@0", "'0' is not a number of undrawn lines from 1 to 38"),
+            ("3x5@39", "'39' is not a number of undrawn lines from 1 to 38"),
+            ("3x5@x/3", "'x' is not a number of undrawn lines"),
+            ("3x5@32/y", "'y' is not a number of groups"),
+            ("0x5@3", "calibration case '0x5@3'"),
+        ] {
+            let err = bad.parse::<Case>().unwrap_err();
+            assert!(err.contains(says) && err.contains(bad), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_case_s_root_leaves_the_lines_asked_and_keeps_the_board_s_symmetry() {
+        for text in ["3x5@32", "3x5@30", "3x5@34", "4x4@24", "2x3@16", "3x4@21", "5x5@32"] {
+            let case: Case = text.parse().unwrap();
+            let root = case.root();
+            assert_eq!(root.undrawn().len() as usize, case.undrawn.unwrap(), "{text}");
+            // Every odd count on a rectangle with no line fixed by all its symmetries can only
+            // be reached by lines evenly spaced; the others are unions of orbits.
+            if root.board.symmetries().iter().all(|s| s.apply(root.drawn) == root.drawn) {
+                continue;
+            }
+            assert!(text == "3x4@21", "{text} lost the board's symmetry");
+        }
+        assert_eq!(Case { board: "2x2".parse().unwrap(), undrawn: None, groups: None }.root().drawn.len(), 0);
+    }
 }

@@ -12,7 +12,10 @@ use super::CliResult;
 
 #[derive(Args)]
 pub struct CalibrateArgs {
-    /// Boards to fit on, `MxN` or `MxN/G` (G groups), separated by commas.
+    /// Boards to fit on, separated by commas: `MxN`, `MxN/G` (G groups), `MxN@U` (U lines left
+    /// undrawn: whole orbits of the board's symmetries drawn, so a big board gives a solve of a
+    /// chosen size; the default's 3x5@32 has levels past the last-level cache, whose reads from
+    /// memory the model prices apart).
     #[arg(long, value_delimiter = ',', default_value = DEFAULT_CASES)]
     pub cases: Vec<Case>,
     /// Boards timed but not fitted on, to test the model.

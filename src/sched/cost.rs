@@ -17,8 +17,12 @@ use super::contention::Contention;
 /// by how the kernel makes them, gathered, in runs or lane by lane; 5: passes over a row priced
 /// apart from the row, outer and inner: a row of one position with three outer moves costs a
 /// tenth of a wide one, which per-row and per-move terms alone priced alike; and outer moves
-/// gathered lane by lane from a turned successor row, 3x5's costliest moves, apart).
-pub const MODEL_FORMAT: u32 = 5;
+/// gathered lane by lane from a turned successor row, 3x5's costliest moves, apart; 6: input
+/// bytes read back from memory apart from those still in the cache: a level of values larger
+/// than the last-level cache is mostly evicted by the time the level below reads it, and 3x5's
+/// jobs, whose levels reach 2.8 GB, took 1.2x what a model fitted on boards whose levels fit
+/// in the cache predicted; the model keeps the cache size it assumed).
+pub const MODEL_FORMAT: u32 = 6;
 
 /// Where `dab calibrate` saves the model, relative to the project folder.
 pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
@@ -56,10 +60,16 @@ pub struct JobFeatures {
     /// group 0 to a configuration stored as its image, in rows too wide for byte gathers),
     /// summed over its positions.
     pub turned_moves: u64,
+    /// Of its input bytes, those read back from memory rather than from the cache: each input
+    /// partition's bytes times the share of its level (the positions of its number of drawn
+    /// lines) that the last-level cache cannot hold, `1 - cache / level bytes` (0 where the
+    /// level fits). A level is written just before the level below reads it, so the cache holds
+    /// at most its last `cache` bytes.
+    pub cold_input_bytes: u64,
 }
 
 /// Number of terms of the cost model.
-pub const TERMS: usize = 11;
+pub const TERMS: usize = 12;
 
 /// The model's coefficients by name (the fields of its file), in the order of
 /// [`JobFeatures::terms`].
@@ -75,6 +85,7 @@ pub const TERM_NAMES: [&str; TERMS] = [
     "per_outer_pass_ns",
     "per_inner_pass_ns",
     "per_turned_move_ns",
+    "per_cold_input_byte_ns",
 ];
 
 impl JobFeatures {
@@ -92,6 +103,7 @@ impl JobFeatures {
             self.outer_passes as f64,
             self.inner_passes as f64,
             self.turned_moves as f64,
+            self.cold_input_bytes as f64,
         ]
     }
 }
@@ -157,6 +169,11 @@ pub struct CostModel {
     pub per_inner_pass_ns: f64,
     /// Nanoseconds per outer move gathered lane by lane from a turned successor row.
     pub per_turned_move_ns: f64,
+    /// Nanoseconds per input byte read back from memory, beyond its cost from the cache.
+    pub per_cold_input_byte_ns: f64,
+    /// Bytes of the last-level cache that the model's cold input bytes assume: the machine's
+    /// that made it, or this machine's once a probe carried it here.
+    pub cache_bytes: u64,
     /// (busy threads, factor): a job runs `factor` times slower than its cost while that many
     /// threads are busy (itself included); measured at 1, 2, 4, ... and all hardware threads.
     pub contention: Contention,
@@ -252,7 +269,7 @@ pub enum CostError {
         /// The model file.
         path: PathBuf,
     },
-    /// A count (cores, hardware threads, the probe's threads) is 0.
+    /// A count (cores, hardware threads, the probe's threads, the cache's bytes) is 0.
     #[error("cost model '{path}': {field} = 0 must be at least 1")]
     Count {
         /// The model file.
@@ -326,6 +343,9 @@ impl CostModel {
             if !(value.is_finite() && value > 0.0) {
                 return Err(CostError::Probe { path: path.into(), field, value });
             }
+        }
+        if model.cache_bytes == 0 {
+            return Err(CostError::Count { path: path.into(), field: "cache_bytes" });
         }
         for (field, count) in [
             ("cores", model.cores),
@@ -401,6 +421,7 @@ impl CostModel {
             &mut self.per_outer_pass_ns,
             &mut self.per_inner_pass_ns,
             &mut self.per_turned_move_ns,
+            &mut self.per_cold_input_byte_ns,
         ]
     }
 
@@ -479,6 +500,15 @@ impl CostSpec {
         match self {
             CostSpec::States => Ok(f.states),
             CostSpec::Model(m) => m.checked_nanoseconds(f).ok_or_else(|| m.raw_nanoseconds(f)),
+        }
+    }
+
+    /// The last-level cache the jobs' cold input bytes are counted against: the model's, or
+    /// (costs in states, whose features calibration times on this machine) this machine's.
+    pub fn cache_bytes(&self) -> u64 {
+        match self {
+            CostSpec::States => crate::support::last_level_cache_bytes(),
+            CostSpec::Model(m) => m.cache_bytes,
         }
     }
 

@@ -144,6 +144,8 @@ struct Part {
     turned: (u64, u64),
     /// Whether units are kernel rows.
     rows: bool,
+    /// Lines drawn in each of its positions: its level.
+    level: u32,
     deps: Vec<usize>,
 }
 
@@ -209,6 +211,7 @@ fn assemble(
         if bounds[p].len() == 2 { parts[p].name.clone() } else { format!("{}_{i}", parts[p].name) }
     };
     let piece_bytes = |p: usize, i: usize| (bounds[p][i + 1] - bounds[p][i]) * parts[p].unit_states;
+    let cold = cold_shares(parts, cost.cache_bytes());
     let mut jobs = Vec::new();
     let mut all_features = Vec::new();
     for (p, part) in parts.iter().enumerate() {
@@ -240,6 +243,7 @@ fn assemble(
                 run_inner_moves: (hi - lo) * part.inner_moves.runs,
                 lane_inner_moves: (hi - lo) * part.inner_moves.lanes,
                 input_bytes: deps.iter().map(|&(d, j)| piece_bytes(d, j)).sum(),
+                cold_input_bytes: deps.iter().map(|&(d, j)| (piece_bytes(d, j) as f64 * cold[d]) as u64).sum(),
                 outer_passes: if part.rows { (hi - lo) * part.outer_undrawn } else { 0 },
                 inner_passes: (hi - lo) * part.inner_moves.passes,
                 turned_moves: part.turned_share(lo, hi),
@@ -257,6 +261,16 @@ fn assemble(
     }
     // Valid by construction but for sums past u64, which Graph::new refuses.
     Ok((Graph::new(jobs, None)?, all_features))
+}
+
+/// Per part, the share of its bytes read back from memory rather than the cache: its level's
+/// bytes beyond the `cache` last written, `1 - cache / level bytes` (0 where the level fits).
+fn cold_shares(parts: &[Part], cache: u64) -> Vec<f64> {
+    let mut levels: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
+    for p in parts {
+        *levels.entry(p.level).or_default() += p.states();
+    }
+    parts.iter().map(|p| (1.0 - cache as f64 / levels[&p.level].max(1) as f64).max(0.0)).collect()
 }
 
 fn check_split(split: Option<&Split>) -> Result<(), SchemeError> {
@@ -310,6 +324,7 @@ pub fn orbits_with_features(
                     - (space.groups[ng - 1].size - k.counts()[ng - 1] as u32) as u64,
                 turned,
                 rows: true,
+                level: k.total() as u32,
                 deps: {
                     // In job order, as every reader of the graph lists them.
                     let mut d: Vec<usize> = space.successors(k).iter().map(|s| key_position(&keys, s)).collect();
@@ -445,6 +460,7 @@ pub fn quadrants(
                 inner_moves: InnerMoves::default(),
                 turned: (0, 0),
                 rows: false,
+                level: total(k),
                 deps,
             }
         })

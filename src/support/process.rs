@@ -13,6 +13,49 @@ pub(crate) fn total_memory_bytes() -> Option<u64> {
     kilobytes_field("/proc/meminfo", "MemTotal:")
 }
 
+/// Bytes of the last-level cache of this machine's first CPU, from
+/// `/sys/devices/system/cpu/cpu0/cache` (Linux: the highest-level data or unified cache),
+/// else [`DEFAULT_CACHE_BYTES`]: what a level of values must pass to be read back from memory
+/// rather than from the cache it was written to.
+pub fn last_level_cache_bytes() -> u64 {
+    sysfs_last_level_cache().unwrap_or(DEFAULT_CACHE_BYTES)
+}
+
+/// The last-level cache assumed where the system does not say: 32 MiB, a common size today.
+pub const DEFAULT_CACHE_BYTES: u64 = 32 << 20;
+
+fn sysfs_last_level_cache() -> Option<u64> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    let read = |path: &std::path::Path, name: &str| std::fs::read_to_string(path.join(name)).ok();
+    dir.filter_map(|e| {
+        let path = e.ok()?.path();
+        if read(&path, "type")?.trim() == "Instruction" {
+            return None;
+        }
+        let level: u32 = read(&path, "level")?.trim().parse().ok()?;
+        Some((level, cache_size(&read(&path, "size")?)?))
+    })
+    .max()
+    .map(|(_, bytes)| bytes)
+}
+
+/// A sysfs cache size (`32768K`, `1M`, `512`) in bytes.
+fn cache_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, ""),
+    };
+    let shift = match unit {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => return None,
+    };
+    digits.parse::<u64>().ok()?.checked_mul(1 << shift).filter(|&b| b > 0)
+}
+
 /// The `field` line of a `/proc` file (`Name:   1234 kB`), in bytes. Hand-made: three /proc
 /// fields, where procfs or sysinfo would add a crate tree for them.
 fn kilobytes_field(file: &str, field: &str) -> Option<u64> {
@@ -54,5 +97,21 @@ pub fn trim_freed_memory() {
     // live allocation and may be called from any thread at any time.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_read_as_sysfs_writes_them() {
+        assert_eq!(cache_size("32768K\n"), Some(32 << 20));
+        assert_eq!(cache_size("1M"), Some(1 << 20));
+        assert_eq!(cache_size("512"), Some(512));
+        assert_eq!(cache_size("0K"), None);
+        assert_eq!(cache_size("12Q"), None);
+        assert_eq!(cache_size(""), None);
+        assert!(last_level_cache_bytes() > 0);
     }
 }
