@@ -70,14 +70,21 @@ struct Planned {
 /// Plans `root` for each of `threads` (sorted, duplicates dropped) with `opts` (its thread count
 /// replaced; the runs are in memory, without a store), runs each plan `repeats` times with the
 /// repeats interleaved across the counts (so that each count sees the same moments of a noisy
-/// machine), and gives one row per count, in increasing threads. `report` gets a line per plan
-/// and per run, and a note where the speedups are over the one-thread prediction because one
-/// thread is not in the list.
+/// machine), and gives one row per count, in increasing threads. With `probe` (this machine's
+/// probe time now, in the seconds of `opts.model.probe.one_thread_seconds`, which the model was
+/// carried here by), every run is predicted as `dab run` predicts it, from a probe taken just
+/// before it: the plan's job costs scaled by that probe over the plan's, since on a shared
+/// machine the probe behind the plans can be minutes old by the last run (on the 2-core machine
+/// one read it 26 % slower than the 13 minutes of 3x5 runs after it). A row's prediction is the
+/// median of its runs' predictions, as its time is the median of theirs. `report` gets a line
+/// per plan and per run, and a note where the speedups are over the one-thread prediction
+/// because one thread is not in the list.
 pub fn scale(
     root: Position,
     threads: &[usize],
     repeats: usize,
     opts: &PlanOptions,
+    mut probe: Option<&mut dyn FnMut() -> f64>,
     report: &mut dyn FnMut(&str),
 ) -> Result<Vec<ScaleRow>, ScaleError> {
     if threads.is_empty() {
@@ -95,37 +102,53 @@ pub fn scale(
     let plans = threads.iter().map(|&p| planned(root, p, opts, report)).collect::<Result<Vec<_>, _>>()?;
 
     let mut times = vec![Vec::with_capacity(repeats); plans.len()];
+    let mut predictions = vec![Vec::with_capacity(repeats); plans.len()];
+    let planned_probe = opts.model.probe.one_thread_seconds;
     // Each job's predicted time and its times in the K runs: the per-job error compares the
     // prediction with the job's median, as the makespan's error does with the runs' median, so
     // that one noisy run of a job does not count as the model's error.
-    let mut job_times: Vec<Vec<(f64, Vec<f64>)>> = vec![Vec::new(); plans.len()];
+    let mut job_times: Vec<Vec<(Vec<f64>, Vec<f64>)>> = vec![Vec::new(); plans.len()];
     for r in 1..=repeats {
-        for ((p, t), jt) in plans.iter().zip(&mut times).zip(&mut job_times) {
+        for (((p, t), jt), predicted) in plans.iter().zip(&mut times).zip(&mut job_times).zip(&mut predictions) {
+            let now = probe.as_mut().map(|probe| probe());
+            let factor = now.map_or(1.0, |now| rescale(now, planned_probe));
             let run = execute(&p.ready, p.threads, false, None);
             let info = TraceInfo { board: Some(p.plan.board.clone()), threads: Some(p.threads as u32), value: None };
             let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
                 .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
+            let mut this_run: Vec<(f64, Vec<f64>)> = detail.jobs.iter().map(|&(p, a)| (p * factor, vec![a])).collect();
             report(&format!(
-                "run {r} of {repeats} on {}: {:.3} s (predicted {:.3} s), per-job median error {:.1} %",
+                "run {r} of {repeats} on {}: {:.3} s (predicted {:.3} s{}), per-job median error {:.1} %",
                 crate::support::count_of(p.threads as u64, "thread"),
                 run.seconds,
-                p.plan.predicted_seconds,
-                100.0 * detail.comparison.job_error_median
+                p.plan.predicted_seconds * factor,
+                now.map_or(String::new(), |now| format!(
+                    "; probe {now:.3} s, the plan's {planned_probe:.3} s: x{factor:.3}"
+                )),
+                100.0 * median_job_error(&mut this_run)
             ));
             t.push(run.seconds);
-            jt.resize_with(detail.jobs.len(), || (0.0, Vec::with_capacity(repeats)));
-            for ((predicted, runs), &(p, a)) in jt.iter_mut().zip(&detail.jobs) {
-                *predicted = p;
-                runs.push(a);
+            predicted.push(p.plan.predicted_seconds * factor);
+            jt.resize_with(detail.jobs.len(), || (Vec::with_capacity(repeats), Vec::with_capacity(repeats)));
+            for ((predicted, runs), (p, a)) in jt.iter_mut().zip(this_run) {
+                predicted.push(p);
+                runs.push(a[0]);
             }
         }
     }
     let actual: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
-    let job_error: Vec<f64> = job_times.iter_mut().map(|jobs| median_job_error(jobs)).collect();
+    let predicted: Vec<f64> = predictions.iter_mut().map(|p| median(p)).collect();
+    let job_error: Vec<f64> = job_times
+        .iter_mut()
+        .map(|jobs| {
+            let mut medians: Vec<(f64, Vec<f64>)> = jobs.iter_mut().map(|(p, a)| (median(p), std::mem::take(a))).collect();
+            median_job_error(&mut medians)
+        })
+        .collect();
 
     let first = &plans[0];
     let one = if first.threads == 1 {
-        OneThread { predicted_seconds: first.plan.predicted_seconds, actual_seconds: actual[0] }
+        OneThread { predicted_seconds: predicted[0], actual_seconds: actual[0] }
     } else {
         let t1 = first.plan.predicted(1).ok_or(ScaleError::NoOneThread { threads: first.threads })?.makespan_seconds;
         report(&format!(
@@ -135,10 +158,19 @@ pub fn scale(
         ));
         OneThread { predicted_seconds: t1, actual_seconds: t1 }
     };
-    let rows = plans.iter().zip(actual).zip(job_error).map(|((p, actual), job_error)| {
-        ScaleRow::new(p.threads, p.plan.predicted_seconds, actual, p.lower_bound_seconds, job_error, one)
+    let rows = plans.iter().zip(predicted).zip(actual).zip(job_error).map(|(((p, predicted), actual), job_error)| {
+        let factor = predicted / p.plan.predicted_seconds.max(f64::MIN_POSITIVE);
+        ScaleRow::new(p.threads, predicted, actual, p.lower_bound_seconds * factor, job_error, one)
     });
     Ok(rows.collect())
+}
+
+/// A fresh probe's time over the one the plans were made with: what their costs are scaled by
+/// (1 where either is not a finite time > 0, as `CostModel::probed` leaves a model whose probe
+/// is).
+fn rescale(now: f64, planned: f64) -> f64 {
+    let sound = |t: f64| t.is_finite() && t > 0.0;
+    if sound(now) && sound(planned) { now / planned } else { 1.0 }
 }
 
 /// The median over the jobs of |predicted - actual| / actual, each job's actual time the median
@@ -177,7 +209,15 @@ fn planned(
 
 #[cfg(test)]
 mod tests {
-    use super::{default_threads, median_job_error};
+    use super::{default_threads, median_job_error, rescale};
+
+    #[test]
+    fn a_fresh_probe_scales_the_plan_by_its_ratio_and_a_broken_one_leaves_it() {
+        assert!((rescale(0.15, 0.12) - 1.25).abs() < 1e-12);
+        assert_eq!(rescale(0.0, 0.12), 1.0);
+        assert_eq!(rescale(f64::NAN, 0.12), 1.0);
+        assert_eq!(rescale(0.15, 0.0), 1.0);
+    }
 
     #[test]
     fn a_jobs_error_is_against_the_median_of_its_runs() {

@@ -71,3 +71,33 @@ fn scale_refuses_a_bad_thread_list_in_one_line_naming_it() {
         assert!(stderr.starts_with("error: ") && stderr.contains(&format!("'{list}'")), "{stderr}");
     }
 }
+
+#[test]
+fn a_probe_before_a_run_that_reads_the_machine_twice_as_slow_doubles_its_prediction() {
+    use dab::plan::PlanOptions;
+    use dab::sched::CostModel;
+    let opts = PlanOptions {
+        threads: 1,
+        mem_limit: None,
+        model: CostModel::built_in(),
+        groups: None,
+        store: false,
+        overhead: 0,
+        split: None,
+    };
+    let root = dab::game::Position::empty("2x3".parse().unwrap());
+    let as_planned = dab::scale::scale(root, &[1, 2], 1, &opts, None, &mut |_| {}).unwrap();
+    let twice = 2.0 * opts.model.probe.one_thread_seconds;
+    let mut slow = || twice;
+    let mut lines = Vec::new();
+    let probed = dab::scale::scale(root, &[1, 2], 1, &opts, Some(&mut slow), &mut |m| lines.push(m.to_string())).unwrap();
+    for (a, b) in as_planned.iter().zip(&probed) {
+        assert!((b.predicted_seconds - 2.0 * a.predicted_seconds).abs() < 1e-9 * a.predicted_seconds, "{a:?} {b:?}");
+        assert!((b.lower_bound_seconds - 2.0 * a.lower_bound_seconds).abs() < 1e-9 * a.predicted_seconds, "{a:?} {b:?}");
+        // The predicted speedup is the plans' own: a probe scales every count alike.
+        assert!((b.predicted_speedup - a.predicted_speedup).abs() < 1e-9, "{a:?} {b:?}");
+    }
+    let runs: Vec<&String> = lines.iter().filter(|l| l.starts_with("run ")).collect();
+    assert_eq!(runs.len(), 2, "{lines:?}");
+    assert!(runs.iter().all(|l| l.contains(": x2.000)")), "{runs:?}");
+}

@@ -27,7 +27,8 @@ pub struct ScaleArgs {
     /// dab where there is none).
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
-    /// Use the cost model as it is, without probing this machine first.
+    /// Use the cost model as it is, without probing this machine first (by default the plans
+    /// are made from a probe, and each run is predicted from another taken just before it).
     #[arg(long)]
     pub no_probe: bool,
     /// Report folder (default: reports/runs/scale/<board>).
@@ -63,7 +64,11 @@ pub fn run(args: ScaleArgs) -> CliResult {
         no_probe: args.no_probe,
     };
     let opts = common.options(false)?;
-    let rows = dab::scale::scale(root, &threads, args.repeats, &opts, &mut |m| eprintln!("{m}"))?;
+    // Each run is predicted from a probe taken just before it, as `dab run` predicts.
+    let probe_threads = opts.model.probe.threads as usize;
+    let mut probe = || dab::calibrate::probe(probe_threads).one_thread_seconds;
+    let probe: Option<&mut dyn FnMut() -> f64> = if args.no_probe { None } else { Some(&mut probe) };
+    let rows = dab::scale::scale(root, &threads, args.repeats, &opts, probe, &mut |m| eprintln!("{m}"))?;
     let board = root.board.to_string();
     let name = if root.drawn.is_empty() { board.clone() } else { format!("{board}-position") };
     let dir = args.out.unwrap_or_else(|| super::runs_path("scale").join(name));

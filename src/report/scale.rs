@@ -13,7 +13,8 @@ use super::chart::{self, ChartError, ScalePoint};
 pub struct ScaleRow {
     /// Threads, P.
     pub threads: usize,
-    /// The plan's predicted makespan on P threads, seconds.
+    /// The predicted makespan on P threads, seconds: the plan's, or where each run was
+    /// probed, the median of the runs' predictions (the plan's scaled by its probe).
     pub predicted_seconds: f64,
     /// The median wall time of the runs on P threads, seconds.
     pub actual_seconds: f64,
