@@ -76,15 +76,7 @@ fn scale_refuses_a_bad_thread_list_in_one_line_naming_it() {
 fn a_probe_before_a_run_that_reads_the_machine_twice_as_slow_doubles_its_prediction() {
     use dab::plan::PlanOptions;
     use dab::sched::CostModel;
-    let opts = PlanOptions {
-        threads: 1,
-        mem_limit: None,
-        model: CostModel::built_in(),
-        groups: None,
-        store: false,
-        overhead: 0,
-        split: None,
-    };
+    let opts = PlanOptions::new(1, CostModel::built_in());
     let root = dab::game::Position::empty("2x3".parse().unwrap());
     let as_planned = dab::scale::scale(root, &[1, 2], 1, &opts, None, &mut |_| {}).unwrap();
     let twice = 2.0 * opts.model.probe.one_thread_seconds;

@@ -46,6 +46,14 @@ pub struct PlanOptions {
     pub split: Option<u64>,
 }
 
+impl PlanOptions {
+    /// A plan for `threads` threads costed by `model`, with nothing else asked: no memory limit,
+    /// the default groups and splits, no store, no overhead.
+    pub fn new(threads: u32, model: CostModel) -> PlanOptions {
+        PlanOptions { threads, mem_limit: None, model, groups: None, store: false, overhead: 0, split: None }
+    }
+}
+
 /// Why no plan could be made.
 #[derive(Debug, thiserror::Error)]
 pub enum PlannerError {
@@ -362,15 +370,7 @@ mod tests {
     use super::*;
 
     fn options(threads: u32) -> PlanOptions {
-        PlanOptions {
-            threads,
-            mem_limit: None,
-            model: CostModel::built_in(),
-            groups: None,
-            store: false,
-            overhead: 0,
-            split: None,
-        }
+        PlanOptions::new(threads, CostModel::built_in())
     }
 
     fn root(board: &str) -> Position {
