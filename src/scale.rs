@@ -102,21 +102,23 @@ pub fn scale(
     let plans = threads.iter().map(|&p| planned(root, p, opts, report)).collect::<Result<Vec<_>, _>>()?;
 
     let mut times = vec![Vec::with_capacity(repeats); plans.len()];
-    let mut predictions = vec![Vec::with_capacity(repeats); plans.len()];
+    // Per count, each run's probe over the plans' probe: a run's prediction is its plan's times
+    // that, and since the factor scales every job alike, the median run prediction (and each
+    // job's median prediction) is the plan's times the median factor.
+    let mut factors = vec![Vec::with_capacity(repeats); plans.len()];
     let planned_probe = opts.model.probe.one_thread_seconds;
     // Each job's predicted time and its times in the K runs: the per-job error compares the
     // prediction with the job's median, as the makespan's error does with the runs' median, so
     // that one noisy run of a job does not count as the model's error.
-    let mut job_times: Vec<Vec<(Vec<f64>, Vec<f64>)>> = vec![Vec::new(); plans.len()];
+    let mut job_times: Vec<Vec<(f64, Vec<f64>)>> = vec![Vec::new(); plans.len()];
     for r in 1..=repeats {
-        for (((p, t), jt), predicted) in plans.iter().zip(&mut times).zip(&mut job_times).zip(&mut predictions) {
+        for (((p, t), jt), f) in plans.iter().zip(&mut times).zip(&mut job_times).zip(&mut factors) {
             let now = probe.as_mut().map(|probe| probe());
             let factor = now.map_or(1.0, |now| rescale(now, planned_probe));
             let run = execute(&p.ready, p.threads, false, None);
             let info = TraceInfo { board: Some(p.plan.board.clone()), threads: Some(p.threads as u32), value: None };
             let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
                 .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
-            let mut this_run: Vec<(f64, Vec<f64>)> = detail.jobs.iter().map(|&(p, a)| (p * factor, vec![a])).collect();
             report(&format!(
                 "run {r} of {repeats} on {}: {:.3} s (predicted {:.3} s{}), per-job median error {:.1} %",
                 crate::support::count_of(p.threads as u64, "thread"),
@@ -125,30 +127,24 @@ pub fn scale(
                 now.map_or(String::new(), |now| format!(
                     "; probe {now:.3} s, the plan's {planned_probe:.3} s: x{factor:.3}"
                 )),
-                100.0 * median_job_error(&mut this_run)
+                100.0 * median_error(detail.jobs.iter().map(|&(p, a)| (p * factor, a)))
             ));
             t.push(run.seconds);
-            predicted.push(p.plan.predicted_seconds * factor);
-            jt.resize_with(detail.jobs.len(), || (Vec::with_capacity(repeats), Vec::with_capacity(repeats)));
-            for ((predicted, runs), (p, a)) in jt.iter_mut().zip(this_run) {
-                predicted.push(p);
-                runs.push(a[0]);
+            f.push(factor);
+            jt.resize_with(detail.jobs.len(), || (0.0, Vec::with_capacity(repeats)));
+            for ((predicted, runs), &(p, a)) in jt.iter_mut().zip(&detail.jobs) {
+                *predicted = p;
+                runs.push(a);
             }
         }
     }
     let actual: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
-    let predicted: Vec<f64> = predictions.iter_mut().map(|p| median(p)).collect();
-    let job_error: Vec<f64> = job_times
-        .iter_mut()
-        .map(|jobs| {
-            let mut medians: Vec<(f64, Vec<f64>)> = jobs.iter_mut().map(|(p, a)| (median(p), std::mem::take(a))).collect();
-            median_job_error(&mut medians)
-        })
-        .collect();
+    let factor: Vec<f64> = factors.iter_mut().map(|f| median(f)).collect();
+    let job_error: Vec<f64> = job_times.iter_mut().zip(&factor).map(|(jobs, &f)| median_job_error(jobs, f)).collect();
 
     let first = &plans[0];
     let one = if first.threads == 1 {
-        OneThread { predicted_seconds: predicted[0], actual_seconds: actual[0] }
+        OneThread { predicted_seconds: first.plan.predicted_seconds * factor[0], actual_seconds: actual[0] }
     } else {
         let t1 = first.plan.predicted(1).ok_or(ScaleError::NoOneThread { threads: first.threads })?.makespan_seconds;
         report(&format!(
@@ -158,9 +154,8 @@ pub fn scale(
         ));
         OneThread { predicted_seconds: t1, actual_seconds: t1 }
     };
-    let rows = plans.iter().zip(predicted).zip(actual).zip(job_error).map(|(((p, predicted), actual), job_error)| {
-        let factor = predicted / p.plan.predicted_seconds.max(f64::MIN_POSITIVE);
-        ScaleRow::new(p.threads, predicted, actual, p.lower_bound_seconds * factor, job_error, one)
+    let rows = plans.iter().zip(factor).zip(actual).zip(job_error).map(|(((p, f), actual), job_error)| {
+        ScaleRow::new(p.threads, p.plan.predicted_seconds * f, actual, p.lower_bound_seconds * f, job_error, one)
     });
     Ok(rows.collect())
 }
@@ -175,13 +170,15 @@ fn rescale(now: f64, planned: f64) -> f64 {
 
 /// The median over the jobs of |predicted - actual| / actual, each job's actual time the median
 /// of its runs, as `compare` takes it from one run (jobs timed at 0 left out; none give 0).
-fn median_job_error(jobs: &mut [(f64, Vec<f64>)]) -> f64 {
-    let mut errors: Vec<f64> = jobs
-        .iter_mut()
-        .map(|(p, runs)| (*p, median(runs)))
-        .filter(|&(_, a)| a > 0.0)
-        .map(|(p, a)| (p - a).abs() / a)
-        .collect();
+/// Each prediction is scaled by `factor` first.
+fn median_job_error(jobs: &mut [(f64, Vec<f64>)], factor: f64) -> f64 {
+    median_error(jobs.iter_mut().map(|(p, runs)| (*p * factor, median(runs))))
+}
+
+/// The median of |predicted - actual| / actual over (predicted, actual) pairs, those timed at
+/// 0 left out (none give 0).
+fn median_error(jobs: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let mut errors: Vec<f64> = jobs.filter(|&(_, a)| a > 0.0).map(|(p, a)| (p - a).abs() / a).collect();
     errors.sort_by(f64::total_cmp);
     quantile(&errors, 0.5)
 }
@@ -224,9 +221,11 @@ mod tests {
         // Predicted 1.0 each; the second job had one run twice as slow, which its median drops.
         let mut jobs = vec![(1.0, vec![1.0, 1.0, 1.0]), (1.0, vec![1.0, 2.0, 1.25]), (1.0, vec![0.5, 0.5, 0.5])];
         // Errors 0, 0.2, 1: the median is 0.2.
-        assert!((median_job_error(&mut jobs) - 0.2).abs() < 1e-12);
+        assert!((median_job_error(&mut jobs, 1.0) - 0.2).abs() < 1e-12);
+        // Predictions doubled: errors 1, 0.6, 3.
+        assert!((median_job_error(&mut jobs, 2.0) - 1.0).abs() < 1e-12);
         let mut zero = vec![(1.0, vec![0.0])];
-        assert_eq!(median_job_error(&mut zero), 0.0);
+        assert_eq!(median_job_error(&mut zero, 1.0), 0.0);
     }
 
     #[test]

@@ -82,10 +82,14 @@ fn a_probe_before_a_run_that_reads_the_machine_twice_as_slow_doubles_its_predict
     let twice = 2.0 * opts.model.probe.one_thread_seconds;
     let mut slow = || twice;
     let mut lines = Vec::new();
-    let probed = dab::scale::scale(root, &[1, 2], 1, &opts, Some(&mut slow), &mut |m| lines.push(m.to_string())).unwrap();
+    let probed =
+        dab::scale::scale(root, &[1, 2], 1, &opts, Some(&mut slow), &mut |m| lines.push(m.to_string())).unwrap();
     for (a, b) in as_planned.iter().zip(&probed) {
         assert!((b.predicted_seconds - 2.0 * a.predicted_seconds).abs() < 1e-9 * a.predicted_seconds, "{a:?} {b:?}");
-        assert!((b.lower_bound_seconds - 2.0 * a.lower_bound_seconds).abs() < 1e-9 * a.predicted_seconds, "{a:?} {b:?}");
+        assert!(
+            (b.lower_bound_seconds - 2.0 * a.lower_bound_seconds).abs() < 1e-9 * a.predicted_seconds,
+            "{a:?} {b:?}"
+        );
         // The predicted speedup is the plans' own: a probe scales every count alike.
         assert!((b.predicted_speedup - a.predicted_speedup).abs() < 1e-9, "{a:?} {b:?}");
     }

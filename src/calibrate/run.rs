@@ -21,8 +21,8 @@ use super::probe::{contention_curve, probe};
 pub struct Case {
     /// The board.
     pub board: Board,
-    /// Lines left undrawn (None: the empty board); the others are drawn evenly spaced in the
-    /// external order, so that a big board gives a solve of a chosen size.
+    /// Lines left undrawn (None: the empty board), so that a big board gives a solve of a
+    /// chosen size; which are drawn: [`Case::root`].
     pub undrawn: Option<usize>,
     /// Number of groups (None: the default).
     pub groups: Option<usize>,
@@ -272,17 +272,17 @@ mod tests {
 
     #[test]
     fn a_case_s_root_leaves_the_lines_asked_and_keeps_the_board_s_symmetry() {
-        for text in ["3x5@32", "3x5@30", "3x5@34", "4x4@24", "2x3@16", "3x4@21", "5x5@32"] {
+        let symmetric = |p: Position| p.board.symmetries().iter().all(|s| s.apply(p.drawn) == p.drawn);
+        for text in ["3x5@32", "3x5@30", "3x5@34", "4x4@24", "3x4@21", "5x5@32"] {
             let case: Case = text.parse().unwrap();
             let root = case.root();
             assert_eq!(root.undrawn().len() as usize, case.undrawn.unwrap(), "{text}");
-            // Every odd count on a rectangle with no line fixed by all its symmetries can only
-            // be reached by lines evenly spaced; the others are unions of orbits.
-            if root.board.symmetries().iter().all(|s| s.apply(root.drawn) == root.drawn) {
-                continue;
-            }
-            assert!(text == "3x4@21", "{text} lost the board's symmetry");
+            assert!(symmetric(root), "{text} lost the board's symmetry");
         }
+        // One line drawn on 2x4, whose centre is a dot, so no orbit has one line: evenly spaced.
+        let root = "2x4@21".parse::<Case>().unwrap().root();
+        assert_eq!(root.undrawn().len(), 21);
+        assert!(!symmetric(root));
         assert_eq!(Case { board: "2x2".parse().unwrap(), undrawn: None, groups: None }.root().drawn.len(), 0);
     }
 }
