@@ -91,6 +91,19 @@ const ABSENT: u16 = u16::MAX;
 /// Slots of the row path's copy of a successor row: every `u16` index is in bounds.
 const ROW_SLOTS: usize = 1 << 16;
 
+thread_local! {
+    /// This thread's copy of the successor row being gathered from, slot [`ABSENT`] holding
+    /// [`Value::MAX`]. Kept from job to job: allocated and zeroed per job, its 64 KiB cost a
+    /// small job more than its positions (page faults wherever the heap had shrunk since),
+    /// a cost of the heap's history that no model of the job can predict.
+    static ROW_COPY: std::cell::RefCell<Box<[Value; ROW_SLOTS]>> = std::cell::RefCell::new({
+        let mut slots: Box<[Value; ROW_SLOTS]> =
+            vec![0 as Value; ROW_SLOTS].into_boxed_slice().try_into().expect("ROW_SLOTS values");
+        slots[ABSENT as usize] = Value::MAX;
+        slots
+    });
+}
+
 crate::support::choice! {
     "kernel path",
     /// How [`Kernel::compute`] walks a partition. Both give the same bytes.
@@ -243,6 +256,19 @@ impl<'a> Kernel<'a> {
         out: &mut [Value],
         first_row: usize,
     ) {
+        ROW_COPY.with_borrow_mut(|slots| self.rows_into(t, key, succ, out, first_row, slots));
+    }
+
+    /// [`Kernel::compute_rows`] with this thread's copy of a successor row.
+    fn rows_into<R: Rows>(
+        &self,
+        t: &RowTables,
+        key: &PartitionKey,
+        succ: &[R],
+        out: &mut [Value],
+        first_row: usize,
+        slots: &mut [Value; ROW_SLOTS],
+    ) {
         let sp = self.space;
         let groups = &sp.groups;
         let inner = self.inner;
@@ -260,10 +286,6 @@ impl<'a> Kernel<'a> {
         }
         let inner_succ_len = if (ci as u32) < ig.size { ig.count(ci + 1) } else { 0 };
         let (outer_bits, inner_bits) = (&t.outer_bits[ci], &t.inner_bits[ci]);
-        // A copy of the successor row being gathered from; every u16 index is in bounds.
-        let mut slots: Box<[Value; ROW_SLOTS]> =
-            vec![0 as Value; ROW_SLOTS].into_boxed_slice().try_into().expect("ROW_SLOTS values");
-        slots[ABSENT as usize] = Value::MAX;
 
         let mut ranks = [0usize; MAX_GROUPS];
         for h in 0..inner {
@@ -309,7 +331,7 @@ impl<'a> Kernel<'a> {
                     slots[..row_len].copy_from_slice(succ[g].row(base, row_len));
                     match &t.sym8[s][ci] {
                         Some(index) => gather::relax(best, &mut slots[..], index, bits, gate),
-                        _ => relax_gathered(best, &slots, &t.sym[s][ci], bits, gate),
+                        _ => relax_gathered(best, slots, &t.sym[s][ci], bits, gate),
                     }
                 }
             }
