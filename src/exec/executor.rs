@@ -316,8 +316,8 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Records a finished job under the lock and wakes the waiting workers. Returns the
-    /// positions done so far and the store files to delete.
+    /// Records a finished job under the lock, drops the values it released outside it, then
+    /// wakes the waiting workers. Returns the positions done so far and the store files to delete.
     fn finished(
         &self,
         job: usize,
@@ -331,8 +331,14 @@ impl Run<'_> {
             s.root = root;
         }
         s.trace.push(row);
+        let (done, to_delete, released) =
+            (s.done_positions, std::mem::take(&mut s.to_delete), std::mem::take(&mut s.released));
+        drop(s);
+        // Waiting workers wake only once the memory is back, so a job admitted against the
+        // freed bytes never finds them still held.
+        drop(released);
         self.state.1.notify_all();
-        (s.done_positions, std::mem::take(&mut s.to_delete))
+        (done, to_delete)
     }
 }
 
