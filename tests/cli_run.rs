@@ -356,7 +356,7 @@ fn a_small_calibration_saves_a_model_with_the_solves_own_contention() {
     assert!(text.contains("shape from copies of a 3x4 solve at once (1: 1.000x, 2: "), "{text}");
     assert!(text.contains("level from the solves' own jobs ("), "{text}");
     let m = file_json(&model);
-    assert_eq!(m["format"], 6);
+    assert_eq!(m["format"], 7);
     assert_eq!(m["hardware_threads"], 2);
     assert!(m["cache_bytes"].as_u64().unwrap() > 0, "{m}");
     let at_two = m["contention"][0].as_array().unwrap();

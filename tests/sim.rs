@@ -44,6 +44,7 @@ fn hand_worked_makespans() {
             bandwidth: (!f[4].is_empty()).then(|| f[4].parse().unwrap()),
             mem_limit: None,
             reload_ps_per_byte: 0,
+            ..Default::default()
         };
         let run = Simulator::new(&graph, opts).unwrap().run(procs(f[2]), true).unwrap();
         assert_eq!(run.row.makespan, f[5].parse::<u64>().unwrap(), "{line}");

@@ -170,6 +170,35 @@ fn fixed_cost(coef: &[f64; TERMS], samples: &[Sample]) -> f64 {
     quantile(&residuals, 0.5).max(0.0)
 }
 
+/// The worker's time between jobs, from one-thread runs' gaps (bytes given back at a job's
+/// end, seconds until the next began): nanoseconds a job and per byte given back, fitted by
+/// least squares on every gap, so that their sum, which a makespan holds, is kept; both at
+/// least 0. (0, 0) without gaps.
+pub(super) fn between_jobs(gaps: &[(u64, f64)]) -> (f64, f64) {
+    if gaps.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = gaps.len() as f64;
+    let (sx, sy) = gaps.iter().fold((0.0, 0.0), |(sx, sy), &(x, y)| (sx + x as f64, sy + y * 1e9));
+    let (mx, my) = (sx / n, sy / n);
+    let (mut sxx, mut sxy, mut sxx0, mut sxy0) = (0.0, 0.0, 0.0, 0.0);
+    for &(x, y) in gaps {
+        let (x, y) = (x as f64, y * 1e9);
+        sxx += (x - mx) * (x - mx);
+        sxy += (x - mx) * (y - my);
+        sxx0 += x * x;
+        sxy0 += x * y;
+    }
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    if slope <= 0.0 {
+        (my.max(0.0), 0.0)
+    } else if my - slope * mx < 0.0 {
+        (0.0, sxy0 / sxx0)
+    } else {
+        (my - slope * mx, slope)
+    }
+}
+
 /// Per-job relative errors |pred - actual| / actual of a set of samples under a model:
 /// median and 90th percentile, and the error of the summed time.
 #[derive(Clone, Debug, Serialize)]
@@ -255,6 +284,28 @@ mod tests {
 
     fn samples(fixed: f64) -> Vec<Sample> {
         samples_with(fixed, 0.0)
+    }
+
+    #[test]
+    fn the_time_between_jobs_is_recovered_from_gaps_made_with_it() {
+        // 3 us a job and 0.12 ns a byte given back, with gaps of no bytes and of up to 8 MB,
+        // and noise that sums to nothing.
+        let gaps: Vec<(u64, f64)> = (0..200u64)
+            .map(|i| {
+                let bytes = if i % 3 == 0 { 0 } else { (i * i * 211) % 8_000_000 };
+                let noise = if i % 2 == 0 { 400.0 } else { -400.0 };
+                (bytes, (3000.0 + 0.12 * bytes as f64 + noise) * 1e-9)
+            })
+            .collect();
+        let (a, b) = between_jobs(&gaps);
+        assert!((a - 3000.0).abs() < 60.0 && (b - 0.12).abs() < 1e-4, "{a} ns a job, {b} ns a byte");
+        let total: f64 = gaps.iter().map(|&(x, _)| a + b * x as f64).sum();
+        let actual: f64 = gaps.iter().map(|&(_, y)| y * 1e9).sum();
+        assert!((total - actual).abs() < 1e-6 * actual, "the sum is kept: {total} against {actual}");
+        // Gaps that shrink as bytes grow give no price to bytes; none gives nothing.
+        let falling: Vec<(u64, f64)> = (1..50u64).map(|i| (i * 1000, (5000.0 - i as f64) * 1e-9)).collect();
+        assert_eq!(between_jobs(&falling).1, 0.0);
+        assert_eq!(between_jobs(&[]), (0.0, 0.0));
     }
 
     #[test]

@@ -81,18 +81,48 @@ pub struct Timing {
     /// Per job, the seconds it ran with 1, 2, ... of the count's threads busy (itself
     /// included), summed over the repeats: what contention it met.
     pub busy: Vec<Vec<f64>>,
+    /// On one thread, per job but the last of each repeat: the bytes of output its end gave
+    /// back (the inputs it was the last to read) and the seconds until the next job began.
+    pub gaps: Vec<(u64, f64)>,
+}
+
+/// The gaps of a one-thread run's `spans` (job, start, end): after each job, the bytes of
+/// the inputs it was the last to read and the seconds until the next job began.
+fn gaps(plan: &ReadyPlan, spans: &[(usize, f64, f64)]) -> Vec<(u64, f64)> {
+    let g = &plan.graph;
+    let mut readers: Vec<usize> = (0..g.len()).map(|k| g.needed_by(k).len()).collect();
+    let mut order: Vec<&(usize, f64, f64)> = spans.iter().collect();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1));
+    order
+        .windows(2)
+        .map(|w| {
+            let (job, _, end) = *w[0];
+            let freed = g
+                .needs(job)
+                .iter()
+                .map(|&k| k as usize)
+                .filter(|&k| {
+                    readers[k] -= 1;
+                    readers[k] == 0
+                })
+                .map(|k| g.jobs[k].bytes)
+                .sum();
+            (freed, (w[1].1 - end).max(0.0))
+        })
+        .collect()
 }
 
 /// Runs a whole solve of `root` (named `case` in the samples) on the executor on each thread count of `threads`, `repeats`
 /// times in turn (so that every count sees the same moments of a shared machine), and returns
 /// per thread count every job's median time with its features, how many threads were busy
-/// while it ran, and the median wall time.
+/// while it ran, and the median wall time. `pace` is called before each round.
 pub fn measure(
     case: &str,
     root: Position,
     groups: Option<usize>,
     threads: &[usize],
     repeats: usize,
+    pace: &mut dyn FnMut(),
 ) -> Result<Vec<Timing>, SpaceError> {
     let space = Space::new(root, groups)?;
     let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
@@ -100,8 +130,10 @@ pub fn measure(
     let index: HashMap<&str, usize> = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
     let mut times = vec![vec![Vec::new(); plan.graph.len()]; threads.len()];
     let mut walls = vec![Vec::new(); threads.len()];
+    let mut gaps_one = vec![Vec::new(); threads.len()];
     let mut busy: Vec<Vec<Vec<f64>>> = threads.iter().map(|&p| vec![vec![0.0; p.max(1)]; plan.graph.len()]).collect();
     for _ in 0..repeats.max(1) {
+        pace();
         for (k, &p) in threads.iter().enumerate() {
             let run = execute(&plan, p, false, None);
             let spans: Vec<(usize, f64, f64)> =
@@ -113,12 +145,15 @@ pub fn measure(
                 sum.iter_mut().zip(one).for_each(|(s, o)| *s += o);
             }
             walls[k].push(run.seconds);
+            if p == 1 {
+                gaps_one[k].extend(gaps(&plan, &spans));
+            }
         }
     }
     Ok(threads
         .iter()
-        .zip(times.iter_mut().zip(&mut walls).zip(busy))
-        .map(|(&p, ((times, walls), busy))| {
+        .zip(times.iter_mut().zip(&mut walls).zip(busy).zip(gaps_one))
+        .map(|(&p, (((times, walls), busy), gaps))| {
             let samples = plan
                 .graph
                 .jobs
@@ -144,7 +179,7 @@ pub fn measure(
                     seconds: median(t),
                 })
                 .collect();
-            Timing { samples, seconds: median(walls), busy }
+            Timing { samples, seconds: median(walls), busy, gaps }
         })
         .collect())
 }

@@ -50,6 +50,42 @@ pub fn busy_seconds(plan: &ReadyPlan, counts: &[usize], repeats: usize) -> Vec<f
     times.iter_mut().map(|t| median(t)).collect()
 }
 
+/// The machine's pace while the cases are timed: the probe's workload solved once on one
+/// thread before each round of timings. A shared machine changes speed by 5-30 % within
+/// minutes, so one probe at the end of a calibration can catch a moment 10 % off the moments
+/// the costs were fitted at; the model keeps instead the median pace, which is the machine
+/// of its costs.
+pub(super) struct Pace {
+    plan: ReadyPlan,
+    seconds: Vec<f64>,
+}
+
+impl Pace {
+    /// The workload, solved once untimed (the first solve of a process is slow).
+    pub(super) fn new() -> Pace {
+        let plan = whole(PROBE_BOARD, None).expect("the probe board has a space");
+        execute(&plan, 1, false, None);
+        Pace { plan, seconds: Vec::new() }
+    }
+
+    /// Times the workload now.
+    pub(super) fn take(&mut self) {
+        self.seconds.push(execute(&self.plan, 1, false, None).seconds);
+    }
+
+    /// `probe` carried to the median pace: its one-thread time that median, its all-threads
+    /// time scaled alike (its contention kept); the factor applied. Unchanged without paces.
+    pub(super) fn carry(&self, probe: &mut Probe) -> f64 {
+        if self.seconds.is_empty() || probe.one_thread_seconds <= 0.0 {
+            return 1.0;
+        }
+        let f = median(&mut self.seconds.clone()) / probe.one_thread_seconds;
+        probe.one_thread_seconds *= f;
+        probe.all_threads_seconds *= f;
+        f
+    }
+}
+
 /// The plan of a whole solve of the empty `board` with its default grouping.
 fn whole(board: &str, groups: Option<usize>) -> Result<ReadyPlan, SpaceError> {
     let board: Board = board.parse().expect("a built-in board");

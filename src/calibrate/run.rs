@@ -9,11 +9,11 @@ use crate::sched::{Contention, CostModel, MODEL_FORMAT};
 use crate::solver::SpaceError;
 use crate::support::{last_level_cache_bytes, thread_counts};
 
-use super::fit::{ErrorStats, Fit, errors, fit};
+use super::fit::{ErrorStats, Fit, between_jobs, errors, fit};
 use super::in_solve::{SharedJob, in_solve};
 use super::machine::{host, machine, physical_cores};
 use super::measure::{Sample, Timing, measure};
-use super::probe::{contention_curve, probe};
+use super::probe::{Pace, contention_curve, probe};
 
 /// A board to time, from its empty position or from one with some lines drawn, with its
 /// grouping (None: the default).
@@ -148,8 +148,9 @@ pub fn run(
 ) -> Result<Calibration, SpaceError> {
     let started = std::time::Instant::now();
     let counts: Vec<usize> = if threads > 1 { vec![1, threads] } else { vec![1] };
-    let time = |case: &Case, report: &mut dyn FnMut(&str)| {
-        let runs = measure(&case.to_string(), case.root(), case.groups, &counts, repeats)?;
+    let mut pace = Pace::new();
+    let time = |case: &Case, pace: &mut Pace, report: &mut dyn FnMut(&str)| {
+        let runs = measure(&case.to_string(), case.root(), case.groups, &counts, repeats, &mut || pace.take())?;
         for (&p, t) in counts.iter().zip(&runs) {
             report(&format!(
                 "timed {case} ({} jobs) on {p} thread(s), median of {repeats}: {:.2} s",
@@ -161,10 +162,21 @@ pub fn run(
     };
     let mut fitted: Vec<Vec<Timing>> = Vec::new();
     for c in cases {
-        fitted.push(time(c, report)?);
+        fitted.push(time(c, &mut pace, report)?);
     }
     let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].samples.clone()).collect();
     let fit = fit(&one);
+    let gaps: Vec<(u64, f64)> = fitted.iter().flat_map(|runs| runs[0].gaps.iter().copied()).collect();
+    let (between_jobs_ns, release_per_byte_ns) = between_jobs(&gaps);
+    let (gap_sum, time_sum) = (
+        gaps.iter().map(|g| g.1).sum::<f64>(),
+        fitted.iter().map(|runs| runs[0].seconds * repeats.max(1) as f64).sum::<f64>(),
+    );
+    report(&format!(
+        "between jobs on one thread: {between_jobs_ns:.0} ns a job + {release_per_byte_ns:.4} ns per byte given back \
+         ({:.1} % of the solves' time, outside every job's time)",
+        100.0 * gap_sum / time_sum.max(1e-12)
+    ));
     let cores = physical_cores().min(threads);
     let curve_at = thread_counts(threads, cores);
     report(&format!("timing {CURVE_BOARD} as {curve_at:?} copies at once, {repeats} times, for the contention curve"));
@@ -192,10 +204,13 @@ pub fn run(
             contention.factor(threads)
         ));
     }
-    let probe = probe(threads);
+    let mut probe = probe(threads);
+    let now = probe.one_thread_seconds;
+    pace.carry(&mut probe);
     report(&format!(
-        "probe ({}): {:.3} s alone, {:.3} s with {threads} busy",
-        probe.workload, probe.one_thread_seconds, probe.all_threads_seconds
+        "probe ({}): {:.3} s alone, {:.3} s with {threads} busy: the median pace of the timings ({:.3} s alone \
+         at this moment)",
+        probe.workload, probe.one_thread_seconds, probe.all_threads_seconds, now
     ));
     let mut model = CostModel {
         format: MODEL_FORMAT,
@@ -221,6 +236,8 @@ pub fn run(
         store_per_file_ns: 0.0,
         store_per_byte_ns: 0.0,
         store_read_per_byte_ns: 0.0,
+        between_jobs_ns,
+        release_per_byte_ns,
         probe,
     };
     model.set_coefficients(fit.coefficients);
@@ -236,7 +253,7 @@ pub fn run(
         record(runs, true, &mut stats);
     }
     for c in holdout {
-        record(time(c, report)?, false, &mut stats);
+        record(time(c, &mut pace, report)?, false, &mut stats);
     }
     model.calibrate_seconds = started.elapsed().as_secs_f64();
     Ok(Calibration { model, fit, stats, samples, copies, in_solve_ratio })

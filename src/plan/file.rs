@@ -125,6 +125,14 @@ pub struct Plan {
     /// from format-2 plans made before read-backs were charged: 0, as they were).
     #[serde(default)]
     pub reload_ps_per_byte: u64,
+    /// Nanoseconds a worker spends after each job before the next, from the cost model
+    /// (absent from plans made before it was measured: 0, as they assumed).
+    #[serde(default)]
+    pub between_jobs_ns: u64,
+    /// Picoseconds per byte of a job's output for giving its memory back once read, charged
+    /// to the job that made it, from the cost model (absent from plans made before: 0).
+    #[serde(default)]
+    pub release_ps_per_byte: u64,
     /// Predicted makespan in seconds on `threads` processors (0 where not predicted).
     pub predicted_seconds: f64,
     /// Predicted peak of resident job values on `threads` processors, in bytes (0 where not
@@ -309,6 +317,8 @@ impl Plan {
             mem_limit: None,
             store_writes: false,
             reload_ps_per_byte: 0,
+            between_jobs_ns: 0,
+            release_ps_per_byte: 0,
             predicted_seconds: 0.0,
             predicted_peak_memory: 0,
             predictions: Vec::new(),

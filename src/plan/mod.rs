@@ -12,6 +12,6 @@ mod search;
 
 pub use estimate::SolveEstimate;
 pub use file::{Candidate, PLAN_FORMAT, Plan, PlanError, PlanJob, Prediction};
-pub use predict::{StorePrediction, predict_store, simulate, simulate_with};
+pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};
 pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};

@@ -10,24 +10,33 @@ use super::file::Plan;
 use super::ready::ReadyPlan;
 
 /// The plan's schedule on `p` threads, recorded, simulated as the planner did: its memory
-/// limit, the values it drops read back, its contention curve, and `overhead` ticks a job.
+/// limit, the values it drops read back, its contention curve, the worker's time between
+/// jobs, and `overhead` ticks a job.
 pub fn simulate(plan: &Plan, graph: &Graph, p: u32, overhead: u64) -> Result<Run, SimError> {
     simulate_with(plan, graph, p, overhead, true)
 }
 
 /// [`simulate`], recording the spans and busy steps only when `record`.
 pub fn simulate_with(plan: &Plan, graph: &Graph, p: u32, overhead: u64, record: bool) -> Result<Run, SimError> {
+    Simulator::new(graph, sim_options(plan, p, overhead))?
+        .with_contention(&plan.contention)
+        .run(Procs::Limited(p), record)
+}
+
+/// How [`simulate`] simulates `plan` on `p` threads with `overhead` ticks a job.
+pub fn sim_options(plan: &Plan, p: u32, overhead: u64) -> SimOptions {
     // A plan whose space cannot be built is refused by `Plan::check` before any run; here it
     // is simulated with the program's bytes alone.
     let mem_limit = plan.values_limit(p).unwrap_or_else(|_| values_limit(plan.mem_limit, PROGRAM_BYTES, p));
-    let opts = SimOptions {
+    SimOptions {
         policy: Policy::Cp,
         overhead,
         mem_limit,
         reload_ps_per_byte: plan.reload_ps_per_byte,
+        between_jobs: plan.between_jobs_ns,
+        release_ps_per_byte: plan.release_ps_per_byte,
         ..Default::default()
-    };
-    Simulator::new(graph, opts)?.with_contention(&plan.contention).run(Procs::Limited(p), record)
+    }
 }
 
 /// What a plan's run will leave in its store.

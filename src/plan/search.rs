@@ -152,14 +152,16 @@ fn splits(space: &Space, forced: Option<u64>) -> Vec<Option<Split>> {
     out
 }
 
-/// How the planner simulates: `cp`, the memory limit, and with a store, values a memory limit
-/// drops read back at the measured rate.
+/// How the planner simulates: `cp`, the memory limit, the worker's time between jobs, and
+/// with a store, values a memory limit drops read back at the measured rate.
 fn sim_options(opts: &PlanOptions, values_limit: Option<u64>) -> SimOptions {
     SimOptions {
         policy: Policy::Cp,
         mem_limit: values_limit,
         overhead: opts.overhead,
         reload_ps_per_byte: if opts.store { (opts.model.store_read_per_byte_ns * 1000.0).round() as u64 } else { 0 },
+        between_jobs: opts.model.between_jobs_ns.round() as u64,
+        release_ps_per_byte: (opts.model.release_per_byte_ns * 1000.0).round() as u64,
         ..Default::default()
     }
 }
@@ -296,7 +298,9 @@ pub fn plan_for(c: &SimulatedCandidate, opts: &PlanOptions) -> Result<Plan, Plan
     let mut plan = Plan::new(&c.space, &c.graph, c.candidate.split, Policy::Cp, opts.threads, "ns", machine)?;
     plan.mem_limit = opts.mem_limit;
     plan.store_writes = opts.store;
-    plan.reload_ps_per_byte = sim_options(opts, None).reload_ps_per_byte;
+    let sim = sim_options(opts, None);
+    (plan.reload_ps_per_byte, plan.between_jobs_ns, plan.release_ps_per_byte) =
+        (sim.reload_ps_per_byte, sim.between_jobs, sim.release_ps_per_byte);
     plan.predicted_seconds = c.candidate.predicted_seconds;
     plan.predicted_peak_memory = c.candidate.peak_memory;
     plan.predictions = c.predictions.clone();

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::exec::{TraceError, TraceInfo, TraceRow};
 use crate::game::Value;
-use crate::plan::{Plan, simulate};
+use crate::plan::{Plan, sim_options, simulate};
 use crate::sched::Span;
 use crate::support::quantile;
 
@@ -122,10 +122,13 @@ pub fn compare_with(
     let predicted_seconds = secs(run.row.makespan);
     let actual_seconds = actual.iter().map(|r| r.end).fold(0.0, f64::max);
     // A job's predicted time is its simulated span (its cost and any reading back) without the
-    // dispatch overhead, which a trace's job times do not hold.
+    // dispatch overhead and the worker's time after it, which a trace's job times do not hold.
+    let opts = sim_options(plan, p, overhead);
     let mut span = vec![0; graph.len()];
     for s in &run.spans {
-        span[s.job as usize] = s.end - s.start - overhead;
+        let after = opts.after(graph.jobs[s.job as usize].bytes);
+        span[s.job as usize] =
+            (s.end - s.start).saturating_sub(overhead.saturating_add(u64::try_from(after).unwrap_or(u64::MAX)));
     }
     let jobs: Vec<(f64, f64)> = span.iter().zip(&actual).map(|(&t, r)| (secs(t), r.end - r.start)).collect();
     let mut errors: Vec<f64> = jobs.iter().filter(|(_, a)| *a > 0.0).map(|(p, a)| (p - a).abs() / a).collect();

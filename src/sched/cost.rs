@@ -21,8 +21,10 @@ use super::contention::Contention;
 /// bytes read back from memory apart from those still in the cache: a level of values larger
 /// than the last-level cache is mostly evicted by the time the level below reads it, and 3x5's
 /// jobs, whose levels reach 2.8 GB, took 1.2x what a model fitted on boards whose levels fit
-/// in the cache predicted; the model keeps the cache size it assumed).
-pub const MODEL_FORMAT: u32 = 6;
+/// in the cache predicted; the model keeps the cache size it assumed; 7: a worker's time
+/// between jobs, outside every job's span, priced apart: a constant and the bytes of output
+/// given back to the system, 3 % of a 3x4 solve that no job's time held).
+pub const MODEL_FORMAT: u32 = 7;
 
 /// Where `dab calibrate` saves the model, relative to the project folder.
 pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
@@ -184,6 +186,12 @@ pub struct CostModel {
     pub store_per_byte_ns: f64,
     /// Reading a job's values back from a store (checked), per byte.
     pub store_read_per_byte_ns: f64,
+    /// Nanoseconds a worker spends after each job before the next (the executor's
+    /// bookkeeping), outside every job's span.
+    pub between_jobs_ns: f64,
+    /// Nanoseconds per byte of giving a job's output back to the system once its last reader
+    /// has finished, outside every job's span (about 3 % of a 3x4 solve).
+    pub release_per_byte_ns: f64,
     /// The probe workload timed when the model was made.
     pub probe: Probe,
 }
@@ -322,13 +330,15 @@ impl CostModel {
                 return Err(CostError::Contention { path: path.into(), threads, factor });
             }
         }
-        let store = [
+        let others = [
             ("store_per_file_ns", model.store_per_file_ns),
             ("store_per_byte_ns", model.store_per_byte_ns),
             ("store_read_per_byte_ns", model.store_read_per_byte_ns),
+            ("between_jobs_ns", model.between_jobs_ns),
+            ("release_per_byte_ns", model.release_per_byte_ns),
             ("calibrate_seconds", model.calibrate_seconds),
         ];
-        for (field, value) in model.coefficients().into_iter().chain(store) {
+        for (field, value) in model.coefficients().into_iter().chain(others) {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(CostError::Coefficient { path: path.into(), field, value });
             }
@@ -389,6 +399,8 @@ impl CostModel {
             *t *= scale;
         }
         model.calibrate_seconds *= scale;
+        model.between_jobs_ns *= scale;
+        model.release_per_byte_ns *= scale;
         let threads = now.threads as usize;
         // At the model's own thread count the probe corrects the curve by its own change; at
         // another count there is nothing of the model's probe to compare with, and the probe's

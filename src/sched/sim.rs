@@ -6,7 +6,9 @@
 //! byte-for-byte reproducible. A job is ready when every job it needs has finished; ready jobs
 //! start, best first by the policy, while a processor is free (and, with a memory limit, while
 //! their output fits). A job occupies its processor for its *duration*: per-job overhead
-//! (dispatch latency), the transfer of its inputs at `bandwidth` bytes per tick, and its cost.
+//! (dispatch latency), the transfer of its inputs at `bandwidth` bytes per tick, its cost, and
+//! the worker's time between it and the next job (bookkeeping, and giving back its output's
+//! memory, which whoever frees it pays once).
 //! With a [`Contention`] curve, every running job progresses at 1 / factor(jobs running) of
 //! its cost per tick: a *work clock* advances by the elapsed ticks over that factor, and a job
 //! ends when the work clock has advanced by its duration since it started. Events are ordered
@@ -147,11 +149,34 @@ pub struct SimOptions {
     /// Picoseconds per byte of reading back values the memory limit dropped (added to the
     /// reading job); 0: free.
     pub reload_ps_per_byte: u64,
+    /// Ticks a worker spends after every job before it takes the next (the executor's
+    /// bookkeeping under its lock); added to the job.
+    pub between_jobs: u64,
+    /// Picoseconds per byte of a job's output for giving its memory back when its last reader
+    /// has finished (a worker's time, outside every job's span); charged to the job that made
+    /// it, since each output is given back once whoever frees it.
+    pub release_ps_per_byte: u64,
 }
 
 impl Default for SimOptions {
     fn default() -> SimOptions {
-        SimOptions { policy: Policy::Fifo, overhead: 0, bandwidth: None, mem_limit: None, reload_ps_per_byte: 0 }
+        SimOptions {
+            policy: Policy::Fifo,
+            overhead: 0,
+            bandwidth: None,
+            mem_limit: None,
+            reload_ps_per_byte: 0,
+            between_jobs: 0,
+            release_ps_per_byte: 0,
+        }
+    }
+}
+
+impl SimOptions {
+    /// Ticks added to a job of `bytes` of output for the worker's time between it and the
+    /// next: [`SimOptions::between_jobs`] and the release of its output.
+    pub fn after(&self, bytes: u64) -> u128 {
+        self.between_jobs as u128 + bytes as u128 * self.release_ps_per_byte as u128 / 1000
     }
 }
 
@@ -164,9 +189,10 @@ pub enum SimError {
     /// A simulation on 0 processors.
     #[error("a simulation needs at least 1 processor, not 0")]
     NoProcessors,
-    /// A job's duration (overhead, transfer and cost) exceeds `u64::MAX` ticks.
+    /// A job's duration (overhead, time between jobs, transfer and cost) exceeds `u64::MAX`
+    /// ticks.
     #[error(
-        "job '{job}': its duration (overhead {overhead} + transfer {transfer} + cost {cost} ticks) exceeds the limit of {limit} ticks",
+        "job '{job}': its duration (overhead {overhead} + between jobs {after} + transfer {transfer} + cost {cost} ticks) exceeds the limit of {limit} ticks",
         limit = u64::MAX
     )]
     Duration {
@@ -174,6 +200,8 @@ pub enum SimError {
         job: String,
         /// Ticks of overhead.
         overhead: u64,
+        /// Ticks of the worker's time after it.
+        after: u128,
         /// Ticks of moving its inputs.
         transfer: u128,
         /// Its cost.
@@ -332,11 +360,9 @@ impl<'g> Simulator<'g> {
             let input: u128 = graph.needs(i).iter().map(|&k| graph.jobs[k as usize].bytes as u128).sum();
             let transfer = opts.bandwidth.map_or(0, |b| input.div_ceil(b as u128));
             let (job, cost) = (&graph.jobs[i], graph.jobs[i].cost);
-            let d = u64::try_from(opts.overhead as u128 + transfer + cost as u128).map_err(|_| SimError::Duration {
-                job: job.name.clone(),
-                overhead: opts.overhead,
-                transfer,
-                cost,
+            let after = opts.after(job.bytes);
+            let d = u64::try_from(opts.overhead as u128 + after + transfer + cost as u128).map_err(|_| {
+                SimError::Duration { job: job.name.clone(), overhead: opts.overhead, after, transfer, cost }
             })?;
             work =
                 work.checked_add(d).ok_or_else(|| SimError::Work { job: job.name.clone(), overhead: opts.overhead })?;
@@ -691,6 +717,22 @@ mod tests {
         for policy in POLICIES {
             assert_eq!(makespan(&g, policy, Procs::Limited(1)), 17, "{policy}");
         }
+    }
+
+    #[test]
+    fn the_time_between_jobs_adds_to_every_job_and_its_output_s_release_by_its_bytes() {
+        // bytes = cost: 100 ticks a job and 2.5 ticks a byte (2500 ps) make a job of cost c
+        // last 100 + 3.5 c, rounded down.
+        let g = diamond_and_chain();
+        let opts = SimOptions { between_jobs: 100, release_ps_per_byte: 2500, ..Default::default() };
+        let sim = Simulator::new(&g, opts).unwrap();
+        for (i, j) in g.jobs.iter().enumerate() {
+            assert_eq!(sim.duration(i), j.cost + 100 + j.cost * 5 / 2, "{}", j.name);
+        }
+        let one = sim.run(Procs::Limited(1), false).unwrap().row.makespan;
+        assert_eq!(one, (0..g.len()).map(|i| sim.duration(i)).sum::<u64>());
+        assert_eq!(opts.after(7), 100 + 17);
+        assert_eq!(SimOptions::default().after(1 << 40), 0, "none by default");
     }
 
     #[test]
