@@ -240,7 +240,7 @@ impl<'a> Kernel<'a> {
             return;
         }
         match &self.rows {
-            Some(t) => self.compute_rows(t, key, succ, out, first_row),
+            Some(t) => ROW_COPY.with_borrow_mut(|slots| self.compute_rows(t, key, succ, out, first_row, slots)),
             None => self.compute_scalar(key, succ, out, first_row),
         }
     }
@@ -248,19 +248,8 @@ impl<'a> Kernel<'a> {
     /// The row path: every move a pass over the row, outer moves reading a successor row
     /// (directly, or gathered through a symmetry rank map) and each inner line gathering from
     /// the same row of the inner successor.
+    /// `slots` is this thread's copy of a successor row ([`ROW_COPY`]).
     fn compute_rows<R: Rows>(
-        &self,
-        t: &RowTables,
-        key: &PartitionKey,
-        succ: &[R],
-        out: &mut [Value],
-        first_row: usize,
-    ) {
-        ROW_COPY.with_borrow_mut(|slots| self.rows_into(t, key, succ, out, first_row, slots));
-    }
-
-    /// [`Kernel::compute_rows`] with this thread's copy of a successor row.
-    fn rows_into<R: Rows>(
         &self,
         t: &RowTables,
         key: &PartitionKey,
