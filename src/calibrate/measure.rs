@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::exec::execute;
 use crate::game::Position;
 use crate::plan::ReadyPlan;
-use crate::sched::{CostSpec, JobFeatures, orbits_with_features};
+use crate::sched::{CostSpec, JobFeatures, Residency, orbits_with_features};
 use crate::solver::{Space, SpaceError};
 use crate::support::median;
 
@@ -86,27 +86,20 @@ pub struct Timing {
     pub gaps: Vec<(u64, f64)>,
 }
 
-/// The gaps of a one-thread run's `spans` (job, start, end): after each job, the bytes of
-/// the inputs it was the last to read and the seconds until the next job began.
+/// The gaps of a one-thread run's `spans` (job, start, end): after each job, the bytes its
+/// end gave back (replayed by the [`Residency`] the executor frees by) and the seconds until
+/// the next job began.
 fn gaps(plan: &ReadyPlan, spans: &[(usize, f64, f64)]) -> Vec<(u64, f64)> {
     let g = &plan.graph;
-    let mut readers: Vec<usize> = (0..g.len()).map(|k| g.needed_by(k).len()).collect();
+    let mut memory = Residency::new(g, None, false);
     let mut order: Vec<&(usize, f64, f64)> = spans.iter().collect();
     order.sort_by(|a, b| a.1.total_cmp(&b.1));
     order
         .windows(2)
         .map(|w| {
             let (job, _, end) = *w[0];
-            let freed = g
-                .needs(job)
-                .iter()
-                .map(|&k| k as usize)
-                .filter(|&k| {
-                    readers[k] -= 1;
-                    readers[k] == 0
-                })
-                .map(|k| g.jobs[k].bytes)
-                .sum();
+            memory.try_start(job, g.needs(job));
+            let freed = memory.finish(job, g.needs(job)).iter().map(|&k| g.jobs[k as usize].bytes).sum();
             (freed, (w[1].1 - end).max(0.0))
         })
         .collect()

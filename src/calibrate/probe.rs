@@ -74,15 +74,14 @@ impl Pace {
     }
 
     /// `probe` carried to the median pace: its one-thread time that median, its all-threads
-    /// time scaled alike (its contention kept); the factor applied. Unchanged without paces.
-    pub(super) fn carry(&self, probe: &mut Probe) -> f64 {
+    /// time scaled alike (its contention kept). Unchanged without paces.
+    pub(super) fn carry(&self, probe: &mut Probe) {
         if self.seconds.is_empty() || probe.one_thread_seconds <= 0.0 {
-            return 1.0;
+            return;
         }
         let f = median(&mut self.seconds.clone()) / probe.one_thread_seconds;
         probe.one_thread_seconds *= f;
         probe.all_threads_seconds *= f;
-        f
     }
 }
 

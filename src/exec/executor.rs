@@ -326,13 +326,12 @@ impl Run<'_> {
         row: TraceRow,
     ) -> (u64, Vec<usize>) {
         let mut s = self.lock();
-        s.finish(self.plan, &self.slots, job, out, self.opts);
+        let released = s.finish(self.plan, &self.slots, job, out, self.opts);
         if root.is_some() {
             s.root = root;
         }
         s.trace.push(row);
-        let (done, to_delete, released) =
-            (s.done_positions, std::mem::take(&mut s.to_delete), std::mem::take(&mut s.released));
+        let (done, to_delete) = (s.done_positions, std::mem::take(&mut s.to_delete));
         drop(s);
         // Waiting workers wake only once the memory is back, so a job admitted against the
         // freed bytes never finds them still held.

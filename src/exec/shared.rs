@@ -32,10 +32,6 @@ pub(super) struct Shared {
     pub(super) stored: Vec<bool>,
     /// Store files to delete, collected under the lock and deleted outside it.
     pub(super) to_delete: Vec<usize>,
-    /// Values no job will read again, taken from their slots when a job finishes and dropped
-    /// outside the lock: freeing a partition of megabytes takes its thread 100-200 us (the
-    /// pages go back to the system), which under the lock would stall every other worker.
-    pub(super) released: Vec<Arc<Vec<Value>>>,
     /// Bytes in the store's files (counted when written and when marked for deletion).
     pub(super) disk: DiskUse,
     /// The first error; it stops every worker.
@@ -58,7 +54,6 @@ impl Shared {
             root: None,
             stored: vec![false; n],
             to_delete: Vec::new(),
-            released: Vec::new(),
             disk: DiskUse::default(),
             error: None,
         };
@@ -115,9 +110,18 @@ impl Shared {
         started
     }
 
-    /// `job` has produced `out`: keeps it for its readers, releases the inputs nobody else
-    /// reads (to be dropped outside the lock), and makes ready the jobs that waited only for it.
-    pub(super) fn finish(&mut self, plan: &ReadyPlan, slots: &[Slot], job: usize, out: Vec<Value>, opts: &ExecOptions) {
+    /// `job` has produced `out`: keeps it for its readers, makes ready the jobs that waited
+    /// only for it, and returns the values nobody will read again, for the caller to drop
+    /// outside the lock: freeing a partition of megabytes takes its thread 100-200 us (the
+    /// pages go back to the system), which under the lock would stall every other worker.
+    pub(super) fn finish(
+        &mut self,
+        plan: &ReadyPlan,
+        slots: &[Slot],
+        job: usize,
+        out: Vec<Value>,
+        opts: &ExecOptions,
+    ) -> Vec<Arc<Vec<Value>>> {
         let g = &plan.graph;
         let out = Arc::new(out);
         if opts.keep {
@@ -127,9 +131,12 @@ impl Shared {
         if opts.store.is_some() {
             self.disk.add(g.jobs[job].bytes);
         }
-        for k in self.memory.finish(job, g.needs(job)) {
-            self.released.extend(slots[k as usize].lock().expect("slot lock").take());
-        }
+        let released = self
+            .memory
+            .finish(job, g.needs(job))
+            .into_iter()
+            .filter_map(|k| slots[k as usize].lock().expect("slot lock").take())
+            .collect();
         for &k in g.needs(job) {
             let k = k as usize;
             if self.memory.readers(k) == 0 && !plan.in_book(k, opts.keep_lines) {
@@ -145,5 +152,6 @@ impl Shared {
         }
         self.running -= 1;
         self.done_positions += g.jobs[job].states;
+        released
     }
 }
