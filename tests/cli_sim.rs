@@ -185,6 +185,7 @@ fn sim_with_a_cost_model_slows_jobs_by_its_contention_curve() {
     let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
     let mut model: serde_json::Value = serde_json::from_str(&committed).unwrap();
     model["contention"] = serde_json::json!([[2, 1.5]]);
+    (model["between_jobs_ns"], model["release_per_byte_ns"]) = (0.into(), 0.into());
     let m = dir.path().join("model.json");
     std::fs::write(&m, model.to_string()).unwrap();
     let g = dir.path().join("g.csv");
@@ -209,4 +210,36 @@ fn sim_with_a_cost_model_slows_jobs_by_its_contention_curve() {
     let (p, s) = (makespan(&plain, 1), makespan(&slowed, 1));
     assert!(s > p && s <= 1.5 * p + 1.0 && s >= 1.5 * work / 2.0 - 1.0, "{p} {s} {work}");
     assert!(slowed[1]["lower_bound_ticks"].as_f64().unwrap() >= 1.5 * work / 2.0 - 1.0);
+}
+
+#[test]
+fn sim_with_a_cost_model_adds_its_worker_s_time_between_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    (model["between_jobs_ns"], model["release_per_byte_ns"]) = (1000.into(), 0.5.into());
+    let m = dir.path().join("model.json");
+    std::fs::write(&m, model.to_string()).unwrap();
+    let g = dir.path().join("g.csv");
+    dab().args(["graph", "3x3", "--cost", path(&m), "-o", path(&g)]).assert().success();
+    let one_thread = |extra: &[&str]| -> f64 {
+        let out = dab()
+            .args(["sim", path(&g), "--procs", "1", "--json", "--out", path(&dir.path().join("r"))])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap()[0]["makespan_ticks"].as_f64().unwrap()
+    };
+    // On one thread: the costs, then 1 us after every job and 0.5 ns per byte it made.
+    let graph = std::fs::read_to_string(&g).unwrap();
+    let (jobs, bytes) = graph
+        .lines()
+        .skip(1)
+        .fold((0.0, 0.0), |(n, b), l| (n + 1.0, b + l.split(',').nth(3).unwrap().parse::<f64>().unwrap()));
+    let (plain, with) = (one_thread(&[]), one_thread(&["--cost", path(&m), "--no-probe"]));
+    assert!(jobs > 100.0 && bytes > 0.0);
+    assert!((with - plain - (1000.0 * jobs + 0.5 * bytes)).abs() <= jobs, "{plain} {with} {jobs} {bytes}");
 }

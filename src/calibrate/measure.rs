@@ -1,6 +1,6 @@
 //! Timing runs: whole solves on the executor, every job's median time with the features the
-//! cost model prices, at each thread count asked, repeated in turn so that every count sees
-//! the same moments of a shared machine.
+//! cost model prices, at each thread count asked, in rounds that solve every case once at
+//! every count, so that all cases and counts see the same moments of a shared machine.
 
 use std::collections::HashMap;
 
@@ -105,74 +105,160 @@ fn gaps(plan: &ReadyPlan, spans: &[(usize, f64, f64)]) -> Vec<(u64, f64)> {
         .collect()
 }
 
-/// Runs a whole solve of `root` (named `case` in the samples) on the executor on each thread count of `threads`, `repeats`
-/// times in turn (so that every count sees the same moments of a shared machine), and returns
-/// per thread count every job's median time with its features, how many threads were busy
-/// while it ran, and the median wall time. `pace` is called before each round.
-pub fn measure(
-    case: &str,
-    root: Position,
-    groups: Option<usize>,
-    threads: &[usize],
-    repeats: usize,
-    pace: &mut dyn FnMut(),
-) -> Result<Vec<Timing>, SpaceError> {
-    let space = Space::new(root, groups)?;
-    let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
-    let plan = ReadyPlan::from_graph(space, graph).expect("own graph");
-    let index: HashMap<&str, usize> = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
-    let mut times = vec![vec![Vec::new(); plan.graph.len()]; threads.len()];
-    let mut walls = vec![Vec::new(); threads.len()];
-    let mut gaps_one = vec![Vec::new(); threads.len()];
-    let mut busy: Vec<Vec<Vec<f64>>> = threads.iter().map(|&p| vec![vec![0.0; p.max(1)]; plan.graph.len()]).collect();
-    for _ in 0..repeats.max(1) {
-        pace();
+/// One case being timed: its plan, every job's features, and what its runs gave so far.
+struct Case<'a> {
+    name: &'a str,
+    plan: ReadyPlan,
+    features: Vec<JobFeatures>,
+    index: HashMap<String, usize>,
+    /// Per thread count, per job, its time in each run.
+    times: Vec<Vec<Vec<f64>>>,
+    walls: Vec<Vec<f64>>,
+    gaps: Vec<Vec<(u64, f64)>>,
+    busy: Vec<Vec<Vec<f64>>>,
+}
+
+impl<'a> Case<'a> {
+    fn new(name: &'a str, root: Position, groups: Option<usize>, threads: &[usize]) -> Result<Case<'a>, SpaceError> {
+        let space = Space::new(root, groups)?;
+        let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
+        let plan = ReadyPlan::from_graph(space, graph).expect("own graph");
+        let jobs = plan.graph.len();
+        let index = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.clone(), i)).collect();
+        Ok(Case {
+            name,
+            features,
+            index,
+            times: vec![vec![Vec::new(); jobs]; threads.len()],
+            walls: vec![Vec::new(); threads.len()],
+            gaps: vec![Vec::new(); threads.len()],
+            busy: threads.iter().map(|&p| vec![vec![0.0; p.max(1)]; jobs]).collect(),
+            plan,
+        })
+    }
+
+    /// Solves the case once at each thread count.
+    fn run(&mut self, threads: &[usize]) {
         for (k, &p) in threads.iter().enumerate() {
-            let run = execute(&plan, p, false, None);
+            let run = execute(&self.plan, p, false, None);
             let spans: Vec<(usize, f64, f64)> =
-                run.trace.iter().map(|t| (index[t.job.as_str()], t.start, t.end)).collect();
+                run.trace.iter().map(|t| (self.index[t.job.as_str()], t.start, t.end)).collect();
             for &(j, start, end) in &spans {
-                times[k][j].push(end - start);
+                self.times[k][j].push(end - start);
             }
-            for (sum, one) in busy[k].iter_mut().zip(busy_profile(&spans, plan.graph.len(), p)) {
+            for (sum, one) in self.busy[k].iter_mut().zip(busy_profile(&spans, self.plan.graph.len(), p)) {
                 sum.iter_mut().zip(one).for_each(|(s, o)| *s += o);
             }
-            walls[k].push(run.seconds);
+            self.walls[k].push(run.seconds);
             if p == 1 {
-                gaps_one[k].extend(gaps(&plan, &spans));
+                self.gaps[k].extend(gaps(&self.plan, &spans));
             }
         }
     }
-    Ok(threads
+
+    /// Per thread count, every job's median time with its features.
+    fn timings(self, threads: &[usize]) -> Vec<Timing> {
+        let Case { name, plan, features, mut times, mut walls, gaps, busy, .. } = self;
+        threads
+            .iter()
+            .zip(times.iter_mut().zip(&mut walls).zip(busy).zip(gaps))
+            .map(|(&p, (((times, walls), busy), gaps))| {
+                let samples = plan
+                    .graph
+                    .jobs
+                    .iter()
+                    .zip(&features)
+                    .zip(times.iter_mut())
+                    .map(|((job, f), t)| Sample {
+                        board: name.to_string(),
+                        groups: plan.space.groups.len(),
+                        threads: p,
+                        job: job.name.clone(),
+                        states: f.states,
+                        rows: f.rows,
+                        outer_moves: f.outer_moves,
+                        inner_moves: f.inner_moves,
+                        run_inner_moves: f.run_inner_moves,
+                        lane_inner_moves: f.lane_inner_moves,
+                        input_bytes: f.input_bytes,
+                        outer_passes: f.outer_passes,
+                        inner_passes: f.inner_passes,
+                        turned_moves: f.turned_moves,
+                        cold_input_bytes: f.cold_input_bytes,
+                        seconds: median(t),
+                    })
+                    .collect();
+                Timing { samples, seconds: median(walls), busy, gaps }
+            })
+            .collect()
+    }
+}
+
+/// Runs whole solves of `cases` (each a name for its samples, a root and its grouping) on the
+/// executor on each thread count of `threads`, `repeats` rounds in which every case is solved
+/// once at every count, and returns per case and thread count every job's median time with
+/// its features, how many threads were busy while it ran, and the median wall time. Rounds go
+/// over all the cases, so that a case's repeats are spread over the whole session: a shared
+/// machine slowed for a few seconds then slows one repeat of several cases, which the medians
+/// drop, not every repeat of one case (one calibration found a case 30 % slower than the next
+/// did, and the fit bent every case to it). `pace` is called before each case's solves.
+pub fn measure(
+    cases: &[(String, Position, Option<usize>)],
+    threads: &[usize],
+    repeats: usize,
+    pace: &mut dyn FnMut(),
+    report: &mut dyn FnMut(&str),
+) -> Result<Vec<Vec<Timing>>, SpaceError> {
+    let mut timed = cases
         .iter()
-        .zip(times.iter_mut().zip(&mut walls).zip(busy).zip(gaps_one))
-        .map(|(&p, (((times, walls), busy), gaps))| {
-            let samples = plan
-                .graph
-                .jobs
-                .iter()
-                .zip(&features)
-                .zip(times.iter_mut())
-                .map(|((job, f), t)| Sample {
-                    board: case.to_string(),
-                    groups: plan.space.groups.len(),
-                    threads: p,
-                    job: job.name.clone(),
-                    states: f.states,
-                    rows: f.rows,
-                    outer_moves: f.outer_moves,
-                    inner_moves: f.inner_moves,
-                    run_inner_moves: f.run_inner_moves,
-                    lane_inner_moves: f.lane_inner_moves,
-                    input_bytes: f.input_bytes,
-                    outer_passes: f.outer_passes,
-                    inner_passes: f.inner_passes,
-                    turned_moves: f.turned_moves,
-                    cold_input_bytes: f.cold_input_bytes,
-                    seconds: median(t),
-                })
-                .collect();
-            Timing { samples, seconds: median(walls), busy, gaps }
+        .map(|(name, root, groups)| Case::new(name, *root, *groups, threads))
+        .collect::<Result<Vec<_>, _>>()?;
+    for r in 1..=repeats.max(1) {
+        let started = std::time::Instant::now();
+        for case in &mut timed {
+            pace();
+            case.run(threads);
+        }
+        report(&format!(
+            "round {r} of {}: every case solved on {} thread(s), {:.1} s",
+            repeats.max(1),
+            threads.iter().map(usize::to_string).collect::<Vec<_>>().join(" and "),
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(timed.into_iter().map(|c| c.timings(threads)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+
+    #[test]
+    fn every_round_solves_every_case_once_at_every_count() {
+        let cases: Vec<(String, Position, Option<usize>)> =
+            ["2x2", "2x3"].iter().map(|b| (b.to_string(), Position::empty(b.parse().unwrap()), None)).collect();
+        let events = RefCell::new(Vec::new());
+        let timed = measure(&cases, &[1, 2], 3, &mut || events.borrow_mut().push("case".to_string()), &mut |line| {
+            events.borrow_mut().push(line.split(':').next().unwrap().to_string())
         })
-        .collect())
+        .unwrap();
+        let round = |r: usize| format!("round {r} of 3");
+        let expected: Vec<String> = (1..=3).flat_map(|r| ["case".to_string(), "case".to_string(), round(r)]).collect();
+        assert_eq!(events.into_inner(), expected);
+        assert_eq!(timed.len(), 2);
+        for ((name, ..), runs) in cases.iter().zip(&timed) {
+            assert_eq!(runs.len(), 2, "one timing per count");
+            let jobs = runs[0].samples.len();
+            assert!(
+                jobs > 1 && runs.iter().all(|t| t.samples.len() == jobs && t.samples.iter().all(|s| &s.board == name))
+            );
+            assert_eq!(runs[0].samples[0].threads, 1);
+            assert_eq!(runs[1].samples[0].threads, 2);
+            // One thread's gaps: every job but the last of each of the 3 runs.
+            assert_eq!(runs[0].gaps.len(), 3 * (jobs - 1), "{name}");
+            assert!(runs[1].gaps.is_empty());
+        }
+    }
 }

@@ -135,9 +135,10 @@ pub struct Calibration {
     pub in_solve_ratio: Option<f64>,
 }
 
-/// Times `cases` (each `repeats` times) on one thread and on `threads` threads, fits the model
-/// on the one-thread times, measures the contention curve at 1, 2, 4, ... and `threads`
-/// threads busy, probes the machine, and tests the model on `holdout` (not fitted on).
+/// Times `cases` and `holdout` on one thread and on `threads` threads, in `repeats` rounds over
+/// them all, fits the model on the one-thread times of `cases`, measures the contention curve
+/// at 1, 2, 4, ... and `threads` threads busy, probes the machine, and tests the model on
+/// `holdout` (not fitted on).
 /// `report` hears each stage.
 pub fn run(
     cases: &[Case],
@@ -149,21 +150,26 @@ pub fn run(
     let started = std::time::Instant::now();
     let counts: Vec<usize> = if threads > 1 { vec![1, threads] } else { vec![1] };
     let mut pace = Pace::new();
-    let time = |case: &Case, pace: &mut Pace, report: &mut dyn FnMut(&str)| {
-        let runs = measure(&case.to_string(), case.root(), case.groups, &counts, repeats, &mut || pace.take())?;
-        for (&p, t) in counts.iter().zip(&runs) {
+    // The held-out cases are timed in the same rounds as the fitted ones, at the same moments.
+    let all: Vec<(String, Position, Option<usize>)> =
+        cases.iter().chain(holdout).map(|c| (c.to_string(), c.root(), c.groups)).collect();
+    report(&format!(
+        "timing {} case(s) on {} thread(s), {repeats} round(s) over them all",
+        all.len(),
+        counts.iter().map(usize::to_string).collect::<Vec<_>>().join(" and ")
+    ));
+    let mut timed = measure(&all, &counts, repeats, &mut || pace.take(), report)?;
+    for ((name, ..), runs) in all.iter().zip(&timed) {
+        for (&p, t) in counts.iter().zip(runs) {
             report(&format!(
-                "timed {case} ({} jobs) on {p} thread(s), median of {repeats}: {:.2} s",
+                "timed {name} ({} jobs) on {p} thread(s), median of {repeats}: {:.2} s",
                 t.samples.len(),
                 t.seconds
             ));
         }
-        Ok::<_, SpaceError>(runs)
-    };
-    let mut fitted: Vec<Vec<Timing>> = Vec::new();
-    for c in cases {
-        fitted.push(time(c, &mut pace, report)?);
     }
+    let held = timed.split_off(cases.len());
+    let fitted = timed;
     let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].samples.clone()).collect();
     let fit = fit(&one);
     let gaps: Vec<(u64, f64)> = fitted.iter().flat_map(|runs| runs[0].gaps.iter().copied()).collect();
@@ -252,8 +258,8 @@ pub fn run(
     for runs in fitted {
         record(runs, true, &mut stats);
     }
-    for c in holdout {
-        record(time(c, &mut pace, report)?, false, &mut stats);
+    for runs in held {
+        record(runs, false, &mut stats);
     }
     model.calibrate_seconds = started.elapsed().as_secs_f64();
     Ok(Calibration { model, fit, stats, samples, copies, in_solve_ratio })

@@ -24,7 +24,8 @@ pub struct CalibrateArgs {
     /// Threads for the all-threads timing (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
-    /// Runs per case; each job's median time is fitted.
+    /// Rounds, each solving every case once at each thread count; each job's median time is fitted
+    /// (store writes are timed as many times).
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
     /// Where to save the model.

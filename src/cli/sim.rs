@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use dab::report::sweep::{self, Input, ReportOptions};
-use dab::sched::{Graph, Policy, Procs, ProcsList, SimOptions};
+use dab::sched::{CostModel, Graph, Policy, Procs, ProcsList, SimOptions};
 
 use super::{CliResult, choice};
 
@@ -47,7 +47,8 @@ pub struct SimArgs {
     #[arg(long, default_value = "ticks")]
     pub unit: String,
     /// The cost model the graphs were costed with (dab graph --cost): its contention curve
-    /// slows jobs by the number running at each moment, carried to this machine by a probe.
+    /// slows jobs by the number running at each moment and its worker's time between jobs is
+    /// added to each, carried to this machine by a probe.
     #[arg(long, value_name = "MODEL")]
     pub cost: Option<PathBuf>,
     /// With --cost: use the model's curve as it is, without probing this machine.
@@ -98,11 +99,13 @@ pub fn run(args: SimArgs) -> CliResult {
     let opts = ReportOptions {
         procs: args.procs.0,
         policies: args.policy,
+        // Graphs costed with a model are in its nanoseconds: its worker's time between jobs
+        // is added to each, as `dab plan` does.
         sim: SimOptions {
             overhead: args.overhead,
             bandwidth: args.bandwidth,
             mem_limit: args.mem_limit,
-            ..Default::default()
+            ..model.as_ref().map(CostModel::between_jobs).unwrap_or_default()
         },
         busy,
         gantt: Some(gantt),

@@ -160,9 +160,7 @@ fn sim_options(opts: &PlanOptions, values_limit: Option<u64>) -> SimOptions {
         mem_limit: values_limit,
         overhead: opts.overhead,
         reload_ps_per_byte: if opts.store { (opts.model.store_read_per_byte_ns * 1000.0).round() as u64 } else { 0 },
-        between_jobs: opts.model.between_jobs_ns.round() as u64,
-        release_ps_per_byte: (opts.model.release_per_byte_ns * 1000.0).round() as u64,
-        ..Default::default()
+        ..opts.model.between_jobs()
     }
 }
 

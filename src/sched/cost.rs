@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::contention::Contention;
+use super::sim::SimOptions;
 
 /// Cost model files this version reads (2: contention curve, machine probe, hardware; 3: the
 /// row-path kernel, whose inner moves cost per row pass, rows of fewer than 255 values apart
@@ -455,6 +456,16 @@ impl CostModel {
         let text = serde_json::to_string_pretty(self).expect("a model serialises");
         crate::support::write_atomic(path, text.as_bytes())
             .map_err(|source| CostError::Write { path: path.into(), source })
+    }
+
+    /// The simulator's options for the worker's time between jobs under this model, in ns
+    /// ticks (the rest default): its time after every job and its giving back of outputs.
+    pub fn between_jobs(&self) -> SimOptions {
+        SimOptions {
+            between_jobs: self.between_jobs_ns.round() as u64,
+            release_ps_per_byte: (self.release_per_byte_ns * 1000.0).round() as u64,
+            ..SimOptions::default()
+        }
     }
 
     /// Predicted nanoseconds of writing `bytes` of values to a store, rounded; `u64::MAX` where
