@@ -106,7 +106,7 @@ fn gaps(plan: &ReadyPlan, spans: &[(usize, f64, f64)]) -> Vec<(u64, f64)> {
 }
 
 /// One case being timed: its plan, every job's features, and what its runs gave so far.
-struct Case<'a> {
+struct CaseRuns<'a> {
     name: &'a str,
     plan: ReadyPlan,
     features: Vec<JobFeatures>,
@@ -118,14 +118,19 @@ struct Case<'a> {
     busy: Vec<Vec<Vec<f64>>>,
 }
 
-impl<'a> Case<'a> {
-    fn new(name: &'a str, root: Position, groups: Option<usize>, threads: &[usize]) -> Result<Case<'a>, SpaceError> {
+impl<'a> CaseRuns<'a> {
+    fn new(
+        name: &'a str,
+        root: Position,
+        groups: Option<usize>,
+        threads: &[usize],
+    ) -> Result<CaseRuns<'a>, SpaceError> {
         let space = Space::new(root, groups)?;
         let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
         let plan = ReadyPlan::from_graph(space, graph).expect("own graph");
         let jobs = plan.graph.len();
         let index = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.clone(), i)).collect();
-        Ok(Case {
+        Ok(CaseRuns {
             name,
             features,
             index,
@@ -158,7 +163,7 @@ impl<'a> Case<'a> {
 
     /// Per thread count, every job's median time with its features.
     fn timings(self, threads: &[usize]) -> Vec<Timing> {
-        let Case { name, plan, features, mut times, mut walls, gaps, busy, .. } = self;
+        let CaseRuns { name, plan, features, mut times, mut walls, gaps, busy, .. } = self;
         threads
             .iter()
             .zip(times.iter_mut().zip(&mut walls).zip(busy).zip(gaps))
@@ -211,7 +216,7 @@ pub fn measure(
 ) -> Result<Vec<Vec<Timing>>, SpaceError> {
     let mut timed = cases
         .iter()
-        .map(|(name, root, groups)| Case::new(name, *root, *groups, threads))
+        .map(|(name, root, groups)| CaseRuns::new(name, *root, *groups, threads))
         .collect::<Result<Vec<_>, _>>()?;
     for r in 1..=repeats.max(1) {
         let started = std::time::Instant::now();

@@ -11,7 +11,7 @@ use crate::game::{Board, Position};
 use crate::plan::ReadyPlan;
 use crate::sched::{Contention, CostModel, Probe, Probed};
 use crate::solver::{Space, SpaceError};
-use crate::support::{hardware_threads, human_bytes, last_level_cache_bytes, median};
+use crate::support::{hardware_threads, human_bytes, last_level_cache_bytes, median, quantile};
 
 use super::machine::{host, machine, physical_cores};
 
@@ -73,6 +73,12 @@ impl Pace {
         self.seconds.push(execute(&self.plan, 1, false, None).seconds);
     }
 
+    /// How steady the machine was while the cases were timed: the 10th percentile, median and
+    /// 90th percentile of the paces (None without paces).
+    pub(super) fn spread(&self) -> Option<PaceSpread> {
+        PaceSpread::of(&self.seconds)
+    }
+
     /// `probe` carried to the median pace: its one-thread time that median, its all-threads
     /// time scaled alike (its contention kept). Unchanged without paces.
     pub(super) fn carry(&self, probe: &mut Probe) {
@@ -82,6 +88,37 @@ impl Pace {
         let f = median(&mut self.seconds.clone()) / probe.one_thread_seconds;
         probe.one_thread_seconds *= f;
         probe.all_threads_seconds *= f;
+    }
+}
+
+/// The spread of a calibration's paces: seconds of the probe's workload at the 10th
+/// percentile, the median and the 90th percentile.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct PaceSpread {
+    pub(super) low: f64,
+    pub(super) median: f64,
+    pub(super) high: f64,
+}
+
+/// Above this spread (90th over 10th percentile of the paces, less 1) a calibration says the
+/// machine was not steady. Two calibrations of one code minutes apart on this shared machine
+/// priced 3x5 11 % apart; the paces are how a user can tell such a calibration.
+pub(super) const UNSTEADY: f64 = 0.10;
+
+impl PaceSpread {
+    fn of(seconds: &[f64]) -> Option<PaceSpread> {
+        let mut sorted: Vec<f64> = seconds.iter().copied().filter(|s| s.is_finite() && *s > 0.0).collect();
+        if sorted.is_empty() {
+            return None;
+        }
+        sorted.sort_by(f64::total_cmp);
+        let q = |f| quantile(&sorted, f);
+        Some(PaceSpread { low: q(0.1), median: q(0.5), high: q(0.9) })
+    }
+
+    /// 90th over 10th percentile, less 1.
+    pub(super) fn width(&self) -> f64 {
+        self.high / self.low - 1.0
     }
 }
 
@@ -181,6 +218,21 @@ pub fn describe(model: &CostModel, probed: &Probed) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pace_spread_takes_the_10th_and_90th_percentiles() {
+        // Twenty paces of 0.1 to 0.1076 s, and one of 0.5 s that a burst made: the percentiles
+        // leave the burst out.
+        let mut paces: Vec<f64> = (0..20).map(|i| 0.1 + 0.0004 * i as f64).collect();
+        paces.push(0.5);
+        let s = PaceSpread::of(&paces).unwrap();
+        assert_eq!((s.low, s.median, s.high), (paces[2], paces[10], paces[18]));
+        assert!((s.width() - (paces[18] / paces[2] - 1.0)).abs() < 1e-12 && s.width() < UNSTEADY);
+        let unsteady = PaceSpread::of(&[0.1, 0.1, 0.1, 0.13, 0.13, 0.13]).unwrap();
+        assert!(unsteady.width() > UNSTEADY, "{unsteady:?}");
+        assert_eq!(PaceSpread::of(&[]), None);
+        assert_eq!(PaceSpread::of(&[f64::NAN, 0.0]), None);
+    }
 
     #[test]
     fn the_curve_of_synthetic_timings_is_the_curve_they_were_made_from() {

@@ -13,7 +13,7 @@ use super::fit::{ErrorStats, Fit, between_jobs, errors, fit};
 use super::in_solve::{SharedJob, in_solve};
 use super::machine::{host, machine, physical_cores};
 use super::measure::{Sample, Timing, measure};
-use super::probe::{Pace, contention_curve, probe};
+use super::probe::{PROBE_BOARD, Pace, UNSTEADY, contention_curve, probe};
 
 /// A board to time, from its empty position or from one with some lines drawn, with its
 /// grouping (None: the default).
@@ -213,6 +213,23 @@ pub fn run(
     let mut probe = probe(threads);
     let now = probe.one_thread_seconds;
     pace.carry(&mut probe);
+    if let Some(s) = pace.spread() {
+        report(&format!(
+            "the machine's pace while the cases were timed ({} whole on one thread before each case of each round): \
+             {:.3} s median, {:.3} to {:.3} s from the 10th to the 90th percentile ({:.0} % apart){}",
+            PROBE_BOARD,
+            s.median,
+            s.low,
+            s.high,
+            100.0 * s.width(),
+            if s.width() > UNSTEADY {
+                "; warning: the machine was not steady (a shared machine?), so the model may be off by as much: \
+                 calibrate again when it is quieter"
+            } else {
+                ""
+            }
+        ));
+    }
     report(&format!(
         "probe ({}): {:.3} s alone, {:.3} s with {threads} busy: the median pace of the timings ({:.3} s alone \
          at this moment)",
