@@ -178,29 +178,43 @@ fn a_failed_graph_write_keeps_the_old_file() {
     assert_eq!(std::fs::read_to_string(&g).unwrap(), "precious");
 }
 
+/// The committed model with `edit` applied, saved in `dir`, and a 3x3 graph costed with it.
+fn costed_3x3(
+    dir: &std::path::Path,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    edit(&mut model);
+    let m = dir.join("model.json");
+    std::fs::write(&m, model.to_string()).unwrap();
+    let g = dir.join("g.csv");
+    dab().args(["graph", "3x3", "--cost", path(&m), "-o", path(&g)]).assert().success();
+    (m, g)
+}
+
+/// `dab sim GRAPH --json` with `args`, its rows.
+fn sim_rows(dir: &std::path::Path, g: &std::path::Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let out = dab()
+        .args(["sim", path(g), "--json", "--out", path(&dir.join("r"))])
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice::<serde_json::Value>(&out).unwrap().as_array().unwrap().clone()
+}
+
 #[test]
 fn sim_with_a_cost_model_slows_jobs_by_its_contention_curve() {
     let dir = tempfile::tempdir().unwrap();
     // The committed model with threads that slow each other by half when two are busy.
-    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
-    let mut model: serde_json::Value = serde_json::from_str(&committed).unwrap();
-    model["contention"] = serde_json::json!([[2, 1.5]]);
-    (model["between_jobs_ns"], model["release_per_byte_ns"]) = (0.into(), 0.into());
-    let m = dir.path().join("model.json");
-    std::fs::write(&m, model.to_string()).unwrap();
-    let g = dir.path().join("g.csv");
-    dab().args(["graph", "3x3", "--cost", path(&m), "-o", path(&g)]).assert().success();
-    let sweep = |extra: &[&str]| -> Vec<serde_json::Value> {
-        let out = dab()
-            .args(["sim", path(&g), "--procs", "1,2", "--policy", "cp", "--json", "--out", path(&dir.path().join("r"))])
-            .args(extra)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        serde_json::from_slice::<serde_json::Value>(&out).unwrap().as_array().unwrap().clone()
-    };
+    let (m, g) = costed_3x3(dir.path(), |model| {
+        model["contention"] = serde_json::json!([[2, 1.5]]);
+        (model["between_jobs_ns"], model["release_per_byte_ns"]) = (0.into(), 0.into());
+    });
+    let sweep = |extra: &[&str]| sim_rows(dir.path(), &g, &[&["--procs", "1,2", "--policy", "cp"], extra].concat());
     let (plain, slowed) = (sweep(&[]), sweep(&["--cost", path(&m), "--no-probe"]));
     let makespan = |rows: &[serde_json::Value], i: usize| rows[i]["makespan_ticks"].as_f64().unwrap();
     // One thread never runs beside another: the sum of the costs either way.
@@ -215,23 +229,11 @@ fn sim_with_a_cost_model_slows_jobs_by_its_contention_curve() {
 #[test]
 fn sim_with_a_cost_model_adds_its_worker_s_time_between_jobs() {
     let dir = tempfile::tempdir().unwrap();
-    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
-    let mut model: serde_json::Value = serde_json::from_str(&committed).unwrap();
-    (model["between_jobs_ns"], model["release_per_byte_ns"]) = (1000.into(), 0.5.into());
-    let m = dir.path().join("model.json");
-    std::fs::write(&m, model.to_string()).unwrap();
-    let g = dir.path().join("g.csv");
-    dab().args(["graph", "3x3", "--cost", path(&m), "-o", path(&g)]).assert().success();
-    let one_thread = |extra: &[&str]| -> f64 {
-        let out = dab()
-            .args(["sim", path(&g), "--procs", "1", "--json", "--out", path(&dir.path().join("r"))])
-            .args(extra)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        serde_json::from_slice::<serde_json::Value>(&out).unwrap()[0]["makespan_ticks"].as_f64().unwrap()
+    let (m, g) = costed_3x3(dir.path(), |model| {
+        (model["between_jobs_ns"], model["release_per_byte_ns"]) = (1000.into(), 0.5.into());
+    });
+    let one_thread = |extra: &[&str]| {
+        sim_rows(dir.path(), &g, &[&["--procs", "1"], extra].concat())[0]["makespan_ticks"].as_f64().unwrap()
     };
     // On one thread: the costs, then 1 us after every job and 0.5 ns per byte it made.
     let graph = std::fs::read_to_string(&g).unwrap();

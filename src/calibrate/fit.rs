@@ -270,31 +270,37 @@ pub(super) fn errors(model: &CostModel, timing: &Timing, threads: usize, fitted_
 mod tests {
     use super::*;
 
+    /// A one-thread sample of `board` priced on its states, rows and cold input bytes alone.
+    fn sample(board: &str, job: String, states: u64, rows: u64, cold_input_bytes: u64, ns: f64) -> Sample {
+        Sample {
+            board: board.into(),
+            groups: 1,
+            threads: 1,
+            job,
+            states,
+            rows,
+            outer_moves: 0,
+            inner_moves: 0,
+            run_inner_moves: 0,
+            lane_inner_moves: 0,
+            input_bytes: 0,
+            outer_passes: 0,
+            inner_passes: 0,
+            turned_moves: 0,
+            cold_input_bytes,
+            seconds: ns * 1e-9,
+        }
+    }
+
     /// Jobs of 10 to a million states taking `fixed` ns plus 2 ns a state, and every third
     /// reading twice its states from memory at `cold` ns a byte.
     fn samples_with(fixed: f64, cold: f64) -> Vec<Sample> {
         (0..60)
             .map(|i| {
                 let states = (10.0 * 1.3f64.powi(i)).round() as u64;
-                Sample {
-                    board: "synthetic".into(),
-                    groups: 1,
-                    threads: 1,
-                    job: format!("j{i}"),
-                    states,
-                    rows: states.div_ceil(16),
-                    outer_moves: 0,
-                    inner_moves: 0,
-                    run_inner_moves: 0,
-                    lane_inner_moves: 0,
-                    input_bytes: 0,
-                    outer_passes: 0,
-                    inner_passes: 0,
-                    turned_moves: 0,
-                    cold_input_bytes: if i % 3 == 0 { 2 * states } else { 0 },
-                    seconds: (fixed + 2.0 * states as f64 + if i % 3 == 0 { cold * 2.0 * states as f64 } else { 0.0 })
-                        * 1e-9,
-                }
+                let cold_bytes = if i % 3 == 0 { 2 * states } else { 0 };
+                let ns = fixed + 2.0 * states as f64 + cold * cold_bytes as f64;
+                sample("synthetic", format!("j{i}"), states, states.div_ceil(16), cold_bytes, ns)
             })
             .collect()
     }
@@ -310,25 +316,8 @@ mod tests {
         // sum c X / sum (c X / r) over the cases (X: a case's states), c = T^-CASE_BALANCE.
         let case = |board: &str, rate: f64, copies: u64| -> Vec<Sample> {
             (0..20 * copies)
-                .map(|k| (k, 1 + k % 20))
-                .map(|(k, i)| Sample {
-                    board: board.into(),
-                    groups: 1,
-                    threads: 1,
-                    job: format!("{board}{k}"),
-                    states: 10_000 * i,
-                    rows: 0,
-                    outer_moves: 0,
-                    inner_moves: 0,
-                    run_inner_moves: 0,
-                    lane_inner_moves: 0,
-                    input_bytes: 0,
-                    outer_passes: 0,
-                    inner_passes: 0,
-                    turned_moves: 0,
-                    cold_input_bytes: 0,
-                    seconds: rate * (10_000 * i) as f64 * 1e-9,
-                })
+                .map(|k| (k, 10_000 * (1 + k % 20)))
+                .map(|(k, states)| sample(board, format!("{board}{k}"), states, 0, 0, rate * states as f64))
                 .collect()
         };
         let mut samples = case("long", 2.0, 100);
