@@ -29,7 +29,7 @@ struct Normal {
 /// about 10 % dearer than they ran, a bias each of their per-job errors carries; evening the
 /// cases out entirely moved the long cases' sums off by 6-9 % (a replay of the fit on two
 /// calibrations' timings). Half-way, two calibrations each way: 3x4/3's median job went from
-/// 0.90-0.91 of its prediction to 0.92-0.93, the held-out 2x6's per-job median error from
+/// 0.90-0.91 of its prediction to 0.92-0.94, the held-out 2x6's per-job median error from
 /// 13-15 % to 11-14 %, and the long cases' sums stayed within 5 %.
 const CASE_BALANCE: f64 = 0.5;
 
