@@ -331,6 +331,11 @@ fn bad_plans_exit_2_and_traces_that_disagree_with_them_exit_1() {
             vec!["plan".into(), "2x3".into(), "--threads".into(), "0".into(), "--cost".into(), path(&model()).into()],
             "--threads must be at least 1".into(),
         ),
+        // A split the user gives that makes too big a graph is refused, naming the limit.
+        (
+            vec!["plan".into(), "3x4".into(), "--split".into(), "1".into(), "--no-probe".into()],
+            "the graph would have 321376 jobs with up to 70502156 dependencies; at most 2000000 jobs".into(),
+        ),
     ];
     for (args, message) in cases {
         // A trace and a plan that disagree are inputs found inconsistent (1), not a usage error.

@@ -76,6 +76,9 @@ pub enum PlannerError {
     /// No group count tried makes a space; holds the first error.
     #[error("no grouping of this position can be solved: {0}")]
     NoGrouping(SpaceError),
+    /// Every grouping and split tried makes a graph too big to hold; holds the first refusal.
+    #[error("every grouping and split tried makes too big a graph: {0}")]
+    TooManyJobs(SchemeError),
     /// No candidate runs under the memory limit on the thread count.
     #[error(
         "no candidate fits in --mem-limit {limit} bytes on {threads} threads: the smallest needs {least} bytes (its largest job with every partition that job reads, the program, its tables and threads)"
@@ -232,6 +235,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     let cost = CostSpec::Model(Box::new(opts.model.clone()));
     let mut candidates = Vec::new();
     let mut first_error = None;
+    let mut too_big = None;
     for &g in &group_counts {
         let space = match Space::new(root, Some(g)) {
             Ok(s) => s,
@@ -241,7 +245,10 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
             }
         };
         for split in splits(&space, opts.split) {
-            let mut graph = orbits(&space, &cost, split.as_ref())?;
+            let forced = opts.split.is_some();
+            let Some(mut graph) = candidate_graph(orbits(&space, &cost, split.as_ref()), forced, &mut too_big)? else {
+                continue;
+            };
             if opts.store {
                 for j in &mut graph.jobs {
                     // Saturating: the simulator then refuses the sum rather than see it wrap.
@@ -271,7 +278,10 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
         }
     }
     if candidates.is_empty() {
-        return Err(PlannerError::NoGrouping(first_error.expect("a grouping was tried")));
+        return Err(match too_big {
+            Some(e) => PlannerError::TooManyJobs(e),
+            None => PlannerError::NoGrouping(first_error.expect("a grouping was tried")),
+        });
     }
     let chosen = choose(&candidates).ok_or_else(|| PlannerError::NoFit {
         limit: opts.mem_limit.unwrap_or(0),
@@ -288,6 +298,25 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     plan.candidates = candidates.iter().map(|c| c.candidate.clone()).collect();
     plan.reason = reason(&candidates, chosen, opts);
     Ok(PlanChoice { plan, candidates, chosen })
+}
+
+/// A candidate's graph, or None where a split the planner chose (or a grouping) makes it too
+/// big to hold: one candidate fewer, the first such refusal kept in `too_big` (5x5 in six
+/// groups makes 6.9 million partitions, and refusing there lost the plans of fewer groups). A
+/// split the user gave (`forced`) that makes too big a graph is their error.
+fn candidate_graph(
+    graph: Result<Graph, SchemeError>,
+    forced: bool,
+    too_big: &mut Option<SchemeError>,
+) -> Result<Option<Graph>, SchemeError> {
+    match graph {
+        Ok(graph) => Ok(Some(graph)),
+        Err(e @ SchemeError::TooBig { .. }) if !forced => {
+            too_big.get_or_insert(e);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The plan of one candidate, with its predictions.
@@ -377,6 +406,28 @@ mod tests {
 
     fn root(board: &str) -> Position {
         Position::empty(board.parse().unwrap())
+    }
+
+    #[test]
+    fn too_big_a_graph_is_a_candidate_fewer_unless_the_user_gave_the_split() {
+        let too_big = || Err(SchemeError::TooBig { jobs: 6_908_733, deps: 43_223_868 });
+        let mut first = None;
+        assert!(candidate_graph(too_big(), false, &mut first).unwrap().is_none());
+        assert!(candidate_graph(Err(SchemeError::TooBig { jobs: 1, deps: 2 }), false, &mut first).unwrap().is_none());
+        assert!(matches!(first, Some(SchemeError::TooBig { jobs: 6_908_733, .. })), "the first refusal is kept");
+        let mut none = None;
+        assert!(matches!(candidate_graph(too_big(), true, &mut none), Err(SchemeError::TooBig { .. })));
+        assert!(none.is_none());
+        assert!(matches!(candidate_graph(Err(SchemeError::BadSplit), false, &mut none), Err(SchemeError::BadSplit)));
+        let graph = orbits(&Space::new(root("2x2"), None).unwrap(), &CostSpec::States, None).unwrap();
+        let jobs = graph.len();
+        assert_eq!(candidate_graph(Ok(graph), false, &mut none).unwrap().map(|g| g.len()), Some(jobs));
+        // Every candidate refused: the planner says so with the first refusal.
+        let e = PlannerError::TooManyJobs(first.unwrap()).to_string();
+        assert!(
+            e.starts_with("every grouping and split tried makes too big a graph: the graph would have 6908733 jobs"),
+            "{e}"
+        );
     }
 
     #[test]

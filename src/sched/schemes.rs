@@ -102,8 +102,8 @@ pub enum SchemeError {
     Option(&'static str, &'static str),
     /// A split that would make more jobs, or more dependencies, than a graph may hold.
     #[error(
-        "this split makes {jobs} jobs with up to {deps} dependencies; at most {MAX_JOBS} jobs and {MAX_DEPS} \
-         dependencies fit in memory (raise --split or lower --max-pieces)"
+        "the graph would have {jobs} jobs with up to {deps} dependencies; at most {MAX_JOBS} jobs and {MAX_DEPS} \
+         dependencies fit in memory (fewer groups, a higher --split, or with dab graph a lower --max-pieces)"
     )]
     TooBig {
         /// Jobs the split would make.
