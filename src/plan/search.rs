@@ -301,7 +301,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
 }
 
 /// A candidate's graph, or None where a split the planner chose (or a grouping) makes it too
-/// big to hold: one candidate fewer, the first such refusal kept in `too_big` (5x5 in six
+/// big to hold: one candidate fewer, the first such refusal kept in `too_big` (5x5 in seven
 /// groups makes 6.9 million partitions, and refusing there lost the plans of fewer groups). A
 /// split the user gave (`forced`) that makes too big a graph is their error.
 fn candidate_graph(
