@@ -61,11 +61,9 @@ pub(super) struct Pace {
 }
 
 impl Pace {
-    /// The workload, solved once untimed (the first solve of a process is slow).
+    /// The workload, warmed up.
     pub(super) fn new() -> Pace {
-        let plan = whole(PROBE_BOARD, None).expect("the probe board has a space");
-        execute(&plan, 1, false, None);
-        Pace { plan, seconds: Vec::new() }
+        Pace { plan: warmed_probe(), seconds: Vec::new() }
     }
 
     /// Times the workload now.
@@ -82,10 +80,8 @@ impl Pace {
     /// `probe` carried to the median pace: its one-thread time that median, its all-threads
     /// time scaled alike (its contention kept). Unchanged without paces.
     pub(super) fn carry(&self, probe: &mut Probe) {
-        if self.seconds.is_empty() || probe.one_thread_seconds <= 0.0 {
-            return;
-        }
-        let f = median(&mut self.seconds.clone()) / probe.one_thread_seconds;
+        let Some(pace) = self.spread().filter(|_| probe.one_thread_seconds > 0.0) else { return };
+        let f = pace.median / probe.one_thread_seconds;
         probe.one_thread_seconds *= f;
         probe.all_threads_seconds *= f;
     }
@@ -113,13 +109,21 @@ impl PaceSpread {
         }
         sorted.sort_by(f64::total_cmp);
         let q = |f| quantile(&sorted, f);
-        Some(PaceSpread { low: q(0.1), median: q(0.5), high: q(0.9) })
+        // The median as the model's probe keeps it (the upper middle of an even count).
+        Some(PaceSpread { low: q(0.1), median: median(&mut sorted.clone()), high: q(0.9) })
     }
 
     /// 90th over 10th percentile, less 1.
     pub(super) fn width(&self) -> f64 {
         self.high / self.low - 1.0
     }
+}
+
+/// The probe's workload, solved once untimed: a process's first solve runs up to 40 % slow.
+fn warmed_probe() -> ReadyPlan {
+    let plan = whole(PROBE_BOARD, None).expect("the probe board has a space");
+    execute(&plan, 1, false, None);
+    plan
 }
 
 /// The plan of a whole solve of the empty `board` with its default grouping.
@@ -151,9 +155,8 @@ pub fn curve(counts: &[usize], seconds: &[f64]) -> Contention {
 
 /// Times the probe workload on this machine now: alone and with `threads` copies at once.
 pub fn probe(threads: usize) -> Probe {
-    let plan = whole(PROBE_BOARD, None).expect("the probe board has a space");
+    let plan = warmed_probe();
     let counts = if threads > 1 { vec![1, threads] } else { vec![1] };
-    execute(&plan, 1, false, None);
     let seconds = busy_seconds(&plan, &counts, PROBE_ROUNDS);
     Probe {
         workload: format!("{PROBE_BOARD} whole on one thread"),
