@@ -353,7 +353,17 @@ fn a_small_calibration_saves_a_model_with_the_solves_own_contention() {
     let dir = tempfile::tempdir().unwrap();
     let (model, samples) = (dir.path().join("model.json"), dir.path().join("samples.csv"));
     let out = dab()
-        .args(["calibrate", "--cases", "2x3,2x4,3x3@14", "--holdout", "2x2", "--threads", "2", "--repeats", "1"])
+        .args([
+            "calibrate",
+            "--cases",
+            "2x3,2x4,3x3@14,3x4/3~4",
+            "--holdout",
+            "2x2",
+            "--threads",
+            "2",
+            "--repeats",
+            "1",
+        ])
         .args(["-o", path(&model), "--samples", path(&samples), "--store-dir", path(dir.path())])
         .assert()
         .success();
@@ -375,6 +385,12 @@ fn a_small_calibration_saves_a_model_with_the_solves_own_contention() {
             "{board} {threads}"
         );
     }
+    // The sampled case: its four jobs, timed alone on one thread.
+    let sampled: Vec<&str> = csv.lines().filter(|l| l.starts_with("3x4/3~4,")).collect();
+    assert_eq!(sampled.len(), 4, "{sampled:?}");
+    assert!(sampled.iter().all(|l| l.split(',').nth(2) == Some("1")), "{sampled:?}");
+    let said = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(said.contains("timed 3x4/3~4 (4 jobs, each alone) on 1 thread(s)"), "{said}");
     // The saved model plans.
     dab()
         .args(["plan", "2x3", "--threads", "2", "--cost", path(&model), "--no-probe", "-o"])

@@ -6,12 +6,12 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::exec::execute;
+use crate::exec::{AloneTimer, execute};
 use crate::game::Position;
 use crate::plan::ReadyPlan;
 use crate::sched::{CostSpec, JobFeatures, Residency, orbits_with_features};
 use crate::solver::{Space, SpaceError};
-use crate::support::median;
+use crate::support::{available_memory_bytes, last_level_cache_bytes, median};
 
 use super::in_solve::busy_profile;
 
@@ -105,9 +105,61 @@ fn gaps(plan: &ReadyPlan, spans: &[(usize, f64, f64)]) -> Vec<(u64, f64)> {
         .collect()
 }
 
+/// A case to time: the name its samples carry, the root solved and its grouping, and where
+/// only some of its jobs are timed (each alone, on one thread), how many.
+#[derive(Clone, Debug)]
+pub struct Timed {
+    /// The name its samples carry.
+    pub name: String,
+    /// The position solved.
+    pub root: Position,
+    /// Number of groups (None: the default).
+    pub groups: Option<usize>,
+    /// Jobs timed alone instead of a whole solve (None: the whole solve).
+    pub sampled: Option<usize>,
+}
+
+/// Fewest positions of a job timed alone: smaller jobs are the whole solves' (and their time
+/// is dispatch more than work).
+const SAMPLE_MIN_STATES: u64 = 10_000;
+
+/// Most bytes (inputs and output) of a job timed alone: a quarter of the memory available and
+/// at most 1 GiB, so that a sample takes seconds (3x5's largest job holds 0.8 GB).
+fn sample_budget() -> u64 {
+    available_memory_bytes().map_or(1 << 30, |a| (a / 4).min(1 << 30))
+}
+
+/// `count` jobs of `plan` to time alone: from the smallest of at least [`SAMPLE_MIN_STATES`]
+/// positions to the largest within `budget` bytes, spread evenly over the logarithm of
+/// their positions (each the job nearest its mark, none twice), smallest first.
+fn pick_jobs(plan: &ReadyPlan, count: usize, budget: u64, bytes: impl Fn(usize) -> u64) -> Vec<usize> {
+    let g = &plan.graph;
+    let mut pool: Vec<usize> =
+        (0..g.len()).filter(|&j| g.jobs[j].states >= SAMPLE_MIN_STATES && bytes(j) <= budget).collect();
+    pool.sort_by_key(|&j| (g.jobs[j].states, j));
+    let (Some(&first), Some(&last)) = (pool.first(), pool.last()) else { return Vec::new() };
+    let log = |j: usize| (g.jobs[j].states as f64).ln();
+    let (lo, hi) = (log(first), log(last));
+    let mut picked: Vec<usize> = Vec::new();
+    for i in 0..count.min(pool.len()) {
+        let mark = if count > 1 { lo + (hi - lo) * i as f64 / (count - 1) as f64 } else { hi };
+        let best = pool
+            .iter()
+            .copied()
+            .filter(|j| !picked.contains(j))
+            .min_by(|&a, &b| (log(a) - mark).abs().total_cmp(&(log(b) - mark).abs()))
+            .expect("more jobs than picked");
+        picked.push(best);
+    }
+    picked.sort_by_key(|&j| (g.jobs[j].states, j));
+    picked
+}
+
 /// One case being timed: its plan, every job's features, and what its runs gave so far.
 struct CaseRuns<'a> {
     name: &'a str,
+    /// The jobs timed alone, where the case is sampled.
+    picked: Option<Vec<usize>>,
     plan: ReadyPlan,
     features: Vec<JobFeatures>,
     index: HashMap<String, usize>,
@@ -119,19 +171,19 @@ struct CaseRuns<'a> {
 }
 
 impl<'a> CaseRuns<'a> {
-    fn new(
-        name: &'a str,
-        root: Position,
-        groups: Option<usize>,
-        threads: &[usize],
-    ) -> Result<CaseRuns<'a>, SpaceError> {
-        let space = Space::new(root, groups)?;
+    fn new(case: &'a Timed, threads: &[usize]) -> Result<CaseRuns<'a>, SpaceError> {
+        let space = Space::new(case.root, case.groups)?;
         let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
         let plan = ReadyPlan::from_graph(space, graph).expect("own graph");
+        let picked = case.sampled.map(|n| {
+            let timer = AloneTimer::new(&plan);
+            pick_jobs(&plan, n, sample_budget(), |j| timer.bytes(j))
+        });
         let jobs = plan.graph.len();
         let index = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.clone(), i)).collect();
         Ok(CaseRuns {
-            name,
+            name: &case.name,
+            picked,
             features,
             index,
             times: vec![vec![Vec::new(); jobs]; threads.len()],
@@ -142,8 +194,23 @@ impl<'a> CaseRuns<'a> {
         })
     }
 
-    /// Solves the case once at each thread count.
+    /// Solves the case once at each thread count; a sampled case times its jobs alone, at the
+    /// count of one thread only.
     fn run(&mut self, threads: &[usize]) {
+        if let Some(picked) = &self.picked {
+            let Some(k) = threads.iter().position(|&p| p == 1) else { return };
+            let timer = AloneTimer::new(&self.plan);
+            let evict = 2 * last_level_cache_bytes() as usize;
+            let mut wall = 0.0;
+            for &j in picked {
+                let t = timer.time(j, evict);
+                self.times[k][j].push(t);
+                self.busy[k][j][0] += t;
+                wall += t;
+            }
+            self.walls[k].push(wall);
+            return;
+        }
         for (k, &p) in threads.iter().enumerate() {
             let run = execute(&self.plan, p, false, None);
             let spans: Vec<(usize, f64, f64)> =
@@ -161,20 +228,26 @@ impl<'a> CaseRuns<'a> {
         }
     }
 
-    /// Per thread count, every job's median time with its features.
+    /// Per thread count, every job's median time with its features; a sampled case's jobs
+    /// timed alone, on one thread only.
     fn timings(self, threads: &[usize]) -> Vec<Timing> {
-        let CaseRuns { name, plan, features, mut times, mut walls, gaps, busy, .. } = self;
+        let CaseRuns { name, picked, plan, features, mut times, mut walls, gaps, busy, .. } = self;
+        let timed = |j: usize| picked.as_ref().is_none_or(|p| p.contains(&j));
         threads
             .iter()
             .zip(times.iter_mut().zip(&mut walls).zip(busy).zip(gaps))
+            .filter(|(p, _)| picked.is_none() || **p == 1)
             .map(|(&p, (((times, walls), busy), gaps))| {
+                let busy = busy.into_iter().enumerate().filter(|&(j, _)| timed(j)).map(|(_, b)| b).collect();
                 let samples = plan
                     .graph
                     .jobs
                     .iter()
                     .zip(&features)
                     .zip(times.iter_mut())
-                    .map(|((job, f), t)| Sample {
+                    .enumerate()
+                    .filter(|&(j, _)| timed(j))
+                    .map(|(_, ((job, f), t))| Sample {
                         board: name.to_string(),
                         groups: plan.space.groups.len(),
                         threads: p,
@@ -199,8 +272,9 @@ impl<'a> CaseRuns<'a> {
     }
 }
 
-/// Runs whole solves of `cases` (each a name for its samples, a root and its grouping) on the
-/// executor on each thread count of `threads`, `repeats` rounds in which every case is solved
+/// Runs whole solves of `cases` (each a name for its samples, a root and its grouping; a
+/// sampled case's chosen jobs each alone, on one thread only) on the executor on each thread
+/// count of `threads`, `repeats` rounds in which every case is solved
 /// once at every count, and returns per case and thread count every job's median time with
 /// its features, how many threads were busy while it ran, and the median wall time. Rounds go
 /// over all the cases, so that a case's repeats are spread over the whole session: a shared
@@ -208,16 +282,13 @@ impl<'a> CaseRuns<'a> {
 /// drop, not every repeat of one case (one calibration found a case 30 % slower than the next
 /// did, and the fit bent every case to it). `pace` is called before each case's solves.
 pub fn measure(
-    cases: &[(String, Position, Option<usize>)],
+    cases: &[Timed],
     threads: &[usize],
     repeats: usize,
     pace: &mut dyn FnMut(),
     report: &mut dyn FnMut(&str),
 ) -> Result<Vec<Vec<Timing>>, SpaceError> {
-    let mut timed = cases
-        .iter()
-        .map(|(name, root, groups)| CaseRuns::new(name, *root, *groups, threads))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut timed = cases.iter().map(|case| CaseRuns::new(case, threads)).collect::<Result<Vec<_>, _>>()?;
     for r in 1..=repeats.max(1) {
         let started = std::time::Instant::now();
         for case in &mut timed {
@@ -240,10 +311,13 @@ mod tests {
 
     use super::*;
 
+    fn timed(board: &str, groups: Option<usize>, sampled: Option<usize>) -> Timed {
+        Timed { name: board.to_string(), root: Position::empty(board.parse().unwrap()), groups, sampled }
+    }
+
     #[test]
     fn every_round_solves_every_case_once_at_every_count() {
-        let cases: Vec<(String, Position, Option<usize>)> =
-            ["2x2", "2x3"].iter().map(|b| (b.to_string(), Position::empty(b.parse().unwrap()), None)).collect();
+        let cases: Vec<Timed> = ["2x2", "2x3"].iter().map(|b| timed(b, None, None)).collect();
         let events = RefCell::new(Vec::new());
         let timed = measure(&cases, &[1, 2], 3, &mut || events.borrow_mut().push("case".to_string()), &mut |line| {
             events.borrow_mut().push(line.split(':').next().unwrap().to_string())
@@ -253,7 +327,7 @@ mod tests {
         let expected: Vec<String> = (1..=3).flat_map(|r| ["case".to_string(), "case".to_string(), round(r)]).collect();
         assert_eq!(events.into_inner(), expected);
         assert_eq!(timed.len(), 2);
-        for ((name, ..), runs) in cases.iter().zip(&timed) {
+        for (Timed { name, .. }, runs) in cases.iter().zip(&timed) {
             assert_eq!(runs.len(), 2, "one timing per count");
             let jobs = runs[0].samples.len();
             assert!(
@@ -265,5 +339,46 @@ mod tests {
             assert_eq!(runs[0].gaps.len(), 3 * (jobs - 1), "{name}");
             assert!(runs[1].gaps.is_empty());
         }
+    }
+
+    #[test]
+    fn picked_jobs_spread_over_the_sizes_within_the_budget() {
+        let space = Space::new(Position::empty("3x4".parse().unwrap()), Some(3)).unwrap();
+        let (graph, _) = orbits_with_features(&space, &CostSpec::States, None).unwrap();
+        let plan = ReadyPlan::from_graph(space, graph).unwrap();
+        let g = &plan.graph;
+        let states = |j: usize| g.jobs[j].states;
+        let eligible: Vec<usize> = (0..g.len()).filter(|&j| states(j) >= SAMPLE_MIN_STATES).collect();
+        let (least, most) =
+            (eligible.iter().map(|&j| states(j)).min().unwrap(), eligible.iter().map(|&j| states(j)).max().unwrap());
+        let picked = pick_jobs(&plan, 6, u64::MAX, states);
+        assert_eq!(picked.len(), 6);
+        assert!(picked.windows(2).all(|w| states(w[0]) <= states(w[1]) && w[0] != w[1]), "smallest first, none twice");
+        assert_eq!((states(picked[0]), states(picked[5])), (least, most), "from the smallest to the largest");
+        // Log-spread: the middle picks are far from both ends.
+        let mid = states(picked[3]) as f64;
+        assert!(mid > (least as f64) * 2.0 && mid < most as f64 / 2.0, "{mid} within {least}..{most}");
+        // The budget leaves out the jobs that hold more; more asked than there are gives all.
+        let budget = most / 2;
+        let small = pick_jobs(&plan, 1000, budget, states);
+        assert_eq!(small.len(), eligible.iter().filter(|&&j| states(j) <= budget).count());
+        assert!(pick_jobs(&plan, 3, 0, states).is_empty());
+    }
+
+    #[test]
+    fn a_sampled_case_times_its_jobs_alone_on_one_thread_only() {
+        let cases = vec![timed("2x4", Some(2), Some(3)), timed("2x3", None, None)];
+        let timed = measure(&cases, &[1, 2], 2, &mut || {}, &mut |_| {}).unwrap();
+        let (sampled, whole) = (&timed[0], &timed[1]);
+        assert_eq!(sampled.len(), 1, "one timing, on one thread");
+        assert_eq!(whole.len(), 2);
+        let t = &sampled[0];
+        assert_eq!(t.samples.len(), 3);
+        assert!(t.samples.iter().all(|s| s.threads == 1 && s.board == "2x4" && s.states >= SAMPLE_MIN_STATES));
+        assert!(t.samples.iter().all(|s| s.seconds > 0.0));
+        assert_eq!(t.busy.len(), 3, "one busy profile per sample");
+        assert!(t.gaps.is_empty(), "no solve, no time between jobs");
+        let sum: f64 = t.samples.iter().map(|s| s.seconds).sum();
+        assert!(t.seconds > 0.0 && t.seconds < 3.0 * sum, "{} s against {sum} s", t.seconds);
     }
 }

@@ -15,7 +15,10 @@ pub struct CalibrateArgs {
     /// Boards to fit on, separated by commas: `MxN`, `MxN/G` (G groups), `MxN@U` (U lines left
     /// undrawn: whole orbits of the board's symmetries drawn, so a big board gives a solve of a
     /// chosen size; the default's 3x5@32 has levels past the last-level cache, whose reads from
-    /// memory the model prices apart).
+    /// memory the model prices apart), and any of them with `~N`: only N of its jobs, from
+    /// small to the largest within 1 GiB, each timed alone on one thread from stand-in inputs
+    /// (the default's 3x5/3~12: the wide rows and gigabyte levels of the 3x5 solve, which no
+    /// solve of seconds has, in 4-8 s a round; add the board you will run, e.g. 4x4/4~12).
     #[arg(long, value_delimiter = ',', default_value = DEFAULT_CASES)]
     pub cases: Vec<Case>,
     /// Boards timed but not fitted on, to test the model.

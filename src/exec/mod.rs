@@ -5,6 +5,7 @@
 //! The kernel's hot loop is reached only through [`crate::solver::Kernel`]: this layer owns
 //! scheduling, memory and I/O around it.
 
+mod alone;
 mod executor;
 mod inputs;
 mod job;
@@ -13,6 +14,7 @@ mod shared;
 mod solve;
 mod trace;
 
+pub use alone::AloneTimer;
 pub use executor::{ExecError, ExecOptions, Execution, execute, execute_with};
 pub use job::{JobRun, run_job, stored_root};
 pub use solve::{SolveError, solve};
