@@ -128,7 +128,7 @@ impl std::str::FromStr for Case {
 /// jobs of the 3x5 solve timed alone. Without these, the model priced the 3x5 solve's jobs at
 /// 0.84 of their time (its plan's three groups make rows wide enough that its outer moves are
 /// gathered lane by lane from turned rows, and its levels reach 2.8 GB; no whole solve of
-/// seconds has either); with them, at 0.97.
+/// seconds has either); with them, at 0.90-0.95 (three calibrations).
 pub const DEFAULT_CASES: &str = "3x3,2x5,2x5/2,3x4/2,3x4/3,3x4/4,3x5@32,3x5/3~12";
 /// The default board left out of the fit, to test the model on.
 pub const DEFAULT_HOLDOUT: &str = "2x6";

@@ -148,8 +148,9 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 }
 
 /// Rough seconds of a default calibration: the cases and the holdout on one and on all
-/// threads, the contention curve and the store, from a 2-core run of about 100 s.
+/// threads, 3x5's sampled jobs (about 10 s), the contention curve and the store, from 2-core
+/// runs of 91-95 s.
 fn estimate(threads: usize) -> u64 {
     let counts = dab::support::thread_counts(threads, threads).len() as u64;
-    40 + 20 * counts
+    50 + 20 * counts
 }
