@@ -200,7 +200,13 @@ pub fn run(
     let (between_jobs_ns, release_per_byte_ns) = between_jobs(&gaps);
     let (gap_sum, time_sum) = (
         gaps.iter().map(|g| g.1).sum::<f64>(),
-        fitted.iter().map(|runs| runs[0].seconds * repeats.max(1) as f64).sum::<f64>(),
+        // Whole solves only: a sampled case's jobs ran alone, with no time between them.
+        fitted
+            .iter()
+            .zip(cases)
+            .filter(|(_, case)| case.sampled.is_none())
+            .map(|(runs, _)| runs[0].seconds * repeats.max(1) as f64)
+            .sum::<f64>(),
     );
     report(&format!(
         "between jobs on one thread: {between_jobs_ns:.0} ns a job + {release_per_byte_ns:.4} ns per byte given back \
