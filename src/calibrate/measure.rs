@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::exec::{AloneTimer, execute};
 use crate::game::Position;
 use crate::plan::ReadyPlan;
-use crate::sched::{CostSpec, JobFeatures, Residency, orbits_with_features};
+use crate::sched::{CostSpec, JobFeatures, Residency, alone_bytes, orbits_with_features};
 use crate::solver::{Space, SpaceError};
 use crate::support::{available_memory_bytes, last_level_cache_bytes, median};
 
@@ -175,10 +175,7 @@ impl<'a> CaseRuns<'a> {
         let space = Space::new(case.root, case.groups)?;
         let (graph, features) = orbits_with_features(&space, &CostSpec::States, None).expect("no split");
         let plan = ReadyPlan::from_graph(space, graph).expect("own graph");
-        let picked = case.sampled.map(|n| {
-            let timer = AloneTimer::new(&plan);
-            pick_jobs(&plan, n, sample_budget(), |j| timer.bytes(j))
-        });
+        let picked = case.sampled.map(|n| pick_jobs(&plan, n, sample_budget(), |j| alone_bytes(&plan.graph, j)));
         let jobs = plan.graph.len();
         let index = plan.graph.jobs.iter().enumerate().map(|(i, j)| (j.name.clone(), i)).collect();
         Ok(CaseRuns {

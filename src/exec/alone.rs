@@ -29,12 +29,6 @@ impl<'a> AloneTimer<'a> {
         AloneTimer { plan, kernel, reads, slots: slots(plan) }
     }
 
-    /// Bytes `job` holds while it runs alone: its inputs and its output.
-    pub fn bytes(&self, job: usize) -> u64 {
-        let g = &self.plan.graph;
-        g.jobs[job].bytes + g.needs(job).iter().map(|&k| g.jobs[k as usize].bytes).sum::<u64>()
-    }
-
     /// Seconds of `job` computed on this thread. Its inputs are written first and then
     /// `evict_bytes` of other memory, so that they are read from memory as a large solve reads
     /// its levels (written long before, out of the cache); they are dropped after.
@@ -66,7 +60,7 @@ impl<'a> AloneTimer<'a> {
 mod tests {
     use super::*;
     use crate::game::Position;
-    use crate::sched::{CostSpec, orbits};
+    use crate::sched::{CostSpec, alone_bytes, orbits};
     use crate::solver::Space;
 
     #[test]
@@ -78,7 +72,7 @@ mod tests {
         let g = &plan.graph;
         for job in 0..g.len() {
             let inputs: u64 = g.needs(job).iter().map(|&k| g.jobs[k as usize].bytes).sum();
-            assert_eq!(timer.bytes(job), g.jobs[job].bytes + inputs);
+            assert_eq!(alone_bytes(g, job), g.jobs[job].bytes + inputs);
             let t = timer.time(job, 1 << 16);
             assert!(t > 0.0 && t < 1.0, "job {job}: {t} s");
             assert!(timer.slots.iter().all(|s| s.lock().unwrap().is_none()), "inputs dropped");

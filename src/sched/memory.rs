@@ -45,8 +45,12 @@ pub fn values_limit(limit: Option<u64>, fixed: u64, threads: u32) -> Option<u64>
 /// The least memory limit `graph` can run under: its largest job together with every job it
 /// reads (with eviction, any job can run alone).
 pub fn least_limit(graph: &Graph) -> u64 {
-    let bytes: Vec<u64> = graph.jobs.iter().map(|j| j.bytes).collect();
-    (0..graph.len()).map(|i| with_inputs(&bytes, i, graph.needs(i))).max().unwrap_or(0)
+    (0..graph.len()).map(|i| alone_bytes(graph, i)).max().unwrap_or(0)
+}
+
+/// Bytes `job` of `graph` holds when it runs alone: its output and every input.
+pub fn alone_bytes(graph: &Graph, job: usize) -> u64 {
+    graph.jobs[job].bytes + graph.needs(job).iter().map(|&k| graph.jobs[k as usize].bytes).sum::<u64>()
 }
 
 /// Bytes of `job`'s values and of every job it reads.

@@ -19,7 +19,8 @@ pub use cost::{
 pub use disk::{DiskUse, predicted_peak};
 pub use graph::{Format, Graph, GraphError, Job, is_job_name};
 pub use memory::{
-    Admission, JOB_BYTES, PROGRAM_BYTES, Residency, THREAD_BYTES, fixed_bytes, least_limit, process_bytes, values_limit,
+    Admission, JOB_BYTES, PROGRAM_BYTES, Residency, THREAD_BYTES, alone_bytes, fixed_bytes, least_limit, process_bytes,
+    values_limit,
 };
 pub use schemes::{
     GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, SchemeError, Split, orbits, orbits_with_features, quadrant_lines,
