@@ -61,8 +61,9 @@ fn damage_is_named_and_repaired() {
     let dir = folder(b.path(), &p.space);
     let name = |i: usize| dir.join(format!("{}.dab", p.graph.jobs[i].name));
     let mut flipped = std::fs::read(name(40)).unwrap();
-    let mid = flipped.len() / 2;
-    flipped[mid] ^= 0x10;
+    // A value near the end (past the header, before the checksums).
+    let at = flipped.len() - 20;
+    flipped[at] ^= 0x10;
     std::fs::write(name(40), flipped).unwrap();
     let long = std::fs::read(name(60)).unwrap();
     std::fs::write(name(60), &long[..long.len() - 3]).unwrap();
@@ -119,6 +120,37 @@ fn two_runs_cannot_share_a_store() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("in use by another run"));
+}
+
+#[test]
+fn the_lock_is_the_folders_own_so_deleting_a_file_cannot_let_a_second_run_in() {
+    let p = common::checked("2x3", 2, None);
+    let dir = tempfile::tempdir().unwrap();
+    let held = Store::open(dir.path(), &p.space).unwrap();
+    // Whatever files the folder holds, deleting them (a LOCK file of an older dab included)
+    // leaves the lock where it is: a second run and a cluster task are refused.
+    let lock_file = held.dir().join("LOCK");
+    std::fs::write(&lock_file, b"").unwrap();
+    std::fs::remove_file(&lock_file).unwrap();
+    assert!(matches!(Store::open(dir.path(), &p.space), Err(StoreError::Locked { .. })));
+    assert!(matches!(Store::open_shared(dir.path(), &p.space), Err(StoreError::Locked { .. })));
+    // A named pipe as LOCK (which once made every opener wait forever) is never opened.
+    let made = std::process::Command::new("mkfifo").arg(&lock_file).status().unwrap();
+    assert!(made.success());
+    assert!(matches!(Store::open(dir.path(), &p.space), Err(StoreError::Locked { .. })));
+    drop(held);
+    let again = Store::open(dir.path(), &p.space).unwrap();
+    // A folder moved away and another made in its place is not this run's to clean.
+    let moved = dir.path().join("moved");
+    std::fs::rename(again.dir(), &moved).unwrap();
+    std::fs::create_dir_all(again.dir()).unwrap();
+    let stranger = again.path(&p.graph.jobs[0].name);
+    std::fs::write(&stranger, b"another run's").unwrap();
+    match again.remove(&p.graph.jobs[0].name) {
+        Err(StoreError::Replaced { path }) => assert_eq!(path, again.dir()),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(std::fs::read(&stranger).unwrap(), b"another run's");
 }
 
 #[test]

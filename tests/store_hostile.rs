@@ -329,18 +329,20 @@ fn a_file_whose_header_cannot_be_read_stops_a_query_by_name() {
     }
 }
 
-/// A 2x3 file laid out by hand with `header` and `values` (a good checksum).
+/// A 2x3 file laid out by hand with `header` and `values` (good checksums): magic, format,
+/// header length, header, values, the CRC-32 of the bytes before the values and of each 64 KiB
+/// of values, and the CRC-32 of all before it.
 fn by_hand(header: &Header, values: &[u8]) -> Vec<u8> {
     let json = serde_json::to_vec(header).unwrap();
     let mut bytes = MAGIC.to_vec();
     bytes.extend_from_slice(&STORE_FORMAT.to_le_bytes());
     bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
     bytes.extend_from_slice(&json);
+    let table: Vec<u32> =
+        std::iter::once(crc32fast::hash(&bytes)).chain(values.chunks(1 << 16).map(crc32fast::hash)).collect();
     bytes.extend_from_slice(values);
-    let crc = crc32fast::Hasher::new();
-    let mut crc = crc;
-    crc.update(&bytes);
-    bytes.extend_from_slice(&crc.finalize().to_le_bytes());
+    bytes.extend(table.iter().flat_map(|c| c.to_le_bytes()));
+    bytes.extend_from_slice(&crc32fast::hash(&bytes).to_le_bytes());
     bytes
 }
 
@@ -406,4 +408,266 @@ proptest! {
         refused_alone("4-3.dab", &by_hand(&good, &values), false)?;
         refused_alone("4-4_1.dab", &by_hand(&good, &values), false)?;
     }
+}
+
+/// Root of the store whose files the damage tests break: 3x3 with its first line drawn (23
+/// undrawn lines: its largest files hold three checksum chunks).
+const ROOT_3X3: &str = "100000000000000000000000";
+
+/// What every reader of the clean 3x3 store answers, to hold the damaged copies to.
+struct Clean3x3 {
+    dir: tempfile::TempDir,
+    plan: ReadyPlan,
+    /// Every store file, by path relative to the store, with its bytes.
+    files: Vec<(PathBuf, Vec<u8>)>,
+    /// The search of the empty board with the store's positions as leaves: value and moves.
+    searched: (i8, Vec<i8>),
+    /// Positions of the store's space with their values.
+    sample: Vec<(dab::game::LineSet, i8)>,
+}
+
+fn clean_3x3() -> &'static Clean3x3 {
+    static S: OnceLock<Clean3x3> = OnceLock::new();
+    S.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let p = plan("3x3", Some(ROOT_3X3), 2, None);
+        run(&p, dir.path(), None);
+        let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(folder(dir.path(), &p.space))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "dab"))
+            .map(|p| (p.strip_prefix(dir.path()).unwrap().to_path_buf(), std::fs::read(&p).unwrap()))
+            .collect();
+        files.sort();
+        assert!(files.iter().any(|(_, b)| b.len() as u64 > 2 * dab::store::CHUNK), "a file of several chunks");
+        let reader = Reader::open_for(dir.path(), p.space.root, None).unwrap();
+        let mut rng = common::Rng(38);
+        let sample = (0..400)
+            .map(|_| {
+                let extra = common::random_position(p.space.board(), 1 + rng.below(20), &mut rng).drawn;
+                let drawn = extra.union(p.space.root.drawn);
+                (drawn, reader.value(drawn).unwrap().unwrap())
+            })
+            .collect();
+        let searched = search_3x3(dir.path(), 0).unwrap();
+        Clean3x3 { dir, plan: p, files, searched, sample }
+    })
+}
+
+/// The empty 3x3 board searched with a store's later solve as leaves, read through a book of
+/// `budget` bytes (0: every file a value at a time, chunk by chunk): value and moves, or why not.
+fn search_3x3(base: &Path, budget: u64) -> Result<(i8, Vec<i8>), String> {
+    use dab::answer::search::{SearchOptions, search};
+    let empty = Position::empty("3x3".parse().unwrap());
+    let reader = Reader::open_for(base, empty, None).map_err(|e| e.to_string())?;
+    let book = dab::store::Book::with_budget(&reader, budget);
+    let opts = SearchOptions { threads: 2, book: Some(&book), tt_bytes: 1 << 22, ..Default::default() };
+    let out = search(empty, opts).map_err(|e| e.to_string())?;
+    assert!(out.book_hits > 0, "the book was used");
+    Ok((out.value, out.moves.iter().map(|m| m.2).collect()))
+}
+
+/// Damage kinds: zeroes, every bit flipped, the values negated (as i8), or bytes of a seed.
+fn damage(bytes: &mut [u8], kind: u8, seed: u64) {
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = match kind {
+            0 => 0,
+            1 => !*b,
+            2 => (*b as i8).wrapping_neg() as u8,
+            _ => (seed.rotate_left(i as u32 % 64) ^ i as u64) as u8,
+        };
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Any byte range of any file of a store damaged (zeroed, flipped, negated, random): every
+    /// reader answers as the clean store does or refuses: a query, a search through a book of
+    /// whole files and one read chunk by chunk, and a resume, which computes the file again
+    /// and leaves the store as it was.
+    #[test]
+    fn damage_to_any_byte_range_is_refused_or_changes_no_answer(
+        pick in any::<prop::sample::Index>(),
+        start in any::<prop::sample::Index>(),
+        len in 1usize..150_000,
+        kind in 0u8..4,
+        seed in any::<u64>(),
+    ) {
+        let clean = clean_3x3();
+        let copy = tempfile::tempdir().unwrap();
+        copy_tree(clean.dir.path(), copy.path());
+        // Larger files are picked more often: they are the ones read chunk by chunk.
+        let big: Vec<&(PathBuf, Vec<u8>)> =
+            clean.files.iter().filter(|(_, b)| b.len() as u64 > dab::store::CHUNK).collect();
+        let (rel, good) = if seed % 2 == 0 { *pick.get(&big) } else { pick.get(&clean.files) };
+        let mut bad = good.clone();
+        let from = start.index(bad.len());
+        let to = (from + len).min(bad.len());
+        damage(&mut bad[from..to], kind, seed);
+        prop_assume!(bad != *good);
+        std::fs::write(copy.path().join(rel), &bad).unwrap();
+
+        // A query of positions the store holds.
+        if let Ok(reader) = Reader::open_for(copy.path(), clean.plan.space.root, None) {
+            for (drawn, want) in &clean.sample {
+                if let Ok(v) = reader.value(*drawn) {
+                    prop_assert_eq!(v, Some(*want), "{}", rel.display());
+                }
+            }
+        }
+        // A search with the store's positions as leaves, files read whole or chunk by chunk.
+        for budget in [dab::store::BOOK_BYTES, 0] {
+            match search_3x3(copy.path(), budget) {
+                Ok(answer) => prop_assert_eq!(&answer, &clean.searched, "{} (budget {})", rel.display(), budget),
+                Err(e) => prop_assert!(e.contains(&*rel.file_name().unwrap().to_string_lossy()), "{}", e),
+            }
+        }
+        // dab verify names the file; a resume computes it again and the store is as it was.
+        let v = dab::store::verify(copy.path()).unwrap();
+        prop_assert!(v.damaged.iter().any(|(p, _)| p.ends_with(rel)), "{:?}", v.damaged);
+        let (value, _) = run(&clean.plan, copy.path(), None);
+        prop_assert_eq!(Some(value), Reader::open_for(clean.dir.path(), clean.plan.space.root, None).unwrap().value(clean.plan.space.root.drawn).unwrap());
+        prop_assert!(std::fs::read(copy.path().join(rel)).unwrap() == *good, "{} computed again", rel.display());
+        prop_assert!(dab::store::verify(copy.path()).unwrap().sound());
+    }
+}
+
+/// The reproduction: a 3x4 solve from a root two lines in, then 64 KiB of each MiB of
+/// values zeroed (or every value negated) in every file over 1 MiB, size, header and checksums
+/// kept. A hint of the empty board, which searches with those files as leaves, must refuse
+/// (it answered with 8 of 31 moves wrong, exit 0); so must a query of a position they hold.
+#[test]
+fn zeroed_or_negated_values_in_large_files_make_every_reader_refuse() {
+    let base = tempfile::tempdir().unwrap();
+    let sb = base.path().join("SB");
+    let root = "1000000000000000000000000000001";
+    common::dab()
+        .args(["run", "3x4", "--lines", root, "--store", sb.to_str().unwrap(), "--out"])
+        .arg(base.path().join("report"))
+        .assert()
+        .success();
+    let dir = sb.join("3x4").join(format!("root-{root}-g2"));
+    let large: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dab") && std::fs::metadata(p).unwrap().len() > 1 << 20)
+        .collect();
+    assert!(large.len() >= 50, "{} files over 1 MiB", large.len());
+    let pristine: Vec<Vec<u8>> = large.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    for negate in [false, true] {
+        for (path, good) in large.iter().zip(&pristine) {
+            let (header, _) = dab::store::parse(good.clone()).unwrap();
+            let start = 16 + u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+            let end = start + header.positions as usize;
+            let mut bad = good.clone();
+            if negate {
+                damage(&mut bad[start..end], 2, 0);
+            } else {
+                for at in (start..end).step_by(1 << 20) {
+                    bad[at..(at + (1 << 16)).min(end)].fill(0);
+                }
+            }
+            std::fs::write(path, bad).unwrap();
+        }
+        let store = sb.to_str().unwrap();
+        let out = common::dab()
+            .args(["hint", "3x4", "--lines", &"0".repeat(31), "--store", store, "--json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "negate {negate}: {err}");
+        assert!(out.stdout.is_empty(), "nothing answered");
+        assert!(err.contains("is damaged: checksum mismatch") && err.contains(dir.to_str().unwrap()), "{err}");
+        // A query of the root's position reads its own (small) file; one in a large file refuses.
+        let (header, _) = dab::store::parse(pristine[0].clone()).unwrap();
+        let space = dab::solver::Space::new(Position::from_line_string("3x4".parse().unwrap(), root).unwrap(), Some(2))
+            .unwrap();
+        let key: dab::solver::PartitionKey = header.key.parse().unwrap();
+        let pos = space.position_of(space.state_at(&key, 0));
+        common::dab()
+            .args(["query", "3x4", "--lines", &pos.to_line_string(), "--store", store])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is damaged: checksum mismatch"));
+        assert_eq!(verify_cli(&sb, &[]).0, 1);
+    }
+    // A resume computes them again, byte for byte.
+    common::dab()
+        .args(["run", "3x4", "--lines", root, "--store", sb.to_str().unwrap(), "--out"])
+        .arg(base.path().join("report"))
+        .assert()
+        .success();
+    for (path, good) in large.iter().zip(&pristine) {
+        assert!(std::fs::read(path).unwrap() == *good, "{} computed again", path.display());
+    }
+    assert_eq!(verify_cli(&sb, &[]).0, 0);
+}
+
+/// A named pipe, a link to /dev/zero or a sparse file of 8 GB in a partition file's place:
+/// every reader refuses it by name at once (a pipe once made them all wait forever, and
+/// /dev/zero read until memory ran out), and a resume computes the file again.
+#[test]
+fn a_pipe_a_device_or_a_huge_sparse_file_in_a_files_place_is_refused_at_once() {
+    type Make = fn(&Path);
+    let kinds: [(&str, Make); 3] = [
+        ("a named pipe (FIFO), not a regular file", |p| {
+            assert!(std::process::Command::new("mkfifo").arg(p).status().unwrap().success())
+        }),
+        ("a device, not a regular file", |p| std::os::unix::fs::symlink("/dev/zero", p).unwrap()),
+        ("not a dab store file (no magic)", |p| std::fs::File::create(p).unwrap().set_len(8 << 30).unwrap()),
+    ];
+    for (why, make) in kinds {
+        let a = copy_of_clean();
+        let bad = file_2x3(a.path(), "4-4");
+        std::fs::remove_file(&bad).unwrap();
+        make(&bad);
+        let base = a.path().to_str().unwrap();
+        let named = predicate::str::contains(format!("'{}' is damaged: {why}", bad.display()));
+        let limit = std::time::Duration::from_secs(30);
+        for cmd in [&["query", "2x3"][..], &["hint", "2x3"][..]] {
+            common::dab().args(cmd).args(["--store", base]).timeout(limit).assert().code(2).stderr(named.clone());
+        }
+        let (code, out, _) = verify_cli(a.path(), &[]);
+        assert_eq!(code, 1);
+        assert!(out.contains(&format!("damaged: {}: {why}", bad.display())), "{out}");
+        let (value, reports) = run(&plan("2x3", None, 2, None), a.path(), None);
+        assert_eq!(value, -2);
+        assert!(reports.iter().any(|r| r.contains(why) && r.contains("computing it again")), "{reports:?}");
+        assert_eq!(verify_cli(a.path(), &[]).0, 0, "{why}");
+    }
+}
+
+/// A file the system will not let dab read is reported as unreadable, with the system's
+/// reason, not as damaged (it may be sound). As root (who reads any file), dab is run as the
+/// user nobody.
+#[test]
+fn a_file_that_cannot_be_read_is_unreadable_not_damaged() {
+    use std::os::unix::fs::PermissionsExt;
+    let a = copy_of_clean();
+    std::fs::set_permissions(a.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bad = file_2x3(a.path(), "4-4");
+    std::fs::set_permissions(&bad, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let root = std::process::Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    let dab = assert_cmd::cargo::cargo_bin("dab");
+    let as_user = |args: &[&str]| {
+        let mut c = if root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&dab);
+            c
+        } else {
+            std::process::Command::new(&dab)
+        };
+        let out = c.args(args).output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let base = a.path().to_str().unwrap();
+    let (code, _, err) = as_user(&["query", "2x3", "--store", base]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&format!("cannot read '{}'", bad.display())) && !err.contains("damaged"), "{err}");
+    let (code, out, err) = as_user(&["verify", "--store", base]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.contains(&format!("unreadable: {}: Permission denied", bad.display())), "{out}");
+    assert!(err.contains("1 of 9 store files cannot be read") || err.contains("cannot be read"), "{err}");
 }

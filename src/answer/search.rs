@@ -624,6 +624,9 @@ struct Counters {
     bounds: AtomicU64,
     /// The latest result of a test of the root (as i64 bits).
     guess: AtomicU64,
+    /// Set when a store file of the book failed a check: every thread stops, and the search
+    /// refuses instead of answering without the leaves it was given.
+    stopped: AtomicBool,
 }
 
 /// The root's proven bounds (lower, upper) in one word.
@@ -664,6 +667,10 @@ impl<'a> Searcher<'a> {
             let (lower, upper) = unpack_bounds(self.counters.bounds.load(Relaxed));
             self.aborted |= beta <= lower || beta > upper;
         }
+        if self.book.is_some_and(|b| b.book.failed()) {
+            self.counters.stopped.store(true, Relaxed);
+        }
+        self.aborted |= self.counters.stopped.load(Relaxed);
     }
 }
 
@@ -696,7 +703,7 @@ impl Searcher<'_> {
         let root = self.counters;
         loop {
             let (lower, upper) = unpack_bounds(root.bounds.load(Relaxed));
-            if lower >= upper {
+            if lower >= upper || root.stopped.load(Relaxed) {
                 return lower;
             }
             // This thread's beta: its pick of the tests near the guess still open.

@@ -45,7 +45,13 @@ pub fn run(args: VerifyArgs) -> CliResult {
             };
             println!("{}: {} files, {held}", f.dir.display(), f.files);
         }
-        for (label, list) in [("damaged", &v.damaged), ("missing", &v.incomplete), ("warning", &v.warnings)] {
+        let lists = [
+            ("damaged", &v.damaged),
+            ("unreadable", &v.unreadable),
+            ("missing", &v.incomplete),
+            ("warning", &v.warnings),
+        ];
+        for (label, list) in lists {
             for (path, reason) in list {
                 println!("{label}: {}: {reason}", path.display());
             }
@@ -54,10 +60,11 @@ pub fn run(args: VerifyArgs) -> CliResult {
             println!("recomputed {}: {}", r.file.display(), r.outcome);
         }
         println!(
-            "{} files, {} positions, {} damaged, {} missing, {} warnings, {} recomputed ({failed} failed)",
+            "{} files, {} positions, {} damaged, {} unreadable, {} missing, {} warnings, {} recomputed ({failed} failed)",
             v.files,
             v.positions,
             v.damaged.len(),
+            v.unreadable.len(),
             v.incomplete.len(),
             v.warnings.len(),
             re.len()
@@ -69,6 +76,9 @@ pub fn run(args: VerifyArgs) -> CliResult {
     let mut why = Vec::new();
     if !v.damaged.is_empty() {
         why.push(format!("{} of {} store files are damaged", v.damaged.len(), v.files));
+    }
+    if !v.unreadable.is_empty() {
+        why.push(format!("{} of {} store files cannot be read", v.unreadable.len(), v.files));
     }
     if !v.incomplete.is_empty() {
         why.push(format!("{} missing (incomplete)", v.incomplete.len()));

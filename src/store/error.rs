@@ -19,6 +19,13 @@ pub enum StoreError {
         /// The folder.
         path: PathBuf,
     },
+    /// The folder's path names another folder than the one this run locked (moved or
+    /// replaced while it ran): nothing is removed from it.
+    #[error("store folder '{path}' was moved or replaced while this run held it: nothing removed from it")]
+    Replaced {
+        /// The folder.
+        path: PathBuf,
+    },
     /// The lock file could not be opened or locked for a reason other than another run holding it.
     #[error("cannot lock store '{path}': {source}")]
     Lock {

@@ -2,28 +2,29 @@
 //! named by the job, in a folder per board, root and grouping. A file is written under a
 //! temporary name, flushed to disk, then renamed, so a file that exists under its own name was
 //! complete when written; a file that fails any check is reported by name and never used. One
-//! run at a time holds the folder's lock (released by the system if the run dies); cluster
-//! tasks share it.
+//! run at a time holds the folder's lock, taken on the folder itself (flock on an open
+//! descriptor: deleting a file cannot release it, and the system releases it if the run dies);
+//! cluster tasks share it. Before removing anything a run checks that its path still names
+//! the folder it locked.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::game::Value;
 use crate::solver::{Layout, Space};
 
 use super::error::StoreError;
-use super::format::{ENCODING, EXT, Header, MAGIC, STORE_FORMAT, differs, read_file};
+use super::format::{CHUNK, ENCODING, EXT, Header, differs, open, write_to};
 use super::place::{LOCK, TMP, folder_name, parse_name};
-
-/// Bytes written at a time.
-const CHUNK: usize = 1 << 16;
 
 /// The store folder of one space, locked for this run.
 pub struct Store {
     dir: PathBuf,
-    /// Held for the life of the store; the lock goes with the file.
+    /// The locked descriptor (the folder's own, or its LOCK file's where the filesystem cannot
+    /// lock a folder), held for the life of the store; the lock goes with it.
     _lock: File,
+    /// The folder the lock was taken on (device, inode), checked before anything is removed.
+    id: Option<(u64, u64)>,
     /// What every file of this folder must say besides its job.
     board: String,
     root: String,
@@ -42,6 +43,7 @@ impl Store {
     /// this run alone, and clears temporary files that dead runs left behind.
     pub fn open(base: &Path, space: &Space) -> Result<Store, StoreError> {
         let store = Store::open_locked(base, space, true)?;
+        store.check_held()?;
         let stale =
             std::fs::read_dir(&store.dir).map_err(|source| StoreError::Read { path: store.dir.clone(), source })?;
         for entry in stale.flatten() {
@@ -61,20 +63,33 @@ impl Store {
     fn open_locked(base: &Path, space: &Space, alone: bool) -> Result<Store, StoreError> {
         let dir = folder(base, space);
         std::fs::create_dir_all(&dir).map_err(|source| StoreError::Folder { path: dir.clone(), source })?;
-        let lock_path = dir.join(LOCK);
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| StoreError::Lock { path: lock_path.clone(), source })?;
-        let locked = if alone { lock.try_lock() } else { lock.try_lock_shared() };
-        match locked {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => return Err(StoreError::Locked { path: dir }),
-            Err(std::fs::TryLockError::Error(source)) => return Err(StoreError::Lock { path: lock_path, source }),
-        }
+        let folder_file = File::open(&dir).map_err(|source| StoreError::Lock { path: dir.clone(), source })?;
+        let lock = match try_lock(&folder_file, alone) {
+            Ok(true) => folder_file,
+            Ok(false) => return Err(StoreError::Locked { path: dir }),
+            // A filesystem that cannot lock a folder (NFS emulates flock with POSIX locks,
+            // which want a file open for writing): the lock file, as every run there takes it.
+            Err(_) => {
+                let lock_path = dir.join(LOCK);
+                let mut options = OpenOptions::new();
+                options.create(true).truncate(false).write(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+                let lock_err = |source| StoreError::Lock { path: lock_path.clone(), source };
+                let file = options.open(&lock_path).map_err(lock_err)?;
+                if !file.metadata().map_err(lock_err)?.is_file() {
+                    let source = std::io::Error::other("not a regular file");
+                    return Err(StoreError::Lock { path: lock_path, source });
+                }
+                match try_lock(&file, alone) {
+                    Ok(true) => file,
+                    Ok(false) => return Err(StoreError::Locked { path: dir }),
+                    Err(source) => return Err(StoreError::Lock { path: lock_path, source }),
+                }
+            }
+        };
         Ok(Store {
+            id: identity(&dir),
             dir,
             _lock: lock,
             board: space.board().to_string(),
@@ -82,6 +97,16 @@ impl Store {
             groups: space.groups.len(),
             sizes: space.groups.iter().map(|g| g.size).collect(),
         })
+    }
+
+    /// Whether the folder's path still names the folder this store locked: a folder moved
+    /// away and another made in its place (by hand, or a second run) is not this run's to
+    /// clean. Checked before anything is removed.
+    fn check_held(&self) -> Result<(), StoreError> {
+        match identity(&self.dir) {
+            now if now == self.id => Ok(()),
+            _ => Err(StoreError::Replaced { path: self.dir.clone() }),
+        }
     }
 
     /// The space's folder inside the store.
@@ -113,26 +138,10 @@ impl Store {
         // Per process: two cluster tasks may write the same job at once (a requeue).
         let tmp = self.dir.join(format!("{name}.{EXT}.{}{TMP}", std::process::id()));
         let err = |source| StoreError::Write { path: path.clone(), source };
-        let header = serde_json::to_vec(&self.header(layout, values.len() as u64)).expect("a header serialises");
-        let mut head = Vec::with_capacity(16 + header.len());
-        head.extend_from_slice(MAGIC);
-        head.extend_from_slice(&STORE_FORMAT.to_le_bytes());
-        head.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        head.extend_from_slice(&header);
+        let header = self.header(layout, values.len() as u64);
         let written = File::create(&tmp).and_then(|f| {
-            // In chunks, so that writing a partition never holds a second copy of it.
-            let mut out = std::io::BufWriter::with_capacity(CHUNK, f);
-            let mut crc = crc32fast::Hasher::new();
-            crc.update(&head);
-            out.write_all(&head)?;
-            let mut chunk = Vec::with_capacity(CHUNK);
-            for part in values.chunks(CHUNK) {
-                chunk.clear();
-                chunk.extend(part.iter().map(|&v| v as u8));
-                crc.update(&chunk);
-                out.write_all(&chunk)?;
-            }
-            out.write_all(&crc.finalize().to_le_bytes())?;
+            let mut out = std::io::BufWriter::with_capacity(CHUNK as usize, f);
+            write_to(&mut out, &header, values)?;
             out.into_inner().map_err(|e| e.into_error())?.sync_all()
         });
         if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &path)) {
@@ -145,6 +154,7 @@ impl Store {
 
     /// Deletes job `name`'s file (the opening book keeps only the small partitions).
     pub fn remove(&self, name: &str) -> Result<(), StoreError> {
+        self.check_held()?;
         let path = self.path(name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Write { path, source: e }),
@@ -176,13 +186,37 @@ impl Store {
         self.path(name).exists()
     }
 
-    /// Reads and checks job `name`'s values against what the plan says they are.
+    /// Reads and checks job `name`'s values against what the plan says they are: the header
+    /// first (so a file is never read past what the plan allows), then every checksum.
     pub fn read(&self, name: &str, layout: &Layout, positions: u64) -> Result<Vec<Value>, StoreError> {
         let path = self.path(name);
-        let (header, values) = read_file(&path)?;
-        match differs(&header, &self.header(layout, positions)) {
+        let opened = open(&path)?;
+        match differs(&opened.header, &self.header(layout, positions)) {
             Some(reason) => Err(StoreError::Damaged { path, reason }),
-            None => Ok(values),
+            None => opened.values(),
         }
+    }
+}
+
+/// Takes the lock on an open file or folder: Ok(false) when another holds it.
+fn try_lock(file: &File, alone: bool) -> std::io::Result<bool> {
+    match if alone { file.try_lock() } else { file.try_lock_shared() } {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
+/// The device and inode a path names now (None where it names nothing, or off unix).
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
     }
 }

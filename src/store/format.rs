@@ -1,11 +1,16 @@
 //! The store's file format: magic, format version, a JSON header naming the board, root,
-//! grouping, key, rows, positions and value encoding, the values (one byte a position), and a
-//! CRC-32 of everything before it. Parsing checks every part; a file that fails is refused
-//! with the reason.
+//! grouping, key, rows, positions and value encoding, the values (one byte a position), a
+//! table of CRC-32s (the header's, then one per [`CHUNK`] of values), and a CRC-32 of
+//! everything before it. A reader that takes a few values from a large file checks the
+//! header's CRC and then each chunk it touches, once, before the first value it uses from it;
+//! a reader of the whole file checks everything in one pass. Format 1 (the same without the
+//! table) is still read: such a file is checked whole before any value of it is used. No
+//! value is ever returned from bytes that have not been checked.
 
 use std::fs::File;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use serde::{Deserialize, Serialize};
 
@@ -15,8 +20,13 @@ use super::error::StoreError;
 
 /// First bytes of every store file.
 pub const MAGIC: &[u8; 8] = b"DABPART\n";
-/// Store files this version reads and writes.
-pub const STORE_FORMAT: u32 = 1;
+/// Store files this version writes: format 2, with a CRC-32 per chunk of values.
+pub const STORE_FORMAT: u32 = 2;
+/// The first format (one CRC-32 over the whole file, no table), still read.
+pub const STORE_FORMAT_1: u32 = 1;
+/// Values covered by one CRC-32 of a format-2 file's table: a reader that wants one value
+/// checks 64 KiB (tens of microseconds), not the file.
+pub const CHUNK: u64 = 1 << 16;
 /// What a value byte means.
 pub const ENCODING: &str = "i8: net future boxes for the player to move";
 /// File name extension of a job's values.
@@ -43,7 +53,113 @@ pub struct Header {
     pub encoding: String,
 }
 
-/// Splits a file into its header and values, checking magic, format, length and checksum.
+/// Where the parts of a file lie, from its format, header length and positions. Sums
+/// saturate: a hostile count gives a size no file has, never a wrapped one.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    format: u32,
+    header_len: u64,
+    positions: u64,
+}
+
+impl Shape {
+    fn values_at(&self) -> u64 {
+        16 + self.header_len
+    }
+    fn chunks(&self) -> u64 {
+        self.positions.div_ceil(CHUNK)
+    }
+    /// Bytes of the CRC table (none in format 1).
+    fn table_len(&self) -> u64 {
+        if self.format == STORE_FORMAT_1 { 0 } else { self.chunks().saturating_add(1).saturating_mul(4) }
+    }
+    fn size(&self) -> u64 {
+        self.values_at().saturating_add(self.positions).saturating_add(self.table_len()).saturating_add(4)
+    }
+    /// The values of chunk `i`, as a range of value indices.
+    fn chunk(&self, i: u64) -> (u64, u64) {
+        (i * CHUNK, ((i + 1) * CHUNK).min(self.positions))
+    }
+}
+
+/// Why a file is not read: the system failed, or its bytes fail a check.
+enum Bad {
+    Io(std::io::Error),
+    Damaged(String),
+}
+
+impl From<std::io::Error> for Bad {
+    fn from(e: std::io::Error) -> Bad {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            Bad::Damaged("it ended early while being read (truncated?)".into())
+        } else {
+            Bad::Io(e)
+        }
+    }
+}
+
+impl Bad {
+    fn named(self, path: &Path) -> StoreError {
+        match self {
+            Bad::Io(source) => StoreError::Read { path: path.to_path_buf(), source },
+            Bad::Damaged(reason) => StoreError::Damaged { path: path.to_path_buf(), reason },
+        }
+    }
+}
+
+const MISMATCH: &str = "checksum mismatch (a byte has changed)";
+
+/// Reads and checks what follows a file's header (`head`: its bytes up to the values): the
+/// values, chunk by chunk, each handed to `sink` (which may keep it), then the table and the
+/// trailing CRC. One pass: the whole file's CRC is combined from the chunks' own.
+fn check_body(head: &[u8], shape: Shape, src: &mut impl Read, mut sink: impl FnMut(u64, &[u8])) -> Result<(), Bad> {
+    let mut whole = crc32fast::Hasher::new();
+    whole.update(head);
+    let mut chunk_crcs = Vec::with_capacity(if shape.format == STORE_FORMAT_1 { 0 } else { shape.chunks() as usize });
+    let mut buf = vec![0u8; CHUNK.min(shape.positions) as usize];
+    for i in 0..shape.chunks() {
+        let (a, b) = shape.chunk(i);
+        let part = &mut buf[..(b - a) as usize];
+        src.read_exact(part)?;
+        let mut h = crc32fast::Hasher::new();
+        h.update(part);
+        if shape.format != STORE_FORMAT_1 {
+            chunk_crcs.push(h.clone().finalize());
+        }
+        whole.combine(&h);
+        sink(a, part);
+    }
+    let mut table = vec![0u8; shape.table_len() as usize];
+    src.read_exact(&mut table)?;
+    whole.update(&table);
+    let mut trailer = [0u8; 4];
+    src.read_exact(&mut trailer)?;
+    if whole.finalize() != u32::from_le_bytes(trailer) {
+        return Err(Bad::Damaged(MISMATCH.into()));
+    }
+    // The whole file is as written; a table that disagrees with its values was written wrong.
+    if shape.format != STORE_FORMAT_1 {
+        let table = crc_table(&table);
+        if table[0] != crc32fast::hash(head) {
+            return Err(Bad::Damaged("its table's CRC of the header does not match the header".into()));
+        }
+        if let Some(i) = (0..chunk_crcs.len()).find(|&i| table[i + 1] != chunk_crcs[i]) {
+            let (a, b) = shape.chunk(i as u64);
+            return Err(Bad::Damaged(format!("its table's CRC of values {a}..{b} does not match them")));
+        }
+    }
+    Ok(())
+}
+
+fn crc_table(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn unknown_format(format: u32) -> String {
+    format!("store format {format}, this dab reads formats {STORE_FORMAT_1} and {STORE_FORMAT}")
+}
+
+/// Splits a file into its header and values, checking magic, format, length and checksums.
 /// The values reuse the file's buffer: reading a partition never holds it twice. Any bytes at
 /// all give a header or a reason, never a panic: lengths are checked, never trusted.
 pub fn parse(mut bytes: Vec<u8>) -> Result<(Header, Vec<Value>), String> {
@@ -56,68 +172,256 @@ pub fn parse(mut bytes: Vec<u8>) -> Result<(Header, Vec<Value>), String> {
         .checked_add(len as usize)
         .and_then(|end| bytes.get(16..end))
         .and_then(|h| serde_json::from_slice(h).ok());
-    // The length the header promises, in u64 so that a hostile count cannot wrap round.
-    let end = header.as_ref().map(|h| (16 + len).saturating_add(h.positions));
-    if let Some(end) = end.filter(|&e| bytes.len() as u64 != e.saturating_add(4)) {
-        return Err(format!(
-            "{} bytes where {} were expected (truncated or extended)",
-            bytes.len(),
-            end.saturating_add(4)
-        ));
+    let known = format == STORE_FORMAT || format == STORE_FORMAT_1;
+    let shape = header.as_ref().map(|h| Shape { format, header_len: len, positions: h.positions });
+    if let Some(want) = shape.filter(|_| known).map(|s| s.size()).filter(|&w| w != bytes.len() as u64) {
+        return Err(format!("{} bytes where {want} were expected (truncated or extended)", bytes.len()));
     }
-    // The checksum covers everything before it, header included: any changed byte shows.
+    // The trailing CRC covers everything before it, header included: any changed byte shows,
+    // whatever the format field says.
     let (body, crc) = bytes.split_at(bytes.len() - 4);
     if crc32fast::hash(body) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
-        return Err("checksum mismatch (a byte has changed)".into());
+        return Err(MISMATCH.into());
     }
-    if format != STORE_FORMAT {
-        return Err(format!("store format {format}, this dab reads {STORE_FORMAT}"));
+    if !known {
+        return Err(unknown_format(format));
     }
-    let header = header.ok_or("unreadable header")?;
-    bytes.truncate(bytes.len() - 4);
-    bytes.drain(..16 + len as usize);
+    let (header, shape) = header.zip(shape).ok_or("unreadable header")?;
+    let at = shape.values_at() as usize;
+    check_body(&bytes[..at], shape, &mut &bytes[at..], |_, _| ()).map_err(|e| match e {
+        Bad::Damaged(reason) => reason,
+        Bad::Io(e) => e.to_string(),
+    })?;
+    bytes.truncate(at + shape.positions as usize);
+    bytes.drain(..at);
     // In place: a map over a vector's own iterator into a same-sized type keeps the buffer.
     Ok((header, bytes.into_iter().map(|b| b as Value).collect()))
 }
 
-/// A whole file read and checked (magic, format, length, checksum), or why not, naming it.
-pub(crate) fn read_file(path: &Path) -> Result<(Header, Vec<Value>), StoreError> {
-    let bytes = std::fs::read(path).map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?;
-    parse(bytes).map_err(|reason| StoreError::Damaged { path: path.to_path_buf(), reason })
+/// The bytes of a store file with `header` and `values` in the current format.
+pub fn encode(header: &Header, values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_to(&mut out, header, values).expect("writing to memory cannot fail");
+    out
 }
 
-/// A file's header alone (the file is checked when its values are read). A header length
-/// beyond the file's own is refused before anything is allocated for it.
-pub(crate) fn read_header(path: &Path) -> Result<Header, StoreError> {
-    open_header(path).map(|(h, _, _)| h)
+/// Writes a store file with `header` and `values` in the current format to `out`, in chunks
+/// (writing a partition never holds a second copy of it).
+pub(crate) fn write_to(out: &mut impl std::io::Write, header: &Header, values: &[Value]) -> std::io::Result<()> {
+    let json = serde_json::to_vec(header).expect("a header serialises");
+    let mut head = Vec::with_capacity(16 + json.len());
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&STORE_FORMAT.to_le_bytes());
+    head.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    head.extend_from_slice(&json);
+    let mut whole = crc32fast::Hasher::new();
+    whole.update(&head);
+    out.write_all(&head)?;
+    let mut table = crc32fast::hash(&head).to_le_bytes().to_vec();
+    let mut chunk = Vec::with_capacity(CHUNK.min(values.len() as u64) as usize);
+    for part in values.chunks(CHUNK as usize) {
+        chunk.clear();
+        chunk.extend(part.iter().map(|&v| v as u8));
+        let mut h = crc32fast::Hasher::new();
+        h.update(&chunk);
+        table.extend_from_slice(&h.clone().finalize().to_le_bytes());
+        whole.combine(&h);
+        out.write_all(&chunk)?;
+    }
+    whole.update(&table);
+    out.write_all(&table)?;
+    out.write_all(&whole.finalize().to_le_bytes())
 }
 
-/// A file's header, the file left open, and the offset of its first value: what reading
-/// values one at a time needs (no checksum is then checked: that takes the whole file).
-pub(crate) fn open_header(path: &Path) -> Result<(Header, File, u64), StoreError> {
+/// Opens `path` for reading only if it is a regular file (a symbolic link followed): a named
+/// pipe, socket or device in a store's place would block a reader or never end. Opened
+/// without blocking, so a pipe is refused, not waited on; the type is read from the opened
+/// file itself, so nothing can be swapped in between.
+pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), StoreError> {
+    let read_err = |source| StoreError::Read { path: path.to_path_buf(), source };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(read_err)?;
+    let meta = file.metadata().map_err(read_err)?;
+    if !meta.is_file() {
+        return Err(StoreError::Damaged {
+            path: path.to_path_buf(),
+            reason: format!("{}, not a regular file: dab reads store files only from regular files", kind_of(&meta)),
+        });
+    }
+    Ok((file, meta.len()))
+}
+
+/// What a file that is not a regular file is, in words.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        } else if t.is_socket() {
+            return "a socket";
+        } else if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if meta.is_dir() { "a folder" } else { "a special file" }
+}
+
+/// A store file opened and its header read and checked against the file's size: what every
+/// reader starts from. Its values are read only through [`Opened::values`],
+/// [`Opened::check`] or a [`Chunked`] reader, each of which checks what it reads.
+pub(crate) struct Opened {
+    file: File,
+    path: PathBuf,
+    shape: Shape,
+    /// The file's bytes before the values (magic, format, header length, header).
+    head: Vec<u8>,
+    /// The header.
+    pub header: Header,
+}
+
+/// Opens a store file and reads its header: a regular file, magic, a format this dab reads,
+/// a header that fits in the file and parses, and a size that is the one the header and the
+/// format give. A header length beyond the file's own is refused before anything is
+/// allocated for it; the values (whose count the caller checks against the file's place
+/// before reading them) are not read.
+pub(crate) fn open(path: &Path) -> Result<Opened, StoreError> {
     let damaged = |reason: String| StoreError::Damaged { path: path.to_path_buf(), reason };
-    let mut f = File::open(path).map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?;
-    let size = f.metadata().map_err(|source| StoreError::Read { path: path.to_path_buf(), source })?.len();
-    let mut head = [0u8; 16];
+    let (mut f, size) = open_regular(path)?;
+    let mut head = vec![0u8; 16];
     if f.read_exact(&mut head).is_err() || &head[..8] != MAGIC {
         return Err(damaged("not a dab store file (no magic)".into()));
     }
     let format = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
-    if format != STORE_FORMAT {
-        return Err(damaged(format!("store format {format}, this dab reads {STORE_FORMAT}")));
+    if format != STORE_FORMAT && format != STORE_FORMAT_1 {
+        return Err(damaged(unknown_format(format)));
     }
     let len = u32::from_le_bytes([head[12], head[13], head[14], head[15]]) as u64;
     if 16 + len + 4 > size {
         return Err(damaged(format!("its header of {len} bytes does not fit in its {size} bytes (truncated?)")));
     }
-    let mut json = vec![0u8; len as usize];
-    f.read_exact(&mut json).map_err(|e| damaged(format!("unreadable header ({e})")))?;
-    let header: Header = serde_json::from_slice(&json).map_err(|e| damaged(format!("unreadable header ({e})")))?;
-    let want = (16 + len).saturating_add(header.positions).saturating_add(4);
-    if want != size {
-        return Err(damaged(format!("{size} bytes where {want} were expected (truncated or extended)")));
+    head.resize(16 + len as usize, 0);
+    f.read_exact(&mut head[16..]).map_err(|e| damaged(format!("unreadable header ({e})")))?;
+    let header: Header =
+        serde_json::from_slice(&head[16..]).map_err(|e| damaged(format!("unreadable header ({e})")))?;
+    let shape = Shape { format, header_len: len, positions: header.positions };
+    if shape.size() != size {
+        return Err(damaged(format!("{size} bytes where {} were expected (truncated or extended)", shape.size())));
     }
-    Ok((header, f, 16 + len))
+    Ok(Opened { file: f, path: path.to_path_buf(), shape, head, header })
+}
+
+impl Opened {
+    /// Reads every value, checking every checksum in the same pass.
+    pub(crate) fn values(mut self) -> Result<Vec<Value>, StoreError> {
+        let mut out = vec![0u8; self.shape.positions as usize];
+        let mut src = std::io::BufReader::with_capacity(CHUNK as usize, &mut self.file);
+        check_body(&self.head, self.shape, &mut src, |a, part| {
+            out[a as usize..a as usize + part.len()].copy_from_slice(part)
+        })
+        .map_err(|e| e.named(&self.path))?;
+        Ok(out.into_iter().map(|b| b as Value).collect())
+    }
+
+    /// Checks every checksum, keeping nothing: memory stays at one chunk whatever the size.
+    pub(crate) fn check(self) -> Result<Header, StoreError> {
+        check_stream(&self.file, &self.head, self.shape, &self.path)?;
+        Ok(self.header)
+    }
+}
+
+/// Checks the rest of an opened file (read on from just past its header), keeping nothing.
+fn check_stream(file: &File, head: &[u8], shape: Shape, path: &Path) -> Result<(), StoreError> {
+    let mut src = std::io::BufReader::with_capacity(CHUNK as usize, file);
+    check_body(head, shape, &mut src, |_, _| ()).map_err(|e| e.named(path))
+}
+
+/// A whole file read and checked (magic, format, length, checksums), or why not, naming it.
+#[cfg(test)]
+pub(crate) fn read_file(path: &Path) -> Result<(Header, Vec<Value>), StoreError> {
+    let opened = open(path)?;
+    let header = opened.header.clone();
+    Ok((header, opened.values()?))
+}
+
+/// A store file read a value at a time, as a search reads its leaves or a query one position:
+/// each chunk's CRC is checked the first time a value of it is asked for (a format-1 file,
+/// which has no table, is checked whole when opened), so no value comes from bytes that were
+/// not checked. Shared by threads: a chunk two threads check at once is checked twice.
+pub(crate) struct Chunked {
+    file: File,
+    path: PathBuf,
+    shape: Shape,
+    /// Format 2: each chunk's CRC (the header's, first in the file, is checked on opening).
+    table: Vec<u32>,
+    /// Bit i of word i/64 set = chunk i checked.
+    checked: Vec<AtomicU64>,
+}
+
+impl Chunked {
+    /// Opens a file for reading values one at a time: format 2 reads its table and checks
+    /// the header against it; format 1 is checked whole now.
+    pub(crate) fn new(opened: Opened) -> Result<Chunked, StoreError> {
+        let Opened { file, path, shape, head, .. } = opened;
+        let words = shape.chunks().div_ceil(64) as usize;
+        let fresh = |all: bool| (0..words).map(|_| AtomicU64::new(if all { u64::MAX } else { 0 })).collect();
+        if shape.format == STORE_FORMAT_1 {
+            check_stream(&file, &head, shape, &path)?;
+            return Ok(Chunked { file, path, shape, table: Vec::new(), checked: fresh(true) });
+        }
+        let mut bytes = vec![0u8; shape.table_len() as usize];
+        read_at(&file, &mut bytes, shape.values_at() + shape.positions).map_err(|e| Bad::from(e).named(&path))?;
+        let table = crc_table(&bytes);
+        if table[0] != crc32fast::hash(&head) {
+            return Err(Bad::Damaged(MISMATCH.into()).named(&path));
+        }
+        Ok(Chunked { file, path, shape, table: table[1..].to_vec(), checked: fresh(false) })
+    }
+
+    /// The value at index `at` of the file's values, its chunk checked first (once).
+    pub(crate) fn value(&self, at: u64) -> Result<Value, StoreError> {
+        if at >= self.shape.positions {
+            return Err(Bad::Damaged(format!("it has no position {at}")).named(&self.path));
+        }
+        let i = at / CHUNK;
+        let (word, bit) = ((i / 64) as usize, 1u64 << (i % 64));
+        let offset = self.shape.values_at();
+        let read = |buf: &mut [u8], from: u64| {
+            read_at(&self.file, buf, offset + from).map_err(|e| Bad::from(e).named(&self.path))
+        };
+        if self.checked[word].load(Relaxed) & bit != 0 {
+            let mut byte = [0u8; 1];
+            read(&mut byte, at)?;
+            return Ok(byte[0] as Value);
+        }
+        let (a, b) = self.shape.chunk(i);
+        let mut chunk = vec![0u8; (b - a) as usize];
+        read(&mut chunk, a)?;
+        if crc32fast::hash(&chunk) != self.table[i as usize] {
+            return Err(
+                Bad::Damaged(format!("checksum mismatch in values {a}..{b} (a byte has changed)")).named(&self.path)
+            );
+        }
+        self.checked[word].fetch_or(bit, Relaxed);
+        Ok(chunk[(at - a) as usize] as Value)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    match std::os::windows::fs::FileExt::seek_read(file, buf, at)? {
+        n if n == buf.len() => Ok(()),
+        _ => Err(std::io::ErrorKind::UnexpectedEof.into()),
+    }
 }
 
 /// How a file's header differs from the one expected, naming the first field that does
@@ -151,14 +455,23 @@ mod tests {
     use crate::store::Store;
 
     /// A file laid out by hand: magic, format (u32 LE), header length (u32 LE), JSON header,
-    /// values, CRC-32 of all before it (u32 LE).
+    /// values, (but in format 1) the CRC-32 of the bytes before the values and of each 64 KiB
+    /// of values (u32 LE each), CRC-32 of all before it (u32 LE).
     fn by_hand(format: u32, header: &Header, values: &[Value]) -> Vec<u8> {
         let json = serde_json::to_vec(header).unwrap();
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&format.to_le_bytes());
         bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
         bytes.extend_from_slice(&json);
+        let head_crc = crc32fast::hash(&bytes);
         bytes.extend(values.iter().map(|&v| v as u8));
+        if format != 1 {
+            bytes.extend_from_slice(&head_crc.to_le_bytes());
+            for c in values.chunks(65536) {
+                let raw: Vec<u8> = c.iter().map(|&v| v as u8).collect();
+                bytes.extend_from_slice(&crc32fast::hash(&raw).to_le_bytes());
+            }
+        }
         let crc = crc32fast::hash(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
         bytes
@@ -238,7 +551,7 @@ mod tests {
         let (_, header, values) = written();
         for format in [0, STORE_FORMAT + 1, u32::MAX] {
             let err = parse(by_hand(format, &header, &values)).unwrap_err();
-            assert_eq!(err, format!("store format {format}, this dab reads {STORE_FORMAT}"));
+            assert_eq!(err, format!("store format {format}, this dab reads formats 1 and 2"));
         }
     }
 
@@ -255,7 +568,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("1-1.dab");
             std::fs::write(&path, &bytes).unwrap();
-            for err in [read_header(&path).err(), read_file(&path).err()].into_iter().flatten() {
+            for err in [open(&path).map(|o| o.header).err(), read_file(&path).err()].into_iter().flatten() {
                 proptest::prop_assert!(err.to_string().contains(&*path.to_string_lossy()), "{}", err);
             }
         }
@@ -284,12 +597,134 @@ mod tests {
         let mut bad = bytes.clone();
         bad[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
         std::fs::write(&path, &bad).unwrap();
-        let err = read_header(&path).unwrap_err().to_string();
+        let err = open(&path).map(|o| o.header).unwrap_err().to_string();
         assert!(err.contains("its header of 4294967295 bytes does not fit in its"), "{err}");
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-        let err = read_header(&path).unwrap_err().to_string();
+        let err = open(&path).map(|o| o.header).unwrap_err().to_string();
         assert!(err.contains("truncated or extended"), "{err}");
         std::fs::write(&path, &bytes).unwrap();
-        assert!(read_header(&path).is_ok());
+        assert!(open(&path).map(|o| o.header).is_ok());
+    }
+
+    /// A header and values of several chunks, the last one short.
+    fn big() -> (Header, Vec<Value>) {
+        let n = 3 * CHUNK as usize + 1234;
+        let values: Vec<Value> = (0..n).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8 as Value).collect();
+        let header = Header {
+            board: "3x3".into(),
+            root: "0".repeat(24),
+            groups: 1,
+            key: "7".into(),
+            first_row: 0,
+            rows: 1,
+            positions: n as u64,
+            encoding: ENCODING.into(),
+        };
+        (header, values)
+    }
+
+    /// `bytes` as a file of a fresh folder.
+    fn on_disk(bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("7.dab");
+        std::fs::write(&path, bytes).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn the_encoder_writes_the_layout_by_hand_and_every_reader_of_either_format_reads_it_back() {
+        let (h, v) = big();
+        assert_eq!(encode(&h, &v), by_hand(STORE_FORMAT, &h, &v));
+        for format in [STORE_FORMAT_1, STORE_FORMAT] {
+            let bytes = by_hand(format, &h, &v);
+            assert_eq!(parse(bytes.clone()).unwrap(), (h.clone(), v.clone()), "format {format}");
+            let (_dir, path) = on_disk(&bytes);
+            assert_eq!(open(&path).unwrap().values().unwrap(), v);
+            assert_eq!(open(&path).unwrap().check().unwrap(), h);
+            let c = Chunked::new(open(&path).unwrap()).unwrap();
+            for at in (0..v.len()).step_by(997).chain([v.len() - 1]) {
+                assert_eq!(c.value(at as u64).unwrap(), v[at], "format {format}, value {at}");
+            }
+            assert!(c.value(v.len() as u64).unwrap_err().to_string().contains("has no position"));
+        }
+    }
+
+    #[test]
+    fn a_chunk_read_alone_is_checked_before_its_first_value_is_used() {
+        let (h, v) = big();
+        let mut bytes = by_hand(STORE_FORMAT, &h, &v);
+        let at = 16 + serde_json::to_vec(&h).unwrap().len() + CHUNK as usize + 5;
+        bytes[at] ^= 1;
+        let (_dir, path) = on_disk(&bytes);
+        let c = Chunked::new(open(&path).unwrap()).unwrap();
+        // The chunks around it read right; every value of the damaged one is refused by name.
+        assert_eq!(c.value(0).unwrap(), v[0]);
+        assert_eq!(c.value(2 * CHUNK).unwrap(), v[2 * CHUNK as usize]);
+        for i in [CHUNK, CHUNK + 5, 2 * CHUNK - 1] {
+            let err = c.value(i).unwrap_err().to_string();
+            assert!(err.contains("7.dab") && err.contains("checksum mismatch in values 65536..131072"), "{err}");
+        }
+        // A format-1 file has no table: it is checked whole before any value is given.
+        let mut old = by_hand(STORE_FORMAT_1, &h, &v);
+        old[at] ^= 1;
+        let (_dir, path) = on_disk(&old);
+        assert!(Chunked::new(open(&path).unwrap()).err().unwrap().to_string().contains("checksum mismatch"));
+    }
+
+    #[test]
+    fn a_named_pipe_or_a_device_is_refused_by_name_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("1-1.dab");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let link = dir.path().join("1-2.dab");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        for (path, what) in [(fifo, "a named pipe (FIFO), not a regular file"), (link, "a device, not a regular file")]
+        {
+            let err = open(&path).err().unwrap().to_string();
+            assert!(err.contains(&*path.to_string_lossy()) && err.contains(what), "{err}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+        /// Zeroed, flipped or random bytes over any range of a file of several chunks, in
+        /// either format: the whole readers refuse it, and the chunked reader gives every
+        /// value right or refuses it.
+        #[test]
+        fn damage_anywhere_is_refused_or_leaves_every_answer_right(
+            format in 1u32..=2,
+            start in proptest::prelude::any::<usize>(),
+            len in 1usize..100_000,
+            kind in 0u8..3,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let (h, v) = big();
+            let good = by_hand(format, &h, &v);
+            let mut bad = good.clone();
+            let start = start % bad.len();
+            let end = (start + len).min(bad.len());
+            for (i, b) in bad[start..end].iter_mut().enumerate() {
+                *b = match kind {
+                    0 => 0,
+                    1 => !*b,
+                    _ => (seed.rotate_left(i as u32 % 64) ^ i as u64) as u8,
+                };
+            }
+            proptest::prop_assume!(bad != good);
+            proptest::prop_assert!(parse(bad.clone()).is_err());
+            let (_dir, path) = on_disk(&bad);
+            proptest::prop_assert!(open(&path).and_then(|o| o.values()).is_err());
+            proptest::prop_assert!(open(&path).and_then(|o| o.check()).is_err());
+            if let Ok(c) = open(&path).and_then(Chunked::new) {
+                let ends = (0..=3).flat_map(|k| [k * CHUNK as usize, (k * CHUNK as usize).saturating_sub(1)]);
+                for at in (0..v.len()).step_by(61).chain(ends).filter(|&i| i < v.len()) {
+                    if let Ok(x) = c.value(at as u64) {
+                        proptest::prop_assert_eq!(x, v[at], "value {}", at);
+                    }
+                }
+            }
+        }
     }
 }

@@ -13,6 +13,6 @@ mod verify;
 
 pub use error::StoreError;
 pub use folder::{Store, folder};
-pub use format::{ENCODING, Header, MAGIC, STORE_FORMAT, parse};
+pub use format::{CHUNK, ENCODING, Header, MAGIC, STORE_FORMAT, STORE_FORMAT_1, encode, parse};
 pub use reader::{BOOK_BYTES, BOOK_WHOLE_BYTES, Book, Reader};
 pub use verify::{Folder, Recomputed, Verification, recompute, verify};

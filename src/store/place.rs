@@ -8,14 +8,13 @@
 //! folder here, so that they all refuse the same files with the same words.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::game::{Board, Position, Value};
 use crate::solver::{PartitionKey, Space};
 
 use super::error::StoreError;
-use super::format::{ENCODING, EXT, Header, open_header, read_file, read_header};
+use super::format::{Chunked, ENCODING, EXT, Header, open};
 
 /// The lock file of a space folder.
 pub(crate) const LOCK: &str = "LOCK";
@@ -199,21 +198,21 @@ pub(crate) struct Piece {
     pub path: PathBuf,
 }
 
-/// The values of one file of a survey, read whole and checked again (magic, format, length,
-/// checksum, and its header against its place and against what the survey found).
+/// The values of one file of a survey, read whole: its header checked again against its place
+/// and what the survey found before any value is read (so what is read is bounded by the
+/// partition), then every checksum as the values are read.
 pub(crate) fn load(space: &Space, key: &PartitionKey, p: &Piece) -> Result<Vec<Value>, StoreError> {
-    let (h, values) = read_file(&p.path)?;
-    check_piece(space, key, p, &h)?;
-    Ok(values)
+    let opened = open(&p.path)?;
+    check_piece(space, key, p, &opened.header)?;
+    opened.values()
 }
 
 /// One file of a survey opened for reading its values one at a time: its header checked again
-/// as [`load`] checks it (not its checksum, which takes the whole file), the file left open,
-/// and the offset of its first value.
-pub(crate) fn open_values(space: &Space, key: &PartitionKey, p: &Piece) -> Result<(File, u64), StoreError> {
-    let (h, file, offset) = open_header(&p.path)?;
-    check_piece(space, key, p, &h)?;
-    Ok((file, offset))
+/// as [`load`] checks it; each chunk's checksum is checked when a value of it is first read.
+pub(crate) fn open_chunked(space: &Space, key: &PartitionKey, p: &Piece) -> Result<Chunked, StoreError> {
+    let opened = open(&p.path)?;
+    check_piece(space, key, p, &opened.header)?;
+    Chunked::new(opened)
 }
 
 /// A file's header against its place and against what the survey found of it.
@@ -250,6 +249,9 @@ pub(crate) struct Survey {
     pub positions: u64,
     /// Files refused, with the reason.
     pub damaged: Vec<(PathBuf, String)>,
+    /// Store files the system would not let us read (permissions, I/O errors): not known to
+    /// be damaged, but not usable either.
+    pub unreadable: Vec<(PathBuf, std::io::Error)>,
     /// Entries that are no store file: dab never reads them, so they are not damage.
     pub warnings: Vec<(PathBuf, String)>,
 }
@@ -317,6 +319,7 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
         files: 0,
         positions: 0,
         damaged: Vec::new(),
+        unreadable: Vec::new(),
         warnings: Vec::new(),
     };
     // Per partition: the whole file's checked header, and the pieces by number.
@@ -327,8 +330,14 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
     for entry in entries {
         let Some((key, piece)) = s.store_file(&entry) else { continue };
         let path = entry.path();
-        let header = if whole { read_file(&path).map(|(h, _)| h) } else { read_header(&path) };
-        if let Err(StoreError::Read { source, .. }) = &header
+        // The header against the place first, so that a whole check reads only as much as
+        // the partition holds.
+        let checked = open(&path).and_then(|o| match check_header(&s.space, &key, piece, &o.header) {
+            Err(reason) => Err(StoreError::Damaged { path: path.clone(), reason }),
+            Ok(()) if whole => o.check(),
+            Ok(()) => Ok(o.header),
+        });
+        if let Err(StoreError::Read { source, .. }) = &checked
             && source.kind() == std::io::ErrorKind::NotFound
         {
             // Gone since the folder was listed: a run beside this reader removed it (a book).
@@ -336,11 +345,6 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
         }
         s.files += 1;
         s.named.push(key);
-        let checked = match header {
-            Ok(h) => check_header(&s.space, &key, piece, &h).map(|()| h),
-            Err(StoreError::Damaged { reason, .. }) => Err(reason),
-            Err(e) => Err(e.to_string()),
-        };
         match checked {
             Ok(h) => {
                 let p = Piece { first: h.first_row, rows: h.rows, piece, path };
@@ -352,7 +356,9 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
                     }
                 }
             }
-            Err(reason) => s.damaged.push((path, reason)),
+            Err(StoreError::Read { source, .. }) => s.unreadable.push((path, source)),
+            Err(StoreError::Damaged { reason, .. }) => s.damaged.push((path, reason)),
+            Err(e) => s.damaged.push((path, e.to_string())),
         }
     }
     for (key, (whole_file, pieces)) in found {
@@ -361,6 +367,7 @@ pub(crate) fn survey(dir: &Path, space: Space, whole: bool) -> Result<Survey, St
     s.named.sort();
     s.named.dedup();
     s.damaged.sort();
+    s.unreadable.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(s)
 }
 
@@ -383,7 +390,11 @@ impl Survey {
             (Kind::Broken(e), Some((key, _))) => {
                 self.files += 1;
                 self.named.push(key);
-                self.damaged.push((path, format!("cannot be read: {e}")));
+                if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    self.unreadable.push((path, e));
+                } else {
+                    self.damaged.push((path, format!("cannot be read: {e}")));
+                }
                 return None;
             }
             (Kind::Broken(e), None) => format!("cannot be read ({e}), and is no store file: dab never reads it"),

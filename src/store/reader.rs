@@ -1,22 +1,27 @@
 //! A store folder opened for reading only, without the lock, so that queries may run beside
 //! a solve: the folder surveyed (every store file's header checked against its place, a store
 //! with a refused file refused by name), and the value of any position whose partition the
-//! store holds.
+//! store holds. No value is returned from bytes whose checksum has not been checked: small
+//! files are read whole, larger ones a chunk at a time, each chunk checked when first used.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::game::{Board, LineSet, Position, Value};
 use crate::solver::{PartitionKey, Space, State};
 
 use super::error::StoreError;
-use super::place::{Piece, Survey, load, open_values, root_of, shape, space_of, survey};
+use super::format::Chunked;
+use super::place::{Piece, Survey, load, open_chunked, root_of, shape, space_of, survey};
 
 /// A store folder opened for reading only: no lock, so queries may run beside a solve.
 pub struct Reader {
     survey: Survey,
+    /// Files opened for reading a value at a time, by partition and first row: each chunk's
+    /// checksum is checked once per process.
+    chunked: RwLock<HashMap<(PartitionKey, u64), Arc<Chunked>>>,
 }
 
 impl Reader {
@@ -101,14 +106,8 @@ impl Reader {
         let dir = board_dir.join(&name);
         let space = space_of(&board.to_string(), &name).map_err(not_found)?;
         let survey = survey(&dir, space, false)?;
-        if let Some((path, reason)) = survey.damaged.first() {
-            let more = match survey.damaged.len() - 1 {
-                0 => String::new(),
-                n => format!(" (and {n} more files; dab verify --store {} lists them)", base.display()),
-            };
-            return Err(StoreError::Damaged { path: path.clone(), reason: format!("{reason}{more}") });
-        }
-        Ok(Reader { survey })
+        refuse_unsound(&survey, base)?;
+        Ok(Reader { survey, chunked: RwLock::default() })
     }
 
     /// The space the folder holds (the empty board's, or a root's), with its grouping.
@@ -122,8 +121,9 @@ impl Reader {
     }
 
     /// The value of a position of the board, if the store holds its partition. The full
-    /// board is worth 0 whether or not its file was kept. A file that changed since the store
-    /// was opened, or fails its checksum, is an error naming it.
+    /// board is worth 0 whether or not its file was kept. A file that fails a check is an
+    /// error naming it. A file removed or replaced by a run beside this reader since the store
+    /// was opened is looked for again, once, in a fresh survey of the folder.
     pub fn value(&self, drawn: LineSet) -> Result<Option<Value>, StoreError> {
         let space = &self.survey.space;
         if drawn.len() as usize == space.board().lines() {
@@ -132,40 +132,60 @@ impl Reader {
         if !drawn.contains_all(space.root.drawn) {
             return Ok(None);
         }
-        let Some((key, piece, at)) = self.find(space.state_of(drawn)) else { return Ok(None) };
-        value_at(&load(space, &key, piece)?, piece, at).map(Some)
+        let state = space.state_of(drawn);
+        let Some((key, piece, at)) = find(&self.survey, state) else { return Ok(None) };
+        match self.chunked(key, piece).and_then(|f| f.value(at)) {
+            Ok(v) => Ok(Some(v)),
+            Err(first) => {
+                let fresh = survey(&self.survey.dir, space.clone(), false)?;
+                if refuse_unsound(&fresh, &self.survey.dir).is_err() {
+                    return Err(first);
+                }
+                self.chunked.write().unwrap_or_else(|e| e.into_inner()).clear();
+                let Some((key, piece, at)) = find(&fresh, state) else { return Err(first) };
+                open_chunked(space, &key, piece)?.value(at).map(Some)
+            }
+        }
     }
 
-    /// The file that holds a state of the space, and the state's place in it.
-    fn find(&self, state: State) -> Option<(PartitionKey, &Piece, u64)> {
-        let space = &self.survey.space;
-        let (key, index) = space.locate(state);
-        let parts = self.survey.cover.get(&key)?;
-        let (_, row_len) = shape(space, &key);
-        let row = index as u64 / row_len;
-        let piece = parts.iter().find(|p| (p.first..p.first + p.rows).contains(&row))?;
-        Some((key, piece, index as u64 - piece.first * row_len))
+    /// A file of the survey opened for reading values one at a time (once per process).
+    fn chunked(&self, key: PartitionKey, piece: &Piece) -> Result<Arc<Chunked>, StoreError> {
+        if let Some(f) = self.chunked.read().unwrap_or_else(|e| e.into_inner()).get(&(key, piece.first)) {
+            return Ok(f.clone());
+        }
+        let f = Arc::new(open_chunked(&self.survey.space, &key, piece)?);
+        let mut map = self.chunked.write().unwrap_or_else(|e| e.into_inner());
+        Ok(map.entry((key, piece.first)).or_insert(f).clone())
     }
 }
 
-/// The value at byte `at` of an open store file.
-fn read_value(file: &File, at: u64, piece: &Piece) -> Result<Value, StoreError> {
-    let mut byte = [0u8; 1];
-    read_at(file, &mut byte, at).map_err(|source| StoreError::Read { path: piece.path.clone(), source })?;
-    Ok(byte[0] as Value)
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
-}
-
-#[cfg(windows)]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
-    match std::os::windows::fs::FileExt::seek_read(file, buf, at)? {
-        n if n == buf.len() => Ok(()),
-        _ => Err(std::io::ErrorKind::UnexpectedEof.into()),
+/// The first file of a survey that cannot be used, as the error every reader gives: an
+/// unreadable one (a permission) as such, else a damaged one, the count of the others named.
+fn refuse_unsound(survey: &Survey, base: &Path) -> Result<(), StoreError> {
+    let more = |n: usize| match n {
+        0 => String::new(),
+        n => format!(" (and {n} more files; dab verify --store {} lists them)", base.display()),
+    };
+    let others = survey.damaged.len() + survey.unreadable.len();
+    if let Some((path, e)) = survey.unreadable.first() {
+        let source = std::io::Error::new(e.kind(), format!("{e}{}", more(others - 1)));
+        return Err(StoreError::Read { path: path.clone(), source });
     }
+    if let Some((path, reason)) = survey.damaged.first() {
+        return Err(StoreError::Damaged { path: path.clone(), reason: format!("{reason}{}", more(others - 1)) });
+    }
+    Ok(())
+}
+
+/// The file of a survey that holds a state of its space, and the state's place in it.
+fn find(survey: &Survey, state: State) -> Option<(PartitionKey, &Piece, u64)> {
+    let space = &survey.space;
+    let (key, index) = space.locate(state);
+    let parts = survey.cover.get(&key)?;
+    let (_, row_len) = shape(space, &key);
+    let row = index as u64 / row_len;
+    let piece = parts.iter().find(|p| (p.first..p.first + p.rows).contains(&row))?;
+    Some((key, piece, index as u64 - piece.first * row_len))
 }
 
 /// The value at `at` of a file's values, or the error naming the file that is too short.
@@ -178,9 +198,8 @@ fn value_at(values: &[Value], piece: &Piece, at: u64) -> Result<Value, StoreErro
 pub const BOOK_BYTES: u64 = 1 << 30;
 
 /// Largest file a [`Book`] reads whole (and checks whole); a larger one is read a value at a
-/// time where the search asks: a search probes a few thousand positions of files that may
-/// hold gigabytes (reading them whole made a 5x5 hint of 36 undrawn lines 0.7 s instead of
-/// 0.3 s, and 1 GB larger).
+/// time where the search asks, each chunk checked when first used: a search probes a few
+/// thousand positions of files that may hold gigabytes.
 pub const BOOK_WHOLE_BYTES: u64 = 1 << 20;
 
 /// A file a [`Book`] has opened (cloned as its handles).
@@ -188,8 +207,8 @@ pub const BOOK_WHOLE_BYTES: u64 = 1 << 20;
 enum Kept {
     /// Read whole and checked.
     Whole(Arc<Vec<Value>>),
-    /// Its header checked, its values read one at a time from this offset.
-    Open(Arc<File>, u64),
+    /// Its header checked, its values read one at a time, each chunk checked when first used.
+    Open(Arc<Chunked>),
     /// Its reading failed (the error is kept once): not read again at every probe.
     Failed,
 }
@@ -197,12 +216,12 @@ enum Kept {
 /// The files a [`Book`] has opened, by partition and first row.
 type KeptFiles = HashMap<(PartitionKey, u64), Kept>;
 
-/// A store read as leaves of a search: small files read whole once and kept in memory (up to
-/// a budget of bytes), larger ones kept open and read a value at a time (their headers
-/// checked, not their checksums, which take the whole file: `dab verify` checks those).
+/// A store read as leaves of a search: small files read whole once, checked, and kept in
+/// memory (up to a budget of bytes), larger ones kept open and read a value at a time, each
+/// chunk's checksum checked before its first value is used.
 /// Lookups cannot fail, so that the search's loop stays infallible: the first read that fails
-/// is kept for [`Book::take_error`], and its position counts as not held (the search then goes
-/// on below it, which still gives the right value).
+/// is kept for [`Book::take_error`], its position counts as not held, and [`Book::failed`]
+/// tells the search to stop: an answer is given only from a store that read back sound.
 pub struct Book<'r> {
     reader: &'r Reader,
     /// The files opened so far, by partition and first row, and the bytes of those read whole.
@@ -211,6 +230,8 @@ pub struct Book<'r> {
     budget: u64,
     /// The first read that failed.
     failed: Mutex<Option<StoreError>>,
+    /// Whether a read has failed (kept set after [`Book::take_error`]): a search stops.
+    any_failed: AtomicBool,
 }
 
 impl<'r> Book<'r> {
@@ -222,7 +243,7 @@ impl<'r> Book<'r> {
     /// The book of an open store keeping up to `budget` bytes of its files in memory (past
     /// it, every file is read a value at a time).
     pub fn with_budget(reader: &'r Reader, budget: u64) -> Book<'r> {
-        Book { reader, files: RwLock::default(), budget, failed: Mutex::default() }
+        Book { reader, files: RwLock::default(), budget, failed: Mutex::default(), any_failed: AtomicBool::new(false) }
     }
 
     /// The space of the store's solve: its root, and the numbering of [`Book::value`]'s states.
@@ -233,14 +254,14 @@ impl<'r> Book<'r> {
     /// The value of a state of the store's space, if the store holds it (and its file could be
     /// read).
     pub fn value(&self, state: State) -> Option<Value> {
-        let (key, piece, at) = self.reader.find(state)?;
+        let (key, piece, at) = find(&self.reader.survey, state)?;
         let (kept, used) = {
             let files = self.files.read().unwrap_or_else(|e| e.into_inner());
             (files.0.get(&(key, piece.first)).cloned(), files.1)
         };
         let read = match kept.unwrap_or_else(|| self.open(key, piece, used)) {
             Kept::Whole(values) => value_at(&values, piece, at),
-            Kept::Open(file, offset) => read_value(&file, offset + at, piece),
+            Kept::Open(file) => file.value(at),
             Kept::Failed => return None,
         };
         read.map_or_else(|e| self.fail(e), Some)
@@ -254,7 +275,7 @@ impl<'r> Book<'r> {
         let opened = if whole {
             load(self.space(), &key, piece).map(|v| Kept::Whole(Arc::new(v)))
         } else {
-            open_values(self.space(), &key, piece).map(|(file, offset)| Kept::Open(Arc::new(file), offset))
+            self.reader.chunked(key, piece).map(Kept::Open)
         };
         let kept = opened.unwrap_or_else(|e| {
             self.fail(e);
@@ -274,8 +295,15 @@ impl<'r> Book<'r> {
 
     /// Keeps the first error; the position is not held.
     fn fail(&self, e: StoreError) -> Option<Value> {
+        self.any_failed.store(true, Relaxed);
         self.failed.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
         None
+    }
+
+    /// Whether any read has failed: the book no longer holds what it was opened with, and a
+    /// search using it should stop and report [`Book::take_error`].
+    pub fn failed(&self) -> bool {
+        self.any_failed.load(Relaxed)
     }
 
     /// The first read that failed since the book was made, if one did.

@@ -46,6 +46,9 @@ pub struct Verification {
     pub positions: u64,
     /// Files that failed a check, with the reason.
     pub damaged: Vec<(PathBuf, String)>,
+    /// Store files the system would not let us read (a permission, an I/O error), with the
+    /// system's error: not known to be damaged, but not checked either.
+    pub unreadable: Vec<(PathBuf, String)>,
     /// What is missing: partitions or rows in no sound file (named by the file that would hold
     /// them), or a store or space folder without any store file.
     pub incomplete: Vec<(PathBuf, String)>,
@@ -56,9 +59,9 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// Whether the store is sound: nothing damaged, nothing missing.
+    /// Whether the store is sound: nothing damaged, unreadable or missing.
     pub fn sound(&self) -> bool {
-        self.damaged.is_empty() && self.incomplete.is_empty()
+        self.damaged.is_empty() && self.unreadable.is_empty() && self.incomplete.is_empty()
     }
 }
 
@@ -99,9 +102,11 @@ pub fn verify(base: &Path) -> Result<Verification, StoreError> {
         }
         out.folders.push(Folder { dir: s.dir, files: s.files, lines: depth, free: s.space.free() });
         out.damaged.extend(s.damaged);
+        out.unreadable.extend(s.unreadable.into_iter().map(|(p, e)| (p, e.to_string())));
         out.warnings.extend(s.warnings);
     }
     out.damaged.sort();
+    out.unreadable.sort();
     out.incomplete.sort();
     out.warnings.sort();
     Ok(out)

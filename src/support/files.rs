@@ -23,27 +23,61 @@ pub(super) fn create_parent(path: &Path) -> std::io::Result<()> {
 const TEXT_SHARE_OF_MEMORY: u64 = 4;
 
 /// Reads a text input whole, refusing at once a file too big to parse in the memory this
-/// machine has now (an error naming both sizes) rather than swapping or being killed. `-` is
-/// standard input (read once: a second `-` of the same command reads nothing).
+/// machine has now (an error naming both sizes) rather than swapping or being killed, and
+/// stopping a pipe that goes on past that bound. `-` is standard input (read once: a second
+/// `-` of the same command reads nothing). A regular file or a pipe is read; a device, socket
+/// or folder is refused by what it is (`/dev/zero` would never end), and so is a NUL byte,
+/// which no text format of dab's holds.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
-    if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
-        return Ok(text);
-    }
-    let len = std::fs::metadata(path)?.len();
-    if let Some(free) = super::process::available_memory_bytes()
-        && len > free / TEXT_SHARE_OF_MEMORY
-    {
-        return Err(std::io::Error::new(
+    let limit = super::process::available_memory_bytes().map(|free| (free / TEXT_SHARE_OF_MEMORY, free));
+    let too_big = |len: u64, (most, free): (u64, u64)| {
+        std::io::Error::new(
             std::io::ErrorKind::OutOfMemory,
             format!(
-                "{len} bytes is too big to read: at most {} (a quarter of the {free} bytes of memory available now)",
-                free / TEXT_SHARE_OF_MEMORY
+                "{len} bytes is too big to read: at most {most} (a quarter of the {free} bytes of memory available now)"
             ),
-        ));
+        )
+    };
+    if path.as_os_str() == "-" {
+        return read_bounded(std::io::stdin().lock(), limit);
     }
-    std::fs::read_to_string(path)
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let t = meta.file_type();
+    #[cfg(unix)]
+    let pipe = std::os::unix::fs::FileTypeExt::is_fifo(&t);
+    #[cfg(not(unix))]
+    let pipe = false;
+    if !t.is_file() && !pipe {
+        let what = if t.is_dir() { "a folder" } else { "a device or special file" };
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{what}, not a text file")));
+    }
+    if let Some(bound) = limit.filter(|&(most, _)| meta.len() > most) {
+        return Err(too_big(meta.len(), bound));
+    }
+    read_bounded(file, limit)
+}
+
+/// Reads text from `r` until its end, refusing it past `limit` (most bytes, and the memory
+/// the bound came from) or at a NUL byte.
+fn read_bounded(r: impl std::io::Read, limit: Option<(u64, u64)>) -> std::io::Result<String> {
+    let most = limit.map_or(u64::MAX, |(m, _)| m);
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(r, most.saturating_add(1)), &mut bytes)?;
+    if let Some((most, free)) = limit.filter(|_| bytes.len() as u64 > most) {
+        let why = format!(
+            "more than {most} bytes is too big to read (a quarter of the {free} bytes of memory available now)"
+        );
+        return Err(std::io::Error::new(std::io::ErrorKind::OutOfMemory, why));
+    }
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        let why = format!("a NUL byte at byte {at}: not a text file");
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let why = format!("not UTF-8 text (at byte {})", e.utf8_error().valid_up_to());
+        std::io::Error::new(std::io::ErrorKind::InvalidData, why)
+    })
 }
 
 /// Writes `bytes` to `path` atomically: into a temporary file of a unique name in the same
@@ -97,5 +131,21 @@ mod tests {
         let blocked = dir.path().join("sub").join("a.txt").join("b.txt");
         assert!(write_atomic(&blocked, b"x").is_err());
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
+    }
+
+    #[test]
+    fn a_text_input_is_bounded_and_never_a_device_a_folder_or_binary() {
+        // An endless input stops at the bound, named.
+        let err = read_bounded(std::io::repeat(b'a'), Some((1000, 4000))).unwrap_err().to_string();
+        assert!(err.contains("more than 1000 bytes is too big to read") && err.contains("4000 bytes"), "{err}");
+        assert_eq!(read_bounded(&b"a,b\n"[..], Some((1000, 4000))).unwrap(), "a,b\n");
+        let err = read_bounded(&b"{\"a\":\0}"[..], None).unwrap_err().to_string();
+        assert!(err.contains("a NUL byte at byte 5"), "{err}");
+        let err = read_bounded(&b"ok\xff"[..], None).unwrap_err().to_string();
+        assert!(err.contains("not UTF-8 text (at byte 2)"), "{err}");
+        for (path, what) in [("/dev/zero", "a device or special file"), ("/", "a folder")] {
+            let err = read_text(Path::new(path)).unwrap_err().to_string();
+            assert!(err.contains(what), "{path}: {err}");
+        }
     }
 }
