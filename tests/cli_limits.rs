@@ -59,6 +59,31 @@ fn more_threads_than_the_machine_runs_are_refused_before_any_work() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
+#[test]
+fn a_thread_count_of_0_is_a_usage_error_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compare");
+    let (plan, trace) = (format!("{data}/plan.json"), format!("{data}/trace.csv"));
+    for (args, flag) in [
+        (&["solve", "2x2", "--threads", "0"][..], "--threads"),
+        (&["plan", "2x2", "--threads", "0", "--no-probe"], "--threads"),
+        (&["run", "2x2", "--threads", "0", "--no-probe"], "--threads"),
+        (&["hint", "2x2", "--threads", "0"], "--threads"),
+        (&["play", "2x2", "--threads", "0"], "--threads"),
+        (&["calibrate", "--threads", "0"], "--threads"),
+        // A usage error (2), not a trace found to disagree with its plan (1).
+        (&["compare", "--plan", &plan, "--trace", &trace, "--threads", "0", "--out", "r"], "--threads"),
+        // Refused whichever suite reads the list, before minutes of another suite.
+        (&["bench", "--threads", "0"], "--threads"),
+        (&["bench", "--suite", "memory", "--threads", "1,0"], "--threads"),
+        (&["bench", "--solve-threads", "0"], "--solve-threads"),
+    ] {
+        let e = refused(args, Some(dir.path()));
+        assert!(e.contains(&format!("{flag} must be at least 1")), "{args:?}: {e}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written before a refusal");
+}
+
 /// A temporary folder holding `p.json`, a plan of 2x2 for `threads` threads.
 fn plan_2x2(threads: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
