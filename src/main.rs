@@ -7,6 +7,7 @@ fn main() {
     // first write after the reader has gone (store files are renamed into place whole, so an
     // interrupted run leaves nothing half-written).
     sigpipe::reset();
+    catch_file_size_limit();
     // Before any thread starts: a memory limit bounds the whole process only if freed values
     // leave it.
     dab::support::return_freed_memory();
@@ -17,4 +18,16 @@ fn main() {
         eprintln!("internal error (a bug in dab; please report it): {text}");
     }));
     std::process::exit(cli::run());
+}
+
+/// A file growing past `ulimit -f` is a write error like any other (EFBIG, "File too large",
+/// reported with the file's name), not a silent kill by SIGXFSZ: with the signal caught the
+/// kernel fails the write instead. The handler only sets a flag that nothing reads; should
+/// registering it fail, the default (the kill) stands.
+fn catch_file_size_limit() {
+    #[cfg(unix)]
+    {
+        static CAUGHT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, &CAUGHT);
+    }
 }

@@ -74,6 +74,23 @@ fn both_position_formats_give_the_same_answer() {
 }
 
 #[test]
+fn a_byte_order_mark_before_a_position_is_ignored() {
+    // As a Windows editor saves a UTF-8 file: U+FEFF first, then the text.
+    let art = "\u{feff}+-+ +\n|   |\n+ +-+\n";
+    let want = json(&["solve", "1x2", "--lines", "1001101", "--json"], None);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.txt");
+    std::fs::write(&file, art).unwrap();
+    for (args, stdin) in [
+        (vec!["solve", "--position", file.to_str().unwrap(), "--json"], None),
+        (vec!["solve", "--position", "-", "--json"], Some(art)),
+        (vec!["solve", "1x2", "--lines", "\u{feff}1001101", "--json"], None),
+    ] {
+        assert_eq!(json(&args, stdin)["moves"], want["moves"], "{args:?}");
+    }
+}
+
+#[test]
 fn text_output_names_value_moves_and_costs() {
     dab().args(["solve", "3x3", "--quiet"]).assert().success().stdout(
         predicate::str::contains("value -3")

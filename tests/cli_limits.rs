@@ -59,6 +59,31 @@ fn more_threads_than_the_machine_runs_are_refused_before_any_work() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
+#[test]
+fn a_thread_count_of_0_is_a_usage_error_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compare");
+    let (plan, trace) = (format!("{data}/plan.json"), format!("{data}/trace.csv"));
+    for (args, flag) in [
+        (&["solve", "2x2", "--threads", "0"][..], "--threads"),
+        (&["plan", "2x2", "--threads", "0", "--no-probe"], "--threads"),
+        (&["run", "2x2", "--threads", "0", "--no-probe"], "--threads"),
+        (&["hint", "2x2", "--threads", "0"], "--threads"),
+        (&["play", "2x2", "--threads", "0"], "--threads"),
+        (&["calibrate", "--threads", "0"], "--threads"),
+        // A usage error (2), not a trace found to disagree with its plan (1).
+        (&["compare", "--plan", &plan, "--trace", &trace, "--threads", "0", "--out", "r"], "--threads"),
+        // Refused whichever suite reads the list, before minutes of another suite.
+        (&["bench", "--threads", "0"], "--threads"),
+        (&["bench", "--suite", "memory", "--threads", "1,0"], "--threads"),
+        (&["bench", "--solve-threads", "0"], "--solve-threads"),
+    ] {
+        let e = refused(args, Some(dir.path()));
+        assert!(e.contains(&format!("{flag} must be at least 1")), "{args:?}: {e}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written before a refusal");
+}
+
 /// A temporary folder holding `p.json`, a plan of 2x2 for `threads` threads.
 fn plan_2x2(threads: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -184,4 +209,37 @@ fn a_model_of_an_older_format_is_refused_naming_dab_calibrate_once() {
     let e = refused(&["plan", "2x3", "--cost", path.to_str().unwrap(), "--no-probe"], Some(dir.path()));
     assert!(e.contains("has format 2") && e.contains("old.json"), "{e}");
     assert_eq!(e.matches("dab calibrate").count(), 1, "{e}");
+}
+
+/// Runs `dab args` in `dir` under `ulimit -f 100` (100 KiB in bash): files past that size must
+/// fail their write with a message, not kill dab with SIGXFSZ. Returns standard error.
+#[cfg(unix)]
+fn under_file_size_limit(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new("bash")
+        .args(["-c", "ulimit -f 100; exec \"$0\" \"$@\""])
+        .arg(assert_cmd::cargo::cargo_bin("dab"))
+        .args(args)
+        .current_dir(dir)
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .get_output()
+        .clone();
+    // A kill by a signal has no exit code.
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_past_the_file_size_limit_is_a_write_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // The graph of 3x5 is about 690 kB, written through the atomic write of every report.
+    let e = under_file_size_limit(dir.path(), &["graph", "3x5", "-o", "g.csv"]);
+    assert!(e.contains("cannot write graph file 'g.csv': File too large"), "{e}");
+    assert!(!dir.path().join("g.csv").exists());
+    // The speedup chart's PNG, over 100 KiB, drawn by plotters under a temporary name.
+    let e = under_file_size_limit(dir.path(), &["plan", "2x3", "--no-probe", "-o", "p.json", "--out", "r"]);
+    assert!(e.contains("r/speedup.png") && e.contains("File too large"), "{e}");
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("r")).unwrap().map(|f| f.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "no chart, and no temporary file, is left behind: {left:?}");
 }

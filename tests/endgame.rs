@@ -125,7 +125,12 @@ fn malformed_component_lists_are_refused() {
     refused(&["endgame", "C3 X4"], None, "component 'X4' is not C<k>");
     refused(&["endgame", "C3 C"], None, "component 'C' is not C<k>");
     refused(&["endgame", "C3 L4x"], None, "component 'L4x'");
-    refused(&["endgame", "C99999999999999999999"], None, "is not C<k>");
+    // Too long: the limit named with what was typed, even past what a u64 holds.
+    for typed in ["C4000000000", "C99999999999999999999", "L1000002"] {
+        let message = format!("component '{typed}' is too long: a chain or a loop has at most 1000000 boxes");
+        refused(&["endgame", typed], None, &message);
+    }
+    refused(&["endgame", "X4000000000"], None, "component 'X4000000000' is not C<k>");
     refused(&["endgame", " "], None, "the component list is empty");
     refused(&["endgame"], None, "required");
 }

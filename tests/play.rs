@@ -125,6 +125,17 @@ fn illegal_moves_are_refused_and_undo_goes_back_to_the_previous_move() {
 }
 
 #[test]
+fn a_line_that_is_not_utf8_is_refused_and_the_game_goes_on() {
+    let input: &[u8] = b"\xff\xfe\nh(0,\xc30)\nh(0,0)\nquit\n";
+    let out = dab().args(["play", "2x2", "--threads", "1"]).write_stdin(input).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let refusal = "refused: the line is not UTF-8 text: type a line as h(r,c), v(r,c) or its number (0 to 11)";
+    assert_eq!(text.matches(refusal).count(), 2, "{text}");
+    assert!(text.contains("you draw h(0,0) (horizontal line 0)"), "{text}");
+    assert!(text.contains("you quit at you 0, dab 0"), "{text}");
+}
+
+#[test]
 fn boxes_show_their_owner_and_bad_boards_are_refused() {
     // 1x1, dab first: dab draws two sides, we draw the other two and take the box.
     let out = dab().args(["play", "1x1", "--first", "dab"]).write_stdin("h(1,0)\nv(0,1)\n").assert().success();

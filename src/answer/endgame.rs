@@ -54,9 +54,12 @@ pub enum ParseError {
     /// The list names no component.
     #[error("the component list is empty; give components such as \"C3 C3 L4 L8\"")]
     Empty,
-    /// A token (given) is not `C<k>` or `L<k>` with k a number of at most 1,000,000.
+    /// A token (given) is not `C<k>` or `L<k>` with k a number.
     #[error("component '{0}' is not C<k> (a chain of k boxes) or L<k> (a loop of k boxes)")]
     Syntax(String),
+    /// A component (the token given) of more than [`MAX_LEN`] boxes.
+    #[error("component '{0}' is too long: a chain or a loop has at most {MAX_LEN} boxes")]
+    TooLong(String),
     /// A chain (the token given) of fewer than 3 boxes.
     #[error("component '{0}': a chain needs at least 3 boxes (shorter chains are not part of these endgames)")]
     ShortChain(String),
@@ -397,13 +400,21 @@ fn parse_component(token: &str) -> Result<Component, ParseError> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(syntax());
     }
-    let k: u32 = digits.parse().ok().filter(|&k| k <= MAX_LEN).ok_or_else(syntax)?;
-    match kind {
-        "C" | "c" if k >= 3 => Ok(Component::Chain(k)),
-        "C" | "c" => Err(ParseError::ShortChain(token.to_string())),
-        "L" | "l" if k >= 4 && k.is_multiple_of(2) => Ok(Component::Loop(k)),
-        "L" | "l" => Err(ParseError::BadLoop(token.to_string())),
-        _ => Err(syntax()),
+    let chain = match kind {
+        "C" | "c" => true,
+        "L" | "l" => false,
+        _ => return Err(syntax()),
+    };
+    // Digits alone: what does not parse overflows u64, so it is too long as well.
+    let k = match digits.parse::<u64>() {
+        Ok(k) if k <= u64::from(MAX_LEN) => k as u32,
+        _ => return Err(ParseError::TooLong(token.to_string())),
+    };
+    match chain {
+        true if k >= 3 => Ok(Component::Chain(k)),
+        true => Err(ParseError::ShortChain(token.to_string())),
+        false if k >= 4 && k.is_multiple_of(2) => Ok(Component::Loop(k)),
+        false => Err(ParseError::BadLoop(token.to_string())),
     }
 }
 
@@ -736,6 +747,8 @@ mod tests {
         assert_eq!(Endgame::parse("L5").unwrap_err(), ParseError::BadLoop("L5".into()));
         assert_eq!(Endgame::parse("C3 X4").unwrap_err(), ParseError::Syntax("X4".into()));
         assert_eq!(Endgame::parse("C").unwrap_err(), ParseError::Syntax("C".into()));
+        assert_eq!(Endgame::parse("C1000000").unwrap(), Endgame::new(vec![Component::Chain(MAX_LEN)]));
+        assert_eq!(Endgame::parse("L1000002").unwrap_err(), ParseError::TooLong("L1000002".into()));
         assert_eq!(Endgame::parse("  ").unwrap_err(), ParseError::Empty);
         assert_eq!(g("L8, C3 l4").to_string(), "C3 L4 L8");
     }

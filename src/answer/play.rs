@@ -372,7 +372,8 @@ pub fn run(
     let mut game = Game::from(start, first);
     // Snapshots taken before each of the player's moves, for `undo`.
     let mut history: Vec<Game> = Vec::new();
-    let mut lines = input.lines();
+    // Lines as bytes: one that is not UTF-8 is a bad command to refuse, not the end of the game.
+    let mut lines = input.split(b'\n');
     writeln!(
         out,
         "board {board}: you (Y) against a perfect opponent (D). Type a line as h(r,c), v(r,c) or its number, or hint, undo, quit."
@@ -442,18 +443,29 @@ fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(
 /// Prompts for the player's next line of input, echoes it when asked and reads it as a command
 /// on `pos`; `None` at the end of the input.
 fn read_command(
-    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    lines: &mut impl Iterator<Item = std::io::Result<Vec<u8>>>,
     pos: Position,
     out: &mut impl Write,
     echo: bool,
 ) -> std::io::Result<Option<Command>> {
     write!(out, "your move> ")?;
     out.flush()?;
-    let Some(text) = lines.next().transpose()? else { return Ok(None) };
+    let Some(bytes) = lines.next().transpose()? else { return Ok(None) };
+    let text = String::from_utf8(bytes);
     if echo {
-        writeln!(out, "{}", text.trim())?;
+        let shown = match &text {
+            Ok(text) => std::borrow::Cow::from(text.as_str()),
+            Err(e) => String::from_utf8_lossy(e.as_bytes()),
+        };
+        writeln!(out, "{}", shown.trim())?;
     }
-    Ok(Some(parse_command(&text, pos)))
+    Ok(Some(match text {
+        Ok(text) => parse_command(&text, pos),
+        Err(_) => Command::Bad(format!(
+            "the line is not UTF-8 text: type a line as h(r,c), v(r,c) or its number (0 to {}), or hint, undo, quit",
+            pos.board.lines() - 1
+        )),
+    }))
 }
 
 /// Carries out one of the player's commands; returns the ending when the player quits, `None`

@@ -35,6 +35,11 @@ pub struct CompareArgs {
 }
 
 pub fn run(args: CompareArgs) -> CliResult {
+    // Checked as every command checks it, so that 0 is a usage error (2), not a trace found to
+    // disagree with its plan (1).
+    if let Some(p) = args.threads {
+        super::planned_threads(Some(p as usize))?;
+    }
     let overhead = super::nanoseconds("--overhead", args.overhead)?;
     // Loading checks the plan's fields (and its format); the trace is checked against its
     // graph where there is one (a plan whose jobs are no graph is compare's error to name).

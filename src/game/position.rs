@@ -109,6 +109,13 @@ fn shown(c: Option<char>) -> String {
     }
 }
 
+/// `text` without a leading byte-order mark (U+FEFF), which some editors write at the start of a
+/// UTF-8 file: no part of a position, it would otherwise be read as the first row's first
+/// character.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 impl Position {
     /// The start of the game on `board`: no lines drawn.
     pub fn empty(board: Board) -> Position {
@@ -120,9 +127,10 @@ impl Position {
         self.board.full().minus(self.drawn)
     }
 
-    /// Reads a line string: `board.lines()` characters `0`/`1` in the external order.
+    /// Reads a line string: `board.lines()` characters `0`/`1` in the external order (a leading
+    /// byte-order mark and surrounding whitespace ignored).
     pub fn from_line_string(board: Board, text: &str) -> Result<Position, FormatError> {
-        let text = text.trim();
+        let text = without_bom(text).trim();
         let len = text.chars().count();
         for (i, ch) in text.chars().enumerate() {
             if ch != '0' && ch != '1' {
@@ -142,10 +150,10 @@ impl Position {
     }
 
     /// Reads ASCII art. Rows starting with `#` are comments; trailing blank rows are ignored;
-    /// trailing spaces may be left out of a row. Row numbers in errors count every row of the
-    /// text, comments included, from 1.
+    /// trailing spaces may be left out of a row; a leading byte-order mark is ignored. Row
+    /// numbers in errors count every row of the text, comments included, from 1.
     pub fn from_art(text: &str) -> Result<Position, FormatError> {
-        let mut rows: Vec<(usize, Vec<char>)> = text
+        let mut rows: Vec<(usize, Vec<char>)> = without_bom(text)
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.starts_with('#'))
@@ -246,6 +254,18 @@ mod tests {
         let art = "# a comment\no-o o\n|A\n* *-*\n\n";
         let p = Position::from_art(art).unwrap();
         assert_eq!(p.to_line_string(), "1001100");
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_no_part_of_the_position() {
+        let b: Board = "1x2".parse().unwrap();
+        let p = Position::from_line_string(b, "1001101").unwrap();
+        assert_eq!(Position::from_art("\u{feff}+-+ +\n|   |\n+ +-+\n").unwrap(), p);
+        assert_eq!(Position::from_art("\u{feff}# a comment\n+-+ +\n|   |\n+ +-+\n").unwrap(), p);
+        assert_eq!(Position::from_line_string(b, "\u{feff}1001101\n").unwrap(), p);
+        // Only at the start: anywhere else it is a character out of place.
+        assert!(Position::from_art("+-+ +\n\u{feff}|   |\n+ +-+\n").is_err());
+        assert!(Position::from_line_string(b, "1001\u{feff}101").is_err());
     }
 
     #[test]

@@ -323,9 +323,16 @@ fn render(stem: &Path, size: (u32, u32), figure: &Figure) -> Result<(), ChartErr
     // hence `<stem>.tmp.png` rather than `<stem>.png.tmp`.
     let tmp = file(stem, "tmp");
     let (svg, svg_tmp) = (file(stem, "svg"), file(&tmp, "svg"));
-    write(&svg, SVGBackend::new(&svg_tmp, size).into_drawing_area(), figure)?;
     let (png, png_tmp) = (file(stem, "png"), file(&tmp, "png"));
-    write(&png, BitMapBackend::new(&png_tmp, size).into_drawing_area(), figure)?;
+    let drawn = write(&svg, SVGBackend::new(&svg_tmp, size).into_drawing_area(), figure)
+        .and_then(|()| write(&png, BitMapBackend::new(&png_tmp, size).into_drawing_area(), figure));
+    if let Err(e) = drawn {
+        // A failed drawing (a full disk, `ulimit -f`) leaves no temporary file behind either.
+        for t in [&svg_tmp, &png_tmp] {
+            let _ = std::fs::remove_file(t);
+        }
+        return Err(e);
+    }
     for (from, to) in [(svg_tmp, svg), (png_tmp, png)] {
         std::fs::rename(&from, &to).map_err(|e| ChartError::Draw { path: to, message: e.to_string() })?;
     }

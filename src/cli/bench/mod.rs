@@ -86,6 +86,7 @@ pub struct BenchArgs {
 }
 
 pub fn run_cmd(args: BenchArgs) -> CliResult {
+    check_threads(&args)?;
     match args.suite {
         Suite::Solve => solve(args),
         Suite::Sim => sim(args),
@@ -97,12 +98,24 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
     }
 }
 
+/// Every count of `--threads` and `--solve-threads`, whichever suite reads them, refused before
+/// any work when it is 0 or more than this machine runs at once: a usage error, never one found
+/// minutes into a suite.
+fn check_threads(args: &BenchArgs) -> Result<(), String> {
+    for (flag, list) in [("--threads", &args.threads), ("--solve-threads", &args.solve_threads)] {
+        for &p in list {
+            if p == 0 {
+                return Err(format!("{flag} must be at least 1"));
+            }
+            super::run_threads(p)?;
+        }
+    }
+    Ok(())
+}
+
 fn search_suite(args: BenchArgs) -> CliResult {
     let output = args.output.unwrap_or_else(|| super::runs_path("bench-search.csv"));
     super::bytes(&args.tt_size).map_err(|e| format!("--tt-size: {e}"))?;
-    for &p in &args.threads {
-        super::run_threads(p)?;
-    }
     let mut cases = Vec::new();
     for spec in &args.search_cases {
         cases.extend(search::cases(spec)?);
@@ -188,9 +201,6 @@ fn bandwidth(args: BenchArgs) -> CliResult {
 
 fn memory(args: BenchArgs) -> CliResult {
     let output = args.output.unwrap_or_else(|| super::runs_path("bench-memory.csv"));
-    for &p in &args.threads {
-        super::run_threads(p)?;
-    }
     let exe = std::env::current_exe()?;
     println!(
         "{:<6} {:>7} {:>8} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7} {:>8}",
@@ -248,9 +258,6 @@ fn endgame(args: BenchArgs) -> CliResult {
 fn solve(args: BenchArgs) -> CliResult {
     let output = args.output.unwrap_or_else(|| super::runs_path("bench.csv"));
     let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
-    for &p in &args.solve_threads {
-        super::run_threads(p)?;
-    }
     if args.cases.iter().any(|c| c == "chains-3x8") {
         // Measured on the README's 2-core machine (2026-11-24): the dense twin alone 198 s.
         eprintln!("note: the solve suite takes about 6 minutes on a 2-core machine (the 32-line case's dense twin 3)");
