@@ -213,6 +213,190 @@ fn slurm_script_matches_its_golden_file_and_is_bash() {
     assert_eq!(submitted, checked.graph.len());
 }
 
+/// A folder name that a shell reads as something else unless it is quoted for it: command
+/// substitutions, bash's own `$'...'` quoting, quotes, globs, a Slurm `%x` pattern, non-ASCII
+/// and a tab (which bash's `printf %q` writes in `$'...'`, as it does non-ASCII in the C locale).
+const HOSTILE_DIR: &str = "a b $'x' \"q\" é\tü $(touch pwned) `touch pwned` ;&|*? 100%x";
+
+/// Writes an executable file.
+fn executable(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Every file under `dir` named `name`.
+fn found(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            out.extend(found(&path, name));
+        } else if path.file_name().unwrap() == name {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// NUL-separated fields of a file.
+fn fields(path: &Path) -> Vec<String> {
+    let text = String::from_utf8(std::fs::read(path).unwrap()).unwrap();
+    text.split_terminator('\0').map(String::from).collect()
+}
+
+#[test]
+fn hostile_paths_reach_dab_literally_through_sbatch_wrap_under_sh() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join(HOSTILE_DIR);
+    // A backslash is fine in every path but the output folder (Slurm's --output patterns);
+    // the output folder ends in a space, which squeue's answer must keep.
+    let paths = Paths {
+        dab: root.join("bin\\ $HOME").join("dab"),
+        plan: root.join("it's a \\plan.json"),
+        store: root.join("st\\ore $(DOLLAR)"),
+        out: root.join("out "),
+    };
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::copy(data("plan-2x3.json"), &paths.plan).unwrap();
+    // Fakes: sbatch records its arguments and answers an id as --parsable does; squeue answers
+    // what the test puts in its file; dab records its arguments.
+    let fake = tmp.path().join("fake");
+    executable(
+        &fake.join("sbatch"),
+        "#!/bin/bash\nn=$(($(cat \"$FAKE/count\" 2>/dev/null || echo 0) + 1))\necho $n >\"$FAKE/count\"\n\
+         printf '%s\\0' \"$@\" >\"$FAKE/sbatch.$n\"\necho \"$((100 + n));cluster\"\n",
+    );
+    executable(&fake.join("squeue"), "#!/bin/sh\ncat \"$FAKE/queue\" 2>/dev/null || true\n");
+    executable(&paths.dab, "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$FAKE/dab-args\"\n");
+    dab()
+        .args(["export", "slurm", "--plan"])
+        .arg(&paths.plan)
+        .arg("--store")
+        .arg(&paths.store)
+        .arg("--out")
+        .arg(&paths.out)
+        .arg("--dab")
+        .arg(&paths.dab)
+        .assert()
+        .success();
+    let script = paths.out.join("submit-slurm.sh");
+    let submit = || {
+        let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap());
+        let mut bash = std::process::Command::new("bash");
+        // The C locale, as on many nodes: the one where bash quotes the most with $'...'.
+        bash.arg(&script).env("PATH", path).env("FAKE", &fake).env("LC_ALL", "C");
+        let out = bash.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let said = submit();
+    let (_, checked) = plan();
+    let calls = units(&checked).len() + 1;
+    assert!(said.starts_with(&format!("submitted {} job(s)", checked.graph.len() + 1)), "{said}");
+    let out = paths.out.to_str().unwrap();
+    let logs = format!("{}/logs/", out.replace('%', "%%"));
+    let value = paths.out.join("value.json");
+    for n in 1..=calls {
+        let args = fields(&fake.join(format!("sbatch.{n}")));
+        let arg =
+            |key: &str| args.iter().find_map(|a| a.strip_prefix(key)).unwrap_or_else(|| panic!("{key} in {args:?}"));
+        assert_eq!(arg("--chdir="), out);
+        let name = arg("--job-name=dab-");
+        let array = args.iter().any(|a| a.starts_with("--array="));
+        assert_eq!(arg("--output="), format!("{logs}%x{}.out", if array { "_%a" } else { "" }));
+        // What sbatch --wrap submits: the command in a /bin/sh script, run in --chdir.
+        let wrapped = tmp.path().join("wrapped.sh");
+        let wrap = arg("--wrap=");
+        std::fs::write(&wrapped, format!("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n{wrap}\n"))
+            .unwrap();
+        let ran = std::process::Command::new("/bin/sh")
+            .arg(&wrapped)
+            .current_dir(&paths.out)
+            .env("FAKE", &fake)
+            .env("SLURM_ARRAY_TASK_ID", "0")
+            .output()
+            .unwrap();
+        assert!(ran.status.success(), "{wrap}: {}", String::from_utf8_lossy(&ran.stderr));
+        let mut want = vec!["job", "--plan", paths.plan.to_str().unwrap(), "--store", paths.store.to_str().unwrap()];
+        let piece = format!("{name}_0");
+        match name {
+            "value" => want.extend(["--value", value.to_str().unwrap()]),
+            _ if array => want.extend(["--job", &piece]),
+            _ => want.extend(["--job", name]),
+        }
+        assert_eq!(fields(&fake.join("dab-args")), want, "{wrap}");
+    }
+    assert!(found(tmp.path(), "pwned").is_empty(), "a path was run as a command");
+    assert!(!paths.out.join("$").exists(), "a $'...' word was read by sh as '$' and a path");
+    // Again, with every job queued as squeue shows it: nothing to submit.
+    let mut queue = String::new();
+    for line in std::fs::read_to_string(paths.out.join("job-ids")).unwrap().lines() {
+        let (job, id) = line.split_once(' ').unwrap();
+        let (name, base, task) = match id.split_once('_') {
+            Some((base, task)) => (job.rsplit_once('_').unwrap().0, base, task),
+            None => (job, id, "N/A"),
+        };
+        queue.push_str(&format!("dab-{name} {base} {task} {out}\n"));
+    }
+    std::fs::write(fake.join("queue"), queue).unwrap();
+    let said = submit();
+    assert!(said.starts_with("submitted 0 job(s)"), "{said}");
+}
+
+#[test]
+fn hostile_paths_in_the_submit_files_follow_htcondor_s_quoting() {
+    let (plan, checked) = plan();
+    let paths = Paths {
+        dab: "/opt/$HOME/d'b \"x\"/dab".into(),
+        plan: "/sh ared/$(touch pwned)/it's \"the\" plan é.json".into(),
+        store: "/sh\\ared/$'x'/st\tore".into(),
+        out: "/run/$ENV(HOME)".into(),
+    };
+    condor::check(&paths).unwrap();
+    let export = condor::export(&checked, plan.threads, &paths, &|_| false);
+    let file = |name: &str| &export.files.iter().find(|(n, _)| *n == name).unwrap().1;
+    // HTCondor's manual: macros first, $(DOLLAR) for a $; then the value in double quotes,
+    // "" for a "; an argument in single quotes keeps its spaces and tabs, '' for a '.
+    let (plan_arg, store_arg) =
+        (r#"'/sh ared/$(DOLLAR)(touch pwned)/it''s ""the"" plan é.json'"#, "'/sh\\ared/$(DOLLAR)''x''/st\tore'");
+    let job = file("dab-job.sub");
+    assert!(job.contains("\nexecutable = /opt/$(DOLLAR)HOME/d'b \"x\"/dab\n"), "{job}");
+    let want = format!("\narguments = \"job --plan {plan_arg} --store {store_arg} --job $(job)\"\n");
+    assert!(job.contains(&want), "{job}");
+    let value = file("dab-value.sub");
+    let want = format!(
+        "\narguments = \"job --plan {plan_arg} --store {store_arg} --value '/run/$(DOLLAR)ENV(HOME)/value.json'\"\n"
+    );
+    assert!(value.contains(&want), "{value}");
+}
+
+#[test]
+fn paths_the_engines_cannot_carry_are_refused_naming_the_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let export = |engine: &str, store: &Path, out: &Path| {
+        let mut c = dab();
+        c.args(["export", engine, "--plan"]).arg(data("plan-2x3.json")).arg("--store").arg(store).arg("--out").arg(out);
+        c.assert().code(2)
+    };
+    let fine = tmp.path().join("fine");
+    let err = |a: assert_cmd::assert::Assert| String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    let e = err(export("slurm", &fine, &tmp.path().join("r\\un")));
+    assert!(e.contains(&format!("output path '{}' holds a backslash", tmp.path().join("r\\un").display())), "{e}");
+    let e = err(export("condor", &tmp.path().join("a$$b"), &fine));
+    assert!(e.contains(&format!("store path '{}' holds '$$'", tmp.path().join("a$$b").display())), "{e}");
+    for engine in ["slurm", "condor"] {
+        let e = err(export(engine, &tmp.path().join("a\nb"), &fine));
+        let shown = format!("{}/a\\nb", tmp.path().display());
+        assert!(
+            e.contains(&format!("store path '{shown}' holds a newline")) && e.trim_end().lines().count() == 1,
+            "{e}"
+        );
+    }
+    assert!(!fine.exists(), "nothing written");
+}
+
 #[test]
 fn the_dag_names_every_job_once_parents_exist_and_there_is_no_cycle() {
     let (plan, checked) = plan();

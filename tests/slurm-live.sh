@@ -204,11 +204,18 @@ ok "running the script again submits nothing; after deleting $victim only it and
 
 # --- A failing job cancels its dependents ---------------------------------------------------
 first=$(awk '/^submit / {print $2; exit}' "$T/out/submit-slurm.sh")
+# shq WORD: WORD in single quotes for sh, as the exported script's (bash's printf %q writes
+# $'...', which sh does not read).
+shq() {
+  local LC_ALL=C s=$1 q="'\\''"
+  s=${s//\'/$q}
+  printf "'%s'" "$s"
+}
 cat >"$T/failing-dab" <<EOF
 #!/bin/sh
 # dab, except that job $first fails.
 case " \$* " in *" --job $first "*) echo "failing $first on purpose" >&2; exit 3 ;; esac
-exec $(printf %q "$DAB") "\$@"
+exec $(shq "$DAB") "\$@"
 EOF
 chmod +x "$T/failing-dab"
 "$DAB" export slurm --plan "$T/plan.json" --store "$T/store2" --out "$T/out2" >/dev/null

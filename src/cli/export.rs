@@ -48,9 +48,9 @@ pub fn run(args: ExportArgs) -> CliResult {
         None => std::env::current_exe().map_err(|e| format!("cannot find this dab binary: {e}"))?,
     };
     let paths = Paths { dab, plan: absolute(&args.plan)?, store: absolute(&args.store)?, out: absolute(&args.output)? };
-    paths.check()?;
     match args.engine {
         Engine::Slurm => {
+            slurm::check(&paths)?;
             let path = paths.out.join(SLURM_SCRIPT);
             cluster::write(&path, &slurm::script(&checked, &paths))?;
             use std::os::unix::fs::PermissionsExt;
@@ -59,6 +59,7 @@ pub fn run(args: ExportArgs) -> CliResult {
             println!("wrote {}: run it where sbatch works (again to resume)", path.display());
         }
         Engine::Condor => {
+            condor::check(&paths)?;
             let export = condor::export(&checked, plan.threads, &paths, &condor::in_store(&checked, &paths.store));
             for (name, text) in &export.files {
                 cluster::write(&paths.out.join(name), text)?;

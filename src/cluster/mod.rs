@@ -12,6 +12,7 @@ pub mod trace;
 use std::path::{Path, PathBuf};
 
 use crate::plan::ReadyPlan;
+use crate::support::one_line;
 
 /// Megabytes (MiB) every task asks for besides its values: the `dab` binary, its stack and
 /// the allocator's slack.
@@ -52,25 +53,40 @@ pub enum ExportError {
         /// The path as given.
         path: PathBuf,
     },
-    /// One of the [`Paths`] holds a newline or a NUL, which no script line can quote.
-    #[error("{what} path '{path}' has a character the script cannot carry (a newline or a NUL)")]
+    /// One of the [`Paths`] holds a character that an engine's files cannot carry.
+    #[error("{what} path '{}' {why}", one_line(&.path.to_string_lossy()))]
     Unquotable {
         /// Which path: `dab`, `plan`, `store` or `output`.
         what: &'static str,
         /// The path as given.
         path: PathBuf,
+        /// What is wrong with it, as the end of a sentence that starts with the path.
+        why: &'static str,
     },
 }
 
 impl Paths {
-    /// Refuses relative paths and paths that cannot be written into a script line.
+    /// The paths with the names errors give them.
+    pub fn named(&self) -> [(&'static str, &Path); 4] {
+        [("dab", &self.dab), ("plan", &self.plan), ("store", &self.store), ("output", &self.out)]
+    }
+
+    /// Refuses what neither engine can run with: relative paths, paths that are not UTF-8 (the
+    /// generated files are text, and a lossy conversion would name another path) and paths with
+    /// a newline or a NUL (every generated file, and `squeue`'s answer, is read line by line).
+    /// Each engine's `check` adds its own rules.
     pub fn check(&self) -> Result<(), ExportError> {
-        for (what, path) in [("dab", &self.dab), ("plan", &self.plan), ("store", &self.store), ("output", &self.out)] {
+        for (what, path) in self.named() {
             if !path.is_absolute() {
-                return Err(ExportError::Relative { what, path: path.clone() });
+                return Err(ExportError::Relative { what, path: path.into() });
             }
-            if path.to_string_lossy().contains(['\n', '\0']) {
-                return Err(ExportError::Unquotable { what, path: path.clone() });
+            let Some(text) = path.to_str() else {
+                let why = "is not UTF-8: the generated files are text and cannot name it";
+                return Err(ExportError::Unquotable { what, path: path.into(), why });
+            };
+            if text.contains(['\n', '\0']) {
+                let why = "holds a newline or a NUL, which no line of the generated files can carry";
+                return Err(ExportError::Unquotable { what, path: path.into(), why });
             }
         }
         Ok(())
@@ -167,8 +183,109 @@ pub fn write(path: &Path, text: &str) -> Result<(), ExportError> {
         .map_err(|source| ExportError::Write { path: path.into(), source })
 }
 
-/// A path as one bash word in single quotes. Hand-made: one replacement is all POSIX single
-/// quoting needs, and shlex's quote would leave plain paths bare, changing every script.
-pub fn sh_quote(path: &Path) -> String {
-    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
+/// `word` as one POSIX sh word: in single quotes, which keep every byte but NUL as it is, a
+/// `'` written as `'\''` (close, an escaped quote, open again). Not bash's `printf %q`, whose
+/// `$'...'` for non-ASCII and control characters is bash's own: dash, the `/bin/sh` that runs
+/// `sbatch --wrap`, reads `$'a'` as `$` and `a`. Hand-made: one replacement is all it takes, and
+/// shlex's quote would leave plain words bare, changing every script.
+pub fn sh_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::path::PathBuf;
+    use std::process::Command;
+
+    use proptest::prelude::*;
+
+    use super::{ExportError, Paths, sh_quote};
+
+    /// The shells a quoted word must survive: `/bin/sh` (what `sbatch --wrap` runs), dash by
+    /// name where it is installed (Debian's `/bin/sh`), and bash (which reads the script).
+    pub(crate) fn shells() -> Vec<&'static str> {
+        ["/bin/sh", "/bin/dash", "/bin/bash"].into_iter().filter(|s| std::path::Path::new(s).exists()).collect()
+    }
+
+    /// What `shell -c 'printf %s WORD'` prints, `WORD` as given (already quoted).
+    pub(crate) fn printed(shell: &str, word: &str) -> Vec<u8> {
+        let out = Command::new(shell).arg("-c").arg(format!("printf %s {word}")).output().unwrap();
+        assert!(out.status.success(), "{shell} on {word}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    }
+
+    /// Words a shell would read otherwise if they were not quoted, or quoted as bash does.
+    pub(crate) const HOSTILE: &[&str] = &[
+        "",
+        "'",
+        "''",
+        "a'b",
+        "'$(touch pwned)'",
+        "$(touch pwned)",
+        "`touch pwned`",
+        "$'x'",
+        "$HOME ${HOME} $0 $$ $# $@ $*",
+        "\\ \\\\ \\' \\\"",
+        "\"double\" 'single'",
+        "é ü 漢字 🦀",
+        "tab\there\rcarriage \x01\x1b[31m\x7f",
+        "; & | < > ( ) { } [ ] * ? ~ # ! % =",
+        " leading and trailing ",
+        "-n",
+        "%s %d %%",
+    ];
+
+    #[test]
+    fn hostile_words_come_back_from_every_shell() {
+        assert!(!shells().is_empty());
+        for shell in shells() {
+            for word in HOSTILE {
+                assert_eq!(printed(shell, &sh_quote(word)), word.as_bytes(), "{shell}: {word:?} as {}", sh_quote(word));
+            }
+        }
+    }
+
+    #[test]
+    fn a_quote_is_closed_escaped_and_reopened() {
+        assert_eq!(sh_quote("/a/b"), "'/a/b'");
+        assert_eq!(sh_quote("it's"), r"'it'\''s'");
+        assert_eq!(sh_quote("$'é'"), r"'$'\''é'\'''");
+    }
+
+    /// Any text but NUL and newline, with shell syntax drawn often.
+    pub(crate) fn words() -> impl Strategy<Value = String> {
+        prop_oneof!["[^\\x00\\n]{0,24}", "([$'\"\\\\`(){};&|<>*?~#! \\t%=é]|[a-z]){0,24}"]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_quoted_word_comes_back_byte_for_byte(word in words()) {
+            for shell in shells() {
+                prop_assert_eq!(printed(shell, &sh_quote(&word)), word.as_bytes(), "{}", shell);
+            }
+        }
+    }
+
+    fn paths(out: &str) -> Paths {
+        Paths { dab: "/bin/dab".into(), plan: "/p.json".into(), store: "/store".into(), out: out.into() }
+    }
+
+    #[test]
+    fn relative_non_utf8_and_multi_line_paths_are_refused_by_name() {
+        assert!(paths("/any 'thing' $(x) é \\ %").check().is_ok());
+        let e = paths("run").check().unwrap_err();
+        assert!(matches!(e, ExportError::Relative { what: "output", .. }), "{e}");
+        let e = paths("/run\nrm -rf x").check().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "output path '/run\\nrm -rf x' holds a newline or a NUL, which no line of the generated files can carry"
+        );
+        use std::os::unix::ffi::OsStrExt;
+        let mut p = paths("/run");
+        p.store = PathBuf::from(std::ffi::OsStr::from_bytes(b"/st\xffore"));
+        let e = p.check().unwrap_err().to_string();
+        assert!(e.starts_with("store path '/st\u{fffd}ore' is not UTF-8"), "{e}");
+    }
 }

@@ -6,24 +6,62 @@
 //! queued from an earlier run of the script (found with `squeue` by name and working folder),
 //! so running it again on a half-finished store submits only what is missing. The generator
 //! only formats; the paths are taken as given, so its output is the same on every machine.
+//!
+//! Paths are written for the shell that reads them: in single quotes in the bash script, and,
+//! in the command of `sbatch --wrap`, which Slurm runs with `/bin/sh` (dash on Debian), through
+//! the script's `shq`, which quotes for POSIX sh as [`sh_quote`] does. Bash's `printf %q` does
+//! not: its `$'...'` is no quoting to dash. [`check`] refuses the paths Slurm cannot take.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use crate::plan::ReadyPlan;
 use crate::store;
 
-use super::{Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs};
+use super::{ExportError, Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs};
 
-/// The submit script of `plan`.
+/// The script's `shq WORD`: WORD as one POSIX sh word, as [`sh_quote`] writes it, for the
+/// command of `sbatch --wrap`. At run time, since `DAB` may be set then; `LC_ALL=C` so that the
+/// replacement goes byte by byte whatever the user's locale.
+const SHQ: &str = r#"shq() {
+  local LC_ALL=C s=$1 q="'\\''"
+  s=${s//\'/$q}
+  printf "'%s'" "$s"
+}"#;
+
+/// [`Paths::check`], and a backslash in the output folder: anywhere in an `--output` file name,
+/// Slurm takes it as an escape, drops it and expands no `%` pattern, so the logs, named by `%x`
+/// and `%a`, would all go to one file in another folder. (A `%` is written `%%` instead.)
+pub fn check(paths: &Paths) -> Result<(), ExportError> {
+    paths.check()?;
+    if paths.out.to_string_lossy().contains('\\') {
+        let why = "holds a backslash, which Slurm drops from the logs' --output names, expanding no %x or %a in them";
+        return Err(ExportError::Unquotable { what: "output", path: paths.out.clone(), why });
+    }
+    Ok(())
+}
+
+/// The submit script of `plan`, for paths that passed [`check`].
 pub fn script(plan: &ReadyPlan, paths: &Paths) -> String {
     let units = units(plan);
     let mut s = String::new();
     header(&mut s, plan, paths, &units);
     queued_ids(&mut s);
+    s.push_str(concat!(
+        "\n# shq WORD: WORD as one POSIX sh word in single quotes ('\\'' for a '), for the command of\n",
+        "# sbatch --wrap, which runs under /bin/sh: bash's printf %q writes $'...', which sh does not read.\n"
+    ));
+    s.push_str(SHQ);
+    s.push('\n');
     submit_function(&mut s);
     submissions(&mut s, plan, &units);
     value_step(&mut s, plan);
     s
+}
+
+/// A path as one word of the script.
+fn quoted(path: &Path) -> String {
+    sh_quote(&path.to_string_lossy())
 }
 
 /// The script's opening comment, `set -euo pipefail`, and the shell variables of the paths.
@@ -53,6 +91,8 @@ PLAN={plan}
 STORE={store}
 FILES={files}
 OUT={outq}
+# $OUT/logs as a Slurm file name pattern, for --output: a % in it doubled.
+LOGS={logs}
 mkdir -p \"$OUT/logs\"
 : >\"$OUT/job-ids\"",
         plan_path = paths.plan.display(),
@@ -62,11 +102,12 @@ mkdir -p \"$OUT/logs\"
         out = paths.out.display(),
         arrays = units.iter().filter(|u| u.array).count(),
         margin = super::MARGIN_MB,
-        dab = sh_quote(&paths.dab),
-        plan = sh_quote(&paths.plan),
-        store = sh_quote(&paths.store),
-        files = sh_quote(&store::folder(&paths.store, &plan.space)),
-        outq = sh_quote(&paths.out),
+        dab = quoted(&paths.dab),
+        plan = quoted(&paths.plan),
+        store = quoted(&paths.store),
+        files = quoted(&store::folder(&paths.store, &plan.space)),
+        outq = quoted(&paths.out),
+        logs = sh_quote(&paths.out.join("logs").to_string_lossy().replace('%', "%%")),
     );
 }
 
@@ -77,9 +118,12 @@ fn queued_ids(s: &mut String) {
         s,
         "
 # Slurm id of every job not in the store that is queued or was submitted now (array tasks as
-# <id>_<task>), by plan job name.
+# <id>_<task>), by plan job name. Whole lines: read would strip the spaces a folder may end with.
 declare -A ID=()
-while read -r name base task dir; do
+while IFS= read -r line; do
+  name=${{line%% *}} line=${{line#* }}
+  base=${{line%% *}} line=${{line#* }}
+  task=${{line%% *}} dir=${{line#* }}
   [[ $dir == \"$OUT\" && $name == dab-* ]] || continue
   if [[ $task == N/A ]]; then ID[${{name#dab-}}]=$base; else ID[${{name#dab-}}_$task]=${{base}}_$task; fi
 done < <(squeue --noheader --me --array --format='%j %F %K %Z')
@@ -120,16 +164,16 @@ submit() {{
     --kill-on-invalid-dep=yes --chdir=\"$OUT\")
   if ((${{#deps[@]}})); then args+=(--dependency=\"afterok:$(IFS=:; echo \"${{deps[*]}}\")\"); fi
   if [[ $name == {value} ]]; then
-    cmd=\"--value $(printf %q \"$OUT/value.json\")\"
-    args+=(--output=\"$OUT/logs/%x.out\")
+    cmd=\"--value $(shq \"$OUT/value.json\")\"
+    args+=(--output=\"$LOGS/%x.out\")
   elif [[ -n $pieces ]]; then
     cmd=\"--job ${{name}}_\\$SLURM_ARRAY_TASK_ID\"
-    args+=(--array=\"$(IFS=,; echo \"${{todo[*]}}\")\" --output=\"$OUT/logs/%x_%a.out\")
+    args+=(--array=\"$(IFS=,; echo \"${{todo[*]}}\")\" --output=\"$LOGS/%x_%a.out\")
   else
     cmd=\"--job $name\"
-    args+=(--output=\"$OUT/logs/%x.out\")
+    args+=(--output=\"$LOGS/%x.out\")
   fi
-  id=$(sbatch \"${{args[@]}}\" --wrap=\"exec $(printf %q \"$DAB\") job --plan $(printf %q \"$PLAN\") --store $(printf %q \"$STORE\") $cmd\")
+  id=$(sbatch \"${{args[@]}}\" --wrap=\"exec $(shq \"$DAB\") job --plan $(shq \"$PLAN\") --store $(shq \"$STORE\") $cmd\")
   id=${{id%%;*}}
   for i in \"${{todo[@]}}\"; do
     if [[ -n $pieces ]]; then ID[${{jobs[$i]}}]=${{id}}_$i; else ID[${{jobs[$i]}}]=$id; fi
@@ -174,5 +218,59 @@ fn submit_line(plan: &ReadyPlan, u: &Unit, rank: &[u32]) -> String {
         format!("submit {} {mem} {nice} {needs} {}", u.name, u.jobs.len())
     } else {
         format!("submit {} {mem} {nice} {needs}", u.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    use proptest::prelude::*;
+
+    use super::super::tests::{HOSTILE, printed, shells, words};
+    use super::{Paths, SHQ, check, sh_quote};
+
+    /// What the script's `shq` writes for `word`, run by bash as the script is.
+    fn shq(word: &str) -> String {
+        let out =
+            Command::new("bash").arg("-c").arg(format!("{SHQ}\nshq \"$1\"")).arg("shq").arg(word).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    #[test]
+    fn the_script_s_shq_quotes_hostile_words_for_sh() {
+        for word in HOSTILE {
+            let quoted = shq(word);
+            assert_eq!(quoted, sh_quote(word), "{word:?}");
+            for shell in shells() {
+                assert_eq!(printed(shell, &quoted), word.as_bytes(), "{shell}: {word:?} as {quoted}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_script_s_shq_writes_what_sh_quote_writes(word in words()) {
+            prop_assert_eq!(shq(&word), sh_quote(&word));
+        }
+    }
+
+    #[test]
+    fn an_output_folder_with_a_backslash_is_refused_and_a_percent_doubled() {
+        let paths = |out: &str| Paths { dab: "/d".into(), plan: "/p".into(), store: "/s\\t".into(), out: out.into() };
+        assert!(check(&paths("/run 100%x")).is_ok());
+        let e = check(&paths("/r\\un")).unwrap_err().to_string();
+        assert!(e.starts_with("output path '/r\\un' holds a backslash"), "{e}");
+        let plan = crate::plan::Plan::load(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cluster/plan-2x3.json"),
+        )
+        .unwrap()
+        .check()
+        .unwrap();
+        let script = super::script(&plan, &paths("/run 100%x"));
+        assert!(script.contains("\nLOGS='/run 100%%x/logs'\n"), "{script}");
     }
 }

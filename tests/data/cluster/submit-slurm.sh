@@ -21,19 +21,32 @@ PLAN='/shared/plan.json'
 STORE='/shared/store'
 FILES='/shared/store/2x3/g2'
 OUT='/shared/run'
+# $OUT/logs as a Slurm file name pattern, for --output: a % in it doubled.
+LOGS='/shared/run/logs'
 mkdir -p "$OUT/logs"
 : >"$OUT/job-ids"
 
 # Slurm id of every job not in the store that is queued or was submitted now (array tasks as
-# <id>_<task>), by plan job name.
+# <id>_<task>), by plan job name. Whole lines: read would strip the spaces a folder may end with.
 declare -A ID=()
-while read -r name base task dir; do
+while IFS= read -r line; do
+  name=${line%% *} line=${line#* }
+  base=${line%% *} line=${line#* }
+  task=${line%% *} dir=${line#* }
   [[ $dir == "$OUT" && $name == dab-* ]] || continue
   if [[ $task == N/A ]]; then ID[${name#dab-}]=$base; else ID[${name#dab-}_$task]=${base}_$task; fi
 done < <(squeue --noheader --me --array --format='%j %F %K %Z')
 queued=${#ID[@]}
 submitted=0
 skipped=0
+
+# shq WORD: WORD as one POSIX sh word in single quotes ('\'' for a '), for the command of
+# sbatch --wrap, which runs under /bin/sh: bash's printf %q writes $'...', which sh does not read.
+shq() {
+  local LC_ALL=C s=$1 q="'\\''"
+  s=${s//\'/$q}
+  printf "'%s'" "$s"
+}
 
 # submit NAME MEM NICE NEEDS [PIECES]: submits plan job NAME (or, with PIECES, the array of
 # pieces NAME_0..NAME_<PIECES-1>) unless it is in the store or queued, after the jobs NEEDS
@@ -61,16 +74,16 @@ submit() {
     --kill-on-invalid-dep=yes --chdir="$OUT")
   if ((${#deps[@]})); then args+=(--dependency="afterok:$(IFS=:; echo "${deps[*]}")"); fi
   if [[ $name == value ]]; then
-    cmd="--value $(printf %q "$OUT/value.json")"
-    args+=(--output="$OUT/logs/%x.out")
+    cmd="--value $(shq "$OUT/value.json")"
+    args+=(--output="$LOGS/%x.out")
   elif [[ -n $pieces ]]; then
     cmd="--job ${name}_\$SLURM_ARRAY_TASK_ID"
-    args+=(--array="$(IFS=,; echo "${todo[*]}")" --output="$OUT/logs/%x_%a.out")
+    args+=(--array="$(IFS=,; echo "${todo[*]}")" --output="$LOGS/%x_%a.out")
   else
     cmd="--job $name"
-    args+=(--output="$OUT/logs/%x.out")
+    args+=(--output="$LOGS/%x.out")
   fi
-  id=$(sbatch "${args[@]}" --wrap="exec $(printf %q "$DAB") job --plan $(printf %q "$PLAN") --store $(printf %q "$STORE") $cmd")
+  id=$(sbatch "${args[@]}" --wrap="exec $(shq "$DAB") job --plan $(shq "$PLAN") --store $(shq "$STORE") $cmd")
   id=${id%%;*}
   for i in "${todo[@]}"; do
     if [[ -n $pieces ]]; then ID[${jobs[$i]}]=${id}_$i; else ID[${jobs[$i]}]=$id; fi
