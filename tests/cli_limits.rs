@@ -243,3 +243,32 @@ fn a_file_past_the_file_size_limit_is_a_write_error_naming_it() {
     let left: Vec<_> = std::fs::read_dir(dir.path().join("r")).unwrap().map(|f| f.unwrap().file_name()).collect();
     assert!(left.is_empty(), "no chart, and no temporary file, is left behind: {left:?}");
 }
+
+/// Inputs that never end or are no text: `/dev/zero` as a plan or graph, or piped into
+/// `sim -`, a folder as a plan, a NUL byte in a cost model. Each is refused at once, naming
+/// what it is, instead of being read until memory runs out.
+#[test]
+fn an_endless_or_binary_input_is_refused_at_once_naming_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = std::time::Duration::from_secs(30);
+    let binary = dir.path().join("model.json");
+    std::fs::write(&binary, b"{\"format\": \0}").unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (&["run", "--plan", "/dev/zero"], "a device or special file, not a text file"),
+        (&["sim", "/dev/zero"], "a device or special file, not a text file"),
+        (&["run", "--plan", "/"], "a folder, not a text file"),
+        (&["plan", "2x2", "--cost", binary.to_str().unwrap()], "a NUL byte at byte 11"),
+    ];
+    for (args, why) in cases {
+        let out = dab().current_dir(dir.path()).args(args).timeout(limit).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+    }
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let mut sim = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"));
+    let out = sim.current_dir(dir.path()).args(["sim", "-"]).stdin(zero).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a NUL byte at byte 0"), "{err}");
+}

@@ -523,6 +523,24 @@ proptest! {
                 Err(e) => prop_assert!(e.contains(&*rel.file_name().unwrap().to_string_lossy()), "{}", e),
             }
         }
+        // A cluster task that reads the file: its output as the clean store's, or an error
+        // naming the file.
+        let name = rel.file_stem().unwrap().to_str().unwrap();
+        let job = clean.plan.graph.jobs.iter().position(|j| j.name == name).unwrap();
+        if let Some(&reader_job) = clean.plan.graph.needed_by(job).first() {
+            let reader_job = reader_job as usize;
+            let out = format!("{}.dab", clean.plan.graph.jobs[reader_job].name);
+            let out_rel = rel.with_file_name(&out);
+            std::fs::remove_file(copy.path().join(&out_rel)).unwrap();
+            let store = Store::open_shared(copy.path(), &clean.plan.space).unwrap();
+            match dab::exec::run_job(&clean.plan, &store, reader_job) {
+                Ok(_) => {
+                    let want = &clean.files.iter().find(|(p, _)| *p == out_rel).unwrap().1;
+                    prop_assert!(std::fs::read(copy.path().join(&out_rel)).unwrap() == *want, "{} from {}", out, name);
+                }
+                Err(e) => prop_assert!(e.to_string().contains(name), "{}", e),
+            }
+        }
         // dab verify names the file; a resume computes it again and the store is as it was.
         let v = dab::store::verify(copy.path()).unwrap();
         prop_assert!(v.damaged.iter().any(|(p, _)| p.ends_with(rel)), "{:?}", v.damaged);
@@ -670,4 +688,25 @@ fn a_file_that_cannot_be_read_is_unreadable_not_damaged() {
     assert_eq!(code, Some(1), "{err}");
     assert!(out.contains(&format!("unreadable: {}: Permission denied", bad.display())), "{out}");
     assert!(err.contains("1 of 9 store files cannot be read") || err.contains("cannot be read"), "{err}");
+}
+
+/// A query that opened the store before a run beside it replaced its files (another split:
+/// the pieces it surveyed are gone, the whole files in their place) looks again, once, and
+/// answers from the new files.
+#[test]
+fn a_reader_whose_files_were_replaced_beside_it_looks_again_and_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let pieces = plan("2x3", None, 2, Some(split()));
+    run(&pieces, dir.path(), None);
+    let reader = Reader::open(dir.path(), "2x3".parse().unwrap(), None).unwrap();
+    let clean = Reader::open(clean_2x3(), "2x3".parse().unwrap(), None).unwrap();
+    // Positions of every partition that was split.
+    let space = &pieces.space;
+    let split_keys: Vec<_> = pieces.layout.iter().filter(|l| l.rows < space.shape(&l.key).0).map(|l| l.key).collect();
+    assert!(!split_keys.is_empty());
+    run(&plan("2x3", None, 2, None), dir.path(), None);
+    for key in split_keys {
+        let pos = space.position_of(space.state_at(&key, space.shape(&key).1 * (space.shape(&key).0 - 1)));
+        assert_eq!(reader.value(pos.drawn).unwrap(), clean.value(pos.drawn).unwrap(), "{key}");
+    }
 }

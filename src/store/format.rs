@@ -110,16 +110,20 @@ impl Bad {
 const MISMATCH: &str = "checksum mismatch (a byte has changed)";
 
 /// Reads and checks what follows a file's header (`head`: its bytes up to the values): the
-/// values, chunk by chunk, each handed to `sink` (which may keep it), then the table and the
-/// trailing CRC. One pass: the whole file's CRC is combined from the chunks' own.
-fn check_body(head: &[u8], shape: Shape, src: &mut impl Read, mut sink: impl FnMut(u64, &[u8])) -> Result<(), Bad> {
+/// values, chunk by chunk, into `dest` when given (all the values) or else through one chunk
+/// of scratch, then the table and the trailing CRC. One pass: the whole file's CRC is combined
+/// from the chunks' own.
+fn check_body(head: &[u8], shape: Shape, src: &mut impl Read, mut dest: Option<&mut [u8]>) -> Result<(), Bad> {
     let mut whole = crc32fast::Hasher::new();
     whole.update(head);
     let mut chunk_crcs = Vec::with_capacity(if shape.format == STORE_FORMAT_1 { 0 } else { shape.chunks() as usize });
-    let mut buf = vec![0u8; CHUNK.min(shape.positions) as usize];
+    let mut scratch = if dest.is_some() { Vec::new() } else { vec![0u8; CHUNK.min(shape.positions) as usize] };
     for i in 0..shape.chunks() {
         let (a, b) = shape.chunk(i);
-        let part = &mut buf[..(b - a) as usize];
+        let part = match dest.as_deref_mut() {
+            Some(d) => &mut d[a as usize..b as usize],
+            None => &mut scratch[..(b - a) as usize],
+        };
         src.read_exact(part)?;
         let mut h = crc32fast::Hasher::new();
         h.update(part);
@@ -127,7 +131,6 @@ fn check_body(head: &[u8], shape: Shape, src: &mut impl Read, mut sink: impl FnM
             chunk_crcs.push(h.clone().finalize());
         }
         whole.combine(&h);
-        sink(a, part);
     }
     let mut table = vec![0u8; shape.table_len() as usize];
     src.read_exact(&mut table)?;
@@ -188,7 +191,7 @@ pub fn parse(mut bytes: Vec<u8>) -> Result<(Header, Vec<Value>), String> {
     }
     let (header, shape) = header.zip(shape).ok_or("unreadable header")?;
     let at = shape.values_at() as usize;
-    check_body(&bytes[..at], shape, &mut &bytes[at..], |_, _| ()).map_err(|e| match e {
+    check_body(&bytes[..at], shape, &mut &bytes[at..], None).map_err(|e| match e {
         Bad::Damaged(reason) => reason,
         Bad::Io(e) => e.to_string(),
     })?;
@@ -319,11 +322,8 @@ impl Opened {
     /// Reads every value, checking every checksum in the same pass.
     pub(crate) fn values(mut self) -> Result<Vec<Value>, StoreError> {
         let mut out = vec![0u8; self.shape.positions as usize];
-        let mut src = std::io::BufReader::with_capacity(CHUNK as usize, &mut self.file);
-        check_body(&self.head, self.shape, &mut src, |a, part| {
-            out[a as usize..a as usize + part.len()].copy_from_slice(part)
-        })
-        .map_err(|e| e.named(&self.path))?;
+        // Straight into the values (no buffer between): chunks are large reads already.
+        check_body(&self.head, self.shape, &mut self.file, Some(&mut out)).map_err(|e| e.named(&self.path))?;
         Ok(out.into_iter().map(|b| b as Value).collect())
     }
 
@@ -337,7 +337,7 @@ impl Opened {
 /// Checks the rest of an opened file (read on from just past its header), keeping nothing.
 fn check_stream(file: &File, head: &[u8], shape: Shape, path: &Path) -> Result<(), StoreError> {
     let mut src = std::io::BufReader::with_capacity(CHUNK as usize, file);
-    check_body(head, shape, &mut src, |_, _| ()).map_err(|e| e.named(path))
+    check_body(head, shape, &mut src, None).map_err(|e| e.named(path))
 }
 
 /// A whole file read and checked (magic, format, length, checksums), or why not, naming it.

@@ -59,20 +59,29 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
 }
 
 /// Reads text from `r` until its end, refusing it past `limit` (most bytes, and the memory
-/// the bound came from) or at a NUL byte.
-fn read_bounded(r: impl std::io::Read, limit: Option<(u64, u64)>) -> std::io::Result<String> {
-    let most = limit.map_or(u64::MAX, |(m, _)| m);
+/// the bound came from) or at a NUL byte, each as soon as it is read (`/dev/zero` on standard
+/// input is refused at its first byte, not after gigabytes).
+fn read_bounded(mut r: impl std::io::Read, limit: Option<(u64, u64)>) -> std::io::Result<String> {
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(r, most.saturating_add(1)), &mut bytes)?;
-    if let Some((most, free)) = limit.filter(|_| bytes.len() as u64 > most) {
-        let why = format!(
-            "more than {most} bytes is too big to read (a quarter of the {free} bytes of memory available now)"
-        );
-        return Err(std::io::Error::new(std::io::ErrorKind::OutOfMemory, why));
-    }
-    if let Some(at) = bytes.iter().position(|&b| b == 0) {
-        let why = format!("a NUL byte at byte {at}: not a text file");
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if let Some(at) = chunk[..n].iter().position(|&b| b == 0) {
+            let why = format!("a NUL byte at byte {}: not a text file", bytes.len() + at);
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if let Some((most, free)) = limit.filter(|&(m, _)| bytes.len() as u64 > m) {
+            let why = format!(
+                "more than {most} bytes is too big to read (a quarter of the {free} bytes of memory available now)"
+            );
+            return Err(std::io::Error::new(std::io::ErrorKind::OutOfMemory, why));
+        }
     }
     String::from_utf8(bytes).map_err(|e| {
         let why = format!("not UTF-8 text (at byte {})", e.utf8_error().valid_up_to());
