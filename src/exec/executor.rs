@@ -130,26 +130,7 @@ pub fn execute(
 /// to it before counting the job done. A store error, or a memory limit that cannot be kept,
 /// stops the run cleanly.
 pub fn execute_with(plan: &ReadyPlan, opts: &ExecOptions) -> Result<Execution, ExecError> {
-    let start = Instant::now();
-    let kernel = Kernel::with_path(&plan.space, opts.kernel);
-    let (shared, resumed) = prepare(plan, opts)?;
-    let run = Run {
-        plan,
-        opts,
-        start,
-        total: plan.graph.jobs.iter().map(|j| j.states).sum(),
-        reads: reads(plan, &kernel),
-        kernel,
-        slots: slots(plan),
-        state: (Mutex::new(shared), Condvar::new()),
-    };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
-    pool.broadcast(|ctx| run.work(ctx.index()));
-    let Run { reads, total, state, .. } = run;
-    let s = state.0.into_inner().unwrap_or_else(PoisonError::into_inner);
-    if let Some(e) = s.error {
-        return Err(e);
-    }
+    let (s, reads, total, start, resumed) = run_jobs(plan, opts, None)?;
     let (value, moves) = match s.root {
         Some(root) => root,
         None => root_from_store(plan, &reads, opts.store.expect("the root was not run, so it was stored"))?,
@@ -171,15 +152,92 @@ pub fn execute_with(plan: &ReadyPlan, opts: &ExecOptions) -> Result<Execution, E
     })
 }
 
+/// What one cluster task did: the jobs of a sub-plan run on one node's threads.
+#[derive(Clone, Debug)]
+pub struct TaskRun {
+    /// The task's jobs run, in the order they finished (jobs already in the store not run).
+    pub trace: Vec<TraceRow>,
+    /// The task's jobs found in the store and not run again.
+    pub resumed: usize,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// Most bytes of job values resident at once.
+    pub peak_bytes: u64,
+    /// The root's value and moves, when the root job is one of the task's.
+    pub root: Option<(Value, Vec<MoveValue>)>,
+}
+
+/// Runs the jobs of `plan` that `task` marks (a cluster task: a connected piece of the plan)
+/// on `opts.threads` threads against `opts.store`, shared with the other tasks. Every other
+/// job counts as done: a job of the task reads its values from the store (checked, as every
+/// read is), and one that is missing is an error naming its file. A job of the task already
+/// in the store is not run again, so a task run twice is harmless. Nothing is removed from
+/// the store (other tasks' files are not this task's to clean), and no opening book is kept.
+pub fn execute_task(plan: &ReadyPlan, opts: &ExecOptions, task: &[bool]) -> Result<TaskRun, ExecError> {
+    assert!(opts.store.is_some(), "a cluster task reads and writes a store");
+    assert_eq!(task.len(), plan.graph.len(), "one mark per job");
+    let opts = ExecOptions { keep_lines: None, keep: false, ..*opts };
+    let (s, _, _, start, resumed) = run_jobs(plan, &opts, Some(task))?;
+    Ok(TaskRun {
+        trace: s.trace,
+        resumed: resumed - task.iter().filter(|&&t| !t).count(),
+        seconds: start.elapsed().as_secs_f64(),
+        peak_bytes: s.memory.peak(),
+        root: s.root,
+    })
+}
+
+/// The run itself, every job or (`only`) those of one task: the shared state once every
+/// worker is done, what each job reads, the positions of every job, when it started and how
+/// many jobs were not run.
+type Finished = (Shared, Vec<Reads>, u64, Instant, usize);
+
+fn run_jobs(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Result<Finished, ExecError> {
+    let start = Instant::now();
+    let kernel = Kernel::with_path(&plan.space, opts.kernel);
+    let (shared, resumed) = prepare(plan, opts, only)?;
+    let run = Run {
+        plan,
+        opts,
+        start,
+        total: plan.graph.jobs.iter().map(|j| j.states).sum(),
+        reads: reads(plan, &kernel),
+        kernel,
+        slots: slots(plan),
+        state: (Mutex::new(shared), Condvar::new()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
+    pool.broadcast(|ctx| run.work(ctx.index()));
+    let Run { reads, total, state, .. } = run;
+    let mut s = state.0.into_inner().unwrap_or_else(PoisonError::into_inner);
+    match s.error.take() {
+        Some(e) => Err(e),
+        None => Ok((s, reads, total, start, resumed)),
+    }
+}
+
 /// The shared state before the first job: with a store, the jobs it holds marked finished
 /// (and, with a book, those it pruned), and files no job still to run reads removed. Returns
-/// the state and the number of jobs not to run.
-fn prepare(plan: &ReadyPlan, opts: &ExecOptions) -> Result<(Shared, usize), ExecError> {
+/// the state and the number of jobs not to run. For a task (`only`), only its own jobs are
+/// looked for in the store, every other job counts as finished, and nothing is removed.
+fn prepare(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Result<(Shared, usize), ExecError> {
     let mut shared = Shared::new(plan, opts.mem_limit, opts.store.is_some());
     // Jobs whose values are in the store, not in memory; fixed for the whole run.
-    let on_disk =
-        opts.store.map_or_else(|| vec![false; plan.graph.len()], |store| finished_in_store(plan, store, opts.report));
-    let skip = to_skip(plan, &on_disk, opts.keep_lines);
+    let on_disk = opts
+        .store
+        .map_or_else(|| vec![false; plan.graph.len()], |store| finished_in_store(plan, store, only, opts.report));
+    let mut skip = to_skip(plan, &on_disk, opts.keep_lines);
+    if let Some(task) = only {
+        skip.iter_mut().zip(task).for_each(|(s, &t)| *s |= !t);
+        let resumed = skip.iter().filter(|&&d| d).count();
+        shared.resume(plan, &skip);
+        for (i, j) in plan.graph.jobs.iter().enumerate().filter(|&(i, _)| skip[i]) {
+            if !task[i] || on_disk[i] {
+                shared.disk.add(j.bytes);
+            }
+        }
+        return Ok((shared, resumed));
+    }
     let resumed = skip.iter().filter(|&&d| d).count();
     if resumed > 0 {
         shared.resume(plan, &skip);

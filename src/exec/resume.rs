@@ -8,15 +8,22 @@ use std::collections::HashSet;
 use crate::plan::ReadyPlan;
 use crate::store::{Store, StoreError};
 
-/// The jobs the store already holds, checked; a file that fails its check is reported and
-/// its job runs again.
-pub(crate) fn finished_in_store(plan: &ReadyPlan, store: &Store, report: Option<&(dyn Fn(&str) + Sync)>) -> Vec<bool> {
+/// The jobs the store already holds, checked (of `only`'s jobs alone, where given: a task
+/// looks only at its own); a file that fails its check is reported and its job runs again.
+pub(crate) fn finished_in_store(
+    plan: &ReadyPlan,
+    store: &Store,
+    only: Option<&[bool]>,
+    report: Option<&(dyn Fn(&str) + Sync)>,
+) -> Vec<bool> {
     plan.graph
         .jobs
         .iter()
         .zip(&plan.layout)
-        .map(|(j, l)| {
-            store.has(&j.name)
+        .enumerate()
+        .map(|(i, (j, l))| {
+            only.is_none_or(|t| t[i])
+                && store.has(&j.name)
                 && match store.read(&j.name, l, j.states) {
                     Ok(_) => true,
                     Err(e) => {

@@ -9,9 +9,11 @@ mod ready;
 mod file;
 mod predict;
 mod search;
+mod tasks;
 
 pub use estimate::SolveEstimate;
 pub use file::{Candidate, PLAN_FORMAT, Plan, PlanError, PlanJob, Prediction};
 pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};
 pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};
+pub use tasks::{ClusterShape, Packing, Task, pack};

@@ -1,0 +1,337 @@
+//! Two-level plans: a plan's jobs packed into cluster tasks. A task is a piece of the job
+//! graph that one node runs on all its threads with the executor, reading the files of other
+//! tasks' jobs from the shared store and writing its own there; the cluster engine sees tasks,
+//! never jobs, so its dispatch delay is paid once a task instead of once a job.
+//!
+//! Jobs are packed by level (the lines a job's partition has drawn): a job reads only jobs of
+//! the level above, so the jobs of one level never read each other. A level whose work passes
+//! the band size is split across the nodes (its tasks run side by side); smaller levels are
+//! gathered, in order, into one task that runs on one node. Tasks listed in that order read
+//! only tasks listed before them, so the task graph has no cycle. The band size is chosen by
+//! simulation: each task's time is the simulated schedule of its own jobs on the node's
+//! threads (with the plan's contention curve), plus the engine's dispatch delay and the store
+//! traffic it makes through the shared filesystem (its inputs from other tasks read, its
+//! outputs written, the bandwidth shared by the tasks of its band); the task graph is then
+//! simulated on the nodes. A one-node cluster gets one task: today's plan.
+
+use std::collections::{BTreeMap, HashSet};
+
+use crate::sched::{Contention, Graph, Job, Policy, Procs, SimOptions, Simulator};
+
+use super::ReadyPlan;
+
+/// A cluster as the packing sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClusterShape {
+    /// Nodes that run tasks at once.
+    pub nodes: usize,
+    /// Threads of one node: a task runs on all of them.
+    pub threads_per_node: usize,
+    /// Seconds from a task being ready to its start (the engine's dispatch and start-up).
+    pub overhead_seconds: f64,
+    /// Bytes per second of the shared store, every node together.
+    pub store_bytes_per_second: f64,
+}
+
+/// A cluster task: jobs of the plan, by index, in plan order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Task {
+    /// `t<i>`: its place in the task order.
+    pub name: String,
+    /// The plan's jobs it runs.
+    pub jobs: Vec<usize>,
+}
+
+/// Tasks and what the simulation predicts of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packing {
+    /// In an order in which every task reads only tasks before it.
+    pub tasks: Vec<Task>,
+    /// Per task, predicted seconds from its dispatch to its end.
+    pub task_seconds: Vec<f64>,
+    /// Per task, the tasks whose files it reads.
+    pub task_deps: Vec<Vec<usize>>,
+    /// Predicted seconds from the first dispatch to the last task's end.
+    pub makespan_seconds: f64,
+    /// Bytes the tasks read from the store (each task reads each input of another task once).
+    pub read_bytes: u64,
+    /// Bytes the tasks write to the store (every job's file).
+    pub write_bytes: u64,
+    /// The band size chosen, in seconds of work (infinite: one task).
+    pub band_seconds: f64,
+}
+
+/// Packs `plan` for `cluster`, the band size chosen by simulation among sizes from the whole
+/// plan's work down to a 2^-24 share of it. `ticks_per_second`: the unit of the plan's costs
+/// (1e9 for nanoseconds). Deterministic.
+pub fn pack(plan: &ReadyPlan, contention: &Contention, cluster: &ClusterShape, ticks_per_second: f64) -> Packing {
+    let g = &plan.graph;
+    let work: u64 = g.jobs.iter().map(|j| j.cost).sum();
+    let mut best = simulate(plan, contention, cluster, ticks_per_second, bands(plan, cluster.nodes, u64::MAX));
+    if cluster.nodes <= 1 {
+        return best;
+    }
+    for shift in 0..=24 {
+        let band = (work >> shift).max(1);
+        let candidate = simulate(plan, contention, cluster, ticks_per_second, bands(plan, cluster.nodes, band));
+        // Fewer tasks win a tie: each is one more thing for the engine to dispatch.
+        let better = (candidate.makespan_seconds, candidate.tasks.len()) < (best.makespan_seconds, best.tasks.len());
+        if better {
+            best = Packing { band_seconds: band as f64 / ticks_per_second, ..candidate };
+        }
+    }
+    best
+}
+
+/// The tasks for one band size (in ticks of work).
+fn bands(plan: &ReadyPlan, nodes: usize, band: u64) -> Vec<Task> {
+    let g = &plan.graph;
+    let mut levels: BTreeMap<std::cmp::Reverse<usize>, Vec<usize>> = BTreeMap::new();
+    for (i, l) in plan.layout.iter().enumerate() {
+        levels.entry(std::cmp::Reverse(l.key.total())).or_default().push(i);
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut pending: Vec<usize> = Vec::new();
+    let mut pending_cost = 0u64;
+    for jobs in levels.into_values() {
+        let cost: u64 = jobs.iter().map(|&j| g.jobs[j].cost).sum();
+        let ways = (cost / band).min(nodes as u64).min(jobs.len() as u64) as usize;
+        if ways >= 2 {
+            if !pending.is_empty() {
+                groups.push(std::mem::take(&mut pending));
+                pending_cost = 0;
+            }
+            groups.extend(balanced(g, jobs, ways));
+            continue;
+        }
+        pending.extend(jobs);
+        pending_cost = pending_cost.saturating_add(cost);
+        if pending_cost >= band {
+            groups.push(std::mem::take(&mut pending));
+            pending_cost = 0;
+        }
+    }
+    if !pending.is_empty() {
+        groups.push(pending);
+    }
+    groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut jobs)| {
+            jobs.sort_unstable();
+            Task { name: format!("t{i}"), jobs }
+        })
+        .collect()
+}
+
+/// `jobs` (one level: none reads another) in `ways` parts of near-equal work: the longest
+/// first, each to the part with the least so far.
+fn balanced(g: &Graph, mut jobs: Vec<usize>, ways: usize) -> Vec<Vec<usize>> {
+    jobs.sort_by_key(|&j| (std::cmp::Reverse(g.jobs[j].cost), j));
+    let mut parts: Vec<(u64, Vec<usize>)> = vec![(0, Vec::new()); ways];
+    for j in jobs {
+        let least = (0..ways).min_by_key(|&p| (parts[p].0, p)).expect("at least one part");
+        parts[least].0 += g.jobs[j].cost;
+        parts[least].1.push(j);
+    }
+    parts.into_iter().map(|(_, p)| p).filter(|p| !p.is_empty()).collect()
+}
+
+/// The packing of `tasks` with its simulated times.
+fn simulate(
+    plan: &ReadyPlan,
+    contention: &Contention,
+    cluster: &ClusterShape,
+    ticks_per_second: f64,
+    tasks: Vec<Task>,
+) -> Packing {
+    let g = &plan.graph;
+    let mut owner = vec![0usize; g.len()];
+    for (t, task) in tasks.iter().enumerate() {
+        for &j in &task.jobs {
+            owner[j] = t;
+        }
+    }
+    // Tasks of one band run side by side and share the store's bandwidth.
+    let mut band_of = vec![0usize; tasks.len()];
+    let mut band_size: Vec<usize> = Vec::new();
+    for (t, task) in tasks.iter().enumerate() {
+        let level = plan.layout[task.jobs[0]].key.total();
+        let one_level = task.jobs.iter().all(|&j| plan.layout[j].key.total() == level);
+        let same_as_before = t > 0 && one_level && {
+            let prev = &tasks[t - 1];
+            prev.jobs.iter().all(|&j| plan.layout[j].key.total() == level)
+        };
+        if !same_as_before {
+            band_size.push(0);
+        }
+        band_of[t] = band_size.len() - 1;
+        *band_size.last_mut().expect("a band") += 1;
+    }
+    let (mut read_bytes, mut write_bytes) = (0u64, 0u64);
+    let mut task_deps = Vec::with_capacity(tasks.len());
+    let mut task_seconds = Vec::with_capacity(tasks.len());
+    for (t, task) in tasks.iter().enumerate() {
+        let inside: HashSet<usize> = task.jobs.iter().copied().collect();
+        let mut inputs: Vec<usize> = task
+            .jobs
+            .iter()
+            .flat_map(|&j| g.needs(j).iter().map(|&k| k as usize))
+            .filter(|k| !inside.contains(k))
+            .collect();
+        inputs.sort_unstable();
+        inputs.dedup();
+        let reads: u64 = inputs.iter().map(|&k| g.jobs[k].bytes).sum();
+        let writes: u64 = task.jobs.iter().map(|&j| g.jobs[j].bytes).sum();
+        read_bytes += reads;
+        write_bytes += writes;
+        let mut deps: Vec<usize> = inputs.iter().map(|&k| owner[k]).collect();
+        deps.sort_unstable();
+        deps.dedup();
+        task_deps.push(deps);
+        let share = cluster.store_bytes_per_second / band_size[band_of[t]] as f64;
+        let io = if share > 0.0 { (reads + writes) as f64 / share } else { 0.0 };
+        let jobs = sub_makespan(plan, contention, cluster.threads_per_node, &task.jobs, &inside) as f64;
+        task_seconds.push(cluster.overhead_seconds + jobs / ticks_per_second + io);
+    }
+    let makespan_seconds = task_makespan(&tasks, &task_deps, &task_seconds, cluster.nodes);
+    Packing { tasks, task_seconds, task_deps, makespan_seconds, read_bytes, write_bytes, band_seconds: f64::INFINITY }
+}
+
+/// Ticks of the simulated schedule of `jobs` alone on `threads` threads (the plan's own
+/// policy, costs and contention; inputs from outside the task are on the store, ready).
+fn sub_makespan(
+    plan: &ReadyPlan,
+    contention: &Contention,
+    threads: usize,
+    jobs: &[usize],
+    inside: &HashSet<usize>,
+) -> u64 {
+    let g = &plan.graph;
+    let sub: Vec<Job> = jobs
+        .iter()
+        .map(|&j| Job {
+            deps: g
+                .needs(j)
+                .iter()
+                .filter(|&&k| inside.contains(&(k as usize)))
+                .map(|&k| g.jobs[k as usize].name.clone())
+                .collect(),
+            ..g.jobs[j].clone()
+        })
+        .collect();
+    let graph = Graph::new(sub, None).expect("a piece of a checked graph is a graph");
+    let opts = SimOptions { policy: Policy::Cp, ..SimOptions::default() };
+    let sim = Simulator::new(&graph, opts).expect("a graph simulates").with_contention(contention);
+    sim.run(Procs::Limited(threads.max(1) as u32), false).expect("a limited simulation runs").row.makespan
+}
+
+/// Seconds until the last task ends, tasks dispatched to the first free node as soon as the
+/// tasks they read have ended (longest path first).
+fn task_makespan(tasks: &[Task], deps: &[Vec<usize>], seconds: &[f64], nodes: usize) -> f64 {
+    // Microseconds, so that the simulator's integer clock keeps the order of short tasks.
+    let jobs: Vec<Job> = tasks
+        .iter()
+        .zip(deps)
+        .zip(seconds)
+        .map(|((t, d), &s)| Job {
+            name: t.name.clone(),
+            cost: (s * 1e6).round().max(1.0) as u64,
+            states: 0,
+            bytes: 0,
+            deps: d.iter().map(|&k| tasks[k].name.clone()).collect(),
+        })
+        .collect();
+    let graph = Graph::new(jobs, None).expect("tasks listed in order form a graph");
+    let sim =
+        Simulator::new(&graph, SimOptions { policy: Policy::Cp, ..SimOptions::default() }).expect("a graph simulates");
+    sim.run(Procs::Limited(nodes.max(1) as u32), false).expect("a limited simulation runs").row.makespan as f64 / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Position;
+    use crate::sched::{CostSpec, orbits};
+    use crate::solver::Space;
+
+    fn plan(board: &str, groups: usize) -> ReadyPlan {
+        let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
+        let graph = orbits(&space, &CostSpec::States, None).unwrap();
+        ReadyPlan::from_graph(space, graph).unwrap()
+    }
+
+    fn shape(nodes: usize, overhead: f64) -> ClusterShape {
+        ClusterShape { nodes, threads_per_node: 2, overhead_seconds: overhead, store_bytes_per_second: 1e9 }
+    }
+
+    /// Every job in exactly one task, and every task reads only tasks listed before it.
+    fn assert_sound(p: &ReadyPlan, packing: &Packing) {
+        let mut seen = vec![0; p.graph.len()];
+        for (t, task) in packing.tasks.iter().enumerate() {
+            assert_eq!(task.name, format!("t{t}"));
+            for &j in &task.jobs {
+                seen[j] += 1;
+            }
+            assert!(packing.task_deps[t].iter().all(|&d| d < t), "task {t} reads a later task");
+        }
+        assert!(seen.iter().all(|&n| n == 1), "every job in one task");
+    }
+
+    #[test]
+    fn one_node_is_one_task_and_its_prediction_is_the_plans_on_its_threads_plus_the_dispatch() {
+        let p = plan("2x4", 3);
+        let packing = pack(&p, &Contention::default(), &shape(1, 2.0), 1e9);
+        assert_eq!(packing.tasks.len(), 1);
+        assert_sound(&p, &packing);
+        let inside: HashSet<usize> = (0..p.graph.len()).collect();
+        let alone = sub_makespan(&p, &Contention::default(), 2, &(0..p.graph.len()).collect::<Vec<_>>(), &inside);
+        let io = (packing.write_bytes as f64) / 1e9;
+        assert!((packing.makespan_seconds - (2.0 + alone as f64 / 1e9 + io)).abs() < 1e-5, "{packing:?}");
+        assert_eq!(packing.read_bytes, 0, "one task reads nothing from another");
+    }
+
+    #[test]
+    fn a_large_dispatch_delay_packs_fewer_tasks_and_no_delay_uses_the_nodes() {
+        let p = plan("3x3", 3);
+        // Costs in states read as nanoseconds: about a millisecond of work in all; a store
+        // fast enough that only the dispatch delay tells the packings apart.
+        let fast = |nodes, overhead| ClusterShape { store_bytes_per_second: 1e15, ..shape(nodes, overhead) };
+        let none = pack(&p, &Contention::default(), &fast(4, 0.0), 1e9);
+        let slow = pack(&p, &Contention::default(), &fast(4, 10.0), 1e9);
+        assert_sound(&p, &none);
+        assert_sound(&p, &slow);
+        assert!(none.tasks.len() > slow.tasks.len(), "{} vs {}", none.tasks.len(), slow.tasks.len());
+        assert_eq!(slow.tasks.len(), 1, "ten seconds a task: one task is fastest");
+        assert!(none.makespan_seconds < pack(&p, &Contention::default(), &fast(1, 0.0), 1e9).makespan_seconds);
+    }
+
+    #[test]
+    fn the_tasks_of_a_split_level_share_its_work_within_one_job() {
+        let p = plan("3x3", 3);
+        let g = &p.graph;
+        let tasks = bands(&p, 3, 1);
+        let packing = simulate(&p, &Contention::default(), &shape(3, 0.0), 1e9, tasks.clone());
+        assert_sound(&p, &packing);
+        let mut by_level: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
+        for t in &tasks {
+            let level = p.layout[t.jobs[0]].key.total();
+            assert!(t.jobs.iter().all(|&j| p.layout[j].key.total() == level), "band 1: one level a task");
+            by_level.entry(level).or_default().push(t.jobs.iter().map(|&j| g.jobs[j].cost).sum());
+        }
+        for (level, works) in by_level {
+            let largest = p
+                .layout
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.key.total() == level)
+                .map(|(j, _)| g.jobs[j].cost)
+                .max()
+                .unwrap();
+            let (lo, hi) = (works.iter().min().unwrap(), works.iter().max().unwrap());
+            assert!(hi - lo <= largest, "level {level}: {works:?}");
+            let jobs = p.layout.iter().filter(|l| l.key.total() == level).count();
+            assert_eq!(works.len(), jobs.min(3), "level {level}");
+        }
+    }
+}
