@@ -111,3 +111,244 @@ fn a_task_whose_input_is_missing_names_the_file_and_removes_nothing() {
     assert!(after.keys().all(|name| before.contains_key(name)
         || packed.tasks[t].jobs.iter().any(|&j| format!("{}.dab", g.jobs[j].name) == *name)));
 }
+
+fn dab() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("dab").unwrap()
+}
+
+/// `dab plan --nodes` writes the tasks and the cluster's prediction into the plan; `dab job
+/// --task` runs each, in order, to the store of a local `dab run`, byte for byte.
+#[test]
+fn a_plan_packed_for_nodes_runs_task_by_task_with_dab_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plan = d.join("plan.json");
+    let out = dab()
+        .current_dir(d)
+        .args(["plan", "3x3", "--nodes", "3", "--threads-per-node", "2", "--no-probe", "-o", "plan.json"])
+        .args(["--out", "r", "--store-bandwidth", "1TB"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("cluster: 3 nodes of 2 threads packed into"), "{said}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+    let tasks: Vec<String> =
+        json["tasks"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(json["cluster"]["nodes"], 3);
+    assert!(json["cluster"]["predicted_seconds"].as_f64().unwrap() > 0.0);
+    for t in &tasks {
+        dab().current_dir(d).args(["job", "--plan", "plan.json", "--store", "shared", "--task", t]).assert().success();
+    }
+    dab().current_dir(d).args(["run", "--plan", "plan.json", "--store", "local", "--out", "r2"]).assert().success();
+    let shared = files_under(&d.join("shared"));
+    assert_eq!(shared, files_under(&d.join("local")));
+    assert_eq!(shared.len(), json["jobs"].as_array().unwrap().len());
+    dab().current_dir(d).args(["verify", "--store", "shared"]).assert().success();
+    // A task the plan has not, and a plan without tasks, are refused by name.
+    let e = dab()
+        .current_dir(d)
+        .args(["job", "--plan", "plan.json", "--store", "shared", "--task", "t9999"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&e.get_output().stderr).into_owned();
+    assert!(err.contains("has no task 't9999'"), "{err}");
+}
+
+/// Every `.dab` file under `base`, by name, with its bytes.
+fn files_under(base: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for board in std::fs::read_dir(base).unwrap() {
+        for space in std::fs::read_dir(board.unwrap().path()).unwrap() {
+            for f in std::fs::read_dir(space.unwrap().path()).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_some_and(|x| x == "dab") {
+                    out.insert(f.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&f).unwrap());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A plan whose tasks were edited: a job in two tasks or in none, a task that reads a later
+/// one, a task misnamed: each refused by name before anything runs.
+#[test]
+fn a_plan_with_unsound_tasks_is_refused_naming_the_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    dab()
+        .current_dir(d)
+        .args(["plan", "3x3", "--nodes", "2", "--threads-per-node", "2", "--no-probe", "-o", "plan.json", "--out", "r"])
+        .assert()
+        .success();
+    let good: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("plan.json")).unwrap()).unwrap();
+    assert!(good["tasks"].as_array().unwrap().len() >= 2, "{}", good["tasks"]);
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 4] = [
+        ("which task t0 lists too", |p| {
+            let first = p["tasks"][0]["jobs"][0].clone();
+            p["tasks"][1]["jobs"].as_array_mut().unwrap().push(first);
+        }),
+        ("is in no cluster task", |p| {
+            p["tasks"][0]["jobs"].as_array_mut().unwrap().remove(0);
+        }),
+        ("must be named t1", |p| p["tasks"][1]["name"] = "x1".into()),
+        ("which is listed after it", |p| {
+            // The last task's jobs (the root's among them) moved into the first.
+            let tasks = p["tasks"].as_array_mut().unwrap();
+            let last = tasks.pop().unwrap();
+            tasks[0]["jobs"].as_array_mut().unwrap().extend(last["jobs"].as_array().unwrap().iter().cloned());
+        }),
+    ];
+    for (why, edit) in edits {
+        let mut p = good.clone();
+        edit(&mut p);
+        std::fs::write(d.join("bad.json"), serde_json::to_vec(&p).unwrap()).unwrap();
+        let out =
+            dab().current_dir(d).args(["job", "--plan", "bad.json", "--store", "s", "--task", "t0"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{why}: {err}");
+        assert!(err.contains(why) && err.contains("bad.json"), "{why}: {err}");
+    }
+}
+
+/// The Slurm script of a two-level plan, run with an `sbatch` that runs each submission at
+/// once (in submission order, which is the order of the tasks' dependencies): one submission
+/// a task and one for the value, each task on the node's threads; the store is a local run's,
+/// byte for byte. Run again, it submits nothing; with one job's file deleted, only its task.
+#[test]
+fn the_slurm_script_of_a_two_level_plan_submits_tasks_and_resumes_only_what_is_missing() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    dab()
+        .current_dir(d)
+        .args(["plan", "3x3", "--nodes", "3", "--threads-per-node", "2", "--no-probe", "-o", "plan.json", "--out", "r"])
+        .assert()
+        .success();
+    let plan: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("plan.json")).unwrap()).unwrap();
+    let tasks = plan["tasks"].as_array().unwrap();
+    dab()
+        .current_dir(d)
+        .args(["export", "slurm", "--plan", "plan.json", "--store", "shared", "--out", "out"])
+        .assert()
+        .success();
+    let fake = d.join("fake");
+    std::fs::create_dir_all(&fake).unwrap();
+    let sbatch = fake.join("sbatch");
+    std::fs::write(
+        &sbatch,
+        "#!/bin/bash\nn=$(($(cat \"$FAKE/count\" 2>/dev/null || echo 0) + 1)); echo $n >\"$FAKE/count\"\n\
+         for a in \"$@\"; do case $a in --wrap=*) wrap=${a#--wrap=};; --chdir=*) dir=${a#--chdir=};; \
+         --job-name=*) name=${a#--job-name=};; --cpus-per-task=*) cpus=${a#--cpus-per-task=};; esac; done\n\
+         echo \"$name $cpus\" >>\"$FAKE/names\"\n\
+         (cd \"$dir\" && /bin/sh -c \"$wrap\") >\"$FAKE/out.$n\" 2>&1 || { echo \"$name failed\" >&2; exit 1; }\n\
+         echo \"$((100 + n));cluster\"\n",
+    )
+    .unwrap();
+    std::fs::write(fake.join("squeue"), "#!/bin/sh\ntrue\n").unwrap();
+    for f in ["sbatch", "squeue"] {
+        std::fs::set_permissions(fake.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let submit = || {
+        let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap());
+        let out = std::process::Command::new("bash")
+            .arg(d.join("out/submit-slurm.sh"))
+            .env("PATH", path)
+            .env("FAKE", &fake)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let names = || std::fs::read_to_string(fake.join("names")).unwrap_or_default();
+    let said = submit();
+    assert!(said.starts_with(&format!("submitted {} job(s)", tasks.len() + 1)), "{said}");
+    let mut want: Vec<String> = tasks.iter().map(|t| format!("dab-{} 2", t["name"].as_str().unwrap())).collect();
+    want.push("dab-value 1".into());
+    assert_eq!(names().lines().collect::<Vec<_>>(), want);
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("out/value.json")).unwrap()).unwrap();
+    assert_eq!(value["value"], -3, "3x3's value");
+    dab().current_dir(d).args(["run", "--plan", "plan.json", "--store", "local", "--out", "r2"]).assert().success();
+    assert_eq!(files_under(&d.join("shared")), files_under(&d.join("local")));
+    // Again: nothing to do. Then one job's file gone: its task alone.
+    std::fs::remove_file(fake.join("names")).unwrap();
+    assert!(submit().starts_with("submitted 0 job(s)"));
+    let task = &tasks[tasks.len() / 2];
+    let job = task["jobs"][0].as_str().unwrap();
+    let space = std::fs::read_dir(d.join("shared/3x3")).unwrap().next().unwrap().unwrap().path();
+    std::fs::remove_file(space.join(format!("{job}.dab"))).unwrap();
+    assert!(submit().starts_with("submitted 1 job(s)"));
+    assert_eq!(names(), format!("dab-{} 2\n", task["name"].as_str().unwrap()));
+    assert_eq!(files_under(&d.join("shared")), files_under(&d.join("local")));
+}
+
+/// The HTCondor DAG of a two-level plan: one node a task (`dab job --task` on the node's
+/// threads) with the task's own dependencies, the value after the tasks that make the root's
+/// inputs, at most `nodes` at once, and a task whose jobs are all stored marked DONE. Its
+/// tasks run in an order its PARENT lines allow (the latest-named ready task first, so that a
+/// missing edge would show) give the store of a local run.
+#[test]
+fn the_condor_dag_of_a_two_level_plan_has_one_node_a_task_and_its_order_suffices() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    dab()
+        .current_dir(d)
+        .args(["plan", "3x3", "--nodes", "3", "--threads-per-node", "2", "--no-probe", "-o", "plan.json", "--out", "r"])
+        .assert()
+        .success();
+    let plan: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("plan.json")).unwrap()).unwrap();
+    let tasks: Vec<String> =
+        plan["tasks"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().into()).collect();
+    let export = || {
+        dab()
+            .current_dir(d)
+            .args(["export", "condor", "--plan", "plan.json", "--store", "shared", "--out", "out"])
+            .assert()
+            .success()
+    };
+    let said = String::from_utf8_lossy(&export().get_output().stdout).into_owned();
+    assert!(said.contains("condor_submit_dag -maxjobs 3 dab.dag"), "{said}");
+    let sub = std::fs::read_to_string(d.join("out/dab-task.sub")).unwrap();
+    assert!(sub.contains("request_cpus = 2") && sub.contains("--task $(task) --threads 2"), "{sub}");
+    let dag = std::fs::read_to_string(d.join("out/dab.dag")).unwrap();
+    let nodes: Vec<&str> =
+        dag.lines().filter_map(|l| l.strip_prefix("JOB ")).map(|l| l.split(' ').next().unwrap()).collect();
+    let mut want: Vec<&str> = tasks.iter().map(String::as_str).collect();
+    want.push("value");
+    assert_eq!(nodes, want);
+    let mut parents: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for l in dag.lines().filter_map(|l| l.strip_prefix("PARENT ")) {
+        let (ps, child) = l.split_once(" CHILD ").unwrap();
+        parents.entry(child).or_default().extend(ps.split(' '));
+    }
+    for t in plan["tasks"].as_array().unwrap() {
+        let deps: Vec<&str> = t["deps"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+        assert_eq!(parents.get(t["name"].as_str().unwrap()).cloned().unwrap_or_default(), deps);
+    }
+    // Kahn's order, the latest-named ready task first.
+    let mut done: Vec<&str> = Vec::new();
+    while done.len() < tasks.len() {
+        let next = tasks
+            .iter()
+            .rev()
+            .map(String::as_str)
+            .find(|t| !done.contains(t) && parents.get(t).is_none_or(|ps| ps.iter().all(|p| done.contains(p))))
+            .unwrap();
+        dab()
+            .current_dir(d)
+            .args(["job", "--plan", "plan.json", "--store", "shared", "--task", next])
+            .assert()
+            .success();
+        done.push(next);
+    }
+    dab().current_dir(d).args(["run", "--plan", "plan.json", "--store", "local", "--out", "r2"]).assert().success();
+    assert_eq!(files_under(&d.join("shared")), files_under(&d.join("local")));
+    // Exported again, every task is DONE.
+    export();
+    let dag = std::fs::read_to_string(d.join("out/dab.dag")).unwrap();
+    for t in &tasks {
+        assert!(dag.contains(&format!("JOB {t} dab-task.sub DONE\n")), "{t}");
+    }
+}

@@ -52,7 +52,13 @@ pub fn run(args: ExportArgs) -> CliResult {
         Engine::Slurm => {
             slurm::check(&paths)?;
             let path = paths.out.join(SLURM_SCRIPT);
-            cluster::write(&path, &slurm::script(&checked, &paths))?;
+            let tasks = plan.checked_tasks(&checked).map_err(|e| format!("plan '{}': {e}", args.plan.display()))?;
+            let script = if tasks.is_empty() {
+                slurm::script(&checked, &paths)
+            } else {
+                slurm::task_script(&checked, &tasks, plan.threads, plan.predicted_peak_memory, &paths)
+            };
+            cluster::write(&path, &script)?;
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
                 .map_err(|e| format!("cannot make '{}' executable: {e}", path.display()))?;
@@ -60,7 +66,14 @@ pub fn run(args: ExportArgs) -> CliResult {
         }
         Engine::Condor => {
             condor::check(&paths)?;
-            let export = condor::export(&checked, plan.threads, &paths, &condor::in_store(&checked, &paths.store));
+            let tasks = plan.checked_tasks(&checked).map_err(|e| format!("plan '{}': {e}", args.plan.display()))?;
+            let done = condor::in_store(&checked, &paths.store);
+            let export = match &plan.cluster {
+                Some(c) if !tasks.is_empty() => {
+                    condor::task_export(&checked, &tasks, plan.threads, c.nodes, &paths, &done)
+                }
+                _ => condor::export(&checked, plan.threads, &paths, &done),
+            };
             for (name, text) in &export.files {
                 cluster::write(&paths.out.join(name), text)?;
             }

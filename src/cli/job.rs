@@ -1,6 +1,7 @@
 //! `dab job`: one cluster task. Computes one job of a plan from the store files of the jobs it
-//! needs and writes its own file (or, with `--value`, records the root's value once every job
-//! is done). The store is opened shared: tasks run side by side, never beside a `dab run`.
+//! needs and writes its own file; with `--task`, every job of one of a two-level plan's tasks
+//! on all the node's threads; with `--value`, records the root's value once every job is done.
+//! The store is opened shared: tasks run side by side, never beside a `dab run`.
 
 use std::path::{Path, PathBuf};
 
@@ -21,8 +22,15 @@ pub struct JobArgs {
     #[arg(long, value_name = "DIR")]
     pub store: PathBuf,
     /// The plan job to compute (`<key>` or `<key>_<piece>`).
-    #[arg(long, value_name = "NAME", required_unless_present = "value", conflicts_with = "value")]
+    #[arg(long, value_name = "NAME", required_unless_present_any = ["value", "task"], conflicts_with_all = ["value", "task"])]
     pub job: Option<String>,
+    /// The cluster task of a two-level plan (from `dab plan --nodes`) to run: every job of it,
+    /// on `--threads` threads.
+    #[arg(long, value_name = "NAME", conflicts_with = "value")]
+    pub task: Option<String>,
+    /// Threads for `--task` (default: RAYON_NUM_THREADS, else all cores: the node's).
+    #[arg(long, value_name = "P", requires = "task")]
+    pub threads: Option<usize>,
     /// Instead of a job: write the root's value and every move's, as JSON, to FILE (the store
     /// must hold the root job and the jobs it needs).
     #[arg(long, value_name = "FILE")]
@@ -53,7 +61,10 @@ pub fn run(args: JobArgs) -> CliResult {
         println!("value of {}: {value} (written to {})", plan.board, path.display());
         return Ok(());
     }
-    let name = args.job.as_deref().expect("clap requires --job without --value");
+    if let Some(name) = &args.task {
+        return run_task(&args, &plan, &checked, &store, name);
+    }
+    let name = args.job.as_deref().expect("clap requires --job without --value or --task");
     let Some(job) = checked.graph.jobs.iter().position(|j| j.name == name) else {
         let first = checked.graph.jobs.first().map_or("", |j| j.name.as_str());
         return Err(format!(
@@ -66,5 +77,36 @@ pub fn run(args: JobArgs) -> CliResult {
     let run = exec::run_job(&checked, &store, job)?;
     let what = if run.computed { "computed" } else { "already in the store:" };
     println!("{what} {name} ({} positions) in {:.3} s", run.positions, run.seconds);
+    Ok(())
+}
+
+/// `dab job --task NAME`: every job of one cluster task on the node's threads.
+fn run_task(args: &JobArgs, plan: &Plan, checked: &ReadyPlan, store: &Store, name: &str) -> CliResult {
+    let tasks = plan.checked_tasks(checked).map_err(|e| format!("plan '{}': {e}", args.plan.display()))?;
+    let Some(task) = tasks.iter().find(|t| t.name == name) else {
+        let which = if tasks.is_empty() {
+            "no cluster tasks (make one with dab plan --nodes N)".to_string()
+        } else {
+            format!(
+                "no task '{}' (its {} tasks are t0 to t{})",
+                dab::support::one_line(name),
+                tasks.len(),
+                tasks.len() - 1
+            )
+        };
+        return Err(format!("plan '{}' has {which}", args.plan.display()).into());
+    };
+    let threads = super::threads(args.threads)?;
+    let mut marks = vec![false; checked.graph.len()];
+    task.jobs.iter().for_each(|&j| marks[j] = true);
+    let opts = exec::ExecOptions { threads, store: Some(store), ..Default::default() };
+    let run = exec::execute_task(checked, &opts, &marks)?;
+    println!(
+        "task {name}: {} computed, {} already in the store, on {} in {:.3} s",
+        dab::support::count_of(run.trace.len() as u64, "job"),
+        run.resumed,
+        dab::support::count_of(threads as u64, "thread"),
+        run.seconds
+    );
     Ok(())
 }

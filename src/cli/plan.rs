@@ -29,6 +29,19 @@ pub struct PlanArgs {
     /// With `--with-store`: predict for a run that keeps only the partitions of at most K lines.
     #[arg(long, value_name = "K", requires = "with_store")]
     pub keep_lines: Option<usize>,
+    /// Plan for a cluster of N nodes: the jobs packed into cluster tasks, each run by one node
+    /// on all its threads (`dab job --task`), chosen by simulation; `--overhead` is then the
+    /// engine's delay before each task, not each job.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub nodes: Option<u32>,
+    /// With `--nodes`: the threads of one node, which the plan is made for (default: --threads,
+    /// else this machine's).
+    #[arg(long, value_name = "C", requires = "nodes", conflicts_with = "threads")]
+    pub threads_per_node: Option<usize>,
+    /// With `--nodes`: the shared store's bandwidth in bytes a second, all nodes together (1GB,
+    /// 500MB, ...; default: not limited). Tasks read the files other tasks wrote through it.
+    #[arg(long, value_name = "BYTES", value_parser = super::bytes, requires = "nodes")]
+    pub store_bandwidth: Option<u64>,
 }
 
 /// Options shared by `dab plan` and `dab run`.
@@ -136,9 +149,14 @@ pub fn print_choice(planned: &dab::plan::PlanChoice) {
     println!("chose {}", planned.plan.reason);
 }
 
-pub fn run(args: PlanArgs) -> CliResult {
+pub fn run(mut args: PlanArgs) -> CliResult {
     let root = args.position.position()?;
-    let planned = dab::plan::plan(root, &args.common.options(args.with_store)?)?;
+    // On a cluster the dispatch delay is a task's, and the plan is made for a node's threads.
+    let task_overhead = args.nodes.map(|_| std::mem::take(&mut args.common.overhead));
+    if args.nodes.is_some() {
+        args.common.threads = args.threads_per_node.or(args.common.threads);
+    }
+    let mut planned = dab::plan::plan(root, &args.common.options(args.with_store || args.nodes.is_some())?)?;
     let dir = args.out.unwrap_or_else(|| dab::pipeline::default_dir(&planned.plan.board, root.drawn.is_empty()));
     let path = args.output.unwrap_or_else(|| dir.join("plan.json"));
     print_choice(&planned);
@@ -151,6 +169,29 @@ pub fn run(args: PlanArgs) -> CliResult {
             human_bytes(store.peak),
             dab::support::count_of(u64::from(plan.threads), "thread"),
             human_bytes(store.left)
+        );
+    }
+    if let (Some(nodes), Some(overhead)) = (args.nodes, task_overhead) {
+        let plan = &mut planned.plan;
+        let shape = dab::plan::ClusterShape {
+            nodes: nodes as usize,
+            threads_per_node: plan.threads as usize,
+            overhead_seconds: overhead,
+            store_bytes_per_second: args.store_bandwidth.map_or(f64::INFINITY, |b| b as f64),
+        };
+        let ready = plan.check()?;
+        let start = std::time::Instant::now();
+        plan.pack_for(&ready, &shape);
+        let c = plan.cluster.as_ref().expect("packed");
+        println!(
+            "cluster: {} of {} packed into {} ({:.1} s to pack): predicted {:.3} s; store traffic {} read, {} written",
+            dab::support::count_of(u64::from(nodes), "node"),
+            dab::support::count_of(u64::from(plan.threads), "thread"),
+            dab::support::count_of(plan.tasks.len() as u64, "task"),
+            start.elapsed().as_secs_f64(),
+            c.predicted_seconds,
+            human_bytes(c.store_read_bytes),
+            human_bytes(c.store_write_bytes),
         );
     }
     let files = dab::report::write_plan(&planned, &path, &dir)?;

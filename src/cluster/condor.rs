@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::plan::ReadyPlan;
+use crate::plan::{ReadyPlan, Task};
 use crate::store;
 
 use super::{ExportError, Paths, VALUE_JOB, memory_mb, ranks, value_memory_mb, value_needs};
@@ -27,6 +27,7 @@ pub const RETRY: u32 = 2;
 pub const DAG: &str = "dab.dag";
 const JOB_SUBMIT: &str = "dab-job.sub";
 const VALUE_SUBMIT: &str = "dab-value.sub";
+const TASK_SUBMIT: &str = "dab-task.sub";
 
 /// The files of the export: (file name, text).
 pub struct Export {
@@ -106,24 +107,100 @@ pub fn export(plan: &ReadyPlan, threads: u32, paths: &Paths, done: &dyn Fn(&str)
     let value = paths.out.join("value.json");
     let files = vec![
         (DAG, dag),
-        (JOB_SUBMIT, submit(paths, "one plan job; DAGMan sets $(job) and $(mem) per node", "--job $(job)", "$(job)")),
+        (
+            JOB_SUBMIT,
+            submit(paths, "one plan job; DAGMan sets $(job) and $(mem) per node", "--job $(job)", "$(job)", 1),
+        ),
         (
             VALUE_SUBMIT,
-            submit(paths, "the root's value, once every job is done", &format!("--value {}", arg(&value)), "value"),
+            submit(paths, "the root's value, once every job is done", &format!("--value {}", arg(&value)), "value", 1),
         ),
     ];
     Export { files, command: command(threads) }
 }
 
-/// A submit file running `dab job` with `what` after the plan and store.
-fn submit(paths: &Paths, about: &str, what: &str, log: &str) -> String {
+/// The DAG and submit files of a two-level plan (`dab plan --nodes`): one DAG node a cluster
+/// task, `dab job --task` on all `threads` of a machine, after the tasks whose files it reads;
+/// then the value. At most `nodes` tasks at once. `done(name)` says whether a job's file is in
+/// the store: a task all of whose jobs are there is DONE.
+pub fn task_export(
+    plan: &ReadyPlan,
+    tasks: &[Task],
+    threads: u32,
+    nodes: u32,
+    paths: &Paths,
+    done: &dyn Fn(&str) -> bool,
+) -> Export {
+    let g = &plan.graph;
+    let mut owner = vec![0usize; g.len()];
+    for (t, task) in tasks.iter().enumerate() {
+        task.jobs.iter().for_each(|&j| owner[j] = t);
+    }
+    let mut dag = String::new();
+    let _ = writeln!(
+        dag,
+        "# DAGMan input for the two-level plan {} ({}, {} jobs in {} tasks). Written by `dab export condor`.\n\
+         # Submit from this folder with: {}\n\
+         # Each task runs its jobs on all {threads} threads of one machine, reading other tasks' files from the\n\
+         # store, which every machine must see at the paths of the submit files.",
+        paths.plan.display(),
+        plan.space.board(),
+        g.len(),
+        tasks.len(),
+        command(nodes)
+    );
+    for task in tasks {
+        let name = &task.name;
+        let finished = if task.jobs.iter().all(|&j| done(&g.jobs[j].name)) { " DONE" } else { "" };
+        let bytes: u64 = task.jobs.iter().map(|&j| g.jobs[j].bytes).sum();
+        let _ = writeln!(dag, "JOB {name} {TASK_SUBMIT}{finished}");
+        let _ = writeln!(dag, "VARS {name} task=\"{name}\" mem=\"{}\"", bytes.div_ceil(1 << 20) + super::MARGIN_MB);
+        let _ = writeln!(dag, "RETRY {name} {RETRY}");
+    }
+    let value_done = if paths.out.join("value.json").exists() { " DONE" } else { "" };
+    let _ = writeln!(dag, "JOB {VALUE_JOB} {VALUE_SUBMIT}{value_done}");
+    let _ = writeln!(dag, "VARS {VALUE_JOB} mem=\"{}\"", value_memory_mb(plan));
+    let _ = writeln!(dag, "RETRY {VALUE_JOB} {RETRY}");
+    for (t, task) in tasks.iter().enumerate() {
+        let mut parents: Vec<usize> =
+            task.jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| owner[k as usize]).filter(|&d| d != t).collect();
+        parents.sort_unstable();
+        parents.dedup();
+        if !parents.is_empty() {
+            let names: Vec<&str> = parents.iter().map(|&d| tasks[d].name.as_str()).collect();
+            let _ = writeln!(dag, "PARENT {} CHILD {}", names.join(" "), task.name);
+        }
+    }
+    let mut parents: Vec<usize> = value_needs(plan).iter().map(|&k| owner[k]).collect();
+    parents.sort_unstable();
+    parents.dedup();
+    let names: Vec<&str> = parents.iter().map(|&d| tasks[d].name.as_str()).collect();
+    let _ = writeln!(dag, "PARENT {} CHILD {VALUE_JOB}", names.join(" "));
+    let value = paths.out.join("value.json");
+    let what = format!("--task $(task) --threads {threads}");
+    let files = vec![
+        (DAG, dag),
+        (
+            TASK_SUBMIT,
+            submit(paths, "one cluster task; DAGMan sets $(task) and $(mem) per node", &what, "$(task)", threads),
+        ),
+        (
+            VALUE_SUBMIT,
+            submit(paths, "the root's value, once every task is done", &format!("--value {}", arg(&value)), "value", 1),
+        ),
+    ];
+    Export { files, command: command(nodes) }
+}
+
+/// A submit file running `dab job` with `what` after the plan and store, on `cpus` CPUs.
+fn submit(paths: &Paths, about: &str, what: &str, log: &str, cpus: u32) -> String {
     format!(
         "# {about}. Written by `dab export condor`.\n\
          # The store is on a shared filesystem: nothing is transferred.\n\
          universe = vanilla\n\
          executable = {dab}\n\
          arguments = \"job --plan {plan} --store {store} {what}\"\n\
-         request_cpus = 1\n\
+         request_cpus = {cpus}\n\
          request_memory = $(mem)\n\
          should_transfer_files = NO\n\
          output = logs/{log}.out\n\

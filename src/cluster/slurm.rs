@@ -19,6 +19,7 @@ use crate::plan::ReadyPlan;
 use crate::store;
 
 use super::{ExportError, Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs};
+use crate::plan::Task;
 
 /// The script's `shq WORD`: WORD as one POSIX sh word, as [`sh_quote`] writes it, for the
 /// command of `sbatch --wrap`. At run time, since `DAB` may be set then; `LC_ALL=C` so that the
@@ -57,6 +58,112 @@ pub fn script(plan: &ReadyPlan, paths: &Paths) -> String {
     submissions(&mut s, plan, &units);
     value_step(&mut s, plan);
     s
+}
+
+/// The submit script of a two-level plan (`dab plan --nodes`): one submission a cluster task,
+/// each `dab job --task` on all `threads` of its node, after the tasks whose files it reads;
+/// then the value. `peak_bytes`: the plan's predicted peak of values on one node, the most a
+/// task asks for. For paths that passed [`check`].
+pub fn task_script(plan: &ReadyPlan, tasks: &[Task], threads: u32, peak_bytes: u64, paths: &Paths) -> String {
+    let mut s = String::new();
+    let units: Vec<Unit> =
+        tasks.iter().map(|t| Unit { name: t.name.clone(), jobs: t.jobs.clone(), array: false }).collect();
+    header(&mut s, plan, paths, &units);
+    let _ = writeln!(
+        s,
+        "# A two-level plan: each submission is a cluster task, `dab job --task` on all {threads} threads
+# of one node, which runs its jobs as a local run does and reads the files of other tasks' jobs
+# from the store. A task is skipped when every one of its jobs' files is in the store.
+THREADS={threads}"
+    );
+    queued_ids(&mut s);
+    s.push_str(concat!(
+        "\n# shq WORD: WORD as one POSIX sh word in single quotes ('\\'' for a '), for the command of\n",
+        "# sbatch --wrap, which runs under /bin/sh: bash's printf %q writes $'...', which sh does not read.\n"
+    ));
+    s.push_str(SHQ);
+    s.push('\n');
+    submit_function(&mut s);
+    task_function(&mut s);
+    let g = &plan.graph;
+    let rank = ranks(plan);
+    let mut owner = vec![0usize; g.len()];
+    for (t, task) in tasks.iter().enumerate() {
+        task.jobs.iter().for_each(|&j| owner[j] = t);
+    }
+    let _ = writeln!(s, "\n# name, MiB, nice, tasks it reads, its jobs");
+    for (t, task) in tasks.iter().enumerate() {
+        let mut needs: Vec<usize> =
+            task.jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| owner[k as usize]).filter(|&d| d != t).collect();
+        needs.sort_unstable();
+        needs.dedup();
+        let needs: Vec<&str> = needs.iter().map(|&d| tasks[d].name.as_str()).collect();
+        let needs = if needs.is_empty() { "-".to_string() } else { needs.join(",") };
+        let jobs: Vec<&str> = task.jobs.iter().map(|&j| g.jobs[j].name.as_str()).collect();
+        let nice = task.jobs.iter().map(|&j| rank[j]).min().unwrap_or(0);
+        let _ = writeln!(
+            s,
+            "submit_task {} {} {nice} {needs} {}",
+            task.name,
+            task_memory_mb(plan, &task.jobs, peak_bytes),
+            jobs.join(",")
+        );
+    }
+    // The value reads the root and its inputs: after the tasks that make them.
+    let mut needs: Vec<usize> = value_needs(plan).iter().map(|&j| owner[j]).collect();
+    needs.sort_unstable();
+    needs.dedup();
+    let needs: Vec<&str> = needs.iter().map(|&d| tasks[d].name.as_str()).collect();
+    let _ = writeln!(s, "submit {VALUE_JOB} {} 0 {}", value_memory_mb(plan), needs.join(","));
+    s.push_str(
+        "
+echo \"submitted $submitted job(s); $skipped in the store or queued ($queued queued before); ids in $OUT/job-ids\"
+",
+    );
+    s
+}
+
+/// MiB a task asks for: its jobs' outputs and the inputs it reads from other tasks, all
+/// resident at once at worst, but never more than the plan's predicted peak on one node
+/// (`peak_bytes`, 0: not predicted); and [`super::MARGIN_MB`].
+fn task_memory_mb(plan: &ReadyPlan, jobs: &[usize], peak_bytes: u64) -> u64 {
+    let g = &plan.graph;
+    let inside: std::collections::HashSet<usize> = jobs.iter().copied().collect();
+    let mut inputs: Vec<usize> =
+        jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| k as usize).filter(|k| !inside.contains(k)).collect();
+    inputs.sort_unstable();
+    inputs.dedup();
+    let all: u64 = jobs.iter().chain(&inputs).map(|&j| g.jobs[j].bytes).sum();
+    let bytes = if peak_bytes > 0 { all.min(peak_bytes) } else { all };
+    bytes.div_ceil(1 << 20) + super::MARGIN_MB
+}
+
+/// The `submit_task` shell function every task line calls.
+fn task_function(s: &mut String) {
+    let _ = writeln!(
+        s,
+        "
+# submit_task NAME MEM NICE NEEDS JOBS: submits cluster task NAME unless every one of its JOBS
+# (comma-separated) is in the store or it is queued, after the tasks NEEDS that are not done.
+submit_task() {{
+  local name=$1 mem=$2 nice=$3 needs=$4 n id deps=() missing=0 list
+  IFS=, read -ra list <<<\"$5\"
+  for n in \"${{list[@]}}\"; do [[ -e $FILES/$n.dab ]] || {{ missing=1; break; }}; done
+  if ((missing == 0)) || [[ -n ${{ID[$name]:-}} ]]; then skipped=$((skipped + 1)); return 0; fi
+  IFS=, read -ra needs <<<\"$needs\"
+  for n in \"${{needs[@]}}\"; do
+    if [[ -n ${{ID[$n]:-}} ]]; then deps+=(\"${{ID[$n]}}\"); fi
+  done
+  local args=(--parsable --job-name=\"dab-$name\" --mem=\"${{mem}}M\" --nice=\"$nice\" --ntasks=1
+    --cpus-per-task=\"$THREADS\" --kill-on-invalid-dep=yes --chdir=\"$OUT\" --output=\"$LOGS/%x.out\")
+  if ((${{#deps[@]}})); then args+=(--dependency=\"afterok:$(IFS=:; echo \"${{deps[*]}}\")\"); fi
+  id=$(sbatch \"${{args[@]}}\" --wrap=\"exec $(shq \"$DAB\") job --plan $(shq \"$PLAN\") --store $(shq \"$STORE\") --task $name --threads $THREADS\")
+  id=${{id%%;*}}
+  ID[$name]=$id
+  echo \"$name $id\" >>\"$OUT/job-ids\"
+  submitted=$((submitted + 1))
+}}"
+    );
 }
 
 /// A path as one word of the script.

@@ -6,8 +6,10 @@
 //! runs. Loading checks the fields themselves: every field present (`null` where a value may be
 //! absent; the two defaults are for format-2 plans written before those fields existed, and
 //! mean what those plans meant), counts at least 1, seconds finite and >= 0, contention factors
-//! finite and > 0.
+//! finite and > 0. A two-level plan adds the cluster it was packed for and its tasks (which
+//! jobs run together on one node), checked against its jobs before any runs.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -15,9 +17,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::game::{Board, Position};
 use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split, fixed_bytes, is_job_name, values_limit};
 use crate::solver::{Kernel, LayoutError, Space};
-use crate::support::one_line;
+use crate::support::{one_line, round4};
 
 use super::ready::{ReadsError, ReadyPlan, job_layout, priorities};
+use super::tasks::{ClusterShape, Task};
 
 /// Plan files this version reads and writes (2: the contention curve, lower bounds).
 pub const PLAN_FORMAT: u32 = 2;
@@ -149,11 +152,58 @@ pub struct Plan {
     pub reason: String,
     /// The jobs, in graph order.
     pub jobs: Vec<PlanJob>,
+    /// The cluster the plan's jobs were packed into tasks for (absent: a plan for one
+    /// machine, whose cluster export submits every job on its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<PlanCluster>,
+    /// The cluster tasks, each reading only tasks listed before it (empty: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<PlanTask>,
+}
+
+/// The cluster a two-level plan is packed for, and what the simulation predicts of its run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanCluster {
+    /// Nodes running tasks at once.
+    pub nodes: u32,
+    /// Threads of a node; a task runs on all of them (the plan's `threads`).
+    pub threads_per_node: u32,
+    /// Seconds from a task being ready to its start (the engine's dispatch).
+    pub overhead_seconds: f64,
+    /// Bytes per second of the shared store, all nodes together (null: not limited).
+    pub store_bytes_per_second: Option<f64>,
+    /// Predicted seconds from the first dispatch to the last task's end.
+    pub predicted_seconds: f64,
+    /// Bytes the tasks read from the store (inputs made by other tasks).
+    pub store_read_bytes: u64,
+    /// Bytes the tasks write to the store.
+    pub store_write_bytes: u64,
+}
+
+/// One cluster task: jobs run together on one node.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanTask {
+    /// `t<i>`.
+    pub name: String,
+    /// The tasks whose jobs' files it reads.
+    pub deps: Vec<String>,
+    /// Its jobs, by name.
+    pub jobs: Vec<String>,
+    /// Predicted seconds from its dispatch to its end.
+    pub predicted_seconds: f64,
 }
 
 /// Why a plan could not be read, written, or checked.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
+    /// A cluster task of the plan is not sound.
+    #[error("plan task '{task}' {message}")]
+    Task {
+        /// The task.
+        task: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The plan file could not be read.
     #[error("cannot read plan '{path}': {source}")]
     Read {
@@ -325,7 +375,95 @@ impl Plan {
             candidates: Vec::new(),
             reason: String::new(),
             jobs,
+            cluster: None,
+            tasks: Vec::new(),
         })
+    }
+
+    /// Packs the plan's jobs into cluster tasks for `cluster` (its `threads` must be the node's
+    /// threads), by simulation ([`super::pack`]), and records the tasks and the prediction.
+    pub fn pack_for(&mut self, ready: &ReadyPlan, cluster: &ClusterShape) {
+        let ticks_per_second = if self.unit == "ns" { 1e9 } else { 1.0 };
+        let packing = super::pack(ready, &self.contention, cluster, ticks_per_second);
+        let names = |jobs: &[usize]| jobs.iter().map(|&j| self.jobs[j].name.clone()).collect();
+        self.tasks = packing
+            .tasks
+            .iter()
+            .zip(&packing.task_deps)
+            .zip(&packing.task_seconds)
+            .map(|((t, deps), &seconds)| PlanTask {
+                name: t.name.clone(),
+                deps: deps.iter().map(|&d| packing.tasks[d].name.clone()).collect(),
+                jobs: names(&t.jobs),
+                predicted_seconds: round4(seconds),
+            })
+            .collect();
+        let bandwidth = cluster.store_bytes_per_second;
+        self.cluster = Some(PlanCluster {
+            nodes: cluster.nodes as u32,
+            threads_per_node: cluster.threads_per_node as u32,
+            overhead_seconds: cluster.overhead_seconds,
+            store_bytes_per_second: (bandwidth.is_finite() && bandwidth > 0.0).then_some(bandwidth),
+            predicted_seconds: round4(packing.makespan_seconds),
+            store_read_bytes: packing.read_bytes,
+            store_write_bytes: packing.write_bytes,
+        });
+    }
+
+    /// The plan's cluster tasks checked against its jobs (`ready`: the plan checked): every
+    /// job in exactly one task, every task named `t<i>` for its place, reading only tasks
+    /// listed before it and listing exactly those. Empty for a plan without tasks.
+    pub fn checked_tasks(&self, ready: &ReadyPlan) -> Result<Vec<Task>, PlanError> {
+        let index: HashMap<&str, usize> = self.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+        let mut owner: Vec<Option<usize>> = vec![None; self.jobs.len()];
+        let bad = |task: &PlanTask, message: String| PlanError::Task { task: one_line(&task.name), message };
+        let mut out = Vec::with_capacity(self.tasks.len());
+        for (t, task) in self.tasks.iter().enumerate() {
+            if task.name != format!("t{t}") {
+                return Err(bad(task, format!("is task {t} of the list, so it must be named t{t}")));
+            }
+            let mut jobs = Vec::with_capacity(task.jobs.len());
+            for name in &task.jobs {
+                let Some(&j) = index.get(name.as_str()) else {
+                    return Err(bad(task, format!("lists job '{}', which the plan has not", one_line(name))));
+                };
+                if let Some(other) = owner[j] {
+                    return Err(bad(task, format!("lists job '{name}', which task t{other} lists too")));
+                }
+                owner[j] = Some(t);
+                jobs.push(j);
+            }
+            if jobs.is_empty() {
+                return Err(bad(task, "lists no job".into()));
+            }
+            jobs.sort_unstable();
+            out.push(Task { name: task.name.clone(), jobs });
+        }
+        if out.is_empty() {
+            return Ok(out);
+        }
+        if let Some(j) = owner.iter().position(Option::is_none) {
+            return Err(PlanError::Job { job: self.jobs[j].name.clone(), message: "is in no cluster task".into() });
+        }
+        for (t, task) in out.iter().enumerate() {
+            let mut deps: Vec<usize> = task
+                .jobs
+                .iter()
+                .flat_map(|&j| ready.graph.needs(j))
+                .map(|&k| owner[k as usize].expect("every job has a task"))
+                .filter(|&d| d != t)
+                .collect();
+            deps.sort_unstable();
+            deps.dedup();
+            if let Some(&later) = deps.iter().find(|&&d| d > t) {
+                return Err(bad(&self.tasks[t], format!("reads task t{later}, which is listed after it")));
+            }
+            let listed: Vec<String> = deps.iter().map(|d| format!("t{d}")).collect();
+            if listed != self.tasks[t].deps {
+                return Err(bad(&self.tasks[t], format!("reads tasks {listed:?} but lists {:?}", self.tasks[t].deps)));
+            }
+        }
+        Ok(out)
     }
 
     /// The plan's jobs as a graph.
@@ -433,6 +571,26 @@ impl Plan {
             }
         }
         seconds("predicted_seconds".into(), self.predicted_seconds)?;
+        if let Some(c) = &self.cluster {
+            if c.nodes == 0 {
+                return bad("cluster.nodes".into(), "0".into(), "must be at least 1");
+            }
+            if c.threads_per_node != self.threads {
+                let rule = "must be the plan's threads: a task runs on all of a node's threads";
+                return bad("cluster.threads_per_node".into(), c.threads_per_node.to_string(), rule);
+            }
+            seconds("cluster.overhead_seconds".into(), c.overhead_seconds)?;
+            seconds("cluster.predicted_seconds".into(), c.predicted_seconds)?;
+            if let Some(b) = c.store_bytes_per_second.filter(|b| !(b.is_finite() && *b > 0.0)) {
+                return bad("cluster.store_bytes_per_second".into(), b.to_string(), "must be a finite number > 0");
+            }
+        }
+        if self.cluster.is_none() && !self.tasks.is_empty() {
+            return bad("tasks".into(), format!("{} tasks", self.tasks.len()), "need the cluster they were packed for");
+        }
+        for (i, t) in self.tasks.iter().enumerate() {
+            seconds(format!("tasks[{i}].predicted_seconds"), t.predicted_seconds)?;
+        }
         for (i, p) in self.predictions.iter().enumerate() {
             if p.procs == 0 {
                 return bad(format!("predictions[{i}].procs"), "0".into(), "must be at least 1");

@@ -12,7 +12,7 @@ mod search;
 mod tasks;
 
 pub use estimate::SolveEstimate;
-pub use file::{Candidate, PLAN_FORMAT, Plan, PlanError, PlanJob, Prediction};
+pub use file::{Candidate, PLAN_FORMAT, Plan, PlanCluster, PlanError, PlanJob, PlanTask, Prediction};
 pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};
 pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};
