@@ -12,8 +12,10 @@
 # Checks: the exported plan of a small board (2x3 split, so that job arrays appear) runs
 # through Slurm to the same value and byte-identical store files as a local `dab run`; running
 # the script again submits nothing, and after a file is deleted only that job (and the value);
-# the jobcomp log becomes a trace that `dab compare` reads, with the fitted overhead; a job
-# that fails cancels every job after it instead of leaving it pending.
+# the jobcomp log becomes a trace that `dab compare` reads, with the fitted overhead; a
+# two-level plan (`dab plan --nodes`) runs as one submission a task on all the node's CPUs to
+# the same value and files; a job that fails cancels every job after it instead of leaving it
+# pending.
 #
 # Usage: bash tests/slurm-live.sh   (DAB=path/to/dab to test another binary)
 set -euo pipefail
@@ -201,6 +203,24 @@ wait_jobs
 same_store "$T/local/2x3/g2" "$T/store/2x3/g2" >/dev/null
 [[ -f $T/out/value.json ]] || fail "the value was not recorded again"
 ok "running the script again submits nothing; after deleting $victim only it and the value"
+
+# --- A two-level plan: one submission a task, on all the node's CPUs -------------------------
+"$DAB" plan 2x4 --groups 2 --nodes 2 --threads-per-node "$cpus" --overhead 0 -o "$T/tasks.json" --out "$T/tasks-report" >/dev/null 2>&1
+tasks=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["tasks"]))' "$T/tasks.json")
+((tasks > 1)) || fail "the two-level plan has $tasks task(s)"
+local_json=$("$DAB" run --plan "$T/tasks.json" --store "$T/tasks-local" --out "$T/tasks-local-report" --json --quiet 2>/dev/null)
+"$DAB" export slurm --plan "$T/tasks.json" --store "$T/tasks-store" --out "$T/tasks-out" >/dev/null
+grep -q -- '--task \$name --threads \$THREADS' "$T/tasks-out/submit-slurm.sh" || fail "the export does not run tasks"
+start=$(date +%s)
+bash "$T/tasks-out/submit-slurm.sh"
+wait_jobs
+say "the cluster ran $(wc -l <"$T/tasks-out/job-ids") submissions ($tasks tasks and the value) in $(($(date +%s) - start)) s"
+value=$(json_value <"$T/tasks-out/value.json")
+[[ $value == "$(json_value <<<"$local_json")" ]] || fail "two-level plan: value $value through Slurm, locally $local_json"
+files=$(same_store "$T/tasks-local/2x4/g2" "$T/tasks-store/2x4/g2")
+again=$(bash "$T/tasks-out/submit-slurm.sh")
+[[ $again == "submitted 0 job(s);"* ]] || fail "a second run of the two-level script: $again"
+ok "a two-level plan ran as $tasks tasks of $cpus CPUs: value $value and $files files as the local run"
 
 # --- A failing job cancels its dependents ---------------------------------------------------
 first=$(awk '/^submit / {print $2; exit}' "$T/out/submit-slurm.sh")
