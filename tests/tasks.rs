@@ -155,6 +155,28 @@ fn a_plan_packed_for_nodes_runs_task_by_task_with_dab_job() {
     assert!(err.contains("has no task 't9999'"), "{err}");
 }
 
+/// `dab plan 3x3 --nodes N` (nodes of 2 threads) into `d/plan.json`, read back.
+fn plan_for_nodes(d: &Path, nodes: &str) -> serde_json::Value {
+    dab()
+        .current_dir(d)
+        .args([
+            "plan",
+            "3x3",
+            "--nodes",
+            nodes,
+            "--threads-per-node",
+            "2",
+            "--no-probe",
+            "-o",
+            "plan.json",
+            "--out",
+            "r",
+        ])
+        .assert()
+        .success();
+    serde_json::from_slice(&std::fs::read(d.join("plan.json")).unwrap()).unwrap()
+}
+
 /// Every `.dab` file under `base`, by name, with its bytes.
 fn files_under(base: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -177,12 +199,7 @@ fn files_under(base: &Path) -> BTreeMap<String, Vec<u8>> {
 fn a_plan_with_unsound_tasks_is_refused_naming_the_task() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    dab()
-        .current_dir(d)
-        .args(["plan", "3x3", "--nodes", "2", "--threads-per-node", "2", "--no-probe", "-o", "plan.json", "--out", "r"])
-        .assert()
-        .success();
-    let good: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("plan.json")).unwrap()).unwrap();
+    let good = plan_for_nodes(d, "2");
     assert!(good["tasks"].as_array().unwrap().len() >= 2, "{}", good["tasks"]);
     type Edit = fn(&mut serde_json::Value);
     let edits: [(&str, Edit); 4] = [
@@ -222,12 +239,7 @@ fn the_slurm_script_of_a_two_level_plan_submits_tasks_and_resumes_only_what_is_m
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    dab()
-        .current_dir(d)
-        .args(["plan", "3x3", "--nodes", "3", "--threads-per-node", "2", "--no-probe", "-o", "plan.json", "--out", "r"])
-        .assert()
-        .success();
-    let plan: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("plan.json")).unwrap()).unwrap();
+    let plan = plan_for_nodes(d, "3");
     let tasks = plan["tasks"].as_array().unwrap();
     dab()
         .current_dir(d)
@@ -293,12 +305,7 @@ fn the_slurm_script_of_a_two_level_plan_submits_tasks_and_resumes_only_what_is_m
 fn the_condor_dag_of_a_two_level_plan_has_one_node_a_task_and_its_order_suffices() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    dab()
-        .current_dir(d)
-        .args(["plan", "3x3", "--nodes", "3", "--threads-per-node", "2", "--no-probe", "-o", "plan.json", "--out", "r"])
-        .assert()
-        .success();
-    let plan: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("plan.json")).unwrap()).unwrap();
+    let plan = plan_for_nodes(d, "3");
     let tasks: Vec<String> =
         plan["tasks"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().into()).collect();
     let export = || {

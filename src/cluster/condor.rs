@@ -19,7 +19,7 @@ use std::path::Path;
 use crate::plan::{ReadyPlan, Task};
 use crate::store;
 
-use super::{ExportError, Paths, VALUE_JOB, memory_mb, ranks, value_memory_mb, value_needs};
+use super::{ExportError, Paths, VALUE_JOB, memory_mb, ranks, value_memory_mb, value_needs, value_tasks};
 
 /// Times DAGMan runs a failed node again before it fails for good.
 pub const RETRY: u32 = 2;
@@ -132,10 +132,6 @@ pub fn task_export(
     done: &dyn Fn(&str) -> bool,
 ) -> Export {
     let g = &plan.graph;
-    let mut owner = vec![0usize; g.len()];
-    for (t, task) in tasks.iter().enumerate() {
-        task.jobs.iter().for_each(|&j| owner[j] = t);
-    }
     let mut dag = String::new();
     let _ = writeln!(
         dag,
@@ -161,21 +157,11 @@ pub fn task_export(
     let _ = writeln!(dag, "JOB {VALUE_JOB} {VALUE_SUBMIT}{value_done}");
     let _ = writeln!(dag, "VARS {VALUE_JOB} mem=\"{}\"", value_memory_mb(plan));
     let _ = writeln!(dag, "RETRY {VALUE_JOB} {RETRY}");
-    for (t, task) in tasks.iter().enumerate() {
-        let mut parents: Vec<usize> =
-            task.jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| owner[k as usize]).filter(|&d| d != t).collect();
-        parents.sort_unstable();
-        parents.dedup();
-        if !parents.is_empty() {
-            let names: Vec<&str> = parents.iter().map(|&d| tasks[d].name.as_str()).collect();
-            let _ = writeln!(dag, "PARENT {} CHILD {}", names.join(" "), task.name);
-        }
+    let names = |deps: &[usize]| deps.iter().map(|&d| tasks[d].name.as_str()).collect::<Vec<_>>().join(" ");
+    for task in tasks.iter().filter(|t| !t.deps.is_empty()) {
+        let _ = writeln!(dag, "PARENT {} CHILD {}", names(&task.deps), task.name);
     }
-    let mut parents: Vec<usize> = value_needs(plan).iter().map(|&k| owner[k]).collect();
-    parents.sort_unstable();
-    parents.dedup();
-    let names: Vec<&str> = parents.iter().map(|&d| tasks[d].name.as_str()).collect();
-    let _ = writeln!(dag, "PARENT {} CHILD {VALUE_JOB}", names.join(" "));
+    let _ = writeln!(dag, "PARENT {} CHILD {VALUE_JOB}", names(&value_tasks(plan, tasks)));
     let value = paths.out.join("value.json");
     let what = format!("--task $(task) --threads {threads}");
     let files = vec![

@@ -11,7 +11,7 @@ pub mod trace;
 
 use std::path::{Path, PathBuf};
 
-use crate::plan::ReadyPlan;
+use crate::plan::{ReadyPlan, Task};
 use crate::support::one_line;
 
 /// Megabytes (MiB) every task asks for besides its values: the `dab` binary, its stack and
@@ -166,6 +166,12 @@ pub fn ranks(plan: &ReadyPlan) -> Vec<u32> {
     distinct.sort_unstable_by(|a, b| b.cmp(a));
     distinct.dedup();
     plan.priority.iter().map(|p| distinct.binary_search_by(|d| p.cmp(d)).expect("present") as u32).collect()
+}
+
+/// The tasks of a two-level plan that make what the value reads (the root and its inputs).
+pub fn value_tasks(plan: &ReadyPlan, tasks: &[Task]) -> Vec<usize> {
+    let needs = value_needs(plan);
+    (0..tasks.len()).filter(|&t| tasks[t].jobs.iter().any(|j| needs.contains(j))).collect()
 }
 
 /// The jobs whose store files `root`'s value reads: the root and the jobs it needs.

@@ -18,7 +18,9 @@ use std::path::Path;
 use crate::plan::ReadyPlan;
 use crate::store;
 
-use super::{ExportError, Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs};
+use super::{
+    ExportError, Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs, value_tasks,
+};
 use crate::plan::Task;
 
 /// The script's `shq WORD`: WORD as one POSIX sh word, as [`sh_quote`] writes it, for the
@@ -47,14 +49,7 @@ pub fn script(plan: &ReadyPlan, paths: &Paths) -> String {
     let units = units(plan);
     let mut s = String::new();
     header(&mut s, plan, paths, &units);
-    queued_ids(&mut s);
-    s.push_str(concat!(
-        "\n# shq WORD: WORD as one POSIX sh word in single quotes ('\\'' for a '), for the command of\n",
-        "# sbatch --wrap, which runs under /bin/sh: bash's printf %q writes $'...', which sh does not read.\n"
-    ));
-    s.push_str(SHQ);
-    s.push('\n');
-    submit_function(&mut s);
+    functions(&mut s);
     submissions(&mut s, plan, &units);
     value_step(&mut s, plan);
     s
@@ -76,28 +71,13 @@ pub fn task_script(plan: &ReadyPlan, tasks: &[Task], threads: u32, peak_bytes: u
 # from the store. A task is skipped when every one of its jobs' files is in the store.
 THREADS={threads}"
     );
-    queued_ids(&mut s);
-    s.push_str(concat!(
-        "\n# shq WORD: WORD as one POSIX sh word in single quotes ('\\'' for a '), for the command of\n",
-        "# sbatch --wrap, which runs under /bin/sh: bash's printf %q writes $'...', which sh does not read.\n"
-    ));
-    s.push_str(SHQ);
-    s.push('\n');
-    submit_function(&mut s);
+    functions(&mut s);
     task_function(&mut s);
     let g = &plan.graph;
     let rank = ranks(plan);
-    let mut owner = vec![0usize; g.len()];
-    for (t, task) in tasks.iter().enumerate() {
-        task.jobs.iter().for_each(|&j| owner[j] = t);
-    }
     let _ = writeln!(s, "\n# name, MiB, nice, tasks it reads, its jobs");
-    for (t, task) in tasks.iter().enumerate() {
-        let mut needs: Vec<usize> =
-            task.jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| owner[k as usize]).filter(|&d| d != t).collect();
-        needs.sort_unstable();
-        needs.dedup();
-        let needs: Vec<&str> = needs.iter().map(|&d| tasks[d].name.as_str()).collect();
+    for task in tasks {
+        let needs: Vec<&str> = task.deps.iter().map(|&d| tasks[d].name.as_str()).collect();
         let needs = if needs.is_empty() { "-".to_string() } else { needs.join(",") };
         let jobs: Vec<&str> = task.jobs.iter().map(|&j| g.jobs[j].name.as_str()).collect();
         let nice = task.jobs.iter().map(|&j| rank[j]).min().unwrap_or(0);
@@ -110,10 +90,7 @@ THREADS={threads}"
         );
     }
     // The value reads the root and its inputs: after the tasks that make them.
-    let mut needs: Vec<usize> = value_needs(plan).iter().map(|&j| owner[j]).collect();
-    needs.sort_unstable();
-    needs.dedup();
-    let needs: Vec<&str> = needs.iter().map(|&d| tasks[d].name.as_str()).collect();
+    let needs: Vec<&str> = value_tasks(plan, tasks).iter().map(|&d| tasks[d].name.as_str()).collect();
     let _ = writeln!(s, "submit {VALUE_JOB} {} 0 {}", value_memory_mb(plan), needs.join(","));
     s.push_str(
         "
@@ -164,6 +141,18 @@ submit_task() {{
   submitted=$((submitted + 1))
 }}"
     );
+}
+
+/// The queued jobs of an earlier run, `shq` and the `submit` function: what every script has.
+fn functions(s: &mut String) {
+    queued_ids(s);
+    s.push_str(concat!(
+        "\n# shq WORD: WORD as one POSIX sh word in single quotes ('\\'' for a '), for the command of\n",
+        "# sbatch --wrap, which runs under /bin/sh: bash's printf %q writes $'...', which sh does not read.\n"
+    ));
+    s.push_str(SHQ);
+    s.push('\n');
+    submit_function(s);
 }
 
 /// A path as one word of the script.

@@ -20,7 +20,7 @@ use crate::solver::{Kernel, LayoutError, Space};
 use crate::support::{one_line, round4};
 
 use super::ready::{ReadsError, ReadyPlan, job_layout, priorities};
-use super::tasks::{ClusterShape, Task};
+use super::tasks::{ClusterShape, Task, task_deps};
 
 /// Plan files this version reads and writes (2: the contention curve, lower bounds).
 pub const PLAN_FORMAT: u32 = 2;
@@ -389,11 +389,10 @@ impl Plan {
         self.tasks = packing
             .tasks
             .iter()
-            .zip(&packing.task_deps)
             .zip(&packing.task_seconds)
-            .map(|((t, deps), &seconds)| PlanTask {
+            .map(|(t, &seconds)| PlanTask {
                 name: t.name.clone(),
-                deps: deps.iter().map(|&d| packing.tasks[d].name.clone()).collect(),
+                deps: t.deps.iter().map(|&d| packing.tasks[d].name.clone()).collect(),
                 jobs: names(&t.jobs),
                 predicted_seconds: round4(seconds),
             })
@@ -437,24 +436,16 @@ impl Plan {
                 return Err(bad(task, "lists no job".into()));
             }
             jobs.sort_unstable();
-            out.push(Task { name: task.name.clone(), jobs });
+            out.push(jobs);
         }
         if out.is_empty() {
-            return Ok(out);
+            return Ok(Vec::new());
         }
         if let Some(j) = owner.iter().position(Option::is_none) {
             return Err(PlanError::Job { job: self.jobs[j].name.clone(), message: "is in no cluster task".into() });
         }
-        for (t, task) in out.iter().enumerate() {
-            let mut deps: Vec<usize> = task
-                .jobs
-                .iter()
-                .flat_map(|&j| ready.graph.needs(j))
-                .map(|&k| owner[k as usize].expect("every job has a task"))
-                .filter(|&d| d != t)
-                .collect();
-            deps.sort_unstable();
-            deps.dedup();
+        let deps = task_deps(ready, &out);
+        for (t, deps) in deps.iter().enumerate() {
             if let Some(&later) = deps.iter().find(|&&d| d > t) {
                 return Err(bad(&self.tasks[t], format!("reads task t{later}, which is listed after it")));
             }
@@ -463,7 +454,12 @@ impl Plan {
                 return Err(bad(&self.tasks[t], format!("reads tasks {listed:?} but lists {:?}", self.tasks[t].deps)));
             }
         }
-        Ok(out)
+        Ok(out
+            .into_iter()
+            .zip(deps)
+            .zip(&self.tasks)
+            .map(|((jobs, deps), t)| Task { name: t.name.clone(), jobs, deps })
+            .collect())
     }
 
     /// The plan's jobs as a graph.

@@ -40,6 +40,31 @@ pub struct Task {
     pub name: String,
     /// The plan's jobs it runs.
     pub jobs: Vec<usize>,
+    /// The tasks whose jobs' files it reads (all listed before it), by index.
+    pub deps: Vec<usize>,
+}
+
+/// Per task, the tasks whose jobs its jobs read, from the plan's graph: sorted, itself left out.
+pub(super) fn task_deps(plan: &ReadyPlan, tasks: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut owner = vec![0usize; plan.graph.len()];
+    for (t, jobs) in tasks.iter().enumerate() {
+        jobs.iter().for_each(|&j| owner[j] = t);
+    }
+    tasks
+        .iter()
+        .enumerate()
+        .map(|(t, jobs)| {
+            let mut deps: Vec<usize> = jobs
+                .iter()
+                .flat_map(|&j| plan.graph.needs(j))
+                .map(|&k| owner[k as usize])
+                .filter(|&d| d != t)
+                .collect();
+            deps.sort_unstable();
+            deps.dedup();
+            deps
+        })
+        .collect()
 }
 
 /// Tasks and what the simulation predicts of them.
@@ -49,8 +74,6 @@ pub struct Packing {
     pub tasks: Vec<Task>,
     /// Per task, predicted seconds from its dispatch to its end.
     pub task_seconds: Vec<f64>,
-    /// Per task, the tasks whose files it reads.
-    pub task_deps: Vec<Vec<usize>>,
     /// Predicted seconds from the first dispatch to the last task's end.
     pub makespan_seconds: f64,
     /// Bytes the tasks read from the store (each task reads each input of another task once).
@@ -114,13 +137,15 @@ fn bands(plan: &ReadyPlan, nodes: usize, band: u64) -> Vec<Task> {
     if !pending.is_empty() {
         groups.push(pending);
     }
+    for jobs in &mut groups {
+        jobs.sort_unstable();
+    }
+    let deps = task_deps(plan, &groups);
     groups
         .into_iter()
+        .zip(deps)
         .enumerate()
-        .map(|(i, mut jobs)| {
-            jobs.sort_unstable();
-            Task { name: format!("t{i}"), jobs }
-        })
+        .map(|(i, (jobs, deps))| Task { name: format!("t{i}"), jobs, deps })
         .collect()
 }
 
@@ -146,12 +171,6 @@ fn simulate(
     tasks: Vec<Task>,
 ) -> Packing {
     let g = &plan.graph;
-    let mut owner = vec![0usize; g.len()];
-    for (t, task) in tasks.iter().enumerate() {
-        for &j in &task.jobs {
-            owner[j] = t;
-        }
-    }
     // Tasks of one band run side by side and share the store's bandwidth.
     let mut band_of = vec![0usize; tasks.len()];
     let mut band_size: Vec<usize> = Vec::new();
@@ -169,7 +188,6 @@ fn simulate(
         *band_size.last_mut().expect("a band") += 1;
     }
     let (mut read_bytes, mut write_bytes) = (0u64, 0u64);
-    let mut task_deps = Vec::with_capacity(tasks.len());
     let mut task_seconds = Vec::with_capacity(tasks.len());
     for (t, task) in tasks.iter().enumerate() {
         let inside: HashSet<usize> = task.jobs.iter().copied().collect();
@@ -185,17 +203,13 @@ fn simulate(
         let writes: u64 = task.jobs.iter().map(|&j| g.jobs[j].bytes).sum();
         read_bytes += reads;
         write_bytes += writes;
-        let mut deps: Vec<usize> = inputs.iter().map(|&k| owner[k]).collect();
-        deps.sort_unstable();
-        deps.dedup();
-        task_deps.push(deps);
         let share = cluster.store_bytes_per_second / band_size[band_of[t]] as f64;
         let io = if share > 0.0 { (reads + writes) as f64 / share } else { 0.0 };
         let jobs = sub_makespan(plan, contention, cluster.threads_per_node, &task.jobs, &inside) as f64;
         task_seconds.push(cluster.overhead_seconds + jobs / ticks_per_second + io);
     }
-    let makespan_seconds = task_makespan(&tasks, &task_deps, &task_seconds, cluster.nodes);
-    Packing { tasks, task_seconds, task_deps, makespan_seconds, read_bytes, write_bytes, band_seconds: f64::INFINITY }
+    let makespan_seconds = task_makespan(&tasks, &task_seconds, cluster.nodes);
+    Packing { tasks, task_seconds, makespan_seconds, read_bytes, write_bytes, band_seconds: f64::INFINITY }
 }
 
 /// Ticks of the simulated schedule of `jobs` alone on `threads` threads (the plan's own
@@ -228,18 +242,17 @@ fn sub_makespan(
 
 /// Seconds until the last task ends, tasks dispatched to the first free node as soon as the
 /// tasks they read have ended (longest path first).
-fn task_makespan(tasks: &[Task], deps: &[Vec<usize>], seconds: &[f64], nodes: usize) -> f64 {
+fn task_makespan(tasks: &[Task], seconds: &[f64], nodes: usize) -> f64 {
     // Microseconds, so that the simulator's integer clock keeps the order of short tasks.
     let jobs: Vec<Job> = tasks
         .iter()
-        .zip(deps)
         .zip(seconds)
-        .map(|((t, d), &s)| Job {
+        .map(|(t, &s)| Job {
             name: t.name.clone(),
             cost: (s * 1e6).round().max(1.0) as u64,
             states: 0,
             bytes: 0,
-            deps: d.iter().map(|&k| tasks[k].name.clone()).collect(),
+            deps: t.deps.iter().map(|&k| tasks[k].name.clone()).collect(),
         })
         .collect();
     let graph = Graph::new(jobs, None).expect("tasks listed in order form a graph");
@@ -273,7 +286,7 @@ mod tests {
             for &j in &task.jobs {
                 seen[j] += 1;
             }
-            assert!(packing.task_deps[t].iter().all(|&d| d < t), "task {t} reads a later task");
+            assert!(task.deps.iter().all(|&d| d < t), "task {t} reads a later task");
         }
         assert!(seen.iter().all(|&n| n == 1), "every job in one task");
     }
