@@ -156,7 +156,8 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     if args.nodes.is_some() {
         args.common.threads = args.threads_per_node.or(args.common.threads);
     }
-    let mut planned = dab::plan::plan(root, &args.common.options(args.with_store || args.nodes.is_some())?)?;
+    let opts = args.common.options(args.with_store || args.nodes.is_some())?;
+    let mut planned = dab::plan::plan(root, &opts)?;
     let dir = args.out.unwrap_or_else(|| dab::pipeline::default_dir(&planned.plan.board, root.drawn.is_empty()));
     let path = args.output.unwrap_or_else(|| dir.join("plan.json"));
     print_choice(&planned);
@@ -172,19 +173,20 @@ pub fn run(mut args: PlanArgs) -> CliResult {
         );
     }
     if let (Some(nodes), Some(overhead)) = (args.nodes, task_overhead) {
-        let plan = &mut planned.plan;
         let shape = dab::plan::ClusterShape {
             nodes: nodes as usize,
-            threads_per_node: plan.threads as usize,
+            threads_per_node: planned.plan.threads as usize,
             overhead_seconds: overhead,
             store_bytes_per_second: args.store_bandwidth.map_or(f64::INFINITY, |b| b as f64),
         };
-        let ready = plan.check()?;
         let start = std::time::Instant::now();
-        plan.pack_for(&ready, &shape);
+        let (chosen, packed) = dab::plan::plan_for_cluster(&planned, &opts, &shape)?;
+        (planned.chosen, planned.plan) = (chosen, packed);
+        let plan = &planned.plan;
         let c = plan.cluster.as_ref().expect("packed");
         println!(
-            "cluster: {} of {} packed into {} ({:.1} s to pack): predicted {:.3} s; store traffic {} read, {} written",
+            "cluster: {} of {} packed into {} ({:.1} s to pack): predicted {:.3} s; store traffic {} read, {} written; \
+             chose {}",
             dab::support::count_of(u64::from(nodes), "node"),
             dab::support::count_of(u64::from(plan.threads), "thread"),
             dab::support::count_of(plan.tasks.len() as u64, "task"),
@@ -192,6 +194,7 @@ pub fn run(mut args: PlanArgs) -> CliResult {
             c.predicted_seconds,
             human_bytes(c.store_read_bytes),
             human_bytes(c.store_write_bytes),
+            planned.candidates[planned.chosen].label(),
         );
     }
     let files = dab::report::write_plan(&planned, &path, &dir)?;

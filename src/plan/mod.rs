@@ -16,4 +16,4 @@ pub use file::{Candidate, PLAN_FORMAT, Plan, PlanCluster, PlanError, PlanJob, Pl
 pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};
 pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};
-pub use tasks::{ClusterShape, Packing, Task, pack};
+pub use tasks::{ClusterShape, Packing, Task, pack, plan_for_cluster};

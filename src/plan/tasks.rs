@@ -16,9 +16,58 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::sched::{Contention, Graph, Job, Policy, Procs, SimOptions, Simulator};
+use rayon::prelude::*;
 
-use super::ReadyPlan;
+use crate::sched::{Contention, Graph, Job, Policy, Procs, SimOptions, Simulator};
+use crate::support::count_of;
+
+use super::{Plan, PlanChoice, PlanError, PlanOptions, ReadyPlan, plan_for};
+
+/// Candidates of more jobs than this are not packed for a cluster (their packing alone would
+/// take longer than planning should).
+const MAX_PACKED_JOBS: usize = 200_000;
+
+/// The two-level plan for `cluster`: every candidate of the planner's `choice` that fits
+/// (grouping and split: a cluster's threads may want a finer split than one node's) packed
+/// by [`pack`], the one whose cluster run is predicted shortest chosen, fewer tasks on a
+/// tie. Returns the chosen candidate's index and its plan, tasks recorded.
+pub fn plan_for_cluster(
+    choice: &PlanChoice,
+    opts: &PlanOptions,
+    cluster: &ClusterShape,
+) -> Result<(usize, Plan), PlanError> {
+    let packed: Vec<(usize, f64, usize)> = choice
+        .candidates
+        .par_iter()
+        .enumerate()
+        .filter(|(_, c)| c.candidate.fits && c.graph.len() <= MAX_PACKED_JOBS)
+        .filter_map(|(i, c)| {
+            let ready = ReadyPlan::from_graph(c.space.clone(), c.graph.clone()).ok()?;
+            let p = pack(&ready, &opts.model.contention, cluster, 1e9);
+            Some((i, p.makespan_seconds, p.tasks.len()))
+        })
+        .collect();
+    let best = packed
+        .iter()
+        .min_by(|a, b| (a.1, a.2, a.0).partial_cmp(&(b.1, b.2, b.0)).expect("finite predictions"))
+        .map_or(choice.chosen, |b| b.0);
+    let c = &choice.candidates[best];
+    let mut plan = plan_for(c, opts)?;
+    let ready = plan.check()?;
+    plan.pack_for(&ready, cluster);
+    let cl = plan.cluster.as_ref().expect("packed");
+    plan.reason = format!(
+        "{}: predicted {:.2} s on {} of {} threads as {}, of {} packed for the cluster; on one node: {}",
+        c.label(),
+        cl.predicted_seconds,
+        count_of(cluster.nodes as u64, "node"),
+        cluster.threads_per_node,
+        count_of(plan.tasks.len() as u64, "task"),
+        count_of(packed.len() as u64, "candidate"),
+        choice.plan.reason
+    );
+    Ok((best, plan))
+}
 
 /// A cluster as the packing sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
