@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Live test of a two-level plan on a multi-node Slurm cluster built on this machine: three
+# slurmd nodes, each in its own network and UTS namespace (its own hostname and address on a
+# bridge this script makes), one slurmctld on the bridge, munge, and a store folder every
+# node sees (one filesystem). Needs root, the Debian packages slurmctld, slurmd, slurm-client
+# and munge (tests/slurm-live.sh installs them), iproute2 and a built dab.
+#
+# Checks: a 3x4 plan packed for three nodes (`dab plan --nodes 3`) and exported runs through
+# Slurm with its tasks on all three nodes (from Slurm's record), to the value of a local
+# `dab run`, every store file byte-identical to the local run's, and `dab verify` clean.
+#
+# Addresses exist only inside the namespaces and on the bridge made here; everything is
+# removed when the script ends, however it ends (daemons by process id, namespaces and the
+# bridge by name), and leftovers of a run killed before its trap ran are removed first.
+#
+# Usage: bash tests/slurm-cluster.sh   (DAB=path/to/dab to test another binary)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DAB=${DAB:-$PWD/target/release/dab}
+PREFIX=/tmp/dab-slurm-cluster.
+NODES=3
+passed=0
+
+say() { echo "slurm-cluster: $*"; }
+fail() {
+  echo "slurm-cluster: FAILED: $*" >&2
+  echo "slurm-cluster: logs are in ${T:-?} (slurmctld.log, slurmd-node*.log, out/logs)" >&2
+  exit 1
+}
+ok() {
+  passed=$((passed + 1))
+  say "ok: $*"
+}
+
+[[ $(id -u) == 0 ]] || fail "run as root: the test makes network namespaces and starts Slurm"
+[[ -x $DAB ]] || fail "no dab binary at $DAB: run cargo build --release first"
+for tool in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged; do
+  [[ -x $tool ]] || fail "no $tool: run tests/slurm-live.sh first (it installs Slurm and munge)"
+done
+command -v ip >/dev/null || fail "no ip (iproute2)"
+
+# --- Leftovers of an earlier run that died before its trap ran ----------------------------
+# Each run writes its namespaces, bridge and daemons' pids under its folder.
+remove_cluster() {
+  local dir=$1 f pid ns
+  for f in "$dir"/*.pid "$dir"/munge/munged.pid; do
+    [[ -f $f ]] || continue
+    pid=$(cat "$f")
+    if [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$dir"; then
+      kill "$pid" 2>/dev/null || true
+    fi
+  done
+  if [[ -f $dir/netns ]]; then
+    while read -r ns; do ip netns del "$ns" 2>/dev/null || true; done <"$dir/netns"
+  fi
+  if [[ -f $dir/bridge ]]; then ip link del "$(cat "$dir/bridge")" 2>/dev/null || true; fi
+}
+for old in "$PREFIX"*/; do
+  [[ -f $old/owner ]] || continue
+  kill -0 "$(cat "$old/owner")" 2>/dev/null && continue # Still running: not ours to stop.
+  remove_cluster "${old%/}"
+  rm -rf "$old"
+done
+
+T=$(mktemp -d "${PREFIX}XXXXXX")
+chmod 755 "$T"
+echo $$ >"$T/owner"
+stop() {
+  local code=$?
+  remove_cluster "$T"
+  wait 2>/dev/null || true
+  if ((code == 0)); then rm -rf "$T"; fi
+  exit "$code"
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+trap 'echo "slurm-cluster: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
+
+# --- The network: a bridge, and a namespace per node on it --------------------------------
+# Names from this run's pid (interface names have at most 15 characters); a /24 of 10.x.y
+# that no interface here uses.
+id=$$
+bridge=dabbr$id
+while :; do
+  net=10.$((16 + RANDOM % 200)).$((RANDOM % 250))
+  ip -o addr show | grep -qF " $net." || break
+done
+echo "$bridge" >"$T/bridge"
+ip link add "$bridge" type bridge
+ip addr add "$net.1/24" dev "$bridge"
+ip link set "$bridge" up
+: >"$T/netns"
+for i in $(seq "$NODES"); do
+  ns=dabn$i-$id
+  echo "$ns" >>"$T/netns"
+  ip netns add "$ns"
+  ip link add "dv$i-$id" type veth peer name eth0 netns "$ns"
+  ip link set "dv$i-$id" master "$bridge" up
+  ip -n "$ns" addr add "$net.$((10 + i))/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$ns" link set lo up
+done
+ok "bridge $bridge ($net.1) and $NODES node namespaces ($net.11-$((10 + NODES)))"
+
+# --- munge, and slurm.conf for the nodes --------------------------------------------------
+mkdir -m 711 "$T/munge"
+head -c 1024 /dev/urandom >"$T/munge/munge.key"
+chmod 600 "$T/munge/munge.key"
+/usr/sbin/munged --force --socket="$T/munge/socket" --key-file="$T/munge/munge.key" \
+  --log-file="$T/munge/munged.log" --pid-file="$T/munge/munged.pid" --seed-file="$T/munge/munged.seed" ||
+  fail "munged did not start (see $T/munge/munged.log)"
+port=$((20000 + RANDOM % 20000))
+cpus=2
+mem=2000
+mkdir "$T/state"
+nodes=""
+for i in $(seq "$NODES"); do
+  mkdir "$T/spool-node$i"
+  nodes+="NodeName=node$i NodeAddr=$net.$((10 + i)) CPUs=$cpus RealMemory=$mem State=UNKNOWN"$'\n'
+done
+# The controller listens on the bridge; each slurmd, in its namespace, on its own address.
+# As in tests/slurm-live.sh: no cgroups, jobs get cores and memory, no scheduling delay.
+cat >"$T/slurm.conf" <<EOF
+ClusterName=dabnodes
+SlurmctldHost=$(hostname -s)($net.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$T/munge/socket
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool-%n
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd-%n.pid
+SlurmctldLogFile=$T/slurmctld.log
+SlurmdLogFile=$T/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$T/jobcomp.log
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+SchedulerType=sched/builtin
+SchedulerParameters=batch_sched_delay=0
+MpiDefault=none
+ReturnToService=2
+SlurmdTimeout=15
+${nodes}PartitionName=dab Nodes=node[1-$NODES] Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF=$T/slurm.conf
+/usr/sbin/slurmctld -D -f "$SLURM_CONF" >"$T/slurmctld.out" 2>&1 &
+# Each slurmd in its node's network namespace (entered without remounting /sys, which slurmd
+# reads) and a UTS namespace of its own, under the node's hostname.
+for i in $(seq "$NODES"); do
+  nsenter --net="/run/netns/dabn$i-$id" unshare --uts \
+    sh -c "hostname node$i && exec /usr/sbin/slurmd -D -N node$i -f '$SLURM_CONF'" >"$T/slurmd$i.out" 2>&1 &
+done
+for _ in $(seq 60); do
+  [[ $(sinfo --noheader --format='%t %D' 2>/dev/null) == "idle $NODES" ]] && break
+  sleep 1
+done
+[[ $(sinfo --noheader --format='%t %D' 2>/dev/null) == "idle $NODES" ]] ||
+  fail "the nodes did not come up: $(sinfo --noheader 2>&1 | head -3)"
+ok "Slurm is up: $NODES nodes of $cpus CPUs, each in its own namespace"
+
+# --- A 3x4 plan packed for the nodes, run locally and through Slurm -------------------------
+"$DAB" plan 3x4 --nodes "$NODES" --threads-per-node "$cpus" --overhead 0 -o "$T/plan.json" --out "$T/report" |
+  grep '^cluster:' | tee "$T/plan.txt"
+tasks=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["tasks"]))' "$T/plan.json")
+((tasks >= NODES)) || fail "the plan for $NODES nodes has $tasks task(s)"
+local_json=$("$DAB" run --plan "$T/plan.json" --store "$T/local" --out "$T/local-report" --json --quiet 2>/dev/null)
+json_value() { python3 -c 'import json, sys; print(json.load(sys.stdin)["value"])'; }
+local_value=$(json_value <<<"$local_json")
+"$DAB" export slurm --plan "$T/plan.json" --store "$T/store" --out "$T/out" >/dev/null
+start=$(date +%s)
+bash "$T/out/submit-slurm.sh"
+for _ in $(seq 600); do
+  [[ -z $(squeue --noheader --me --format=%i) ]] && break
+  sleep 1
+done
+[[ -z $(squeue --noheader --me --format=%i) ]] || fail "jobs still queued after 600 s"
+say "the cluster ran $tasks tasks and the value in $(($(date +%s) - start)) s"
+[[ -f $T/out/value.json ]] || fail "no value.json: the value job did not run"
+value=$(json_value <"$T/out/value.json")
+[[ $value == "$local_value" ]] || fail "value $value through Slurm, $local_value locally"
+ok "value $value, as the local run"
+
+used=$(grep -o 'NodeList=node[0-9]*' "$T/jobcomp.log" | sort -u | wc -l)
+((used >= NODES)) || fail "the tasks ran on $used node(s): $(grep -o 'NodeList=[^ ]*' "$T/jobcomp.log" | sort | uniq -c)"
+completed=$(grep -c 'JobState=COMPLETED' "$T/jobcomp.log")
+((completed == tasks + 1)) || fail "$completed of $((tasks + 1)) submissions completed"
+ok "the $tasks tasks ran on $used distinct nodes (Slurm's record)"
+
+space=$(basename "$(ls -d "$T/local/3x4"/*)")
+n=0
+for f in "$T/local/3x4/$space"/*.dab; do
+  cmp -s "$f" "$T/store/3x4/$space/$(basename "$f")" || fail "$(basename "$f") differs from the local run's"
+  n=$((n + 1))
+done
+(($(ls "$T/store/3x4/$space"/*.dab | wc -l) == n)) || fail "the cluster's store has other files than the local run's"
+"$DAB" verify --store "$T/store" >/dev/null || fail "dab verify finds the cluster's store unsound"
+ok "$n store files byte-identical to the local run's, and dab verify clean"
+
+say "$passed passed, 0 failed"
