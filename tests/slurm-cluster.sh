@@ -7,7 +7,11 @@
 #
 # Checks: a 3x4 plan packed for three nodes (`dab plan --nodes 3`) and exported runs through
 # Slurm with its tasks on all three nodes (from Slurm's record), to the value of a local
-# `dab run`, every store file byte-identical to the local run's, and `dab verify` clean.
+# `dab run`, every store file byte-identical to the local run's, and `dab verify` clean. Then
+# a node is lost: in a second run, every process of one node (its slurmd and the task it runs)
+# is killed; that task fails, every task after it is cancelled and none runs, the store holds
+# no damaged file, and once the node is back, running the submit script again submits only
+# what is missing and ends with the same value and files.
 #
 # Addresses exist only inside the namespaces and on the bridge made here; everything is
 # removed when the script ends, however it ends (daemons by process id, namespaces and the
@@ -148,17 +152,21 @@ SchedulerType=sched/builtin
 SchedulerParameters=batch_sched_delay=0
 MpiDefault=none
 ReturnToService=2
-SlurmdTimeout=15
+SlurmdTimeout=10
+# A task on a lost node fails rather than being requeued, so that the loss shows: running the
+# submit script again is how a run resumes.
+JobRequeue=0
 ${nodes}PartitionName=dab Nodes=node[1-$NODES] Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF=$T/slurm.conf
 /usr/sbin/slurmctld -D -f "$SLURM_CONF" >"$T/slurmctld.out" 2>&1 &
 # Each slurmd in its node's network namespace (entered without remounting /sys, which slurmd
 # reads) and a UTS namespace of its own, under the node's hostname.
-for i in $(seq "$NODES"); do
-  nsenter --net="/run/netns/dabn$i-$id" unshare --uts \
-    sh -c "hostname node$i && exec /usr/sbin/slurmd -D -N node$i -f '$SLURM_CONF'" >"$T/slurmd$i.out" 2>&1 &
-done
+start_node() {
+  nsenter --net="/run/netns/dabn$1-$id" unshare --uts \
+    sh -c "hostname node$1 && exec /usr/sbin/slurmd -D -N node$1 -f '$SLURM_CONF'" >>"$T/slurmd$1.out" 2>&1 &
+}
+for i in $(seq "$NODES"); do start_node "$i"; done
 for _ in $(seq 60); do
   [[ $(sinfo --noheader --format='%t %D' 2>/dev/null) == "idle $NODES" ]] && break
   sleep 1
@@ -166,6 +174,27 @@ done
 [[ $(sinfo --noheader --format='%t %D' 2>/dev/null) == "idle $NODES" ]] ||
   fail "the nodes did not come up: $(sinfo --noheader 2>&1 | head -3)"
 ok "Slurm is up: $NODES nodes of $cpus CPUs, each in its own namespace"
+
+# Helpers of the node-loss check. later.py PLAN TASK JOBCOMP: how many tasks that (through
+# their inputs) come after TASK completed. missing.py PLAN DIR: tasks with a job file missing.
+cat >"$T/later.py" <<'PY'
+import json, re, sys
+deps = {t["name"]: t["deps"] for t in json.load(open(sys.argv[1]))["tasks"]}
+later, grown = {sys.argv[2]}, True
+while grown:
+    grown = False
+    for t, d in deps.items():
+        if t not in later and later.intersection(d):
+            later.add(t)
+            grown = True
+done = set(re.findall(r" Name=dab-(t\d+) .*?JobState=COMPLETED", open(sys.argv[3]).read()))
+print(len((later - {sys.argv[2]}) & done))
+PY
+cat >"$T/missing.py" <<'PY'
+import json, os, sys
+tasks = json.load(open(sys.argv[1]))["tasks"]
+print(sum(any(not os.path.exists(os.path.join(sys.argv[2], j + ".dab")) for j in t["jobs"]) for t in tasks))
+PY
 
 # --- A 3x4 plan packed for the nodes, run locally and through Slurm -------------------------
 "$DAB" plan 3x4 --nodes "$NODES" --threads-per-node "$cpus" --overhead 0 -o "$T/plan.json" --out "$T/report" |
@@ -178,11 +207,14 @@ local_value=$(json_value <<<"$local_json")
 "$DAB" export slurm --plan "$T/plan.json" --store "$T/store" --out "$T/out" >/dev/null
 start=$(date +%s)
 bash "$T/out/submit-slurm.sh"
-for _ in $(seq 600); do
-  [[ -z $(squeue --noheader --me --format=%i) ]] && break
-  sleep 1
-done
-[[ -z $(squeue --noheader --me --format=%i) ]] || fail "jobs still queued after 600 s"
+wait_jobs() {
+  for _ in $(seq 600); do
+    [[ -z $(squeue --noheader --me --format=%i) ]] && return 0
+    sleep 1
+  done
+  fail "jobs still queued after 600 s"
+}
+wait_jobs
 say "the cluster ran $tasks tasks and the value in $(($(date +%s) - start)) s"
 [[ -f $T/out/value.json ]] || fail "no value.json: the value job did not run"
 value=$(json_value <"$T/out/value.json")
@@ -204,5 +236,59 @@ done
 (($(ls "$T/store/3x4/$space"/*.dab | wc -l) == n)) || fail "the cluster's store has other files than the local run's"
 "$DAB" verify --store "$T/store" >/dev/null || fail "dab verify finds the cluster's store unsound"
 ok "$n store files byte-identical to the local run's, and dab verify clean"
+
+# --- A node lost in the middle of a run -----------------------------------------------------
+# A task in the middle of the plan waits 30 s before it starts its jobs, so that it is caught
+# running; then every process in its node's namespace is killed (slurmd, slurmstepd, the task).
+victim=t$((tasks / 2))
+printf '#!/bin/sh\ncase " $* " in *" --task %s "*) sleep 30 ;; esac\nexec %s "$@"\n' "$victim" "'$DAB'" >"$T/dab-slow"
+chmod 755 "$T/dab-slow"
+: >"$T/jobcomp.log"
+"$DAB" export slurm --plan "$T/plan.json" --store "$T/store2" --out "$T/out2" >/dev/null
+DAB=$T/dab-slow bash "$T/out2/submit-slurm.sh" >/dev/null
+node=""
+for _ in $(seq 300); do
+  node=$(squeue --noheader --me --name="dab-$victim" --states=RUNNING --format=%N)
+  [[ -n $node ]] && break
+  sleep 1
+done
+[[ -n $node ]] || fail "task $victim never ran"
+i=${node#node}
+pids=$(ip netns pids "dabn$i-$id")
+[[ -n $pids ]] || fail "no process in $node's namespace"
+kill -9 $pids
+say "killed $(wc -w <<<"$pids") process(es) of $node while it ran $victim"
+for _ in $(seq 120); do
+  [[ -z $(squeue --noheader --me --format=%i) ]] && break
+  sleep 1
+done
+[[ -z $(squeue --noheader --me --format=%i) ]] || fail "jobs still queued 120 s after $node was lost"
+lost=$(grep -E "Name=dab-$victim " "$T/jobcomp.log" | grep -o 'JobState=[A-Z_]*' || true)
+[[ $lost == JobState=NODE_FAIL || $lost == JobState=FAILED ]] || fail "task $victim ended '$lost'"
+cancelled=$(grep -c 'JobState=CANCELLED' "$T/jobcomp.log" || true)
+((cancelled > 0)) || fail "no task after $victim was cancelled"
+after=$(python3 "$T/later.py" "$T/plan.json" "$victim" "$T/jobcomp.log")
+((after == 0)) || fail "$after task(s) after $victim completed"
+verify=$("$DAB" verify --store "$T/store2" 2>&1 || true)
+grep -q ' 0 damaged, 0 unreadable' <<<"$verify" || fail "the store after the loss: $verify"
+ok "$node lost while running $victim: it ended ${lost#JobState=}, $cancelled task(s) after it cancelled, none ran, no damaged file"
+
+# The node back (as a restarted machine would be), the script again: only what is missing.
+start_node "$i"
+for _ in $(seq 60); do
+  [[ $(sinfo --noheader --format='%t %D' 2>/dev/null) == "idle $NODES" ]] && break
+  sleep 1
+done
+[[ $(sinfo --noheader --format='%t %D' 2>/dev/null) == "idle $NODES" ]] || fail "$node did not come back: $(sinfo --noheader)"
+missing=$(python3 "$T/missing.py" "$T/plan.json" "$T/store2/3x4/$space")
+again=$(bash "$T/out2/submit-slurm.sh")
+[[ $again == "submitted $((missing + 1)) job(s);"* ]] || fail "with $missing task(s) missing and the value: $again"
+wait_jobs
+[[ $(json_value <"$T/out2/value.json") == "$local_value" ]] || fail "the resumed run's value: $(cat "$T/out2/value.json")"
+for f in "$T/local/3x4/$space"/*.dab; do
+  cmp -s "$f" "$T/store2/3x4/$space/$(basename "$f")" || fail "after the resume, $(basename "$f") differs"
+done
+"$DAB" verify --store "$T/store2" >/dev/null || fail "dab verify finds the resumed store unsound"
+ok "with $node back, the script submitted only the $missing missing task(s) and the value: value $local_value, every file as the local run's"
 
 say "$passed passed, 0 failed"
