@@ -23,18 +23,9 @@ cd "$(dirname "$0")/.."
 DAB=${DAB:-$PWD/target/release/dab}
 PREFIX=/tmp/dab-slurm-cluster.
 NODES=3
-passed=0
-
-say() { echo "slurm-cluster: $*"; }
-fail() {
-  echo "slurm-cluster: FAILED: $*" >&2
-  echo "slurm-cluster: logs are in ${T:-?} (slurmctld.log, slurmd-node*.log, out/logs)" >&2
-  exit 1
-}
-ok() {
-  passed=$((passed + 1))
-  say "ok: $*"
-}
+NAME=slurm-cluster
+# shellcheck source=tests/slurm-common.sh
+source tests/slurm-common.sh
 
 [[ $(id -u) == 0 ]] || fail "run as root: the test makes network namespaces and starts Slurm"
 [[ -x $DAB ]] || fail "no dab binary at $DAB: run cargo build --release first"
@@ -46,14 +37,8 @@ command -v ip >/dev/null || fail "no ip (iproute2)"
 # --- Leftovers of an earlier run that died before its trap ran ----------------------------
 # Each run writes its namespaces, bridge and daemons' pids under its folder.
 remove_cluster() {
-  local dir=$1 f pid ns
-  for f in "$dir"/*.pid "$dir"/munge/munged.pid; do
-    [[ -f $f ]] || continue
-    pid=$(cat "$f")
-    if [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$dir"; then
-      kill "$pid" 2>/dev/null || true
-    fi
-  done
+  local dir=$1 ns
+  kill_recorded "$dir"
   if [[ -f $dir/netns ]]; then
     while read -r ns; do ip netns del "$ns" 2>/dev/null || true; done <"$dir/netns"
   fi
@@ -107,51 +92,25 @@ done
 ok "bridge $bridge ($net.1) and $NODES node namespaces ($net.11-$((10 + NODES)))"
 
 # --- munge, and slurm.conf for the nodes --------------------------------------------------
-mkdir -m 711 "$T/munge"
-head -c 1024 /dev/urandom >"$T/munge/munge.key"
-chmod 600 "$T/munge/munge.key"
-/usr/sbin/munged --force --socket="$T/munge/socket" --key-file="$T/munge/munge.key" \
-  --log-file="$T/munge/munged.log" --pid-file="$T/munge/munged.pid" --seed-file="$T/munge/munged.seed" ||
-  fail "munged did not start (see $T/munge/munged.log)"
+start_munge
 port=$((20000 + RANDOM % 20000))
 cpus=2
 mem=2000
-mkdir "$T/state"
 nodes=""
 for i in $(seq "$NODES"); do
   mkdir "$T/spool-node$i"
   nodes+="NodeName=node$i NodeAddr=$net.$((10 + i)) CPUs=$cpus RealMemory=$mem State=UNKNOWN"$'\n'
 done
 # The controller listens on the bridge; each slurmd, in its namespace, on its own address.
-# As in tests/slurm-live.sh: no cgroups, jobs get cores and memory, no scheduling delay.
 cat >"$T/slurm.conf" <<EOF
 ClusterName=dabnodes
 SlurmctldHost=$(hostname -s)($net.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$T/munge/socket
-StateSaveLocation=$T/state
+$(common_conf)
 SlurmdSpoolDir=$T/spool-%n
-SlurmctldPidFile=$T/slurmctld.pid
 SlurmdPidFile=$T/slurmd-%n.pid
-SlurmctldLogFile=$T/slurmctld.log
 SlurmdLogFile=$T/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/filetxt
-JobCompLoc=$T/jobcomp.log
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core_Memory
-SchedulerType=sched/builtin
-SchedulerParameters=batch_sched_delay=0
-MpiDefault=none
-ReturnToService=2
 SlurmdTimeout=10
 # A task on a lost node fails rather than being requeued, so that the loss shows: running the
 # submit script again is how a run resumes.

@@ -22,18 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DAB=${DAB:-$PWD/target/release/dab}
 PREFIX=/tmp/dab-slurm-live.
-passed=0
-
-say() { echo "slurm-live: $*"; }
-fail() {
-  echo "slurm-live: FAILED: $*" >&2
-  echo "slurm-live: logs are in ${T:-?} (slurmctld.log, slurmd.log, out*/logs)" >&2
-  exit 1
-}
-ok() {
-  passed=$((passed + 1))
-  say "ok: $*"
-}
+NAME=slurm-live
+# shellcheck source=tests/slurm-common.sh
+source tests/slurm-common.sh
 
 [[ $(id -u) == 0 ]] || fail "run as root: the test installs and starts munge and Slurm"
 [[ -x $DAB ]] || fail "no dab binary at $DAB: run cargo build --release first"
@@ -50,14 +41,7 @@ fi
 for old in "$PREFIX"*/; do
   [[ -f $old/owner ]] || continue
   kill -0 "$(cat "$old/owner")" 2>/dev/null && continue # Still running: not ours to stop.
-  for f in "$old"/*.pid "$old"/munge/munged.pid; do
-    [[ -f $f ]] || continue
-    pid=$(cat "$f")
-    # Only a process that still runs with this folder on its command line is a leftover.
-    if [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$old"; then
-      kill "$pid" 2>/dev/null || true
-    fi
-  done
+  kill_recorded "${old%/}"
   rm -rf "$old"
 done
 
@@ -79,12 +63,7 @@ trap 'exit 130' INT TERM
 trap 'echo "slurm-live: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 # --- munge: its own key and socket --------------------------------------------------------
-mkdir -m 711 "$T/munge"
-head -c 1024 /dev/urandom >"$T/munge/munge.key"
-chmod 600 "$T/munge/munge.key"
-/usr/sbin/munged --force --socket="$T/munge/socket" --key-file="$T/munge/munge.key" \
-  --log-file="$T/munge/munged.log" --pid-file="$T/munge/munged.pid" --seed-file="$T/munge/munged.seed" ||
-  fail "munged did not start (see $T/munge/munged.log)"
+start_munge
 
 # --- slurm.conf for this host ---------------------------------------------------------------
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -95,38 +74,16 @@ done
 host=$(hostname -s)
 cpus=$(nproc)
 mem=$(($(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 * 8 / 10))
-mkdir "$T/state" "$T/spool"
-# Containers have no cgroups to give Slurm: track processes by /proc, bind no tasks, gather
-# no accounting; jobs get cores and memory. batch_sched_delay=0 starts a job as soon as its
-# dependencies are done (the default lets the scheduler wait up to 3 s).
+mkdir "$T/spool"
 cat >"$T/slurm.conf" <<EOF
 ClusterName=dablive
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$T/munge/socket
-StateSaveLocation=$T/state
+$(common_conf)
 SlurmdSpoolDir=$T/spool
-SlurmctldPidFile=$T/slurmctld.pid
 SlurmdPidFile=$T/slurmd.pid
-SlurmctldLogFile=$T/slurmctld.log
 SlurmdLogFile=$T/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/filetxt
-JobCompLoc=$T/jobcomp.log
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core_Memory
-SchedulerType=sched/builtin
-SchedulerParameters=batch_sched_delay=0
-MpiDefault=none
-ReturnToService=2
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=dab Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
