@@ -44,16 +44,7 @@ remove_cluster() {
   fi
   if [[ -f $dir/bridge ]]; then ip link del "$(cat "$dir/bridge")" 2>/dev/null || true; fi
 }
-for old in "$PREFIX"*/; do
-  [[ -f $old/owner ]] || continue
-  kill -0 "$(cat "$old/owner")" 2>/dev/null && continue # Still running: not ours to stop.
-  remove_cluster "${old%/}"
-  rm -rf "$old"
-done
-
-T=$(mktemp -d "${PREFIX}XXXXXX")
-chmod 755 "$T"
-echo $$ >"$T/owner"
+new_run "$PREFIX" remove_cluster
 stop() {
   local code=$?
   remove_cluster "$T"

@@ -65,3 +65,19 @@ MpiDefault=none
 ReturnToService=2
 EOF
 }
+
+# new_run PREFIX CLEAN: first, for every folder PREFIX* of an earlier run whose owner no longer
+# runs, CLEAN FOLDER (what that run left running) and the folder removed; then T, a fresh
+# folder of this run's.
+new_run() {
+  local old
+  for old in "$1"*/; do
+    [[ -f $old/owner ]] || continue
+    kill -0 "$(cat "$old/owner")" 2>/dev/null && continue # Still running: not ours to stop.
+    "$2" "${old%/}"
+    rm -rf "$old"
+  done
+  T=$(mktemp -d "${1}XXXXXX")
+  chmod 755 "$T"
+  echo $$ >"$T/owner"
+}

@@ -38,16 +38,7 @@ if ! [[ -x /usr/sbin/slurmctld && -x /usr/sbin/slurmd && -x /usr/sbin/munged ]] 
 fi
 
 # --- Leftovers of an earlier run that died before its trap ran ----------------------------
-for old in "$PREFIX"*/; do
-  [[ -f $old/owner ]] || continue
-  kill -0 "$(cat "$old/owner")" 2>/dev/null && continue # Still running: not ours to stop.
-  kill_recorded "${old%/}"
-  rm -rf "$old"
-done
-
-T=$(mktemp -d "${PREFIX}XXXXXX")
-chmod 755 "$T"
-echo $$ >"$T/owner"
+new_run "$PREFIX" kill_recorded
 
 stop() {
   local code=$? f
