@@ -94,13 +94,18 @@ pub fn run(
     let opts =
         ExecOptions { threads, progress, store: store.as_ref(), report, keep_lines, mem_limit, ..Default::default() };
     let run = execute_with(&checked, &opts)?;
-    let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads as u32), value: Some(run.value) };
+    let info = TraceInfo {
+        board: Some(plan.board.clone()),
+        threads: Some(threads as u32),
+        value: Some(run.value),
+        tasks: false,
+    };
     let trace_path = dir.join("trace.csv");
     write_trace(&trace_path, &run.trace, &info)?;
     let mut files = vec![trace_path];
     let detail = if plan.unit == "ns" && run.resumed == 0 {
         let detail = compare(plan, &run.trace, &info, Some(threads as u32))?;
-        files.extend(write_compare(plan, &detail, dir)?);
+        files.extend(write_compare(&detail, dir)?);
         Some(detail)
     } else {
         None

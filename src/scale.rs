@@ -116,7 +116,12 @@ pub fn scale(
             let now = probe.as_mut().map(|probe| probe());
             let factor = now.map_or(1.0, |now| rescale(now, planned_probe));
             let run = execute(&p.ready, p.threads, false, None);
-            let info = TraceInfo { board: Some(p.plan.board.clone()), threads: Some(p.threads as u32), value: None };
+            let info = TraceInfo {
+                board: Some(p.plan.board.clone()),
+                threads: Some(p.threads as u32),
+                value: None,
+                tasks: false,
+            };
             let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
                 .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
             report(&format!(

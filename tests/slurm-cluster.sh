@@ -8,16 +8,18 @@
 # Checks: a 3x4 plan packed for three nodes (`dab plan --nodes 3`) and exported runs through
 # Slurm with its tasks on all three nodes (from Slurm's record), to the value of a local
 # `dab run`, every store file byte-identical to the local run's, and `dab verify` clean. Then
-# a node is lost: in a second run, every process of one node (its slurmd and the task it runs)
-# is killed; that task fails, every task after it is cancelled and none runs, the store holds
-# no damaged file, and once the node is back, running the submit script again submits only
-# what is missing and ends with the same value and files.
+# the 3x4 run is compared with its prediction, the dispatch overhead fitted on a 2x6 run of the
+# same cluster (within 25 %). Then a node is lost: in a second run, every process of one node
+# (its slurmd and the task it runs) is killed; that task fails, every task after it is
+# cancelled and none runs, the store holds no damaged file, and once the node is back, running
+# the submit script again submits only what is missing and ends with the same value and files.
 #
 # Addresses exist only inside the namespaces and on the bridge made here; everything is
 # removed when the script ends, however it ends (daemons by process id, namespaces and the
 # bridge by name), and leftovers of a run killed before its trap ran are removed first.
 #
-# Usage: bash tests/slurm-cluster.sh   (DAB=path/to/dab to test another binary)
+# Usage: bash tests/slurm-cluster.sh   (DAB=path/to/dab to test another binary; DAB_SLURM_RECORD=DIR
+# to keep the plans and Slurm's records of the 3x4 and 2x6 runs there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DAB=${DAB:-$PWD/target/release/dab}
@@ -186,6 +188,40 @@ done
 (($(ls "$T/store/3x4/$space"/*.dab | wc -l) == n)) || fail "the cluster's store has other files than the local run's"
 "$DAB" verify --store "$T/store" >/dev/null || fail "dab verify finds the cluster's store unsound"
 ok "$n store files byte-identical to the local run's, and dab verify clean"
+
+# --- Predicted against actual: the dispatch overhead fitted on a 2x6 run, then the 3x4 run ---
+# Slurm's record of the 3x4 run as a trace of tasks; a 2x6 plan packed for the same nodes run
+# through Slurm to fit the per-task overhead; the 3x4 run compared with its plan predicted with
+# that overhead (fitted on another board, so the comparison is a prediction, not a fit).
+cp "$T/jobcomp.log" "$T/jobcomp-3x4.log"
+"$DAB" cluster-trace --plan "$T/plan.json" --jobcomp "$T/jobcomp-3x4.log" -o "$T/trace-3x4.csv" --json >"$T/trace-3x4.json"
+json_field() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]: d = d[k]
+print(d)' "$@"; }
+[[ $(json_field "$T/trace-3x4.json" unit) == task && $(json_field "$T/trace-3x4.json" missing) == "[]" ]] ||
+  fail "the 3x4 trace is not one of every task: $(cat "$T/trace-3x4.json")"
+: >"$T/jobcomp.log"
+"$DAB" plan 2x6 --nodes "$NODES" --threads-per-node "$cpus" --overhead 0 -o "$T/plan-2x6.json" --out "$T/report-2x6" >/dev/null
+"$DAB" export slurm --plan "$T/plan-2x6.json" --store "$T/store-2x6" --out "$T/out-2x6" >/dev/null
+bash "$T/out-2x6/submit-slurm.sh" >/dev/null
+wait_jobs
+"$DAB" cluster-trace --plan "$T/plan-2x6.json" --jobcomp "$T/jobcomp.log" -o "$T/trace-2x6.csv" --json >"$T/trace-2x6.json"
+fitted=$(json_field "$T/trace-2x6.json" overhead overhead_seconds)
+"$DAB" compare --plan "$T/plan.json" --trace "$T/trace-3x4.csv" --overhead "$fitted" --out "$T/compare" --json >"$T/compare.json"
+"$DAB" compare --plan "$T/plan.json" --trace "$T/trace-3x4.csv" --overhead "$fitted" --out "$T/compare" | tee "$T/compare.txt" |
+  sed "s/^/$NAME: /"
+ratio=$(json_field "$T/compare.json" actual_over_predicted)
+[[ -f $T/compare/compare.png ]] || fail "dab compare wrote no chart"
+python3 -c 'import sys; r = float(sys.argv[1]); sys.exit(0 if 0.75 <= r <= 1.25 else 1)' "$ratio" ||
+  fail "the 3x4 cluster run took ${ratio}x its prediction with the overhead fitted on 2x6 ($fitted s a task): more than 25 % off"
+ok "the 3x4 cluster run took $(printf %.2f "$ratio")x its prediction, with $fitted s a task fitted on a 2x6 run"
+if [[ -n ${DAB_SLURM_RECORD:-} ]]; then # Keep Slurm's record of both runs (tests/data/cluster/tasks).
+  mkdir -p "$DAB_SLURM_RECORD"
+  cp "$T/plan.json" "$DAB_SLURM_RECORD/plan-3x4.json"
+  cp "$T/jobcomp-3x4.log" "$DAB_SLURM_RECORD/jobcomp-3x4.log"
+  cp "$T/plan-2x6.json" "$DAB_SLURM_RECORD/plan-2x6.json"
+  cp "$T/jobcomp.log" "$DAB_SLURM_RECORD/jobcomp-2x6.log"
+fi
 
 # --- A node lost in the middle of a run -----------------------------------------------------
 # A task in the middle of the plan waits 30 s before it starts its jobs, so that it is caught

@@ -9,7 +9,7 @@ use std::path::Path;
 use dab::exec::{ExecError, ExecOptions, execute_task, execute_with, stored_root};
 use dab::game::Position;
 use dab::plan::{ClusterShape, Packing, ReadyPlan, pack};
-use dab::sched::{Contention, CostSpec, PieceDeps, Split, orbits};
+use dab::sched::{Contention, CostSpec, PieceDeps, Policy, SimOptions, Split, orbits};
 use dab::solver::Space;
 use dab::store::{Store, StoreError, folder};
 
@@ -23,7 +23,8 @@ fn plan(board: &str, groups: usize, split: Option<Split>) -> ReadyPlan {
 /// simulation finds useful.
 fn packing(p: &ReadyPlan) -> Packing {
     let shape = ClusterShape { nodes: 3, threads_per_node: 2, overhead_seconds: 0.0, store_bytes_per_second: 1e15 };
-    pack(p, &Contention::default(), &shape, 1e9)
+    let node = SimOptions { policy: Policy::Cp, ..SimOptions::default() };
+    pack(p, &Contention::default(), node, &shape, 1e9)
 }
 
 fn files(base: &Path, p: &ReadyPlan) -> BTreeMap<String, Vec<u8>> {
@@ -358,4 +359,44 @@ fn the_condor_dag_of_a_two_level_plan_has_one_node_a_task_and_its_order_suffices
     for t in &tasks {
         assert!(dag.contains(&format!("JOB {t} dab-task.sub DONE\n")), "{t}");
     }
+}
+
+/// `dab plan --nodes 1,2,4` sweeps the counts: one row each in cluster.csv (more nodes never
+/// predicted slower than one, since one task is always a packing), a chart, and no plan file;
+/// `-o` with several counts is refused.
+#[test]
+fn a_sweep_of_node_counts_writes_its_table_and_chart_and_no_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = dab()
+        .current_dir(d)
+        .args(["plan", "3x3", "--nodes", "1,2,4", "--threads-per-node", "2", "--no-probe", "--overhead", "0"])
+        .args(["--store-bandwidth", "1TB", "--out", "sweep"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("planned 3 node counts in"), "{said}");
+    let mut table = csv::Reader::from_path(d.join("sweep/cluster.csv")).unwrap();
+    let headers = table.headers().unwrap().clone();
+    for column in ["nodes", "tasks", "predicted_seconds", "store_read_bytes", "store_write_bytes", "node_memory_bytes"]
+    {
+        assert!(headers.iter().any(|h| h == column), "no column {column}: {headers:?}");
+    }
+    let rows: Vec<csv::StringRecord> = table.records().map(Result::unwrap).collect();
+    let field = |r: &csv::StringRecord, name: &str| -> f64 {
+        r[headers.iter().position(|h| h == name).unwrap()].parse().unwrap()
+    };
+    assert_eq!(rows.iter().map(|r| field(r, "nodes")).collect::<Vec<_>>(), [1.0, 2.0, 4.0]);
+    assert_eq!(field(&rows[0], "tasks"), 1.0, "one node: one task");
+    let one = field(&rows[0], "predicted_seconds");
+    assert!(rows.iter().all(|r| field(r, "predicted_seconds") <= one + 1e-9), "{rows:?}");
+    assert!(rows.iter().all(|r| field(r, "node_memory_bytes") > 0.0));
+    assert!(d.join("sweep/cluster.png").exists() && d.join("sweep/cluster.svg").exists());
+    assert!(!d.join("sweep/plan.json").exists(), "a sweep writes no plan");
+    let refused =
+        dab().current_dir(d).args(["plan", "3x3", "--nodes", "1,2", "--no-probe", "-o", "p.json"]).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("give one node count"));
+    assert!(!d.join("p.json").exists());
 }

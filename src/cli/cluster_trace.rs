@@ -1,5 +1,6 @@
 //! `dab cluster-trace`: Slurm's record of a run (the jobcomp/filetxt log or sacct output) as
-//! a trace for `dab compare`, and the per-job dispatch overhead fitted from it.
+//! a trace for `dab compare`, and the per-job (for a plan of cluster tasks, per-task) dispatch
+//! overhead fitted from it.
 
 use std::path::PathBuf;
 
@@ -23,7 +24,8 @@ pub struct ClusterTraceArgs {
     #[arg(long, value_name = "FILE")]
     pub sacct: Option<PathBuf>,
     /// Jobs each node runs at once (its CPUs): Slurm's times are whole seconds, so jobs of the
-    /// same second are laid on at most this many lanes (default: as many as they need).
+    /// same second are laid on at most this many lanes (default: as many as they need; for a
+    /// plan of cluster tasks, 1: a task takes its node).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub slots: Option<u32>,
     /// Where to write the trace.
@@ -44,36 +46,44 @@ pub fn run(args: ClusterTraceArgs) -> CliResult {
     let text =
         dab::support::read_text(path).map_err(|source| trace::TraceError::Read { path: path.clone(), source })?;
     let records = parse(path, &text)?;
-    let Converted { rows, threads, ignored, missing, overhead } =
+    let Converted { tasks, rows, threads, ignored, missing, overhead } =
         trace::convert(&plan, &records, args.slots.map(|n| n as usize), path)?;
-    let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads), value: None };
+    let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads), value: None, tasks };
     write_trace(&args.output, &rows, &info)?;
+    let unit = if tasks { "task" } else { "job" };
     if args.json {
-        let json = serde_json::json!({"job_count": rows.len(), "threads": threads, "ignored": ignored,
+        let json = serde_json::json!({"unit": unit, "job_count": rows.len(), "threads": threads, "ignored": ignored,
             "missing": missing, "overhead": overhead, "trace": args.output});
         println!("{json}");
         return Ok(());
     }
+    let lanes = if tasks { "node(s)" } else { "lane(s)" };
     println!(
-        "{} jobs on {threads} lane(s) written to {} ({ignored} other records ignored)",
-        rows.len(),
+        "{} on {threads} {lanes} written to {} ({ignored} other records ignored)",
+        dab::support::count_of(rows.len() as u64, unit),
         args.output.display()
     );
     if let Some(first) = missing.first() {
         println!(
-            "{} plan job(s) have no completed record (in the store before the run?), the first '{first}'",
+            "{} plan {unit}(s) have no completed record (in the store before the run?), the first '{first}'",
             missing.len()
         );
     }
     println!(
-        "dispatch: a job with a free slot started a median {:.1} s after it was ready ({} jobs)",
-        overhead.median_wait, overhead.jobs
+        "dispatch: a {unit} with a free slot started a median {:.1} s after it was ready ({})",
+        overhead.median_wait,
+        dab::support::count_of(overhead.jobs as u64, unit)
     );
-    if let (Some(secs), Some(ticks)) = (overhead.seconds, overhead.ticks) {
-        println!(
+    match (overhead.seconds, overhead.ticks) {
+        (Some(secs), Some(ticks)) => println!(
             "fitted overhead: {secs:.3} s a job ({ticks} ticks) makes the simulated makespan the run's; \
              use dab plan --overhead {secs:.3}, dab compare --overhead {secs:.3}, dab sim --overhead {ticks}"
-        );
+        ),
+        (Some(secs), None) => println!(
+            "fitted overhead: {secs:.3} s a task makes the simulated cluster run end when this one did; \
+             use dab plan --nodes N --overhead {secs:.3}, dab compare --overhead {secs:.3}"
+        ),
+        _ => {}
     }
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! `dab compare`: a plan's prediction against a run's trace. Exit status 0: compared; 1: the
+//! `dab compare`: a plan's prediction against a run's trace (of its jobs, or for a plan of
+//! cluster tasks, of its tasks as `dab cluster-trace` writes it). Exit status 0: compared; 1: the
 //! trace and the plan do not agree (another board, jobs missing or unknown); 2: a usage error
 //! or a file that cannot be read.
 
@@ -6,9 +7,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use dab::exec::{read_trace, read_trace_for};
+use dab::exec::read_trace_with;
 use dab::plan::Plan;
-use dab::report::compare_with;
+use dab::report::{compare_tasks, compare_with};
 
 use super::{CliResult, Failed};
 
@@ -20,15 +21,17 @@ pub struct CompareArgs {
     /// The run's trace (trace.csv of dab run, or dab cluster-trace's; '-' for standard input).
     #[arg(long, value_name = "FILE")]
     pub trace: PathBuf,
-    /// Threads of the run (default: as the trace says).
+    /// Threads of the run, or nodes for a trace of cluster tasks (default: as the trace says).
     #[arg(long, value_name = "P")]
     pub threads: Option<u32>,
     /// Folder for compare.svg/.png (default: the trace's folder).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Seconds of dispatch latency added to every predicted job (from dab cluster-trace).
-    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
-    pub overhead: f64,
+    /// Seconds of dispatch latency added to every predicted job (default 0), or for a trace of
+    /// cluster tasks, a task's in place of the plan's (default: the plan's); from dab
+    /// cluster-trace.
+    #[arg(long, value_name = "SECONDS")]
+    pub overhead: Option<f64>,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
@@ -40,23 +43,27 @@ pub fn run(args: CompareArgs) -> CliResult {
     if let Some(p) = args.threads {
         super::planned_threads(Some(p as usize))?;
     }
-    let overhead = super::nanoseconds("--overhead", args.overhead)?;
+    let overhead = args.overhead.unwrap_or(0.0);
+    let ticks = super::nanoseconds("--overhead", overhead)?;
     // Loading checks the plan's fields (and its format); the trace is checked against its
     // graph where there is one (a plan whose jobs are no graph is compare's error to name).
     if args.plan.as_os_str() == "-" && args.trace.as_os_str() == "-" {
         return Err("--plan and --trace cannot both be '-' (standard input is read once)".into());
     }
     let plan = Plan::load(&args.plan)?;
-    let (trace, info) = match plan.graph() {
-        Ok(graph) => read_trace_for(&args.trace, &graph)?,
-        Err(_) => read_trace(&args.trace)?,
-    };
-    let detail = compare_with(&plan, &trace, &info, args.threads, overhead)
-        .map_err(|e| Failed(format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display())))?;
+    // A trace of the plan's cluster tasks (unit=task) is checked against the task graph.
+    let (trace, info) =
+        read_trace_with(&args.trace, |info| if info.tasks { plan.task_graph(None) } else { plan.graph() }.ok())?;
+    let detail = if info.tasks {
+        compare_tasks(&plan, &trace, &info, args.threads, args.overhead)
+    } else {
+        compare_with(&plan, &trace, &info, args.threads, ticks)
+    }
+    .map_err(|e| Failed(format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display())))?;
     let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));
-    dab::report::write_compare(&plan, &detail, &dir)?;
+    dab::report::write_compare(&detail, &dir)?;
     if args.json {
-        println!("{}", serde_json::to_string(&detail.to_json(&plan))?);
+        println!("{}", serde_json::to_string(&detail.to_json())?);
     } else {
         println!("{}", detail.comparison);
     }

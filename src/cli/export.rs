@@ -69,9 +69,15 @@ pub fn run(args: ExportArgs) -> CliResult {
             let tasks = plan.checked_tasks(&checked).map_err(|e| format!("plan '{}': {e}", args.plan.display()))?;
             let done = condor::in_store(&checked, &paths.store);
             let export = match &plan.cluster {
-                Some(c) if !tasks.is_empty() => {
-                    condor::task_export(&checked, &tasks, plan.threads, c.nodes, &paths, &done)
-                }
+                Some(c) if !tasks.is_empty() => condor::task_export(
+                    &checked,
+                    &tasks,
+                    plan.threads,
+                    c.nodes,
+                    plan.predicted_peak_memory,
+                    &paths,
+                    &done,
+                ),
                 _ => condor::export(&checked, plan.threads, &paths, &done),
             };
             for (name, text) in &export.files {

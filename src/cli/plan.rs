@@ -31,9 +31,11 @@ pub struct PlanArgs {
     pub keep_lines: Option<usize>,
     /// Plan for a cluster of N nodes: the jobs packed into cluster tasks, each run by one node
     /// on all its threads (`dab job --task`), chosen by simulation; `--overhead` is then the
-    /// engine's delay before each task, not each job.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub nodes: Option<u32>,
+    /// engine's delay before each task, not each job. Several counts (1,2,4,...,256) sweep
+    /// them: the predicted time, store traffic and node memory of each, as cluster.csv and a
+    /// chart in the report folder (default reports/cluster/<board>), and no plan file.
+    #[arg(long, value_name = "N,N", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+    pub nodes: Option<Vec<u32>>,
     /// With `--nodes`: the threads of one node, which the plan is made for (default: --threads,
     /// else this machine's).
     #[arg(long, value_name = "C", requires = "nodes", conflicts_with = "threads")]
@@ -99,6 +101,7 @@ impl PlanCommon {
             store,
             overhead,
             split: self.split,
+            at_threads_only: false,
         })
     }
 }
@@ -151,14 +154,24 @@ pub fn print_choice(planned: &dab::plan::PlanChoice) {
 
 pub fn run(mut args: PlanArgs) -> CliResult {
     let root = args.position.position()?;
+    let sweep = args.nodes.as_ref().is_some_and(|n| n.len() > 1);
+    if sweep && args.output.is_some() {
+        return Err("a sweep of several --nodes writes no plan: give one node count with -o/--output".into());
+    }
     // On a cluster the dispatch delay is a task's, and the plan is made for a node's threads.
-    let task_overhead = args.nodes.map(|_| std::mem::take(&mut args.common.overhead));
+    let task_overhead = args.nodes.as_ref().map(|_| std::mem::take(&mut args.common.overhead));
     if args.nodes.is_some() {
         args.common.threads = args.threads_per_node.or(args.common.threads);
     }
-    let opts = args.common.options(args.with_store || args.nodes.is_some())?;
+    let mut opts = args.common.options(args.with_store || args.nodes.is_some())?;
+    // A cluster plan is compared at the nodes' threads: no speedup sweep of one machine.
+    opts.at_threads_only = args.nodes.is_some();
     let mut planned = dab::plan::plan(root, &opts)?;
-    let dir = args.out.unwrap_or_else(|| dab::pipeline::default_dir(&planned.plan.board, root.drawn.is_empty()));
+    let board = planned.plan.board.clone();
+    let dir = args.out.unwrap_or_else(|| match sweep {
+        true => Path::new("reports/cluster").join(&board),
+        false => dab::pipeline::default_dir(&board, root.drawn.is_empty()),
+    });
     let path = args.output.unwrap_or_else(|| dir.join("plan.json"));
     print_choice(&planned);
     if args.with_store {
@@ -174,30 +187,71 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     }
     if let (Some(nodes), Some(overhead)) = (args.nodes, task_overhead) {
         let shape = dab::plan::ClusterShape {
-            nodes: nodes as usize,
+            nodes: nodes[0] as usize,
             threads_per_node: planned.plan.threads as usize,
             overhead_seconds: overhead,
             store_bytes_per_second: args.store_bandwidth.map_or(f64::INFINITY, |b| b as f64),
         };
+        let counts: Vec<usize> = nodes.iter().map(|&n| n as usize).collect();
         let start = std::time::Instant::now();
-        let (chosen, packed) = dab::plan::plan_for_cluster(&planned, &opts, &shape)?;
-        (planned.chosen, planned.plan) = (chosen, packed);
+        let mut swept = dab::plan::cluster_sweep(&planned, &opts, &shape, &counts)?;
+        let took = start.elapsed().as_secs_f64();
+        if sweep {
+            let rows: Vec<dab::plan::ClusterRow> = swept.into_iter().map(|c| c.row).collect();
+            print_sweep(&rows, took);
+            let bandwidth = args.store_bandwidth.map_or("unlimited".into(), |b| format!("{}/s", human_bytes(b)));
+            let title = format!(
+                "{board} on nodes of {} threads: store {bandwidth}, dispatch {overhead} s a task",
+                planned.plan.threads
+            );
+            let files = dab::report::write_cluster_sweep(&rows, &title, &dir)?;
+            super::wrote(&dir, &files);
+            return Ok(());
+        }
+        let dab::plan::ClusterPlan { chosen, row, plan } = swept.pop().expect("one count");
+        (planned.chosen, planned.plan) = (chosen, plan);
         let plan = &planned.plan;
         let c = plan.cluster.as_ref().expect("packed");
         println!(
-            "cluster: {} of {} packed into {} ({:.1} s to pack): predicted {:.3} s; store traffic {} read, {} written; \
-             chose {}",
-            dab::support::count_of(u64::from(nodes), "node"),
+            "cluster: {} of {} packed into {} ({took:.1} s to pack): predicted {:.3} s; store traffic {} read, {} \
+             written; a node holds at most {}; chose {}",
+            dab::support::count_of(u64::from(row.nodes), "node"),
             dab::support::count_of(u64::from(plan.threads), "thread"),
             dab::support::count_of(plan.tasks.len() as u64, "task"),
-            start.elapsed().as_secs_f64(),
             c.predicted_seconds,
             human_bytes(c.store_read_bytes),
             human_bytes(c.store_write_bytes),
-            planned.candidates[planned.chosen].label(),
+            human_bytes(row.node_memory_bytes),
+            row.candidate,
         );
     }
     let files = dab::report::write_plan(&planned, &path, &dir)?;
     super::wrote(&dir, &files);
     Ok(())
+}
+
+/// The sweep's table: one line a node count.
+fn print_sweep(rows: &[dab::plan::ClusterRow], took: f64) {
+    println!(
+        "{:>6} {:>8} {:>14} {:>9} {:>12} {:>12} {:>12}  candidate",
+        "nodes", "tasks", "predicted s", "speedup", "store read", "written", "node memory"
+    );
+    let first = rows.first().map_or(1.0, |r| r.predicted_seconds * f64::from(r.nodes));
+    for r in rows {
+        println!(
+            "{:>6} {:>8} {:>14.1} {:>9.2} {:>12} {:>12} {:>12}  {}",
+            r.nodes,
+            thousands(r.tasks as u64),
+            r.predicted_seconds,
+            first / r.predicted_seconds,
+            human_bytes(r.store_read_bytes),
+            human_bytes(r.store_write_bytes),
+            human_bytes(r.node_memory_bytes),
+            r.candidate
+        );
+    }
+    println!(
+        "planned {} node counts in {took:.1} s; speedup: against the first count's time times its nodes",
+        rows.len()
+    );
 }

@@ -148,7 +148,7 @@ fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf, Vec<PathBuf>), Box<dyn std
 fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde_json::Result<serde_json::Value> {
     let RunOutcome { run, detail, predicted_disk, .. } = outcome;
     let mut out = match detail {
-        Some(d) => serde_json::to_value(d.to_json(plan))?,
+        Some(d) => serde_json::to_value(d.to_json())?,
         None => {
             serde_json::json!({"board": plan.board, "value": run.value, "threads": threads, "actual_seconds": run.seconds})
         }

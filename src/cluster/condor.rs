@@ -19,7 +19,9 @@ use std::path::Path;
 use crate::plan::{ReadyPlan, Task};
 use crate::store;
 
-use super::{ExportError, Paths, VALUE_JOB, memory_mb, ranks, value_memory_mb, value_needs, value_tasks};
+use super::{
+    ExportError, Paths, VALUE_JOB, memory_mb, ranks, task_memory_mb, value_memory_mb, value_needs, value_tasks,
+};
 
 /// Times DAGMan runs a failed node again before it fails for good.
 pub const RETRY: u32 = 2;
@@ -122,12 +124,14 @@ pub fn export(plan: &ReadyPlan, threads: u32, paths: &Paths, done: &dyn Fn(&str)
 /// The DAG and submit files of a two-level plan (`dab plan --nodes`): one DAG node a cluster
 /// task, `dab job --task` on all `threads` of a machine, after the tasks whose files it reads;
 /// then the value. At most `nodes` tasks at once. `done(name)` says whether a job's file is in
-/// the store: a task all of whose jobs are there is DONE.
+/// the store: a task all of whose jobs are there is DONE. `peak_bytes`: the plan's predicted
+/// peak of values on one node, the most a task asks for.
 pub fn task_export(
     plan: &ReadyPlan,
     tasks: &[Task],
     threads: u32,
     nodes: u32,
+    peak_bytes: u64,
     paths: &Paths,
     done: &dyn Fn(&str) -> bool,
 ) -> Export {
@@ -148,9 +152,8 @@ pub fn task_export(
     for task in tasks {
         let name = &task.name;
         let finished = if task.jobs.iter().all(|&j| done(&g.jobs[j].name)) { " DONE" } else { "" };
-        let bytes: u64 = task.jobs.iter().map(|&j| g.jobs[j].bytes).sum();
         let _ = writeln!(dag, "JOB {name} {TASK_SUBMIT}{finished}");
-        let _ = writeln!(dag, "VARS {name} task=\"{name}\" mem=\"{}\"", bytes.div_ceil(1 << 20) + super::MARGIN_MB);
+        let _ = writeln!(dag, "VARS {name} task=\"{name}\" mem=\"{}\"", task_memory_mb(plan, &task.jobs, peak_bytes));
         let _ = writeln!(dag, "RETRY {name} {RETRY}");
     }
     let value_done = if paths.out.join("value.json").exists() { " DONE" } else { "" };

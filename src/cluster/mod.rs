@@ -147,6 +147,12 @@ pub fn memory_mb(plan: &ReadyPlan, job: usize) -> u64 {
     bytes.div_ceil(1 << 20) + MARGIN_MB
 }
 
+/// MiB one cluster task asks for: [`crate::plan::task_memory_bytes`] and [`MARGIN_MB`], the
+/// same under Slurm and HTCondor.
+pub fn task_memory_mb(plan: &ReadyPlan, jobs: &[usize], peak_bytes: u64) -> u64 {
+    crate::plan::task_memory_bytes(plan, jobs, peak_bytes).div_ceil(1 << 20) + MARGIN_MB
+}
+
 /// MiB of the value task: the root's inputs are read to value every move.
 pub fn value_memory_mb(plan: &ReadyPlan) -> u64 {
     let root = root_job(plan);

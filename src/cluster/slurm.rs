@@ -19,7 +19,8 @@ use crate::plan::ReadyPlan;
 use crate::store;
 
 use super::{
-    ExportError, Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, units, value_memory_mb, value_needs, value_tasks,
+    ExportError, Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, task_memory_mb, units, value_memory_mb,
+    value_needs, value_tasks,
 };
 use crate::plan::Task;
 
@@ -98,21 +99,6 @@ echo \"submitted $submitted job(s); $skipped in the store or queued ($queued que
 ",
     );
     s
-}
-
-/// MiB a task asks for: its jobs' outputs and the inputs it reads from other tasks, all
-/// resident at once at worst, but never more than the plan's predicted peak on one node
-/// (`peak_bytes`, 0: not predicted); and [`super::MARGIN_MB`].
-fn task_memory_mb(plan: &ReadyPlan, jobs: &[usize], peak_bytes: u64) -> u64 {
-    let g = &plan.graph;
-    let inside: std::collections::HashSet<usize> = jobs.iter().copied().collect();
-    let mut inputs: Vec<usize> =
-        jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| k as usize).filter(|k| !inside.contains(k)).collect();
-    inputs.sort_unstable();
-    inputs.dedup();
-    let all: u64 = jobs.iter().chain(&inputs).map(|&j| g.jobs[j].bytes).sum();
-    let bytes = if peak_bytes > 0 { all.min(peak_bytes) } else { all };
-    bytes.div_ceil(1 << 20) + super::MARGIN_MB
 }
 
 /// The `submit_task` shell function every task line calls.

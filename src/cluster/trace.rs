@@ -6,7 +6,8 @@
 //! local time, counted from the earliest submission (or start) of the run. Slurm has no thread
 //! numbers, so each node's jobs are laid on the fewest lanes that do not overlap, and the lanes
 //! of all nodes numbered in turn. The same records give the per-job dispatch overhead: how long
-//! a job that had a free slot waited after it became ready.
+//! a job that had a free slot waited after it became ready. For a two-level plan the records
+//! are its cluster tasks (`dab-t<i>`), one at a time a node, and the trace is one of tasks.
 //!
 //! A record that makes no sense is refused with its line: a date that is not one (Slurm's
 //! `Unknown` and `None` are no date, and such a record is skipped), an end before its start, a
@@ -19,7 +20,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::exec::TraceRow;
-use crate::plan::Plan;
+use crate::plan::{Plan, TASK_TICKS_PER_SECOND, run_tasks};
+use crate::sched::Graph;
 use crate::support::{one_line, quantile};
 
 /// A finished Slurm job (or array task), as logged.
@@ -67,11 +69,13 @@ pub enum TraceError {
         /// What is wrong.
         message: String,
     },
-    /// The plan's jobs are not a valid graph (the reason).
+    /// The plan's jobs (or cluster tasks) are not a valid graph (the reason).
     #[error("the plan's jobs: {}", one_line(.0))]
     Plan(String),
     /// No record is a completed job of the plan.
-    #[error("'{path}' has no completed job of the plan (job names dab-<job>, or dab-<key> with an array task)")]
+    #[error(
+        "'{path}' has no completed job of the plan (job names dab-<job>, dab-<key> with an array task, or dab-<task> for a plan of cluster tasks)"
+    )]
     NoJobs {
         /// The log or `sacct` file.
         path: PathBuf,
@@ -230,21 +234,24 @@ pub fn parse_sacct(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
 /// A run's trace and what was left out.
 #[derive(Clone, Debug)]
 pub struct Converted {
-    /// One row per plan job with a completed record, seconds from the run's first submission
-    /// (or start), by start.
+    /// True when the records are the plan's cluster tasks (the plan has tasks), not its jobs.
+    pub tasks: bool,
+    /// One row per plan job (or task) with a completed record, seconds from the run's first
+    /// submission (or start), by start.
     pub rows: Vec<TraceRow>,
     /// Lanes used: the trace's thread count.
     pub threads: u32,
     /// Records that are not a completed job of this plan (other jobs, failed or cancelled
     /// ones, earlier runs of the same job).
     pub ignored: usize,
-    /// Plan jobs without a completed record (in the store before the run, or not run).
+    /// Plan jobs (or tasks) without a completed record (in the store before the run, or not
+    /// run).
     pub missing: Vec<String>,
     /// The dispatch overhead measured on the records and fitted to the makespan.
     pub overhead: Overhead,
 }
 
-/// The per-job dispatch overhead, measured and fitted.
+/// The per-job (or per-task) dispatch overhead, measured and fitted.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Overhead {
     /// Jobs the wait is measured on: those with a free lane when they became ready.
@@ -256,10 +263,13 @@ pub struct Overhead {
     /// The per-job overhead with which the simulator, replaying the plan on the run's lanes,
     /// predicts the run's makespan (None unless the costs are in ns). The simulator keeps a
     /// processor busy during the overhead, while Slurm's wait is spent pending, so this is
-    /// the number to give `dab plan --overhead` and `dab compare --overhead`.
+    /// the number to give `dab plan --overhead` and `dab compare --overhead`. For tasks: the
+    /// seconds a task, in place of the plan's, with which the task graph on the run's nodes
+    /// ends when the run did.
     #[serde(rename = "overhead_seconds")]
     pub seconds: Option<f64>,
-    /// The same in the plan's ticks, for `dab sim --overhead`.
+    /// The same in the plan's ticks, for `dab sim --overhead` (None for tasks: `dab sim`
+    /// simulates jobs).
     #[serde(rename = "overhead_ticks")]
     pub ticks: Option<u64>,
 }
@@ -274,11 +284,15 @@ fn plan_job(r: &Record) -> Option<String> {
 }
 
 /// The trace of `plan`'s jobs among `records` (the last completed record of each job), with
-/// at most `slots` lanes a node when given (its CPUs: jobs take one each).
+/// at most `slots` lanes a node when given (its CPUs: jobs take one each). A plan with cluster
+/// tasks is traced by task, one task at a time a node unless `slots` says otherwise.
 pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Path) -> Result<Converted, TraceError> {
-    let graph = plan.graph().map_err(|e| TraceError::Plan(e.to_string()))?;
-    let index: HashMap<&str, usize> = plan.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
-    let mut chosen: Vec<Option<&Record>> = vec![None; plan.jobs.len()];
+    let tasks = !plan.tasks.is_empty();
+    let graph = if tasks { plan.task_graph(None) } else { plan.graph() };
+    let graph = graph.map_err(|e| TraceError::Plan(e.to_string()))?;
+    let slots = slots.or(tasks.then_some(1));
+    let index: HashMap<&str, usize> = graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    let mut chosen: Vec<Option<&Record>> = vec![None; graph.len()];
     for r in records.iter().filter(|r| r.state == "COMPLETED") {
         if let Some(&i) = plan_job(r).as_deref().and_then(|n| index.get(n))
             && chosen[i].is_none_or(|c| c.end <= r.end)
@@ -316,21 +330,34 @@ pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Pat
         .iter()
         .zip(&lane)
         .map(|(&(i, r), &l)| TraceRow {
-            job: plan.jobs[i].name.clone(),
+            job: graph.jobs[i].name.clone(),
             thread: l,
             start: (r.start - t0) as f64,
             end: (r.end - t0) as f64,
-            positions: plan.jobs[i].states,
+            positions: graph.jobs[i].states,
         })
         .collect();
     rows.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.end.total_cmp(&b.end)));
     let makespan = rows.iter().map(|r| r.end).fold(0.0, f64::max);
-    let overhead = fit_overhead(plan, &chosen, threads, makespan);
+    let waits = waits(&graph, &chosen, threads);
+    let overhead = if tasks {
+        let seconds = fit_task_seconds(plan, threads, makespan);
+        Overhead { jobs: waits.len(), median_wait: quantile(&waits, 0.5), seconds, ticks: None }
+    } else {
+        let ticks = (plan.unit == "ns").then(|| fit_ticks(plan, threads, makespan * 1e9)).flatten();
+        Overhead {
+            jobs: waits.len(),
+            median_wait: quantile(&waits, 0.5),
+            seconds: ticks.map(|t| t as f64 / 1e9),
+            ticks,
+        }
+    };
     Ok(Converted {
+        tasks,
         rows,
         threads,
         ignored: records.len() - used.len(),
-        missing: chosen.iter().zip(&plan.jobs).filter(|(c, _)| c.is_none()).map(|(_, j)| j.name.clone()).collect(),
+        missing: chosen.iter().zip(&graph.jobs).filter(|(c, _)| c.is_none()).map(|(_, j)| j.name.clone()).collect(),
         overhead,
     })
 }
@@ -382,12 +409,12 @@ fn lanes(used: &[(usize, &Record)], slots: Option<usize>, path: &Path) -> Result
     Ok(out)
 }
 
-/// The measured waits and the overhead that makes the simulator's makespan the run's.
-fn fit_overhead(plan: &Plan, chosen: &[Option<&Record>], threads: u32, makespan: f64) -> Overhead {
-    let index: HashMap<&str, usize> = plan.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+/// Sorted seconds from ready (inputs ended, and submitted) to start, of the records that had
+/// a free lane when they became ready.
+fn waits(graph: &Graph, chosen: &[Option<&Record>], threads: u32) -> Vec<f64> {
     let mut waits: Vec<f64> = Vec::new();
     for (i, r) in chosen.iter().enumerate().filter_map(|(i, r)| r.map(|r| (i, r))) {
-        let inputs = plan.jobs[i].deps.iter().filter_map(|d| chosen[*index.get(d.as_str())?]).map(|d| d.end).max();
+        let inputs = graph.needs(i).iter().filter_map(|&k| chosen[k as usize]).map(|d| d.end).max();
         let Some(ready) = inputs.max(r.submit) else { continue };
         let running = chosen.iter().flatten().filter(|o| o.start <= ready && ready < o.end).count();
         if running < threads as usize {
@@ -395,8 +422,26 @@ fn fit_overhead(plan: &Plan, chosen: &[Option<&Record>], threads: u32, makespan:
         }
     }
     waits.sort_by(f64::total_cmp);
-    let ticks = (plan.unit == "ns").then(|| fit_ticks(plan, threads, makespan * 1e9)).flatten();
-    Overhead { jobs: waits.len(), median_wait: quantile(&waits, 0.5), seconds: ticks.map(|t| t as f64 / 1e9), ticks }
+    waits
+}
+
+/// The least per-task overhead (seconds, to the millisecond) with which the plan's task graph
+/// on `nodes` nodes ends at `target` seconds, by bisection (the makespan grows with it).
+fn fit_task_seconds(plan: &Plan, nodes: u32, target: f64) -> Option<f64> {
+    let makespan = |seconds: f64| {
+        let graph = plan.task_graph(Some(seconds)).ok()?;
+        Some(run_tasks(&graph, nodes, false).ok()?.row.makespan as f64 / TASK_TICKS_PER_SECOND)
+    };
+    if !target.is_finite() || makespan(0.0)? >= target {
+        return Some(0.0);
+    }
+    // Every task alone on one node: an overhead of `target` a task ends after `target`.
+    let (mut lo, mut hi) = (0.0f64, target);
+    while hi - lo > 1e-3 {
+        let mid = (lo + hi) / 2.0;
+        if makespan(mid)? >= target { hi = mid } else { lo = mid }
+    }
+    Some((hi * 1e3).round() / 1e3)
 }
 
 /// The least per-job overhead (ticks) with which the simulated makespan on `threads`

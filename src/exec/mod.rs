@@ -18,4 +18,4 @@ pub use alone::AloneTimer;
 pub use executor::{ExecError, ExecOptions, Execution, TaskRun, execute, execute_task, execute_with};
 pub use job::{JobRun, run_job, stored_root};
 pub use solve::{SolveError, solve};
-pub use trace::{TraceError, TraceInfo, TraceRow, read_trace, read_trace_for, write_trace};
+pub use trace::{TraceError, TraceInfo, TraceRow, read_trace, read_trace_for, read_trace_with, write_trace};

@@ -69,6 +69,9 @@ pub struct TraceInfo {
     pub threads: Option<u32>,
     /// The root's value.
     pub value: Option<Value>,
+    /// True when the rows are a plan's cluster tasks (`unit=task`; `dab cluster-trace`), not
+    /// its jobs, and `threads` its nodes.
+    pub tasks: bool,
 }
 
 /// Writes a trace: a `#` line with the board, threads and value, then the CSV.
@@ -82,6 +85,9 @@ pub fn write_trace(path: &Path, rows: &[TraceRow], info: &TraceInfo) -> Result<(
     }
     if let Some(v) = info.value {
         text += &format!(" value={v}");
+    }
+    if info.tasks {
+        text += " unit=task";
     }
     text.push('\n');
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -103,7 +109,17 @@ pub fn read_trace(path: &Path) -> Result<(Vec<TraceRow>, TraceInfo), TraceError>
 /// [`read_trace`], checked against the graph of the run's plan as well: no job starts before a
 /// job it needs (that the trace holds) has ended.
 pub fn read_trace_for(path: &Path, graph: &Graph) -> Result<(Vec<TraceRow>, TraceInfo), TraceError> {
+    read_trace_with(path, |_| Some(graph.clone()))
+}
+
+/// [`read_trace_for`] with the graph chosen by what the trace's first line says (a trace of
+/// cluster tasks is checked against the task graph); None: not checked against a graph.
+pub fn read_trace_with(
+    path: &Path,
+    graph_of: impl FnOnce(&TraceInfo) -> Option<Graph>,
+) -> Result<(Vec<TraceRow>, TraceInfo), TraceError> {
     let (rows, lines, info) = read_lines(path)?;
+    let Some(graph) = graph_of(&info) else { return Ok((rows, info)) };
     let bad = |message: String| TraceError::Trace { path: path.into(), message };
     let row_of: HashMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.job.as_str(), i)).collect();
     let job_of: HashMap<&str, usize> = graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
@@ -139,6 +155,13 @@ fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), Tra
                 }
                 Some(("value", v)) => {
                     info.value = Some(v.parse().map_err(|_| bad(format!("line {n}: value={v} is not a value")))?)
+                }
+                Some(("unit", u)) => {
+                    info.tasks = match u {
+                        "task" => true,
+                        "job" => false,
+                        _ => return Err(bad(format!("line {n}: unit={u} is neither job nor task"))),
+                    }
                 }
                 _ => {}
             }

@@ -20,7 +20,7 @@ use crate::solver::{Kernel, LayoutError, Space};
 use crate::support::{one_line, round4};
 
 use super::ready::{ReadsError, ReadyPlan, job_layout, priorities};
-use super::tasks::{ClusterShape, Task, task_deps};
+use super::tasks::{ClusterShape, Task, task_deps, task_job};
 
 /// Plan files this version reads and writes (2: the contention curve, lower bounds).
 pub const PLAN_FORMAT: u32 = 2;
@@ -384,7 +384,8 @@ impl Plan {
     /// threads), by simulation ([`super::pack`]), and records the tasks and the prediction.
     pub fn pack_for(&mut self, ready: &ReadyPlan, cluster: &ClusterShape) {
         let ticks_per_second = if self.unit == "ns" { 1e9 } else { 1.0 };
-        let packing = super::pack(ready, &self.contention, cluster, ticks_per_second);
+        let node = super::sim_options(self, cluster.threads_per_node as u32, 0);
+        let packing = super::pack(ready, &self.contention, node, cluster, ticks_per_second);
         let names = |jobs: &[usize]| jobs.iter().map(|&j| self.jobs[j].name.clone()).collect();
         self.tasks = packing
             .tasks
@@ -460,6 +461,28 @@ impl Plan {
             .zip(&self.tasks)
             .map(|((jobs, deps), t)| Task { name: t.name.clone(), jobs, deps })
             .collect())
+    }
+
+    /// The plan's cluster tasks as a graph ([`super::run_tasks`] simulates it): each task's
+    /// cost its predicted seconds with `overhead_seconds` of dispatch in place of the plan's
+    /// (None: the plan's own), in [`super::TASK_TICKS_PER_SECOND`] ticks; its positions those
+    /// of its jobs. Err for a plan without tasks, or tasks that are not a graph.
+    pub fn task_graph(&self, overhead_seconds: Option<f64>) -> Result<Graph, GraphError> {
+        let Some(cluster) = self.cluster.as_ref().filter(|_| !self.tasks.is_empty()) else {
+            return Err(GraphError::Empty);
+        };
+        let states: HashMap<&str, u64> = self.jobs.iter().map(|j| (j.name.as_str(), j.states)).collect();
+        let jobs = self
+            .tasks
+            .iter()
+            .map(|t| {
+                let work = (t.predicted_seconds - cluster.overhead_seconds).max(0.0);
+                let seconds = work + overhead_seconds.unwrap_or(cluster.overhead_seconds);
+                let positions = t.jobs.iter().filter_map(|j| states.get(j.as_str())).sum();
+                task_job(t.name.clone(), seconds, positions, t.deps.clone())
+            })
+            .collect();
+        Graph::new(jobs, None)
     }
 
     /// The plan's jobs as a graph.

@@ -16,4 +16,7 @@ pub use file::{Candidate, PLAN_FORMAT, Plan, PlanCluster, PlanError, PlanJob, Pl
 pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};
 pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};
-pub use tasks::{ClusterShape, Packing, Task, pack, plan_for_cluster};
+pub use tasks::{
+    ClusterPlan, ClusterRow, ClusterShape, Packing, TASK_TICKS_PER_SECOND, Task, cluster_sweep, pack, plan_for_cluster,
+    run_tasks, task_memory_bytes,
+};

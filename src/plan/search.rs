@@ -44,13 +44,26 @@ pub struct PlanOptions {
     pub overhead: u64,
     /// Split partitions of more than this many states, instead of trying the default splits.
     pub split: Option<u64>,
+    /// Simulate candidates at `threads` only, not at the other counts a speedup chart shows:
+    /// what a plan for cluster nodes needs (the nodes' threads are given), at a fraction of the
+    /// time.
+    pub at_threads_only: bool,
 }
 
 impl PlanOptions {
     /// A plan for `threads` threads costed by `model`, with nothing else asked: no memory limit,
     /// the default groups and splits, no store, no overhead.
     pub fn new(threads: u32, model: CostModel) -> PlanOptions {
-        PlanOptions { threads, mem_limit: None, model, groups: None, store: false, overhead: 0, split: None }
+        PlanOptions {
+            threads,
+            mem_limit: None,
+            model,
+            groups: None,
+            store: false,
+            overhead: 0,
+            split: None,
+            at_threads_only: false,
+        }
     }
 }
 
@@ -157,7 +170,7 @@ fn splits(space: &Space, forced: Option<u64>) -> Vec<Option<Split>> {
 
 /// How the planner simulates: `cp`, the memory limit, the worker's time between jobs, and
 /// with a store, values a memory limit drops read back at the measured rate.
-fn sim_options(opts: &PlanOptions, values_limit: Option<u64>) -> SimOptions {
+pub(super) fn sim_options(opts: &PlanOptions, values_limit: Option<u64>) -> SimOptions {
     SimOptions {
         policy: Policy::Cp,
         mem_limit: values_limit,
@@ -256,7 +269,8 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
                 }
             }
             let fixed = run_fixed_bytes(&space, graph.len());
-            let predictions = predict(&graph, fixed, opts, &counts(opts.threads, false))?;
+            let sim_counts = if opts.at_threads_only { vec![opts.threads] } else { counts(opts.threads, false) };
+            let predictions = predict(&graph, fixed, opts, &sim_counts)?;
             let at = predictions.iter().find(|(n, _)| *n == opts.threads).and_then(|(_, p)| p.clone());
             let at = at.as_ref();
             let cp = graph.critical_path().max(1);
@@ -291,7 +305,8 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     // The chosen candidate's speedup chart: every count up to 16 as well.
     let c = &mut candidates[chosen];
     let known: Vec<u32> = c.predictions.iter().map(|p| p.procs).collect();
-    let more: Vec<u32> = counts(opts.threads, true).into_iter().filter(|n| !known.contains(n)).collect();
+    let dense = if opts.at_threads_only { Vec::new() } else { counts(opts.threads, true) };
+    let more: Vec<u32> = dense.into_iter().filter(|n| !known.contains(n)).collect();
     c.predictions.extend(predict(&c.graph, c.fixed_bytes, opts, &more)?.into_iter().filter_map(|(_, p)| p));
     c.predictions.sort_by_key(|p| p.procs);
     let mut plan = plan_for(&candidates[chosen], opts)?;

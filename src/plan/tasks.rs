@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use rayon::prelude::*;
 
-use crate::sched::{Contention, Graph, Job, Policy, Procs, SimOptions, Simulator};
+use crate::sched::{Contention, Graph, Job, Policy, Procs, Run, SimError, SimOptions, Simulator};
 use crate::support::count_of;
 
 use super::{Plan, PlanChoice, PlanError, PlanOptions, ReadyPlan, plan_for};
@@ -43,7 +43,11 @@ pub fn plan_for_cluster(
         .filter(|(_, c)| c.candidate.fits && c.graph.len() <= MAX_PACKED_JOBS)
         .filter_map(|(i, c)| {
             let ready = ReadyPlan::from_graph(c.space.clone(), c.graph.clone()).ok()?;
-            let p = pack(&ready, &opts.model.contention, cluster, 1e9);
+            let node = super::search::sim_options(
+                opts,
+                crate::sched::values_limit(opts.mem_limit, c.fixed_bytes, cluster.threads_per_node as u32),
+            );
+            let p = pack(&ready, &opts.model.contention, node, cluster, 1e9);
             Some((i, p.makespan_seconds, p.tasks.len()))
         })
         .collect();
@@ -116,6 +120,91 @@ pub(super) fn task_deps(plan: &ReadyPlan, tasks: &[Vec<usize>]) -> Vec<Vec<usize
         .collect()
 }
 
+/// Bytes of values one task holds at worst: its jobs' outputs and the inputs it reads from other
+/// tasks, all resident at once, but never more than the plan's predicted peak on one node
+/// (`peak_bytes`, 0: not predicted), which the executor keeps to by dropping values it can read
+/// back from the store. What a cluster engine is asked for, a task.
+pub fn task_memory_bytes(plan: &ReadyPlan, jobs: &[usize], peak_bytes: u64) -> u64 {
+    let g = &plan.graph;
+    let inside: HashSet<usize> = jobs.iter().copied().collect();
+    let mut inputs: Vec<usize> =
+        jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| k as usize).filter(|k| !inside.contains(k)).collect();
+    inputs.sort_unstable();
+    inputs.dedup();
+    let all: u64 = jobs.iter().chain(&inputs).map(|&j| g.jobs[j].bytes).sum();
+    if peak_bytes > 0 { all.min(peak_bytes) } else { all }
+}
+
+/// One node count of a cluster sweep: the plan [`plan_for_cluster`] chooses for it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ClusterRow {
+    /// The board, `MxN`.
+    pub board: String,
+    /// Nodes.
+    pub nodes: u32,
+    /// Threads of a node.
+    pub threads_per_node: u32,
+    /// The candidate chosen (grouping and split).
+    pub candidate: String,
+    /// Jobs of its plan.
+    pub jobs: usize,
+    /// Cluster tasks they are packed into.
+    pub tasks: usize,
+    /// Predicted seconds of the cluster run.
+    pub predicted_seconds: f64,
+    /// Bytes the tasks read from the store.
+    pub store_read_bytes: u64,
+    /// Bytes the tasks write: the store's size at the end, and its peak (a cluster run removes
+    /// nothing).
+    pub store_write_bytes: u64,
+    /// The most values one task holds ([`task_memory_bytes`]): the memory a node needs.
+    pub node_memory_bytes: u64,
+}
+
+/// One node count's two-level plan, from [`cluster_sweep`].
+pub struct ClusterPlan {
+    /// The index of the candidate chosen.
+    pub chosen: usize,
+    /// What the sweep's table shows of it.
+    pub row: ClusterRow,
+    /// The plan, tasks recorded.
+    pub plan: Plan,
+}
+
+/// [`plan_for_cluster`] for each of `nodes` (the other fields of `cluster` as given), in order.
+pub fn cluster_sweep(
+    choice: &PlanChoice,
+    opts: &PlanOptions,
+    cluster: &ClusterShape,
+    nodes: &[usize],
+) -> Result<Vec<ClusterPlan>, PlanError> {
+    nodes
+        .iter()
+        .map(|&n| {
+            let shape = ClusterShape { nodes: n, ..*cluster };
+            let (chosen, plan) = plan_for_cluster(choice, opts, &shape)?;
+            let ready = plan.check()?;
+            let tasks = plan.checked_tasks(&ready)?;
+            let memory =
+                tasks.iter().map(|t| task_memory_bytes(&ready, &t.jobs, plan.predicted_peak_memory)).max().unwrap_or(0);
+            let c = plan.cluster.as_ref().expect("packed");
+            let row = ClusterRow {
+                board: plan.board.clone(),
+                nodes: n as u32,
+                threads_per_node: c.threads_per_node,
+                candidate: choice.candidates[chosen].label(),
+                jobs: plan.jobs.len(),
+                tasks: plan.tasks.len(),
+                predicted_seconds: c.predicted_seconds,
+                store_read_bytes: c.store_read_bytes,
+                store_write_bytes: c.store_write_bytes,
+                node_memory_bytes: memory,
+            };
+            Ok(ClusterPlan { chosen, row, plan })
+        })
+        .collect()
+}
+
 /// Tasks and what the simulation predicts of them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packing {
@@ -134,18 +223,35 @@ pub struct Packing {
 }
 
 /// Packs `plan` for `cluster`, the band size chosen by simulation among sizes from the whole
-/// plan's work down to a 2^-24 share of it. `ticks_per_second`: the unit of the plan's costs
-/// (1e9 for nanoseconds). Deterministic.
-pub fn pack(plan: &ReadyPlan, contention: &Contention, cluster: &ClusterShape, ticks_per_second: f64) -> Packing {
+/// plan's work down to a 2^-24 share of it. `node`: how a node runs a task's jobs (the plan's
+/// simulation options on the node's threads: its memory limit for values, read-back rate, time
+/// between jobs), with the `contention` curve. `ticks_per_second`: the unit of the plan's
+/// costs (1e9 for nanoseconds). Deterministic.
+pub fn pack(
+    plan: &ReadyPlan,
+    contention: &Contention,
+    node: SimOptions,
+    cluster: &ClusterShape,
+    ticks_per_second: f64,
+) -> Packing {
     let g = &plan.graph;
     let work: u64 = g.jobs.iter().map(|j| j.cost).sum();
-    let mut best = simulate(plan, contention, cluster, ticks_per_second, bands(plan, cluster.nodes, u64::MAX));
+    let model = (contention, node);
+    let whole = simulate(plan, model, cluster, ticks_per_second, bands(plan, cluster.nodes, u64::MAX));
     if cluster.nodes <= 1 {
-        return best;
+        return whole;
     }
-    for shift in 0..=24 {
-        let band = (work >> shift).max(1);
-        let candidate = simulate(plan, contention, cluster, ticks_per_second, bands(plan, cluster.nodes, band));
+    // Every band size simulated in parallel, then weighed in order, so the choice is the same
+    // as one after the other.
+    let tried: Vec<(u64, Packing)> = (0..=24u32)
+        .into_par_iter()
+        .map(|shift| {
+            let band = (work >> shift).max(1);
+            (band, simulate(plan, model, cluster, ticks_per_second, bands(plan, cluster.nodes, band)))
+        })
+        .collect();
+    let mut best = whole;
+    for (band, candidate) in tried {
         // Fewer tasks win a tie: each is one more thing for the engine to dispatch.
         let better = (candidate.makespan_seconds, candidate.tasks.len()) < (best.makespan_seconds, best.tasks.len());
         if better {
@@ -214,7 +320,7 @@ fn balanced(g: &Graph, mut jobs: Vec<usize>, ways: usize) -> Vec<Vec<usize>> {
 /// The packing of `tasks` with its simulated times.
 fn simulate(
     plan: &ReadyPlan,
-    contention: &Contention,
+    model: (&Contention, SimOptions),
     cluster: &ClusterShape,
     ticks_per_second: f64,
     tasks: Vec<Task>,
@@ -254,22 +360,25 @@ fn simulate(
         write_bytes += writes;
         let share = cluster.store_bytes_per_second / band_size[band_of[t]] as f64;
         let io = if share > 0.0 { (reads + writes) as f64 / share } else { 0.0 };
-        let jobs = sub_makespan(plan, contention, cluster.threads_per_node, &task.jobs, &inside) as f64;
+        // A task that cannot run under the node's memory limit makes the packing useless.
+        let jobs = sub_makespan(plan, model, cluster.threads_per_node, &task.jobs, &inside)
+            .map_or(f64::INFINITY, |t| t as f64);
         task_seconds.push(cluster.overhead_seconds + jobs / ticks_per_second + io);
     }
     let makespan_seconds = task_makespan(&tasks, &task_seconds, cluster.nodes);
     Packing { tasks, task_seconds, makespan_seconds, read_bytes, write_bytes, band_seconds: f64::INFINITY }
 }
 
-/// Ticks of the simulated schedule of `jobs` alone on `threads` threads (the plan's own
-/// policy, costs and contention; inputs from outside the task are on the store, ready).
+/// Ticks of the simulated schedule of `jobs` alone on `threads` threads (the node's options
+/// and contention; inputs from outside the task are on the store, ready); None where they
+/// cannot run under the node's memory limit.
 fn sub_makespan(
     plan: &ReadyPlan,
-    contention: &Contention,
+    (contention, node): (&Contention, SimOptions),
     threads: usize,
     jobs: &[usize],
     inside: &HashSet<usize>,
-) -> u64 {
+) -> Option<u64> {
     let g = &plan.graph;
     let sub: Vec<Job> = jobs
         .iter()
@@ -284,30 +393,41 @@ fn sub_makespan(
         })
         .collect();
     let graph = Graph::new(sub, None).expect("a piece of a checked graph is a graph");
-    let opts = SimOptions { policy: Policy::Cp, ..SimOptions::default() };
-    let sim = Simulator::new(&graph, opts).expect("a graph simulates").with_contention(contention);
-    sim.run(Procs::Limited(threads.max(1) as u32), false).expect("a limited simulation runs").row.makespan
+    let sim = Simulator::new(&graph, node).expect("a graph simulates").with_contention(contention);
+    match sim.run(Procs::Limited(threads.max(1) as u32), false) {
+        Ok(run) => Some(run.row.makespan),
+        Err(SimError::MemLimit { .. }) => None,
+        Err(e) => panic!("a task's jobs simulate: {e}"),
+    }
 }
 
-/// Seconds until the last task ends, tasks dispatched to the first free node as soon as the
-/// tasks they read have ended (longest path first).
+/// Ticks a second of a task graph: microseconds, so that the simulator's integer clock keeps
+/// the order of short tasks.
+pub const TASK_TICKS_PER_SECOND: f64 = 1e6;
+
+/// A task graph's job: `seconds` of work in [`TASK_TICKS_PER_SECOND`] ticks (at least one).
+pub(super) fn task_job(name: String, seconds: f64, states: u64, deps: Vec<String>) -> Job {
+    Job { name, cost: (seconds * TASK_TICKS_PER_SECOND).round().max(1.0) as u64, states, bytes: 0, deps }
+}
+
+/// The schedule of a task graph on `nodes` nodes: each task dispatched to the first free node
+/// as soon as the tasks it reads have ended, the longest path first. Spans in
+/// [`TASK_TICKS_PER_SECOND`] ticks, recorded when `record`.
+pub fn run_tasks(graph: &Graph, nodes: u32, record: bool) -> Result<Run, SimError> {
+    Simulator::new(graph, SimOptions { policy: Policy::Cp, ..SimOptions::default() })?
+        .run(Procs::Limited(nodes.max(1)), record)
+}
+
+/// Seconds until the last task ends ([`run_tasks`]).
 fn task_makespan(tasks: &[Task], seconds: &[f64], nodes: usize) -> f64 {
-    // Microseconds, so that the simulator's integer clock keeps the order of short tasks.
     let jobs: Vec<Job> = tasks
         .iter()
         .zip(seconds)
-        .map(|(t, &s)| Job {
-            name: t.name.clone(),
-            cost: (s * 1e6).round().max(1.0) as u64,
-            states: 0,
-            bytes: 0,
-            deps: t.deps.iter().map(|&k| tasks[k].name.clone()).collect(),
-        })
+        .map(|(t, &s)| task_job(t.name.clone(), s, 0, t.deps.iter().map(|&k| tasks[k].name.clone()).collect()))
         .collect();
     let graph = Graph::new(jobs, None).expect("tasks listed in order form a graph");
-    let sim =
-        Simulator::new(&graph, SimOptions { policy: Policy::Cp, ..SimOptions::default() }).expect("a graph simulates");
-    sim.run(Procs::Limited(nodes.max(1) as u32), false).expect("a limited simulation runs").row.makespan as f64 / 1e6
+    let run = run_tasks(&graph, nodes as u32, false).expect("a limited simulation runs");
+    run.row.makespan as f64 / TASK_TICKS_PER_SECOND
 }
 
 #[cfg(test)]
@@ -321,6 +441,11 @@ mod tests {
         let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
         let graph = orbits(&space, &CostSpec::States, None).unwrap();
         ReadyPlan::from_graph(space, graph).unwrap()
+    }
+
+    /// A node with no memory limit, longest path first.
+    fn cp() -> SimOptions {
+        SimOptions { policy: Policy::Cp, ..SimOptions::default() }
     }
 
     fn shape(nodes: usize, overhead: f64) -> ClusterShape {
@@ -343,11 +468,12 @@ mod tests {
     #[test]
     fn one_node_is_one_task_and_its_prediction_is_the_plans_on_its_threads_plus_the_dispatch() {
         let p = plan("2x4", 3);
-        let packing = pack(&p, &Contention::default(), &shape(1, 2.0), 1e9);
+        let packing = pack(&p, &Contention::default(), cp(), &shape(1, 2.0), 1e9);
         assert_eq!(packing.tasks.len(), 1);
         assert_sound(&p, &packing);
         let inside: HashSet<usize> = (0..p.graph.len()).collect();
-        let alone = sub_makespan(&p, &Contention::default(), 2, &(0..p.graph.len()).collect::<Vec<_>>(), &inside);
+        let all: Vec<usize> = (0..p.graph.len()).collect();
+        let alone = sub_makespan(&p, (&Contention::default(), cp()), 2, &all, &inside).unwrap();
         let io = (packing.write_bytes as f64) / 1e9;
         assert!((packing.makespan_seconds - (2.0 + alone as f64 / 1e9 + io)).abs() < 1e-5, "{packing:?}");
         assert_eq!(packing.read_bytes, 0, "one task reads nothing from another");
@@ -359,13 +485,13 @@ mod tests {
         // Costs in states read as nanoseconds: about a millisecond of work in all; a store
         // fast enough that only the dispatch delay tells the packings apart.
         let fast = |nodes, overhead| ClusterShape { store_bytes_per_second: 1e15, ..shape(nodes, overhead) };
-        let none = pack(&p, &Contention::default(), &fast(4, 0.0), 1e9);
-        let slow = pack(&p, &Contention::default(), &fast(4, 10.0), 1e9);
+        let none = pack(&p, &Contention::default(), cp(), &fast(4, 0.0), 1e9);
+        let slow = pack(&p, &Contention::default(), cp(), &fast(4, 10.0), 1e9);
         assert_sound(&p, &none);
         assert_sound(&p, &slow);
         assert!(none.tasks.len() > slow.tasks.len(), "{} vs {}", none.tasks.len(), slow.tasks.len());
         assert_eq!(slow.tasks.len(), 1, "ten seconds a task: one task is fastest");
-        assert!(none.makespan_seconds < pack(&p, &Contention::default(), &fast(1, 0.0), 1e9).makespan_seconds);
+        assert!(none.makespan_seconds < pack(&p, &Contention::default(), cp(), &fast(1, 0.0), 1e9).makespan_seconds);
     }
 
     #[test]
@@ -373,7 +499,7 @@ mod tests {
         let p = plan("3x3", 3);
         let g = &p.graph;
         let tasks = bands(&p, 3, 1);
-        let packing = simulate(&p, &Contention::default(), &shape(3, 0.0), 1e9, tasks.clone());
+        let packing = simulate(&p, (&Contention::default(), cp()), &shape(3, 0.0), 1e9, tasks.clone());
         assert_sound(&p, &packing);
         let mut by_level: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
         for t in &tasks {

@@ -1,7 +1,9 @@
 //! Predicted against actual: a run's trace ([`crate::exec::read_trace`]) checked against its
 //! plan, and the makespan error and the per-job error distribution, error = |predicted -
 //! actual| / actual. The predicted schedule is the plan's graph replayed by the simulator on
-//! the run's thread count ([`crate::plan::simulate`]).
+//! the run's thread count ([`crate::plan::simulate`]). A plan of cluster tasks is compared
+//! task by task with the trace of a cluster run (`dab cluster-trace`): its predicted schedule is
+//! the task graph on the run's nodes ([`crate::plan::run_tasks`]).
 
 use std::collections::HashMap;
 
@@ -9,7 +11,8 @@ use serde::Serialize;
 
 use crate::exec::{TraceError, TraceInfo, TraceRow};
 use crate::game::Value;
-use crate::plan::{Plan, sim_options, simulate};
+use crate::plan::{Plan, TASK_TICKS_PER_SECOND, run_tasks, sim_options, simulate};
+use crate::sched::Graph;
 use crate::sched::Span;
 use crate::support::quantile;
 
@@ -38,6 +41,9 @@ pub enum CompareError {
 pub struct Comparison {
     /// The plan's board, `MxN`.
     pub board: String,
+    /// What the trace times: `job` (a run of the plan's jobs) or `task` (a cluster run of its
+    /// tasks; `threads` are then nodes).
+    pub unit: &'static str,
     /// Threads the prediction is simulated on: as given, else the trace's count, else its
     /// highest thread + 1.
     pub threads: u32,
@@ -45,6 +51,9 @@ pub struct Comparison {
     pub value: Option<Value>,
     /// Jobs in the plan.
     pub job_count: usize,
+    /// Cluster tasks compared (a task trace only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_count: Option<usize>,
     /// The simulated makespan, seconds.
     pub predicted_seconds: f64,
     /// The latest job end in the trace, seconds.
@@ -54,16 +63,26 @@ pub struct Comparison {
     pub error: f64,
     /// actual / predicted makespan: above 1, the run took longer than predicted.
     pub actual_over_predicted: f64,
-    /// Median per-job error, over the jobs with a positive actual time.
+    /// Jobs (tasks) with a positive actual time: those the relative errors are over.
+    pub timed_count: usize,
+    /// Median per-job (per-task for a task trace) error, over those with a positive actual
+    /// time (0 when none has).
     pub job_error_median: f64,
     /// 90th percentile of the same per-job errors.
     pub job_error_p90: f64,
+    /// Median of |predicted - actual| seconds over every job (task): what is left where the
+    /// actual times are too coarse for a ratio (Slurm records whole seconds).
+    pub abs_error_median_seconds: f64,
+    /// 90th percentile of the same.
+    pub abs_error_p90_seconds: f64,
 }
 
 /// The comparison with what the charts need: both schedules and every job's pair of times.
 pub struct Detail {
     /// The summary.
     pub comparison: Comparison,
+    /// The names of what was timed (jobs, or tasks), by index.
+    pub names: Vec<String>,
     /// Predicted spans, seconds.
     pub predicted: Vec<(usize, u32, f64, f64)>,
     /// Actual spans by plan job: (job, thread, start, end).
@@ -98,29 +117,9 @@ pub fn compare_with(
         return Err(CompareError::Mismatch(format!("the trace is of {b}, the plan of {}", plan.board)));
     }
     let graph = plan.graph().map_err(|e| CompareError::Plan(e.to_string()))?;
-    let index: HashMap<&str, usize> = graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
-    let mut actual: Vec<Option<&TraceRow>> = vec![None; graph.len()];
-    for row in trace {
-        let &i = index
-            .get(row.job.as_str())
-            .ok_or_else(|| CompareError::Mismatch(format!("job '{}' is not in the plan", row.job)))?;
-        if actual[i].replace(row).is_some() {
-            return Err(CompareError::Mismatch(format!("job '{}' appears twice", row.job)));
-        }
-    }
-    if let Some(i) = actual.iter().position(Option::is_none) {
-        let missing = actual.iter().filter(|a| a.is_none()).count();
-        return Err(CompareError::Mismatch(format!(
-            "{missing} plan job(s) missing from the trace, the first '{}'",
-            graph.jobs[i].name
-        )));
-    }
-    let actual: Vec<&TraceRow> = actual.into_iter().map(|a| a.expect("checked")).collect();
+    let actual = matched(&graph, trace, "job")?;
     let p = threads.or(info.threads).unwrap_or_else(|| actual.iter().map(|r| r.thread as u32 + 1).max().unwrap_or(1));
     let run = simulate(plan, &graph, p, overhead).map_err(|e| CompareError::Plan(e.to_string()))?;
-    let secs = |ticks: u64| ticks as f64 / 1e9;
-    let predicted_seconds = secs(run.row.makespan);
-    let actual_seconds = actual.iter().map(|r| r.end).fold(0.0, f64::max);
     // A job's predicted time is its simulated span (its cost and any reading back) without the
     // dispatch overhead and the worker's time after it, which a trace's job times do not hold.
     let opts = sim_options(plan, p, overhead);
@@ -130,25 +129,110 @@ pub fn compare_with(
         span[s.job as usize] =
             (s.end - s.start).saturating_sub(overhead.saturating_add(u64::try_from(after).unwrap_or(u64::MAX)));
     }
-    let jobs: Vec<(f64, f64)> = span.iter().zip(&actual).map(|(&t, r)| (secs(t), r.end - r.start)).collect();
+    let times: Vec<f64> = span.iter().map(|&t| t as f64 / 1e9).collect();
+    Ok(detail(plan, &graph, &actual, info, p, &run, 1e9, &times, "job"))
+}
+
+/// Compares the trace of a cluster run of `plan`'s tasks (`dab cluster-trace`) with the task
+/// graph simulated on `nodes` nodes (default: as the trace says) with `overhead_seconds` of
+/// dispatch a task (default: the plan's). A task's predicted time is its predicted seconds
+/// less the dispatch, which Slurm's start and end times do not hold.
+pub fn compare_tasks(
+    plan: &Plan,
+    trace: &[TraceRow],
+    info: &TraceInfo,
+    nodes: Option<u32>,
+    overhead_seconds: Option<f64>,
+) -> Result<Detail, CompareError> {
+    if plan.unit != "ns" {
+        return Err(CompareError::Unit(plan.unit.clone()));
+    }
+    if let Some(b) = info.board.as_ref().filter(|b| **b != plan.board) {
+        return Err(CompareError::Mismatch(format!("the trace is of {b}, the plan of {}", plan.board)));
+    }
+    if plan.tasks.is_empty() {
+        return Err(CompareError::Mismatch("the trace is of cluster tasks and the plan has none".into()));
+    }
+    if let Some(s) = overhead_seconds.filter(|s| !(s.is_finite() && *s >= 0.0)) {
+        return Err(CompareError::Plan(format!("a dispatch overhead of {s} s: it must be finite seconds >= 0")));
+    }
+    let graph = plan.task_graph(overhead_seconds).map_err(|e| CompareError::Plan(e.to_string()))?;
+    let actual = matched(&graph, trace, "task")?;
+    let p = nodes.or(info.threads).unwrap_or_else(|| actual.iter().map(|r| r.thread as u32 + 1).max().unwrap_or(1));
+    let run = run_tasks(&graph, p, true).map_err(|e| CompareError::Plan(e.to_string()))?;
+    let cluster = plan.cluster.as_ref().expect("a task graph has its cluster");
+    let dispatch = overhead_seconds.unwrap_or(cluster.overhead_seconds);
+    let times: Vec<f64> =
+        graph.jobs.iter().map(|j| (j.cost as f64 / TASK_TICKS_PER_SECOND - dispatch).max(0.0)).collect();
+    Ok(detail(plan, &graph, &actual, info, p, &run, TASK_TICKS_PER_SECOND, &times, "task"))
+}
+
+/// The trace's row of every job (task) of `graph`, in graph order: each once, none unknown.
+fn matched<'t>(graph: &Graph, trace: &'t [TraceRow], unit: &str) -> Result<Vec<&'t TraceRow>, CompareError> {
+    let index: HashMap<&str, usize> = graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
+    let mut actual: Vec<Option<&TraceRow>> = vec![None; graph.len()];
+    for row in trace {
+        let &i = index
+            .get(row.job.as_str())
+            .ok_or_else(|| CompareError::Mismatch(format!("{unit} '{}' is not in the plan", row.job)))?;
+        if actual[i].replace(row).is_some() {
+            return Err(CompareError::Mismatch(format!("{unit} '{}' appears twice", row.job)));
+        }
+    }
+    if let Some(i) = actual.iter().position(Option::is_none) {
+        let missing = actual.iter().filter(|a| a.is_none()).count();
+        return Err(CompareError::Mismatch(format!(
+            "{missing} plan {unit}(s) missing from the trace, the first '{}'",
+            graph.jobs[i].name
+        )));
+    }
+    Ok(actual.into_iter().map(|a| a.expect("checked")).collect())
+}
+
+/// The comparison of `actual` with the simulated `run` (ticks of `per_second`) and each
+/// job's (task's) predicted seconds `times`.
+#[allow(clippy::too_many_arguments)]
+fn detail(
+    plan: &Plan,
+    graph: &Graph,
+    actual: &[&TraceRow],
+    info: &TraceInfo,
+    p: u32,
+    run: &crate::sched::Run,
+    per_second: f64,
+    times: &[f64],
+    unit: &'static str,
+) -> Detail {
+    let secs = |ticks: u64| ticks as f64 / per_second;
+    let predicted_seconds = secs(run.row.makespan);
+    let actual_seconds = actual.iter().map(|r| r.end).fold(0.0, f64::max);
+    let jobs: Vec<(f64, f64)> = times.iter().zip(actual).map(|(&t, r)| (t, r.end - r.start)).collect();
     let mut errors: Vec<f64> = jobs.iter().filter(|(_, a)| *a > 0.0).map(|(p, a)| (p - a).abs() / a).collect();
     errors.sort_by(f64::total_cmp);
+    let mut abs: Vec<f64> = jobs.iter().map(|(p, a)| (p - a).abs()).collect();
+    abs.sort_by(f64::total_cmp);
     let comparison = Comparison {
         board: plan.board.clone(),
+        unit,
         threads: p,
         value: info.value,
-        job_count: graph.len(),
+        job_count: plan.jobs.len(),
+        task_count: (unit == "task").then_some(graph.len()),
         predicted_seconds,
         actual_seconds,
         error: (actual_seconds - predicted_seconds) / actual_seconds.max(1e-12),
         actual_over_predicted: actual_seconds / predicted_seconds.max(1e-12),
+        timed_count: errors.len(),
         job_error_median: quantile(&errors, 0.5),
         job_error_p90: quantile(&errors, 0.9),
+        abs_error_median_seconds: quantile(&abs, 0.5),
+        abs_error_p90_seconds: quantile(&abs, 0.9),
     };
     let predicted =
         run.spans.iter().map(|&Span { job, proc, start, end }| (job as usize, proc, secs(start), secs(end))).collect();
     let actual = actual.iter().enumerate().map(|(i, r)| (i, r.thread as u32, r.start, r.end)).collect();
-    Ok(Detail { comparison, predicted, actual, jobs })
+    let names = graph.jobs.iter().map(|j| j.name.clone()).collect();
+    Detail { comparison, names, predicted, actual, jobs }
 }
 
 /// One job's figures in `dab compare --json` and `dab run --json`.
@@ -176,14 +260,14 @@ pub struct CompareJson<'a> {
 }
 
 impl Detail {
-    /// The comparison with every job's figures, named from `plan` (the plan compared).
-    pub fn to_json<'a>(&'a self, plan: &'a Plan) -> CompareJson<'a> {
-        let jobs = plan
-            .jobs
+    /// The comparison with every job's (task's) figures, in plan order.
+    pub fn to_json(&self) -> CompareJson<'_> {
+        let jobs = self
+            .names
             .iter()
             .zip(&self.jobs)
-            .map(|(j, &(p, a))| JobFigures {
-                name: &j.name,
+            .map(|(name, &(p, a))| JobFigures {
+                name,
                 predicted_seconds: p,
                 actual_seconds: a,
                 error: (a > 0.0).then(|| (a - p) / a),
@@ -210,21 +294,35 @@ impl Comparison {
 
 impl std::fmt::Display for Comparison {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (procs, count) = match self.task_count {
+            Some(n) => (crate::support::count_of(u64::from(self.threads), "node"), n),
+            None => (crate::support::count_of(u64::from(self.threads), "thread"), self.job_count),
+        };
         writeln!(
             f,
-            "{} on {}: predicted {:.3} s, actual {:.3} s: {}",
+            "{} on {procs}: predicted {:.3} s, actual {:.3} s: {}",
             self.board,
-            crate::support::count_of(u64::from(self.threads), "thread"),
             self.predicted_seconds,
             self.actual_seconds,
             self.direction()
         )?;
+        let relative = if self.timed_count == 0 {
+            "none timed above 0 s".to_string()
+        } else {
+            format!(
+                "median {:.1} %, 90th percentile {:.1} % over the {} timed above 0 s",
+                100.0 * self.job_error_median,
+                100.0 * self.job_error_p90,
+                self.timed_count
+            )
+        };
         write!(
             f,
-            "per-job error over {} jobs: median {:.1} %, 90th percentile {:.1} %",
-            self.job_count,
-            100.0 * self.job_error_median,
-            100.0 * self.job_error_p90
+            "per-{} error of {}: {relative}; absolute: median {:.3} s, 90th percentile {:.3} s",
+            self.unit,
+            crate::support::count_of(count as u64, self.unit),
+            self.abs_error_median_seconds,
+            self.abs_error_p90_seconds,
         )
     }
 }

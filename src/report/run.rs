@@ -1,13 +1,14 @@
 //! The charts of `dab plan` and `dab run`: the plan saved beside its predicted speedup
 //! (`speedup`) and every candidate against the fastest one-thread one (`candidates`); a run's
 //! predicted and actual schedules side by side with every job's predicted against actual time
-//! (`compare`).
+//! (`compare`); a sweep of node counts (`dab plan --nodes 1,2,..`) as `cluster.csv` and a chart of
+//! the predicted makespan and store traffic against nodes (`cluster`).
 
 use std::path::{Path, PathBuf};
 
-use crate::plan::{Plan, PlanChoice, PlanError, SimulatedCandidate};
+use crate::plan::{ClusterRow, PlanChoice, PlanError, SimulatedCandidate};
 
-use super::chart::{self, ChartError, ComparePoint, GanttBar, SpeedupPoint, SpeedupSeries};
+use super::chart::{self, ChartError, ClusterPoint, ComparePoint, GanttBar, SpeedupPoint, SpeedupSeries};
 use super::compare::Detail;
 
 /// Why a plan or its charts could not be written.
@@ -19,6 +20,40 @@ pub enum WriteError {
     /// A chart.
     #[error(transparent)]
     Chart(#[from] ChartError),
+    /// A table could not be written.
+    #[error("cannot write '{path}': {source}")]
+    Table {
+        /// The CSV file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+/// Writes a cluster sweep into `dir`: `cluster.csv` (one row a node count, [`ClusterRow`]'s
+/// fields) and `cluster.svg`/`.png` titled `title`. Returns the files written.
+pub fn write_cluster_sweep(rows: &[ClusterRow], title: &str, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r).expect("write to memory");
+    }
+    let csv_path = dir.join("cluster.csv");
+    let text = w.into_inner().expect("write to memory");
+    crate::support::write_atomic(&csv_path, &text)
+        .map_err(|source| WriteError::Table { path: csv_path.clone(), source })?;
+    let points: Vec<ClusterPoint> = rows
+        .iter()
+        .map(|r| ClusterPoint {
+            nodes: r.nodes,
+            seconds: r.predicted_seconds,
+            read_bytes: r.store_read_bytes as f64,
+            write_bytes: r.store_write_bytes as f64,
+        })
+        .collect();
+    chart::cluster(&dir.join("cluster"), title, &points)?;
+    let mut files = vec![csv_path];
+    files.extend(["svg", "png"].map(|e| dir.join(format!("cluster.{e}"))));
+    Ok(files)
 }
 
 /// Speedup points of a candidate relative to `t1` seconds on one processor.
@@ -75,7 +110,7 @@ pub fn write_plan(planned: &PlanChoice, plan_path: &Path, dir: &Path) -> Result<
 }
 
 /// Writes `compare.svg` and `compare.png`.
-pub fn write_compare(plan: &Plan, d: &Detail, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+pub fn write_compare(d: &Detail, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
     let micros = |s: f64| (s * 1e6).round() as u64;
     let bars = |spans: &[(usize, u32, f64, f64)]| -> Vec<GanttBar> {
         spans
@@ -84,7 +119,7 @@ pub fn write_compare(plan: &Plan, d: &Detail, dir: &Path) -> Result<Vec<PathBuf>
                 proc,
                 start: micros(start),
                 end: micros(end),
-                label: plan.jobs[job].name.clone(),
+                label: d.names[job].clone(),
             })
             .collect()
     };
@@ -94,12 +129,13 @@ pub fn write_compare(plan: &Plan, d: &Detail, dir: &Path) -> Result<Vec<PathBuf>
     chart::compare(
         &dir.join("compare"),
         &format!(
-            "{}, {}: predicted {:.3} s, actual {:.3} s ({:.2}x); per-job median error {:.1} %",
+            "{}, {}: predicted {:.3} s, actual {:.3} s ({:.2}x); per-{} median error {:.1} %",
             c.board,
-            crate::support::count_of(u64::from(c.threads), "thread"),
+            crate::support::count_of(u64::from(c.threads), if c.task_count.is_some() { "node" } else { "thread" }),
             c.predicted_seconds,
             c.actual_seconds,
             c.actual_over_predicted,
+            c.unit,
             100.0 * c.job_error_median
         ),
         chart::MICROS,

@@ -129,6 +129,21 @@ impl Residency {
         self.peak
     }
 
+    /// The largest output a job could start with now: what is free under the limit and what
+    /// may be dropped (u64::MAX without a limit). Starting a job never makes it larger, so a job
+    /// whose output passes it cannot start until one ends.
+    pub fn room(&self) -> u64 {
+        match self.limit {
+            Some(limit) => limit.saturating_sub(self.used) + if self.evict { self.idle_bytes } else { 0 },
+            None => u64::MAX,
+        }
+    }
+
+    /// Bytes of `job`'s output.
+    pub fn bytes(&self, job: usize) -> u64 {
+        self.bytes[job]
+    }
+
     /// Bytes `job` needs to start with nothing else resident: its output and every input.
     pub fn alone(&self, job: usize, needs: &[u32]) -> u64 {
         with_inputs(&self.bytes, job, needs)
@@ -152,8 +167,14 @@ impl Residency {
     /// Starts `job`, which reads `needs`, if it fits: pins its inputs and output and says what
     /// to load and what to drop. None: it does not fit now (nothing changed).
     pub fn try_start(&mut self, job: usize, needs: &[u32]) -> Option<Admission> {
-        let load: Vec<u32> = needs.iter().copied().filter(|&k| !self.resident[k as usize]).collect();
-        let need = self.bytes[job] + load.iter().map(|&k| self.bytes[k as usize]).sum::<u64>();
+        // Its output alone must fit in what is free and what may be dropped: a cheap test that
+        // turns away most jobs while memory is full, before any input is looked at.
+        if self.bytes[job] > self.room() {
+            return None;
+        }
+        // Nothing is collected until the job is known to fit: most tries fail while memory is full.
+        let need = self.bytes[job]
+            + needs.iter().filter(|&&k| !self.resident[k as usize]).map(|&k| self.bytes[k as usize]).sum::<u64>();
         let mut evict = Vec::new();
         if let Some(limit) = self.limit
             && self.used + need > limit
@@ -185,6 +206,7 @@ impl Residency {
             }
             self.used -= freed;
         }
+        let load: Vec<u32> = needs.iter().copied().filter(|&k| !self.resident[k as usize]).collect();
         for &k in needs {
             let k = k as usize;
             if self.pins[k] == 0 {

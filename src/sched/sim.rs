@@ -25,7 +25,7 @@
 //! makespan that would not fit is an error, never a small number.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 use std::fmt;
 use std::str::FromStr;
 
@@ -522,7 +522,9 @@ struct Replay<'s, 'g> {
     missing: Vec<u32>,
     /// Ready jobs: (policy priority, tie-break, job); the tie-break is the order they became
     /// ready for fifo, the job's index otherwise, so the largest entry is the one to start.
-    ready: BinaryHeap<(u64, Reverse<u64>, u32)>,
+    /// Ordered rather than a heap: with a memory limit, a pass may try every ready job, and
+    /// walking a set in order costs far less than popping and pushing each back.
+    ready: BTreeSet<(u64, Reverse<u64>, u32)>,
     ready_seq: u64,
     /// Completions: job -> (end on the work clock, sequence number), earliest first.
     events: PriorityQueue<u32, Reverse<(u64, u64)>>,
@@ -552,7 +554,7 @@ impl<'s, 'g> Replay<'s, 'g> {
             carry: 0.0,
             work_now: 0,
             missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
-            ready: BinaryHeap::new(),
+            ready: BTreeSet::new(),
             ready_seq: 0,
             events: PriorityQueue::with_capacity(cap.min(n)),
             event_seq: 0,
@@ -580,21 +582,26 @@ impl<'s, 'g> Replay<'s, 'g> {
             _ => (self.sim.priority[i as usize], Reverse(i as u64), i),
         };
         self.ready_seq += 1;
-        self.ready.push(entry);
+        self.ready.insert(entry);
     }
 
     /// Starts ready jobs, best first, while processors are free; with a memory limit, a job
     /// whose output does not fit waits and the next one may start.
     fn start_ready(&mut self) -> Result<(), SimError> {
         let g = self.sim.graph;
-        let mut held = Vec::new();
-        while self.running < self.cap {
-            let Some(entry) = self.ready.pop() else { break };
+        let mut held: Option<u32> = None;
+        let mut started = Vec::new();
+        // The ready jobs best first; those started are removed once the pass is over.
+        for &entry in self.ready.iter().rev() {
+            if self.running >= self.cap {
+                break;
+            }
             let i = entry.2 as usize;
             let Some(admission) = self.memory.try_start(i, g.needs(i)) else {
-                held.push(entry);
+                held.get_or_insert(entry.2);
                 continue;
             };
+            started.push(entry);
             let loaded: u64 = admission.load.iter().map(|&k| g.jobs[k as usize].bytes).sum();
             let proc = match self.free.pop() {
                 Some(Reverse(p)) => p,
@@ -617,16 +624,18 @@ impl<'s, 'g> Replay<'s, 'g> {
                 self.spans.push(Span { job: entry.2, proc, start: self.now, end: self.now });
             }
         }
-        if let Some(&(_, _, i)) = held.iter().max() {
-            if self.running == 0 {
-                // Nothing running will ever free memory: the limit cannot be met.
-                return Err(SimError::MemLimit {
-                    limit: self.sim.opts.mem_limit.unwrap_or(0),
-                    job: g.jobs[i as usize].name.clone(),
-                    needs: self.memory.alone(i as usize, g.needs(i as usize)),
-                });
-            }
-            self.ready.extend(held);
+        for entry in &started {
+            self.ready.remove(entry);
+        }
+        if let Some(i) = held
+            && self.running == 0
+        {
+            // Nothing running will ever free memory: the limit cannot be met.
+            return Err(SimError::MemLimit {
+                limit: self.sim.opts.mem_limit.unwrap_or(0),
+                job: g.jobs[i as usize].name.clone(),
+                needs: self.memory.alone(i as usize, g.needs(i as usize)),
+            });
         }
         self.max_busy = self.max_busy.max(self.running);
         if self.record {

@@ -392,6 +392,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
         store: false,
         overhead: 0,
         split: None,
+        at_threads_only: false,
     };
     println!(
         "{:<6} {:>7} {:<28} {:>6} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8}",

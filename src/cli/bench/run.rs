@@ -85,10 +85,11 @@ pub fn runs(
         let mut all: Vec<_> = (0..repeats.max(1)).map(|_| execute(&checked, p as usize, false, None)).collect();
         all.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let run = all.swap_remove(all.len() / 2);
-        let info = dab::exec::TraceInfo { board: Some(board.into()), threads: Some(p), value: Some(run.value) };
+        let info =
+            dab::exec::TraceInfo { board: Some(board.into()), threads: Some(p), value: Some(run.value), tasks: false };
         dab::exec::write_trace(&sub.join("trace.csv"), &run.trace, &info).map_err(RunError::from)?;
         let detail = dab::report::compare(&planned.plan, &run.trace, &info, Some(p)).map_err(RunError::from)?;
-        dab::report::write_compare(&planned.plan, &detail, &sub).map_err(RunError::from)?;
+        dab::report::write_compare(&detail, &sub).map_err(RunError::from)?;
         let speedup = rows.first().map(|r| r.comparison.actual_seconds / detail.comparison.actual_seconds);
         rows.push(RunRow { comparison: detail.comparison, plan: planned.candidates[planned.chosen].label(), speedup });
     }
