@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use rayon::prelude::*;
 
-use crate::sched::{Contention, Graph, Job, Policy, Procs, Run, SimError, SimOptions, Simulator};
+use crate::sched::{Contention, Graph, Job, Policy, Procs, Run, SimError, SimOptions, Simulator, values_limit};
 use crate::support::count_of;
 
 use super::{Plan, PlanChoice, PlanError, PlanOptions, ReadyPlan, plan_for};
@@ -43,10 +43,8 @@ pub fn plan_for_cluster(
         .filter(|(_, c)| c.candidate.fits && c.graph.len() <= MAX_PACKED_JOBS)
         .filter_map(|(i, c)| {
             let ready = ReadyPlan::from_graph(c.space.clone(), c.graph.clone()).ok()?;
-            let node = super::search::sim_options(
-                opts,
-                crate::sched::values_limit(opts.mem_limit, c.fixed_bytes, cluster.threads_per_node as u32),
-            );
+            let threads = cluster.threads_per_node as u32;
+            let node = super::search::sim_options(opts, values_limit(opts.mem_limit, c.fixed_bytes, threads));
             let p = pack(&ready, &opts.model.contention, node, cluster, 1e9);
             Some((i, p.makespan_seconds, p.tasks.len()))
         })
@@ -223,7 +221,8 @@ pub struct Packing {
 }
 
 /// Packs `plan` for `cluster`, the band size chosen by simulation among sizes from the whole
-/// plan's work down to a 2^-24 share of it. `node`: how a node runs a task's jobs (the plan's
+/// plan's work down to a 2^-24 share of it (every sixth power of two, then closer around the
+/// best). `node`: how a node runs a task's jobs (the plan's
 /// simulation options on the node's threads: its memory limit for values, read-back rate, time
 /// between jobs), with the `contention` curve. `ticks_per_second`: the unit of the plan's
 /// costs (1e9 for nanoseconds). Deterministic.
@@ -241,25 +240,40 @@ pub fn pack(
     if cluster.nodes <= 1 {
         return whole;
     }
-    // Every band size simulated in parallel, then weighed in order, so the choice is the same
-    // as one after the other.
-    let tried: Vec<(u64, Packing)> = (0..=24u32)
-        .into_par_iter()
-        .map(|shift| {
-            let band = (work >> shift).max(1);
-            (band, simulate(plan, model, cluster, ticks_per_second, bands(plan, cluster.nodes, band)))
-        })
-        .collect();
+    // Band sizes a factor of 64 apart first, then those 8 times and 2 times larger and smaller
+    // than the best so far: the makespan changes slowly with the band, and each try is a
+    // simulation of every job.
+    let try_shifts = |shifts: Vec<u32>| -> Vec<(u32, u64, Packing)> {
+        shifts
+            .into_par_iter()
+            .map(|shift| {
+                let band = (work >> shift).max(1);
+                (shift, band, simulate(plan, model, cluster, ticks_per_second, bands(plan, cluster.nodes, band)))
+            })
+            .collect()
+    };
+    let key = |p: &Packing| (p.makespan_seconds, p.tasks.len());
+    let mut tried = try_shifts((0..=MAX_SHIFT).step_by(6).collect());
+    for step in [3, 1] {
+        let best = tried.iter().min_by(|a, b| key(&a.2).partial_cmp(&key(&b.2)).expect("not NaN")).map_or(0, |t| t.0);
+        let near = [best.checked_sub(step), Some(best + step).filter(|&s| s <= MAX_SHIFT)];
+        let new: Vec<u32> = near.into_iter().flatten().filter(|s| tried.iter().all(|t| t.0 != *s)).collect();
+        tried.extend(try_shifts(new));
+    }
+    // Weighed in the order of the band sizes, so the choice does not hang on the threads.
+    tried.sort_by_key(|t| t.0);
     let mut best = whole;
-    for (band, candidate) in tried {
+    for (_, band, candidate) in tried {
         // Fewer tasks win a tie: each is one more thing for the engine to dispatch.
-        let better = (candidate.makespan_seconds, candidate.tasks.len()) < (best.makespan_seconds, best.tasks.len());
-        if better {
+        if key(&candidate) < key(&best) {
             best = Packing { band_seconds: band as f64 / ticks_per_second, ..candidate };
         }
     }
     best
 }
+
+/// The finest band size tried is the plan's work over 2^this.
+const MAX_SHIFT: u32 = 24;
 
 /// The tasks for one band size (in ticks of work).
 fn bands(plan: &ReadyPlan, nodes: usize, band: u64) -> Vec<Task> {
@@ -370,8 +384,10 @@ fn simulate(
 }
 
 /// Ticks of the simulated schedule of `jobs` alone on `threads` threads (the node's options
-/// and contention; inputs from outside the task are on the store, ready); None where they
-/// cannot run under the node's memory limit.
+/// and contention); None where they cannot run under the node's memory limit. The inputs a
+/// task reads from other tasks are in memory as soon as they fit (a job of no cost each, whose
+/// reading is the store traffic counted beside), and count against the limit like any value:
+/// dropped while idle, read back when needed again.
 fn sub_makespan(
     plan: &ReadyPlan,
     (contention, node): (&Contention, SimOptions),
@@ -380,17 +396,16 @@ fn sub_makespan(
     inside: &HashSet<usize>,
 ) -> Option<u64> {
     let g = &plan.graph;
-    let sub: Vec<Job> = jobs
-        .iter()
-        .map(|&j| Job {
-            deps: g
-                .needs(j)
-                .iter()
-                .filter(|&&k| inside.contains(&(k as usize)))
-                .map(|&k| g.jobs[k as usize].name.clone())
-                .collect(),
+    let mut outside: Vec<usize> =
+        jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| k as usize).filter(|k| !inside.contains(k)).collect();
+    outside.sort_unstable();
+    outside.dedup();
+    let read = outside.iter().map(|&k| Job { cost: 0, deps: Vec::new(), ..g.jobs[k].clone() });
+    let sub: Vec<Job> = read
+        .chain(jobs.iter().map(|&j| Job {
+            deps: g.needs(j).iter().map(|&k| g.jobs[k as usize].name.clone()).collect(),
             ..g.jobs[j].clone()
-        })
+        }))
         .collect();
     let graph = Graph::new(sub, None).expect("a piece of a checked graph is a graph");
     let sim = Simulator::new(&graph, node).expect("a graph simulates").with_contention(contention);

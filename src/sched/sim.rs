@@ -524,7 +524,9 @@ struct Replay<'s, 'g> {
     /// ready for fifo, the job's index otherwise, so the largest entry is the one to start.
     /// Ordered rather than a heap: with a memory limit, a pass may try every ready job, and
     /// walking a set in order costs far less than popping and pushing each back.
-    ready: BTreeSet<(u64, Reverse<u64>, u32)>,
+    /// Each entry ends with the job's output bytes (never compared: the job before it is
+    /// unique), so that a pass turns away jobs whose output cannot fit without looking them up.
+    ready: BTreeSet<(u64, Reverse<u64>, u32, u64)>,
     ready_seq: u64,
     /// Completions: job -> (end on the work clock, sequence number), earliest first.
     events: PriorityQueue<u32, Reverse<(u64, u64)>>,
@@ -578,8 +580,8 @@ impl<'s, 'g> Replay<'s, 'g> {
 
     fn make_ready(&mut self, i: u32) {
         let entry = match self.sim.opts.policy {
-            Policy::Fifo => (0, Reverse(self.ready_seq), i),
-            _ => (self.sim.priority[i as usize], Reverse(i as u64), i),
+            Policy::Fifo => (0, Reverse(self.ready_seq), i, self.sim.graph.jobs[i as usize].bytes),
+            _ => (self.sim.priority[i as usize], Reverse(i as u64), i, self.sim.graph.jobs[i as usize].bytes),
         };
         self.ready_seq += 1;
         self.ready.insert(entry);
@@ -597,7 +599,8 @@ impl<'s, 'g> Replay<'s, 'g> {
                 break;
             }
             let i = entry.2 as usize;
-            let Some(admission) = self.memory.try_start(i, g.needs(i)) else {
+            let admitted = if entry.3 > self.memory.room() { None } else { self.memory.try_start(i, g.needs(i)) };
+            let Some(admission) = admitted else {
                 held.get_or_insert(entry.2);
                 continue;
             };

@@ -2,8 +2,8 @@
 //! against the measured bandwidth (`--suite solve`), the memory bandwidth alone (`--suite
 //! bandwidth`), the simulator's speed and schedule quality (`--suite sim`), plans run against
 //! their predictions (`--suite run`), the endgame theorems against the solver (`--suite
-//! endgame`), or the search engine on boards and positions (`--suite search`); CSV in
-//! `reports/`.
+//! endgame`), the search engine on boards and positions (`--suite search`), or planning for a
+//! cluster (`--suite cluster`); CSV in `reports/`.
 
 use std::path::PathBuf;
 
@@ -14,6 +14,7 @@ use self::solver::{Case, DEFAULT_CASES, run, write_csv};
 use super::CliResult;
 use dab::calibrate::{Bandwidth, DEFAULT_REPEATS, bandwidth as dab_bandwidth, default_array_bytes};
 
+mod cluster;
 mod endgame;
 mod memory;
 mod run;
@@ -30,6 +31,7 @@ pub enum Suite {
     Memory,
     Bandwidth,
     Search,
+    Cluster,
 }
 
 #[derive(Args)]
@@ -44,9 +46,14 @@ pub struct BenchArgs {
     /// on the scalar twin; the dense twin runs on one).
     #[arg(long, value_delimiter = ',', default_value = "1", value_name = "LIST")]
     pub solve_threads: Vec<usize>,
-    /// Boards for `--suite run` and `--suite memory`.
+    /// Boards for `--suite run`, `--suite memory` and `--suite cluster`.
     #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
     pub boards: Vec<String>,
+    /// Node counts of `--suite cluster` (nodes of 32 threads and 256 GiB, a store of 100 GB/s,
+    /// 1 s of dispatch a task).
+    #[arg(long, value_delimiter = ',', default_value = "64", value_name = "LIST",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub nodes: Vec<u32>,
     /// Cost model for `--suite run` (default: sims/cost-model.json, or the built-in model).
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
@@ -95,6 +102,7 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Memory => memory(args),
         Suite::Bandwidth => bandwidth(args),
         Suite::Search => search_suite(args),
+        Suite::Cluster => cluster_suite(args),
     }
 }
 
@@ -372,6 +380,17 @@ fn sim(args: BenchArgs) -> CliResult {
     write(&[speed], &speed_path)?;
     write(&rows, &output)?;
     println!("wrote {} and {}", output.display(), speed_path.display());
+    Ok(())
+}
+
+fn cluster_suite(args: BenchArgs) -> CliResult {
+    let output = args.output.unwrap_or_else(|| super::runs_path("bench-cluster.csv"));
+    let model = super::plan::load_model(args.cost.as_deref())?;
+    let nodes: Vec<usize> = args.nodes.iter().map(|&n| n as usize).collect();
+    println!("{}", cluster::header());
+    let rows = cluster::rows(&args.boards, &nodes, &model)?;
+    write(&rows, &output)?;
+    println!("wrote {}", output.display());
     Ok(())
 }
 
