@@ -107,7 +107,7 @@ fn illegal_moves_are_refused_and_undo_goes_back_to_the_previous_move() {
         "refused: no such line: 12 (board 2x2 has lines 0 to 11)",
         "refused: cannot read 'v(1,)'",
         "refused: cannot read 'please'",
-        "undone: back to before your last move\n+ + +\n\n+ + +\n\n+ + +\nyou 0, dab 0; your move",
+        "undone: back to before your last move\nh col    0 1\nv col   0 1 2\nh row 0 + + +\nv row 0\nh row 1 + + +\nv row 1\nh row 2 + + +\nyou 0, dab 0; your move",
         "nothing to undo: you have not moved yet",
         "you draw v(0,0) (vertical line 6)",
         "you quit at you 0, dab 0",
@@ -140,7 +140,7 @@ fn boxes_show_their_owner_and_bad_boards_are_refused() {
     // 1x1, dab first: dab draws two sides, we draw the other two and take the box.
     let out = dab().args(["play", "1x1", "--first", "dab"]).write_stdin("h(1,0)\nv(0,1)\n").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("you draw v(0,1) (vertical line 3) and take 1\n+-+\n|Y|\n+-+\nyou 1, dab 0\n"), "{text}");
+    assert!(text.contains("you draw v(0,1) (vertical line 3) and take 1\nh col    0\nv col   0 1\nh row 0 +-+\nv row 0 |Y|\nh row 1 +-+\nyou 1, dab 0\n"), "{text}");
     assert!(text.contains("game over: you 1, dab 0: you win by 1"), "{text}");
     refused(&["play", "5x5"], None, "give --store DIR");
     refused(&["play", "4x4", "--engine", "partition"], None, "give --store DIR");

@@ -97,3 +97,39 @@ fn a_probe_before_a_run_that_reads_the_machine_twice_as_slow_doubles_its_predict
     assert_eq!(runs.len(), 2, "{lines:?}");
     assert!(runs.iter().all(|l| l.contains(": x2.000)")), "{runs:?}");
 }
+
+/// A probe that reads the machine faster before the 2-thread runs than before the one-thread
+/// ones (a shared machine's load changing) must not lift the predicted speedup above the
+/// plans' own, nor above P: each row's speedup is over the one-thread prediction scaled by its
+/// own probe.
+#[test]
+fn no_predicted_speedup_exceeds_the_thread_count_whatever_the_probes_read() {
+    use dab::plan::PlanOptions;
+    use dab::sched::CostModel;
+    let opts = PlanOptions::new(1, CostModel::built_in());
+    let root = dab::game::Position::empty("2x3".parse().unwrap());
+    let as_planned = dab::scale::scale(root, &[1, 2], 1, &opts, None, &mut |_| {}).unwrap();
+    let base = opts.model.probe.one_thread_seconds;
+    // Runs alternate 1 thread, 2 threads: the second reads the machine 20 % faster.
+    let mut n = 0;
+    let mut noisy = || {
+        n += 1;
+        if n % 2 == 1 { base } else { 0.8 * base }
+    };
+    let probed = dab::scale::scale(root, &[1, 2], 1, &opts, Some(&mut noisy), &mut |_| {}).unwrap();
+    for (a, b) in as_planned.iter().zip(&probed) {
+        assert!((b.predicted_speedup - a.predicted_speedup).abs() < 1e-9, "{a:?} {b:?}");
+        assert!(b.predicted_speedup <= b.threads as f64 + 1e-9, "{b:?}");
+        assert!(b.bound_speedup() <= b.threads as f64 + 1e-9, "{b:?}");
+    }
+    // The plans themselves: no simulated count beats its share of the one-thread time.
+    for board in ["3x4", "2x5"] {
+        let root = dab::game::Position::empty(board.parse().unwrap());
+        let plan = dab::plan::plan(root, &PlanOptions::new(2, CostModel::built_in())).unwrap().plan;
+        let t1 = plan.predicted(1).unwrap().makespan_seconds;
+        for p in [2, 4, 8, 16] {
+            let tp = plan.predicted(p).unwrap().makespan_seconds;
+            assert!(t1 / tp <= p as f64 + 1e-9, "{board}: speedup {} on {p}", t1 / tp);
+        }
+    }
+}

@@ -274,6 +274,27 @@ impl Game {
     }
 }
 
+/// [`Game::art`] with the coordinates a move is typed in: `h row r` before each row of dots
+/// (the `r` of `h(r,c)`) and `v row r` before each row of boxes (the `r` of `v(r,c)`); above,
+/// `h col` numbers the gaps between dots (the `c` of `h(r,c)`) and `v col` the dots (the `c`
+/// of `v(r,c)`), the last digit of each past 9. The board itself starts at the same column on
+/// every line, as in `art`.
+pub fn labelled_art(game: &Game) -> String {
+    let board = game.pos.board;
+    let art = game.art();
+    let width = format!("h row {}", board.rows()).len() + 1;
+    let digit = |c: usize| char::from(b'0' + (c % 10) as u8);
+    let gaps: String = (0..board.cols()).flat_map(|c| [' ', digit(c)]).collect();
+    let dots: String = (0..=board.cols()).map(|c| digit(c).to_string()).collect::<Vec<_>>().join(" ");
+    let mut out = format!("{:<width$}{gaps}\n{:<width$}{dots}\n", "h col", "v col");
+    for (i, line) in art.lines().enumerate() {
+        let label = if i % 2 == 0 { format!("h row {}", i / 2) } else { format!("v row {}", i / 2) };
+        out += format!("{label:<width$}{line}").trim_end();
+        out.push('\n');
+    }
+    out
+}
+
 /// What the player typed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -527,7 +548,7 @@ fn show_hint(oracle: &Oracle, pos: Position, out: &mut impl Write) -> Result<(),
 /// Writes the board and the score, and whose move it is while the game goes on.
 fn show(game: &Game, out: &mut impl Write) -> std::io::Result<()> {
     let (you, dab) = game.score();
-    write!(out, "{}", game.art())?;
+    write!(out, "{}", labelled_art(game))?;
     if game.is_over() {
         writeln!(out, "you {you}, dab {dab}")
     } else {
@@ -569,6 +590,9 @@ mod tests {
         assert_eq!(g.play(b.v(0, 1)), 1);
         assert_eq!(g.art(), "+-+ +\n|D|\n+-+ +\n");
         assert_eq!(Position::from_art(&g.art()).unwrap(), g.pos);
+        // The labels name the rows and columns a move is typed with, and leave the art intact.
+        let labelled = labelled_art(&g);
+        assert_eq!(labelled, "h col    0 1\nv col   0 1 2\nh row 0 +-+ +\nv row 0 |D|\nh row 1 +-+ +\n");
         assert_eq!(g.score(), (0, 1));
     }
 }

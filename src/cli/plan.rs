@@ -33,7 +33,7 @@ pub struct PlanArgs {
     /// on all its threads (`dab job --task`), chosen by simulation; `--overhead` is then the
     /// engine's delay before each task, not each job. Several counts (1,2,4,...,256) sweep
     /// them: the predicted time, store traffic and node memory of each, as cluster.csv and a
-    /// chart in the report folder (default reports/cluster/<board>), and no plan file.
+    /// chart in the report folder (default reports/runs/cluster/<board>), and no plan file.
     #[arg(long, value_name = "N,N", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
     pub nodes: Option<Vec<u32>>,
     /// With `--nodes`: the threads of one node, which the plan is made for (default: --threads,
@@ -169,7 +169,7 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     let mut planned = dab::plan::plan(root, &opts)?;
     let board = planned.plan.board.clone();
     let dir = args.out.unwrap_or_else(|| match sweep {
-        true => Path::new("reports/cluster").join(&board),
+        true => Path::new(dab::support::RUNS_DIR).join("cluster").join(&board),
         false => dab::pipeline::default_dir(&board, root.drawn.is_empty()),
     });
     let path = args.output.unwrap_or_else(|| dir.join("plan.json"));

@@ -139,6 +139,15 @@ pub enum BoardError {
         /// Lines such a board would have.
         lines: usize,
     },
+    /// A board as typed has more lines than a [`LineSet`] holds; the message names it as typed.
+    #[error("board {board} has {}; at most {MAX_LINES} are supported (16x16 has 544)",
+        .lines.map_or("more lines than can be counted".to_string(), |l| format!("{l} lines")))]
+    TooLarge {
+        /// The board as typed.
+        board: String,
+        /// Its lines, where they can be counted in 128 bits.
+        lines: Option<u128>,
+    },
 }
 
 /// A board of `rows` x `cols` boxes, at most [`MAX_LINES`] lines.
@@ -366,20 +375,38 @@ impl FromStr for Board {
         if !digits(m) || !digits(n) {
             return Err(syntax());
         }
-        // Very long digit strings overflow; they are far too large anyway.
-        let m: usize = m.parse().unwrap_or(usize::MAX / 4);
-        let n: usize = n.parse().unwrap_or(usize::MAX / 4);
-        if m == 0 || n == 0 {
+        // Counted in 128 bits so that the message names the board as typed; digit strings too
+        // long even for that are far too large anyway.
+        let (m, n): (Option<u128>, Option<u128>) = (m.parse().ok(), n.parse().ok());
+        if m == Some(0) || n == Some(0) {
             return Err(BoardError::Empty(s.trim().to_string()));
         }
-        let lines = m.saturating_mul(n.saturating_add(1)).saturating_add(m.saturating_add(1).saturating_mul(n));
-        Board::new(m.min(1000), n.min(1000)).map_err(|_| BoardError::TooManyLines { rows: m, cols: n, lines })
+        let lines = m.zip(n).and_then(|(m, n)| m.checked_mul(n + 1)?.checked_add((m + 1).checked_mul(n)?));
+        let too_large = || BoardError::TooLarge { board: s.trim().to_string(), lines };
+        match (m, n) {
+            (Some(m), Some(n)) if lines.is_some_and(|l| l <= MAX_LINES as u128) => {
+                Board::new(m as usize, n as usize).map_err(|_| too_large())
+            }
+            _ => Err(too_large()),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_board_too_large_is_named_as_typed() {
+        let err = |s: &str| s.parse::<Board>().unwrap_err().to_string();
+        assert!(
+            err("99999999999999999999x2").starts_with("board 99999999999999999999x2 has 499999999999999999997 lines")
+        );
+        assert!(err(" 20x20").starts_with("board 20x20 has 840 lines"));
+        assert!(err(&format!("{}x1", "9".repeat(45))).contains("more lines than can be counted"));
+        assert!(err("0x99999999999999999999").contains("no boxes"));
+        assert_eq!("16x16".parse::<Board>().unwrap().rows(), 16);
+    }
 
     #[test]
     fn line_sets_work_across_words() {
@@ -441,10 +468,10 @@ mod tests {
         assert_eq!("16x16".parse::<Board>().unwrap().lines(), 544);
         assert_eq!("1x191".parse::<Board>().unwrap().lines(), 574);
         let e = "17x16".parse::<Board>().unwrap_err();
-        assert!(matches!(e, BoardError::TooManyLines { lines: 577, .. }));
+        assert!(matches!(e, BoardError::TooLarge { lines: Some(577), .. }));
         assert_eq!(e.to_string(), "board 17x16 has 577 lines; at most 576 are supported (16x16 has 544)");
-        assert!(matches!("1x192".parse::<Board>(), Err(BoardError::TooManyLines { lines: 577, .. })));
-        assert!(matches!("100000x100000".parse::<Board>(), Err(BoardError::TooManyLines { .. })));
+        assert!(matches!("1x192".parse::<Board>(), Err(BoardError::TooLarge { lines: Some(577), .. })));
+        assert!(matches!("100000x100000".parse::<Board>(), Err(BoardError::TooLarge { .. })));
         assert!(matches!("3by4".parse::<Board>(), Err(BoardError::Syntax(_))));
         assert_eq!("5x5".parse::<Board>().unwrap().lines(), 60);
         assert_eq!("1x21".parse::<Board>().unwrap().lines(), 64);

@@ -840,7 +840,7 @@ fn draw_cluster<DB: DrawingBackend>(
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(3)));
         chart.draw_series(shown.into_iter().map(|xy| Circle::new(xy, 4, colour.filled())))?;
     }
-    legend(&mut chart, SeriesLabelPosition::LowerRight)
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 /// Speedups over the error of each thread count, on one threads axis.

@@ -11,8 +11,8 @@ use dab::sched::CostModel;
 
 /// Threads of a node.
 pub const THREADS_PER_NODE: u32 = 32;
-/// Bytes of memory of a node.
-pub const NODE_MEMORY: u64 = 256 << 30;
+/// Bytes of memory of a node: 256 GB, as `--mem-limit 256G` reads.
+pub const NODE_MEMORY: u64 = 256_000_000_000;
 /// Bytes a second of the shared store, every node together.
 pub const STORE_BANDWIDTH: f64 = 100e9;
 /// Seconds of dispatch a task (Slurm's, as fitted on the live test cluster, rounded).

@@ -49,7 +49,7 @@ pub struct BenchArgs {
     /// Boards for `--suite run`, `--suite memory` and `--suite cluster`.
     #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
     pub boards: Vec<String>,
-    /// Node counts of `--suite cluster` (nodes of 32 threads and 256 GiB, a store of 100 GB/s,
+    /// Node counts of `--suite cluster` (nodes of 32 threads and 256 GB, a store of 100 GB/s,
     /// 1 s of dispatch a task).
     #[arg(long, value_delimiter = ',', default_value = "64", value_name = "LIST",
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -403,16 +403,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
     let dir = output.with_extension("");
     let all = super::threads(None)? as u32;
     let model = super::plan::probed(&super::plan::load_model(args.cost.as_deref())?);
-    let opts = dab::plan::PlanOptions {
-        threads: all,
-        mem_limit: None,
-        model,
-        groups: None,
-        store: false,
-        overhead: 0,
-        split: None,
-        at_threads_only: false,
-    };
+    let opts = dab::plan::PlanOptions::new(all, model);
     println!(
         "{:<6} {:>7} {:<28} {:>6} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8}",
         "board", "threads", "plan", "jobs", "predicted", "actual", "act/pred", "job median", "job p90", "speedup"
