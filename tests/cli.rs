@@ -139,7 +139,8 @@ fn bad_input_is_refused_with_status_2() {
     bad(&["solve", "--position", "-"], Some("+-+ +\n|   |\n"), "odd number");
     bad(&["solve", "--position", "/nonexistent/p.txt"], None, "cannot read position file '/nonexistent/p.txt'");
     bad(&["solve", "2x2", "--position", "-"], Some("+-+ +\n|   |\n+ +-+\n"), "is a 1x2 board, not 2x2");
-    bad(&["solve", "--lines", "0101"], None, "give a board");
+    // Without a board, the line string is of the default board, 3x4.
+    bad(&["solve", "--lines", "0101"], None, "board 3x4 has 31 lines");
     bad(&["solve", "3x3", "--bogus"], None, "unexpected argument '--bogus'");
     bad(&["solve", "3x4", "--groups", "1"], None, "at most 20 are allowed");
     bad(&["solve", "3x3", "--groups", "0"], None, "--groups must be at least 1");
@@ -256,4 +257,20 @@ fn a_closed_pipe_ends_output_quietly() {
     assert!(!first.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// One rule for every command that takes a position: without a board (or a position file), the
+/// empty 3x4 board, as `dab run` has always taken.
+#[test]
+fn every_command_without_a_board_takes_the_empty_3x4() {
+    let out = dab().args(["solve", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["board"], "3x4");
+    let out = dab().args(["partitions"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = dab().args(["play"]).write_stdin("quit\n").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("board 3x4:"), "{}", String::from_utf8_lossy(&out.stdout));
+    let help = dab().args(["hint", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("[default: 3x4]"));
 }

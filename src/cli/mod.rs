@@ -60,7 +60,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Value of a position (the empty board by default) and of every move.
+    /// Value of a position (the empty 3x4 board by default) and of every move.
     Solve(solve::SolveArgs),
     /// List the partitions of a solve: key, stored positions, bytes, the keys each reads.
     Partitions(partitions::PartitionsArgs),
@@ -103,16 +103,19 @@ enum Command {
     Man(man::ManArgs),
 }
 
+/// The board every command takes when none is named.
+pub const DEFAULT_BOARD: &str = "3x4";
+
 /// A position named on the command line: a board (empty), a board with a line string, or an
-/// ASCII-art file.
+/// ASCII-art file; with none of them, the empty [`DEFAULT_BOARD`].
 #[derive(Args, Clone)]
 pub struct PositionArgs {
-    /// Board size MxN: M rows and N columns of boxes (e.g. 3x4).
+    /// Board size MxN: M rows and N columns of boxes [default: 3x4].
     pub board: Option<String>,
     /// ASCII-art position file ('-' for stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "lines")]
     pub position: Option<PathBuf>,
-    /// Line string: one '0'/'1' per line in the external order (needs BOARD).
+    /// Line string: one '0'/'1' per line in the external order, of BOARD.
     #[arg(long, value_name = "STRING")]
     pub lines: Option<String>,
 }
@@ -142,8 +145,9 @@ impl PositionArgs {
             }
             return Ok(pos);
         }
-        let Some(board) = board else {
-            return Err("give a board (e.g. 3x4), or --position FILE".into());
+        let board = match board {
+            Some(b) => b,
+            None => DEFAULT_BOARD.parse()?,
         };
         match &self.lines {
             Some(s) => Ok(Position::from_line_string(board, s)?),

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use dab::game::Position;
 use dab::pipeline::RunOutcome;
 use dab::plan::Plan;
 use dab::support::human_bytes;
@@ -16,7 +15,6 @@ use super::solve::Progress;
 use super::{CliResult, PositionArgs};
 
 /// The board `dab run` plans, runs and compares without arguments.
-pub const DEFAULT_BOARD: &str = "3x4";
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -133,7 +131,7 @@ fn loaded_plan(args: &RunArgs, path: &Path) -> Result<(Plan, PathBuf), Box<dyn s
 /// A plan made for the position named (the default board without one), printed and written
 /// with its charts into the report folder; the files written.
 fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf, Vec<PathBuf>), Box<dyn std::error::Error>> {
-    let root = if args.position.named() { args.position.position()? } else { Position::empty(DEFAULT_BOARD.parse()?) };
+    let root = args.position.position()?;
     let planned = dab::plan::plan(root, &args.common.options(args.store.is_some())?)?;
     if !args.json {
         print_choice(&planned);
