@@ -400,3 +400,26 @@ fn a_small_calibration_saves_a_model_with_the_solves_own_contention() {
         .assert()
         .success();
 }
+
+/// A run of milliseconds says it is too short to compare instead of an error ratio, and a
+/// resumed run that computed nothing says so instead of peaks against predictions.
+#[test]
+fn a_run_too_short_to_compare_and_a_run_that_computed_nothing_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let first =
+        dab().current_dir(d).args(["run", "2x3", "--no-probe", "--out", "r", "--store", "s"]).assert().success();
+    let said = String::from_utf8_lossy(&first.get_output().stdout).into_owned();
+    // A run of milliseconds, unless the machine is loaded past all reason: either way the
+    // line must agree with the time it shows.
+    let actual: f64 = said.split("actual ").nth(1).and_then(|t| t.split(' ').next()).unwrap().parse().unwrap();
+    assert_eq!(said.contains("too short to compare (under 0.05 s"), actual < 0.05, "{said}");
+    assert_eq!(said.contains("x the prediction"), actual >= 0.05, "{said}");
+    let json = stdout_json(dab().current_dir(d).args(["run", "2x3", "--no-probe", "--out", "r2", "--json"]).assert());
+    assert_eq!(json["too_short"], json["actual_seconds"].as_f64().unwrap() < 0.05, "{json}");
+    let again =
+        dab().current_dir(d).args(["run", "2x3", "--no-probe", "--out", "r", "--store", "s"]).assert().success();
+    let said = String::from_utf8_lossy(&again.get_output().stdout).into_owned();
+    assert!(said.contains("jobs was in the store: nothing computed"), "{said}");
+    assert!(!said.contains("peak resident partition values"), "{said}");
+}

@@ -172,7 +172,7 @@ fn graphs_plans_and_traces_are_read_from_standard_input() {
         .write_stdin(trace)
         .assert()
         .success()
-        .stdout(predicate::str::contains("the prediction"));
+        .stdout(predicate::str::contains("2x2 on 1 thread: predicted"));
     dab()
         .args(["compare", "--plan", "-", "--trace", "-"])
         .assert()

@@ -168,6 +168,16 @@ fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde
 /// The value, the comparison, and the memory and disk peaks against their predictions.
 fn print_outcome(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) {
     let RunOutcome { run, detail, predicted_disk, .. } = outcome;
+    if run.resumed == plan.jobs.len() {
+        println!(
+            "value of {}: {} (every one of the {} jobs was in the store: nothing computed, {:.3} s)",
+            plan.board,
+            run.value,
+            dab::support::thousands(plan.jobs.len() as u64),
+            run.seconds
+        );
+        return;
+    }
     println!(
         "value of {}: {} ({} positions, {:.3} s on {})",
         plan.board,

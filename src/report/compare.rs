@@ -36,6 +36,11 @@ pub enum CompareError {
     Plan(String),
 }
 
+/// Runs shorter than this are too short to compare with their prediction: thread start-up,
+/// the clock's resolution and the first touches of memory, which the cost model does not price,
+/// are as long as the work it does price.
+pub const MIN_COMPARED_SECONDS: f64 = 0.05;
+
 /// The summary `dab compare --json` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
@@ -63,6 +68,8 @@ pub struct Comparison {
     pub error: f64,
     /// actual / predicted makespan: above 1, the run took longer than predicted.
     pub actual_over_predicted: f64,
+    /// The run took less than [`MIN_COMPARED_SECONDS`]: its error says little about the model.
+    pub too_short: bool,
     /// Jobs (tasks) with a positive actual time: those the relative errors are over.
     pub timed_count: usize,
     /// Median per-job (per-task for a task trace) error, over those with a positive actual
@@ -222,6 +229,7 @@ fn detail(
         actual_seconds,
         error: (actual_seconds - predicted_seconds) / actual_seconds.max(1e-12),
         actual_over_predicted: actual_seconds / predicted_seconds.max(1e-12),
+        too_short: actual_seconds < MIN_COMPARED_SECONDS,
         timed_count: errors.len(),
         job_error_median: quantile(&errors, 0.5),
         job_error_p90: quantile(&errors, 0.9),
@@ -280,6 +288,12 @@ impl Detail {
 impl Comparison {
     /// The makespan against the prediction in words: "actual 1.33x the prediction (slower)".
     pub fn direction(&self) -> String {
+        if self.too_short {
+            return format!(
+                "too short to compare (under {MIN_COMPARED_SECONDS} s, thread start-up, the clock and the first \
+                 touches of memory weigh as much as the work the model prices; compare a larger board)"
+            );
+        }
         let r = self.actual_over_predicted;
         let how = if (r - 1.0).abs() < 0.005 {
             "as predicted"

@@ -9,6 +9,9 @@ mod run;
 mod scale;
 pub mod sweep;
 
-pub use compare::{CompareError, CompareJson, Comparison, Detail, JobFigures, compare, compare_tasks, compare_with};
+pub use compare::{
+    CompareError, CompareJson, Comparison, Detail, JobFigures, MIN_COMPARED_SECONDS, compare, compare_tasks,
+    compare_with,
+};
 pub use run::{WriteError, write_cluster_sweep, write_compare, write_plan};
 pub use scale::{OneThread, ScaleRow, ScaleWriteError, write_scale};
