@@ -61,11 +61,12 @@ pub fn run(args: CompareArgs) -> CliResult {
     }
     .map_err(|e| Failed(format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display())))?;
     let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));
-    dab::report::write_compare(&detail, &dir)?;
+    let files = dab::report::write_compare(&detail, &dir)?;
     if args.json {
         println!("{}", serde_json::to_string(&detail.to_json())?);
     } else {
         println!("{}", detail.comparison);
     }
+    super::wrote(&dir, &files);
     Ok(())
 }
