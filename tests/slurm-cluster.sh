@@ -47,16 +47,7 @@ remove_cluster() {
   if [[ -f $dir/bridge ]]; then ip link del "$(cat "$dir/bridge")" 2>/dev/null || true; fi
 }
 new_run "$PREFIX" remove_cluster
-stop() {
-  local code=$?
-  remove_cluster "$T"
-  wait 2>/dev/null || true
-  if ((code == 0)); then rm -rf "$T"; fi
-  exit "$code"
-}
-trap stop EXIT
-trap 'exit 130' INT TERM
-trap 'echo "slurm-cluster: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
+on_exit remove_cluster
 
 # --- The network: a bridge, and a namespace per node on it --------------------------------
 # Names from this run's pid (interface names have at most 15 characters); a /24 of 10.x.y

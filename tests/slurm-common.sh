@@ -81,3 +81,13 @@ new_run() {
   chmod 755 "$T"
   echo $$ >"$T/owner"
 }
+
+# on_exit CLEAN: when the script ends, however it ends, CLEAN T stops what this run started,
+# and T is removed if the script passed (kept with its logs otherwise); a failing command is
+# named with its line.
+on_exit() {
+  CLEAN=$1
+  trap 'code=$?; "$CLEAN" "$T"; wait 2>/dev/null || true; if ((code == 0)); then rm -rf "$T"; fi; exit "$code"' EXIT
+  trap 'exit 130' INT TERM
+  trap 'echo "$NAME: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
+}

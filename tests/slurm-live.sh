@@ -40,18 +40,7 @@ fi
 # --- Leftovers of an earlier run that died before its trap ran ----------------------------
 new_run "$PREFIX" kill_recorded
 
-stop() {
-  local code=$? f
-  for f in "$T/slurmd.pid" "$T/slurmctld.pid" "$T/munge/munged.pid"; do
-    [[ -f $f ]] && kill "$(cat "$f")" 2>/dev/null || true
-  done
-  wait 2>/dev/null || true
-  if ((code == 0)); then rm -rf "$T"; fi
-  exit "$code"
-}
-trap stop EXIT
-trap 'exit 130' INT TERM
-trap 'echo "slurm-live: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
+on_exit kill_recorded
 
 # --- munge: its own key and socket --------------------------------------------------------
 start_munge

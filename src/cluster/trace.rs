@@ -340,18 +340,13 @@ pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Pat
     rows.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.end.total_cmp(&b.end)));
     let makespan = rows.iter().map(|r| r.end).fold(0.0, f64::max);
     let waits = waits(&graph, &chosen, threads);
-    let overhead = if tasks {
-        let seconds = fit_task_seconds(plan, threads, makespan);
-        Overhead { jobs: waits.len(), median_wait: quantile(&waits, 0.5), seconds, ticks: None }
+    let (seconds, ticks) = if tasks {
+        (fit_task_seconds(plan, threads, makespan), None)
     } else {
         let ticks = (plan.unit == "ns").then(|| fit_ticks(plan, threads, makespan * 1e9)).flatten();
-        Overhead {
-            jobs: waits.len(),
-            median_wait: quantile(&waits, 0.5),
-            seconds: ticks.map(|t| t as f64 / 1e9),
-            ticks,
-        }
+        (ticks.map(|t| t as f64 / 1e9), ticks)
     };
+    let overhead = Overhead { jobs: waits.len(), median_wait: quantile(&waits, 0.5), seconds, ticks };
     Ok(Converted {
         tasks,
         rows,

@@ -380,12 +380,9 @@ impl Plan {
         })
     }
 
-    /// Packs the plan's jobs into cluster tasks for `cluster` (its `threads` must be the node's
-    /// threads), by simulation ([`super::pack`]), and records the tasks and the prediction.
-    pub fn pack_for(&mut self, ready: &ReadyPlan, cluster: &ClusterShape) {
-        let ticks_per_second = if self.unit == "ns" { 1e9 } else { 1.0 };
-        let node = super::sim_options(self, cluster.threads_per_node as u32, 0);
-        let packing = super::pack(ready, &self.contention, node, cluster, ticks_per_second);
+    /// Records `packing`, the plan's jobs packed into cluster tasks for `cluster` (its
+    /// `threads` must be the node's threads; [`super::pack`]): the tasks and the prediction.
+    pub fn record_packing(&mut self, packing: &super::Packing, cluster: &ClusterShape) {
         let names = |jobs: &[usize]| jobs.iter().map(|&j| self.jobs[j].name.clone()).collect();
         self.tasks = packing
             .tasks

@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, HashSet};
 use rayon::prelude::*;
 
 use crate::sched::{Contention, Graph, Job, Policy, Procs, Run, SimError, SimOptions, Simulator, values_limit};
-use crate::support::count_of;
+use crate::support::{count_of, round4};
 
-use super::{Plan, PlanChoice, PlanError, PlanOptions, ReadyPlan, plan_for};
+use super::{Plan, PlanChoice, PlanError, PlanOptions, ReadyPlan, SimulatedCandidate, plan_for};
 
 /// Candidates of more jobs than this are not packed for a cluster (their packing alone would
 /// take longer than planning should).
@@ -30,45 +30,73 @@ const MAX_PACKED_JOBS: usize = 200_000;
 /// The two-level plan for `cluster`: every candidate of the planner's `choice` that fits
 /// (grouping and split: a cluster's threads may want a finer split than one node's) packed
 /// by [`pack`], the one whose cluster run is predicted shortest chosen, fewer tasks on a
-/// tie. Returns the chosen candidate's index and its plan, tasks recorded.
+/// tie (the planner's choice when none can be packed). Returns it with its plan, tasks
+/// recorded, and its row of a sweep.
 pub fn plan_for_cluster(
     choice: &PlanChoice,
     opts: &PlanOptions,
     cluster: &ClusterShape,
-) -> Result<(usize, Plan), PlanError> {
-    let packed: Vec<(usize, f64, usize)> = choice
+) -> Result<ClusterPlan, PlanError> {
+    let packable = |c: &&SimulatedCandidate| c.candidate.fits && c.graph.len() <= MAX_PACKED_JOBS;
+    let tried = choice.candidates.iter().filter(packable).count();
+    let key = |(i, _, p): &(usize, ReadyPlan, Packing)| (p.makespan_seconds, p.tasks.len(), *i);
+    let best = choice
         .candidates
         .par_iter()
         .enumerate()
-        .filter(|(_, c)| c.candidate.fits && c.graph.len() <= MAX_PACKED_JOBS)
-        .filter_map(|(i, c)| {
-            let ready = ReadyPlan::from_graph(c.space.clone(), c.graph.clone()).ok()?;
-            let threads = cluster.threads_per_node as u32;
-            let node = super::search::sim_options(opts, values_limit(opts.mem_limit, c.fixed_bytes, threads));
-            let p = pack(&ready, &opts.model.contention, node, cluster, 1e9);
-            Some((i, p.makespan_seconds, p.tasks.len()))
-        })
-        .collect();
-    let best = packed
-        .iter()
-        .min_by(|a, b| (a.1, a.2, a.0).partial_cmp(&(b.1, b.2, b.0)).expect("finite predictions"))
-        .map_or(choice.chosen, |b| b.0);
-    let c = &choice.candidates[best];
+        .filter(|(_, c)| packable(c))
+        .filter_map(|(i, c)| pack_candidate(c, opts, cluster).ok().map(|(ready, p)| (i, ready, p)))
+        .min_by(|a, b| key(a).partial_cmp(&key(b)).expect("finite predictions"));
+    let (chosen, ready, packing) = match best {
+        Some(b) => b,
+        None => {
+            let (ready, p) = pack_candidate(&choice.candidates[choice.chosen], opts, cluster)?;
+            (choice.chosen, ready, p)
+        }
+    };
+    let c = &choice.candidates[chosen];
     let mut plan = plan_for(c, opts)?;
-    let ready = plan.check()?;
-    plan.pack_for(&ready, cluster);
-    let cl = plan.cluster.as_ref().expect("packed");
+    plan.record_packing(&packing, cluster);
     plan.reason = format!(
         "{}: predicted {:.2} s on {} of {} threads as {}, of {} packed for the cluster; on one node: {}",
         c.label(),
-        cl.predicted_seconds,
+        round4(packing.makespan_seconds),
         count_of(cluster.nodes as u64, "node"),
         cluster.threads_per_node,
         count_of(plan.tasks.len() as u64, "task"),
-        count_of(packed.len() as u64, "candidate"),
+        count_of(tried as u64, "candidate"),
         choice.plan.reason
     );
-    Ok((best, plan))
+    let memory =
+        packing.tasks.iter().map(|t| task_memory_bytes(&ready, &t.jobs, plan.predicted_peak_memory)).max().unwrap_or(0);
+    let cl = plan.cluster.as_ref().expect("packed");
+    let row = ClusterRow {
+        board: plan.board.clone(),
+        nodes: cl.nodes,
+        threads_per_node: cl.threads_per_node,
+        candidate: c.label(),
+        jobs: plan.jobs.len(),
+        tasks: plan.tasks.len(),
+        predicted_seconds: cl.predicted_seconds,
+        store_read_bytes: cl.store_read_bytes,
+        store_write_bytes: cl.store_write_bytes,
+        node_memory_bytes: memory,
+    };
+    Ok(ClusterPlan { chosen, row, plan })
+}
+
+/// Candidate `c` checked and packed for `cluster`, its node's simulation options those the
+/// planner simulated it with, at the node's threads.
+fn pack_candidate(
+    c: &SimulatedCandidate,
+    opts: &PlanOptions,
+    cluster: &ClusterShape,
+) -> Result<(ReadyPlan, Packing), PlanError> {
+    let ready = ReadyPlan::from_graph(c.space.clone(), c.graph.clone())?;
+    let threads = cluster.threads_per_node as u32;
+    let node = super::search::sim_options(opts, values_limit(opts.mem_limit, c.fixed_bytes, threads));
+    let packing = pack(&ready, &opts.model.contention, node, cluster, 1e9);
+    Ok((ready, packing))
 }
 
 /// A cluster as the packing sees it.
@@ -124,13 +152,18 @@ pub(super) fn task_deps(plan: &ReadyPlan, tasks: &[Vec<usize>]) -> Vec<Vec<usize
 /// back from the store. What a cluster engine is asked for, a task.
 pub fn task_memory_bytes(plan: &ReadyPlan, jobs: &[usize], peak_bytes: u64) -> u64 {
     let g = &plan.graph;
+    let all: u64 = jobs.iter().chain(&read_from_others(g, jobs)).map(|&j| g.jobs[j].bytes).sum();
+    if peak_bytes > 0 { all.min(peak_bytes) } else { all }
+}
+
+/// The jobs outside `jobs` that `jobs` read (other tasks' files), sorted, each once.
+fn read_from_others(g: &Graph, jobs: &[usize]) -> Vec<usize> {
     let inside: HashSet<usize> = jobs.iter().copied().collect();
     let mut inputs: Vec<usize> =
         jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| k as usize).filter(|k| !inside.contains(k)).collect();
     inputs.sort_unstable();
     inputs.dedup();
-    let all: u64 = jobs.iter().chain(&inputs).map(|&j| g.jobs[j].bytes).sum();
-    if peak_bytes > 0 { all.min(peak_bytes) } else { all }
+    inputs
 }
 
 /// One node count of a cluster sweep: the plan [`plan_for_cluster`] chooses for it.
@@ -176,31 +209,7 @@ pub fn cluster_sweep(
     cluster: &ClusterShape,
     nodes: &[usize],
 ) -> Result<Vec<ClusterPlan>, PlanError> {
-    nodes
-        .iter()
-        .map(|&n| {
-            let shape = ClusterShape { nodes: n, ..*cluster };
-            let (chosen, plan) = plan_for_cluster(choice, opts, &shape)?;
-            let ready = plan.check()?;
-            let tasks = plan.checked_tasks(&ready)?;
-            let memory =
-                tasks.iter().map(|t| task_memory_bytes(&ready, &t.jobs, plan.predicted_peak_memory)).max().unwrap_or(0);
-            let c = plan.cluster.as_ref().expect("packed");
-            let row = ClusterRow {
-                board: plan.board.clone(),
-                nodes: n as u32,
-                threads_per_node: c.threads_per_node,
-                candidate: choice.candidates[chosen].label(),
-                jobs: plan.jobs.len(),
-                tasks: plan.tasks.len(),
-                predicted_seconds: c.predicted_seconds,
-                store_read_bytes: c.store_read_bytes,
-                store_write_bytes: c.store_write_bytes,
-                node_memory_bytes: memory,
-            };
-            Ok(ClusterPlan { chosen, row, plan })
-        })
-        .collect()
+    nodes.iter().map(|&n| plan_for_cluster(choice, opts, &ClusterShape { nodes: n, ..*cluster })).collect()
 }
 
 /// Tasks and what the simulation predicts of them.
@@ -359,15 +368,7 @@ fn simulate(
     let (mut read_bytes, mut write_bytes) = (0u64, 0u64);
     let mut task_seconds = Vec::with_capacity(tasks.len());
     for (t, task) in tasks.iter().enumerate() {
-        let inside: HashSet<usize> = task.jobs.iter().copied().collect();
-        let mut inputs: Vec<usize> = task
-            .jobs
-            .iter()
-            .flat_map(|&j| g.needs(j).iter().map(|&k| k as usize))
-            .filter(|k| !inside.contains(k))
-            .collect();
-        inputs.sort_unstable();
-        inputs.dedup();
+        let inputs = read_from_others(g, &task.jobs);
         let reads: u64 = inputs.iter().map(|&k| g.jobs[k].bytes).sum();
         let writes: u64 = task.jobs.iter().map(|&j| g.jobs[j].bytes).sum();
         read_bytes += reads;
@@ -375,7 +376,7 @@ fn simulate(
         let share = cluster.store_bytes_per_second / band_size[band_of[t]] as f64;
         let io = if share > 0.0 { (reads + writes) as f64 / share } else { 0.0 };
         // A task that cannot run under the node's memory limit makes the packing useless.
-        let jobs = sub_makespan(plan, model, cluster.threads_per_node, &task.jobs, &inside)
+        let jobs = sub_makespan(plan, model, cluster.threads_per_node, &task.jobs, &inputs)
             .map_or(f64::INFINITY, |t| t as f64);
         task_seconds.push(cluster.overhead_seconds + jobs / ticks_per_second + io);
     }
@@ -384,8 +385,8 @@ fn simulate(
 }
 
 /// Ticks of the simulated schedule of `jobs` alone on `threads` threads (the node's options
-/// and contention); None where they cannot run under the node's memory limit. The inputs a
-/// task reads from other tasks are in memory as soon as they fit (a job of no cost each, whose
+/// and contention); None where they cannot run under the node's memory limit. The `inputs` a
+/// task reads from other tasks ([`read_from_others`]) are in memory as soon as they fit (a job of no cost each, whose
 /// reading is the store traffic counted beside), and count against the limit like any value:
 /// dropped while idle, read back when needed again.
 fn sub_makespan(
@@ -393,14 +394,10 @@ fn sub_makespan(
     (contention, node): (&Contention, SimOptions),
     threads: usize,
     jobs: &[usize],
-    inside: &HashSet<usize>,
+    inputs: &[usize],
 ) -> Option<u64> {
     let g = &plan.graph;
-    let mut outside: Vec<usize> =
-        jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| k as usize).filter(|k| !inside.contains(k)).collect();
-    outside.sort_unstable();
-    outside.dedup();
-    let read = outside.iter().map(|&k| Job { cost: 0, deps: Vec::new(), ..g.jobs[k].clone() });
+    let read = inputs.iter().map(|&k| Job { cost: 0, deps: Vec::new(), ..g.jobs[k].clone() });
     let sub: Vec<Job> = read
         .chain(jobs.iter().map(|&j| Job {
             deps: g.needs(j).iter().map(|&k| g.jobs[k as usize].name.clone()).collect(),
@@ -486,9 +483,8 @@ mod tests {
         let packing = pack(&p, &Contention::default(), cp(), &shape(1, 2.0), 1e9);
         assert_eq!(packing.tasks.len(), 1);
         assert_sound(&p, &packing);
-        let inside: HashSet<usize> = (0..p.graph.len()).collect();
         let all: Vec<usize> = (0..p.graph.len()).collect();
-        let alone = sub_makespan(&p, (&Contention::default(), cp()), 2, &all, &inside).unwrap();
+        let alone = sub_makespan(&p, (&Contention::default(), cp()), 2, &all, &[]).unwrap();
         let io = (packing.write_bytes as f64) / 1e9;
         assert!((packing.makespan_seconds - (2.0 + alone as f64 / 1e9 + io)).abs() < 1e-5, "{packing:?}");
         assert_eq!(packing.read_bytes, 0, "one task reads nothing from another");

@@ -117,12 +117,7 @@ pub fn compare_with(
     threads: Option<u32>,
     overhead: u64,
 ) -> Result<Detail, CompareError> {
-    if plan.unit != "ns" {
-        return Err(CompareError::Unit(plan.unit.clone()));
-    }
-    if let Some(b) = info.board.as_ref().filter(|b| **b != plan.board) {
-        return Err(CompareError::Mismatch(format!("the trace is of {b}, the plan of {}", plan.board)));
-    }
+    comparable(plan, info)?;
     let graph = plan.graph().map_err(|e| CompareError::Plan(e.to_string()))?;
     let actual = matched(&graph, trace, "job")?;
     let p = threads.or(info.threads).unwrap_or_else(|| actual.iter().map(|r| r.thread as u32 + 1).max().unwrap_or(1));
@@ -151,12 +146,7 @@ pub fn compare_tasks(
     nodes: Option<u32>,
     overhead_seconds: Option<f64>,
 ) -> Result<Detail, CompareError> {
-    if plan.unit != "ns" {
-        return Err(CompareError::Unit(plan.unit.clone()));
-    }
-    if let Some(b) = info.board.as_ref().filter(|b| **b != plan.board) {
-        return Err(CompareError::Mismatch(format!("the trace is of {b}, the plan of {}", plan.board)));
-    }
+    comparable(plan, info)?;
     if plan.tasks.is_empty() {
         return Err(CompareError::Mismatch("the trace is of cluster tasks and the plan has none".into()));
     }
@@ -172,6 +162,17 @@ pub fn compare_tasks(
     let times: Vec<f64> =
         graph.jobs.iter().map(|j| (j.cost as f64 / TASK_TICKS_PER_SECOND - dispatch).max(0.0)).collect();
     Ok(detail(plan, &graph, &actual, info, p, &run, TASK_TICKS_PER_SECOND, &times, "task"))
+}
+
+/// A plan whose times are seconds (costs in ns), of the trace's board.
+fn comparable(plan: &Plan, info: &TraceInfo) -> Result<(), CompareError> {
+    if plan.unit != "ns" {
+        return Err(CompareError::Unit(plan.unit.clone()));
+    }
+    if let Some(b) = info.board.as_ref().filter(|b| **b != plan.board) {
+        return Err(CompareError::Mismatch(format!("the trace is of {b}, the plan of {}", plan.board)));
+    }
+    Ok(())
 }
 
 /// The trace's row of every job (task) of `graph`, in graph order: each once, none unknown.

@@ -33,13 +33,8 @@ pub enum WriteError {
 /// Writes a cluster sweep into `dir`: `cluster.csv` (one row a node count, [`ClusterRow`]'s
 /// fields) and `cluster.svg`/`.png` titled `title`. Returns the files written.
 pub fn write_cluster_sweep(rows: &[ClusterRow], title: &str, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in rows {
-        w.serialize(r).expect("write to memory");
-    }
     let csv_path = dir.join("cluster.csv");
-    let text = w.into_inner().expect("write to memory");
-    crate::support::write_atomic(&csv_path, &text)
+    crate::support::write_csv(rows, &csv_path)
         .map_err(|source| WriteError::Table { path: csv_path.clone(), source })?;
     let points: Vec<ClusterPoint> = rows
         .iter()

@@ -527,6 +527,9 @@ struct Replay<'s, 'g> {
     /// Each entry ends with the job's output bytes (never compared: the job before it is
     /// unique), so that a pass turns away jobs whose output cannot fit without looking them up.
     ready: BTreeSet<(u64, Reverse<u64>, u32, u64)>,
+    /// The entries a pass started, removed from `ready` once it is over (kept to reuse its
+    /// allocation: a pass runs at every event).
+    started: Vec<(u64, Reverse<u64>, u32, u64)>,
     ready_seq: u64,
     /// Completions: job -> (end on the work clock, sequence number), earliest first.
     events: PriorityQueue<u32, Reverse<(u64, u64)>>,
@@ -557,6 +560,7 @@ impl<'s, 'g> Replay<'s, 'g> {
             work_now: 0,
             missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
             ready: BTreeSet::new(),
+            started: Vec::new(),
             ready_seq: 0,
             events: PriorityQueue::with_capacity(cap.min(n)),
             event_seq: 0,
@@ -592,7 +596,7 @@ impl<'s, 'g> Replay<'s, 'g> {
     fn start_ready(&mut self) -> Result<(), SimError> {
         let g = self.sim.graph;
         let mut held: Option<u32> = None;
-        let mut started = Vec::new();
+        let mut started = std::mem::take(&mut self.started);
         // The ready jobs best first; those started are removed once the pass is over.
         for &entry in self.ready.iter().rev() {
             if self.running >= self.cap {
@@ -627,9 +631,10 @@ impl<'s, 'g> Replay<'s, 'g> {
                 self.spans.push(Span { job: entry.2, proc, start: self.now, end: self.now });
             }
         }
-        for entry in &started {
-            self.ready.remove(entry);
+        for entry in started.drain(..) {
+            self.ready.remove(&entry);
         }
+        self.started = started;
         if let Some(i) = held
             && self.running == 0
         {
