@@ -274,3 +274,67 @@ fn every_command_without_a_board_takes_the_empty_3x4() {
     let help = dab().args(["hint", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("[default: 3x4]"));
 }
+
+#[test]
+fn a_report_folder_flag_refuses_a_file_name_and_makes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for cmd in [&["plan", "2x3", "--no-probe"][..], &["run", "2x2", "--no-probe"], &["scale", "2x2", "--no-probe"]] {
+        let out = dab().current_dir(dir.path()).args(cmd).args(["--out", "plan.json"]).assert().failure().code(2);
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains("'plan.json' names a .json file") && stderr.contains("-o/--output"), "{stderr}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing made");
+}
+
+#[test]
+fn a_plan_file_flag_puts_the_charts_beside_the_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dab().current_dir(dir.path()).args(["plan", "2x3", "--no-probe", "-o", "x/p.json"]).assert().success();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    for f in ["p.json", "speedup.svg", "candidates.png"] {
+        assert!(dir.path().join("x").join(f).exists(), "{f}");
+    }
+    assert!(!dir.path().join("reports").exists(), "no report folder beside the plan's");
+    assert!(stderr.contains("wrote 5 files in x: p.json, speedup.svg"), "{stderr}");
+}
+
+#[test]
+fn quiet_leaves_standard_error_empty_on_every_command_that_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [&[&str]; 3] = [&["plan", "2x3", "--out", "a"], &["run", "2x2", "--out", "b"], &["solve", "2x2"]];
+    for (i, args) in cases.iter().enumerate() {
+        let loud = dab().current_dir(dir.path()).args(*args).assert().success();
+        let quiet = dab().current_dir(dir.path()).args(*args).arg("-q").assert().success();
+        let (loud, quiet) = (&loud.get_output().stderr, &quiet.get_output().stderr);
+        assert!(i == 2 || !loud.is_empty(), "{args:?} says nothing without -q");
+        assert!(quiet.is_empty(), "{args:?} -q: {}", String::from_utf8_lossy(quiet));
+    }
+    // Before the subcommand too.
+    let out = dab().current_dir(dir.path()).args(["-q", "plan", "2x3", "--out", "c"]).assert().success();
+    assert!(out.get_output().stderr.is_empty());
+}
+
+#[test]
+fn a_list_of_counts_is_sweep_and_threads_is_refused_there_with_a_pointer() {
+    for (cmd, list) in [("scale", "1,2"), ("sim", "1..4")] {
+        let out = dab().args([cmd, "2x2", "--threads", list]).assert().failure().code(2);
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(&format!("--sweep {list}")) && stderr.contains("one count"), "{stderr}");
+    }
+}
+
+#[test]
+fn plan_json_names_the_choice_and_every_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(
+        &["plan", "2x3", "--no-probe", "--threads", "2", "--json", "-o", dir.path().join("p.json").to_str().unwrap()],
+        None,
+    );
+    let cands = v["candidates"].as_array().unwrap();
+    assert!(cands.len() > 1);
+    assert_eq!(cands.iter().filter(|c| c["chosen"] == true).count(), 1);
+    let chosen = cands.iter().find(|c| c["chosen"] == true).unwrap();
+    assert_eq!(chosen["label"], v["chosen"]);
+    assert_eq!(chosen["predicted_seconds"], v["predicted_seconds"]);
+    assert!(v["plan_file"].as_str().unwrap().ends_with("p.json"));
+}

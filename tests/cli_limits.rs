@@ -49,7 +49,7 @@ fn more_threads_than_the_machine_runs_are_refused_before_any_work() {
     for args in [
         &["solve", "2x2", "--threads", "100000"][..],
         &["run", "2x2", "--threads", "100000", "--no-probe"],
-        &["scale", "2x2", "--threads", "1,100000", "--no-probe"],
+        &["scale", "2x2", "--sweep", "1,100000", "--no-probe"],
         &["hint", "2x2", "--threads", "100000"],
     ] {
         let e = refused(args, Some(dir.path()));
@@ -105,7 +105,7 @@ fn a_plan_for_more_threads_than_this_machine_is_still_a_plan() {
 
 #[test]
 fn processor_lists_too_long_to_simulate_are_refused_with_the_limit() {
-    let e = refused(&["sim", "g.csv", "--procs", "1..100000000"], None);
+    let e = refused(&["sim", "g.csv", "--sweep", "1..100000000"], None);
     assert!(e.contains("more than 10000 processor counts"), "{e}");
 }
 
@@ -115,7 +115,7 @@ fn a_gantt_chart_of_more_processors_than_jobs_has_a_lane_per_job() {
     let graph = dir.path().join("g.csv");
     dab().args(["graph", "2x2", "-o"]).arg(&graph).assert().success();
     dab()
-        .args(["sim", "--procs", "1,4000000000", "--gantt", "4000000000", "--out"])
+        .args(["sim", "--sweep", "1,4000000000", "--gantt", "4000000000", "--out"])
         .arg(dir.path().join("r"))
         .arg(&graph)
         .timeout(std::time::Duration::from_secs(60))

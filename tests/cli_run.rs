@@ -93,7 +93,7 @@ fn outside_the_project_the_built_in_cost_model_is_used() {
     let dir = tempfile::tempdir().unwrap();
     dab()
         .current_dir(dir.path())
-        .args(["run", "2x2", "--threads", "1", "--quiet"])
+        .args(["run", "2x2", "--threads", "1"])
         .assert()
         .success()
         .stdout(predicate::str::contains(format!("value of 2x2: {}", published("2x2"))))

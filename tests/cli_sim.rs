@@ -29,7 +29,7 @@ fn graph_then_sim_writes_the_report() {
         .stderr(predicate::str::contains("2987 jobs"));
     let out = dir.path().join("report");
     let json = dab()
-        .args(["sim", path(&g), "--threads", "1..30,unlimited", "--policy", "fifo,cp", "--json", "--out", path(&out)])
+        .args(["sim", path(&g), "--sweep", "1..30,unlimited", "--policy", "fifo,cp", "--json", "--out", path(&out)])
         .assert()
         .success()
         .get_output()
@@ -59,7 +59,7 @@ fn same_input_same_bytes() {
     let run = |name: &str| {
         let out = dir.path().join(name);
         let stdout = dab()
-            .args(["sim", path(&data("policies.csv")), path(&data("largest.csv")), "--procs", "1..4,unlimited"])
+            .args(["sim", path(&data("policies.csv")), path(&data("largest.csv")), "--sweep", "1..4,unlimited"])
             .args(["--policy", "fifo,cp,largest", "--out", path(&out)])
             .assert()
             .success()
@@ -98,7 +98,7 @@ fn thesis_format_is_read_like_csv() {
     dab().args(["graph", "3x3", "--split", "3000", "-o", path(&csv)]).assert().success();
     let sweep = |g: &Path| {
         dab()
-            .args(["sim", path(g), "--procs", "1..8", "--json", "--out", path(&dir.path().join("r"))])
+            .args(["sim", path(g), "--sweep", "1..8", "--json", "--out", path(&dir.path().join("r"))])
             .output()
             .unwrap()
             .stdout
@@ -151,8 +151,8 @@ fn bad_options_exit_2() {
         ),
         (&["graph", "3x3", "--split", "0"], "--split must be at least 1"),
         (&["graph", "3x3", "--cost", "no-such-model.json"], "cannot read cost model 'no-such-model.json'"),
-        (&["sim", path(&g), "--procs", "0"], "processor list '0'"),
-        (&["sim", path(&g), "--procs", "5..2"], "processor list '5..2'"),
+        (&["sim", path(&g), "--sweep", "0"], "processor list '0'"),
+        (&["sim", path(&g), "--sweep", "5..2"], "processor list '5..2'"),
         (&["sim", path(&g), "--bandwidth", "0"], "--bandwidth must be at least 1"),
         (&["sim", path(&g), "--mem-limit", "3"], "--mem-limit 3 is too small"),
         (&["sim", path(&g), "--policy", "random"], "invalid value 'random'"),
@@ -214,7 +214,7 @@ fn sim_with_a_cost_model_slows_jobs_by_its_contention_curve() {
         model["contention"] = serde_json::json!([[2, 1.5]]);
         (model["between_jobs_ns"], model["release_per_byte_ns"]) = (0.into(), 0.into());
     });
-    let sweep = |extra: &[&str]| sim_rows(dir.path(), &g, &[&["--procs", "1,2", "--policy", "cp"], extra].concat());
+    let sweep = |extra: &[&str]| sim_rows(dir.path(), &g, &[&["--sweep", "1,2", "--policy", "cp"], extra].concat());
     let (plain, slowed) = (sweep(&[]), sweep(&["--cost", path(&m), "--no-probe"]));
     let makespan = |rows: &[serde_json::Value], i: usize| rows[i]["makespan_ticks"].as_f64().unwrap();
     // One thread never runs beside another: the sum of the costs either way.
@@ -233,7 +233,7 @@ fn sim_with_a_cost_model_adds_its_worker_s_time_between_jobs() {
         (model["between_jobs_ns"], model["release_per_byte_ns"]) = (1000.into(), 0.5.into());
     });
     let one_thread = |extra: &[&str]| {
-        sim_rows(dir.path(), &g, &[&["--procs", "1"], extra].concat())[0]["makespan_ticks"].as_f64().unwrap()
+        sim_rows(dir.path(), &g, &[&["--sweep", "1"], extra].concat())[0]["makespan_ticks"].as_f64().unwrap()
     };
     // On one thread: the costs, then 1 us after every job and 0.5 ns per byte it made.
     let graph = std::fs::read_to_string(&g).unwrap();

@@ -157,7 +157,7 @@ fn graphs_plans_and_traces_are_read_from_standard_input() {
     let graph = dab().args(["graph", "2x3"]).assert().success();
     let csv = graph.get_output().stdout.clone();
     let out = dab()
-        .args(["sim", "-", "--threads", "1..2", "--json", "--out", path(&dir.path().join("sim"))])
+        .args(["sim", "-", "--sweep", "1..2", "--json", "--out", path(&dir.path().join("sim"))])
         .write_stdin(csv.clone())
         .assert()
         .success();

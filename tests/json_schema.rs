@@ -103,17 +103,21 @@ fn every_json_output_uses_only_documented_names() {
     dab().args(["job", "--plan", path(&plan), "--store", path(&store), "--value", path(&value)]).assert().success();
     check("value.json", &std::fs::read_to_string(&value).unwrap());
     let scale_dir = d("scale");
-    let scale = ["scale", "2x2", "--threads", "1,2", "--repeats", "1", "--out", path(&scale_dir), "--json"];
+    let scale = ["scale", "2x2", "--sweep", "1,2", "--repeats", "1", "--out", path(&scale_dir), "--json"];
     check("dab scale --json", &stdout(&scale));
     let graph = d("g.csv");
     dab().args(["graph", "2x3", "-o", path(&graph)]).assert().success();
-    check("dab sim --json", &stdout(&["sim", path(&graph), "--threads", "1..3", "--out", path(&d("sim")), "--json"]));
+    check("dab sim --json", &stdout(&["sim", path(&graph), "--sweep", "1..3", "--out", path(&d("sim")), "--json"]));
     // A split plan: its candidates and split objects.
     let (split, plan_dir) = (d("split.json"), d("p"));
     let plan_args =
         ["plan", "2x5", "--no-probe", "--threads", "2", "--split", "1e3", "-o", path(&split), "--out", path(&plan_dir)];
     dab().args(plan_args).assert().success();
     check("plan.json", &std::fs::read_to_string(&split).unwrap());
+    let plan_json = ["plan", "2x5", "--no-probe", "--threads", "2", "--split", "1e3", "--with-store", "--json"];
+    check("dab plan --json", &stdout(&[&plan_json[..], &["-o", path(&d("p2/plan.json"))]].concat()));
+    let nodes = ["plan", "2x4", "--no-probe", "--nodes", "2", "--threads-per-node", "2", "--json"];
+    check("dab plan --json", &stdout(&[&nodes[..], &["-o", path(&d("p3/plan.json"))]].concat()));
     let (plan23, log, out) = (data("cluster/plan-2x3.json"), data("cluster/jobcomp.log"), d("t.csv"));
     let ct = ["cluster-trace", "--plan", path(&plan23), "--jobcomp", path(&log), "-o", path(&out), "--json"];
     check("dab cluster-trace --json", &stdout(&ct));

@@ -29,7 +29,7 @@ const FIELDS: [&str; 9] = [
 fn scale_writes_rows_whose_error_and_efficiency_follow_from_the_times() {
     let dir = tempfile::tempdir().unwrap();
     let out = dab()
-        .args(["scale", "2x4", "--threads", "1,2", "--repeats", "1", "--json"])
+        .args(["scale", "2x4", "--sweep", "1,2", "--repeats", "1", "--json"])
         .args(["--cost", model().to_str().unwrap(), "--out", dir.path().to_str().unwrap()])
         .assert()
         .success();
@@ -65,7 +65,7 @@ fn scale_writes_rows_whose_error_and_efficiency_follow_from_the_times() {
 #[test]
 fn scale_refuses_a_bad_thread_list_in_one_line_naming_it() {
     for list in ["0", "4..2", "unlimited"] {
-        let out = dab().args(["scale", "2x4", "--threads", list, "--repeats", "1"]).assert().failure().code(2);
+        let out = dab().args(["scale", "2x4", "--sweep", list, "--repeats", "1"]).assert().failure().code(2);
         let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(stderr.starts_with("error: ") && stderr.contains(&format!("'{list}'")), "{stderr}");

@@ -238,7 +238,7 @@ fn a_huge_overhead_is_refused_not_wrapped_into_a_small_makespan() {
     let out = dir.path().join("report");
     let (graph, out_text) = (data("policies.csv"), out.to_str().unwrap().to_string());
     let sim = |overhead: &str, message: &str| {
-        let args = ["sim", graph.to_str().unwrap(), "--procs", "1,2", "--out", &out_text, "--overhead", overhead];
+        let args = ["sim", graph.to_str().unwrap(), "--sweep", "1,2", "--out", &out_text, "--overhead", overhead];
         common::refused(&args, None, message);
     };
     let max = u64::MAX.to_string();

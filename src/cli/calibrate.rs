@@ -95,12 +95,12 @@ pub fn run(args: CalibrateArgs) -> CliResult {
     }
     let started = std::time::Instant::now();
     let threads = super::threads(args.threads)?;
-    eprintln!(
+    super::note!(
         "calibrating on {threads} thread(s) ({} physical cores): about {} s",
         calibrate::physical_cores().min(threads),
         estimate(threads)
     );
-    let cal = calibrate::run(&args.cases, &args.holdout, threads, args.repeats, &mut |m| eprintln!("{m}"))?;
+    let cal = calibrate::run(&args.cases, &args.holdout, threads, args.repeats, &mut |m| super::note!("{m}"))?;
     let mut model = cal.model.clone();
     store_terms(&args, &mut model)?;
     let m = &model;

@@ -25,7 +25,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "P")]
     pub threads: Option<u32>,
     /// Folder for compare.svg/.png (default: the trace's folder).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::out_dir)]
     pub out: Option<PathBuf>,
     /// Seconds of dispatch latency added to every predicted job (default 0), or for a trace of
     /// cluster tasks, a task's in place of the plan's (default: the plan's); from dab

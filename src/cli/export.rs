@@ -30,7 +30,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "DIR")]
     pub store: PathBuf,
     /// Folder for the generated files, the tasks' logs and the value (shared too).
-    #[arg(long = "out", alias = "output", short_alias = 'o', value_name = "DIR")]
+    #[arg(long = "out", value_name = "DIR", value_parser = super::out_dir)]
     pub output: PathBuf,
     /// The dab binary the tasks run (default: this one).
     #[arg(long, value_name = "FILE")]

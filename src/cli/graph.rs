@@ -68,7 +68,7 @@ pub fn run(args: GraphArgs) -> CliResult {
         None => print!("{}", graph.to_text(args.format)),
     }
     let (w, cp) = (graph.work(), graph.critical_path());
-    eprintln!(
+    super::note!(
         "{} jobs, {} dependencies, {} states, work {w} {}, critical path {cp} (W/CP = {:.2}){}",
         graph.len(),
         graph.edges(),

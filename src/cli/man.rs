@@ -12,7 +12,7 @@ use super::{Cli, CliResult};
 pub struct ManArgs {
     /// Folder to write every page into (dab.1 and dab-<subcommand>.1), e.g. ~/.local/share/man/man1;
     /// without it, dab.1 goes to standard output (`dab man | man -l -`).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::out_dir)]
     pub out: Option<PathBuf>,
 }
 

@@ -54,9 +54,41 @@ impl std::error::Error for Failed {}
 #[derive(Parser)]
 #[command(name = "dab", version, about = "Complete solutions of Dots-and-Boxes by retrograde analysis")]
 struct Cli {
+    /// No progress lines, notes or "wrote" lines on standard error (errors are still printed).
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
+
+/// Set once from `-q/--quiet` before the command runs.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `-q/--quiet` was given: progress and notes stay off standard error.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A note for the person at the terminal, on standard error, unless `-q/--quiet`.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        if !$crate::cli::quiet() {
+            eprintln!($($arg)*);
+        }
+    };
+}
+pub(crate) use note;
+
+/// A line of a command's text output on standard output, left out where `json` (the JSON
+/// object is then all of standard output).
+macro_rules! say {
+    ($json:expr, $($arg:tt)*) => {
+        if !$json {
+            println!($($arg)*);
+        }
+    };
+}
+pub(crate) use say;
 
 #[derive(Subcommand)]
 enum Command {
@@ -166,8 +198,47 @@ pub fn runs_path(name: &str) -> PathBuf {
 pub fn wrote(dir: &std::path::Path, files: &[PathBuf]) {
     let names: Vec<String> = files.iter().map(|f| f.strip_prefix(dir).unwrap_or(f).display().to_string()).collect();
     let count = dab::support::count_of(files.len() as u64, "file");
-    eprintln!("wrote {count} in {}: {}", dir.display(), names.join(", "));
+    note!("wrote {count} in {}: {}", dir.display(), names.join(", "));
 }
+
+/// `--threads` on a command that sweeps counts: refused with a pointer to `--sweep`, since
+/// `--threads` is one count in every command.
+#[derive(Args)]
+pub struct SweepNotThreads {
+    /// One thread count elsewhere; here the counts swept are --sweep LIST.
+    #[arg(long = "threads", hide = true, value_name = "P")]
+    threads: Option<String>,
+}
+
+impl SweepNotThreads {
+    /// Refuses `--threads` given to `dab <command>`.
+    pub fn check(&self, command: &str) -> Result<(), String> {
+        match &self.threads {
+            None => Ok(()),
+            Some(list) => Err(format!(
+                "dab {command} sweeps its counts with --sweep (--sweep {}); --threads is one count, in every command",
+                dab::support::one_line(list)
+            )),
+        }
+    }
+}
+
+/// A folder for `--out`: a name ending in a file's extension (plan.json, sweep.csv, ...) is
+/// refused, since `-o/--output` names a file and a folder named plan.json is never meant.
+pub fn out_dir(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    if let Some(ext) = ext.filter(|e| FILE_EXTENSIONS.contains(&e.as_str())) {
+        return Err(format!(
+            "'{}' names a .{ext} file, but --out takes a folder for the reports (-o/--output names a file)",
+            dab::support::one_line(text)
+        ));
+    }
+    Ok(path)
+}
+
+/// Extensions of the files dab writes, which a report folder's name does not end in.
+const FILE_EXTENSIONS: [&str; 6] = ["json", "csv", "svg", "png", "txt", "dab"];
 
 /// A whole number in any form dab prints one: `100000`, `100_000`, `1e5` or `1.5e6`.
 pub fn count(text: &str) -> Result<u64, String> {
@@ -312,6 +383,7 @@ pub fn run() -> i32 {
             }
         }
     };
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Solve(a) => solve::run(a),
         Command::Partitions(a) => partitions::run(a),
@@ -386,12 +458,18 @@ mod tests {
     }
 
     #[test]
-    fn a_processor_count_is_threads_and_a_folder_is_out_everywhere() {
+    fn one_count_is_threads_a_list_is_sweep_and_a_folder_is_out_everywhere() {
         for (path, cmd) in commands() {
             for arg in cmd.get_arguments() {
                 let long = arg.get_long().unwrap_or_default();
-                assert_ne!(long, "procs", "{path}: --procs is an alias of --threads, not a flag of its own");
+                assert_ne!(long, "procs", "{path}: a processor count is --threads, not --procs");
                 let name = arg.get_value_names().and_then(|v| v.first()).map(|s| s.to_string()).unwrap_or_default();
+                if long == "threads" {
+                    assert_ne!(name, "LIST", "{path} --threads takes a list: counts to sweep are --sweep");
+                }
+                if long == "sweep" {
+                    assert_eq!(name, "LIST", "{path} --sweep takes a list of counts");
+                }
                 if long == "output" {
                     assert_ne!(name, "DIR", "{path} --output names a folder: that is --out");
                 }

@@ -16,11 +16,12 @@ pub struct PlanArgs {
     pub position: PositionArgs,
     #[command(flatten)]
     pub common: PlanCommon,
-    /// Where to write the plan (default: <report folder>/plan.json).
+    /// Where to write the plan (default: <report folder>/plan.json); its charts go beside it
+    /// unless --out names their folder.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Report folder (default: reports/runs/<board>).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::out_dir)]
     pub out: Option<PathBuf>,
     /// Plan for a run with `--store`: every job's cost includes writing its file, and the
     /// store's peak size is predicted.
@@ -44,6 +45,76 @@ pub struct PlanArgs {
     /// 500MB, ...; default: not limited). Tasks read the files other tasks wrote through it.
     #[arg(long, value_name = "BYTES", value_parser = super::bytes, requires = "nodes")]
     pub store_bandwidth: Option<u64>,
+    /// Print the choice as one JSON object (a sweep of several --nodes: its rows) instead of
+    /// the tables; the plan file and charts are written as without it.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `dab plan --json`: the choice, every candidate, and where the plan went.
+#[derive(serde::Serialize)]
+struct PlanJson<'a> {
+    board: &'a str,
+    root: &'a str,
+    threads: u32,
+    plan_file: String,
+    chosen: String,
+    reason: &'a str,
+    predicted_seconds: f64,
+    predicted_peak_value_bytes: u64,
+    candidates: Vec<CandidateJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<&'a dab::plan::PlanCluster>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    predicted_peak_disk_bytes: Option<u64>,
+}
+
+/// One candidate of [`PlanJson`].
+#[derive(serde::Serialize)]
+struct CandidateJson {
+    label: String,
+    groups: usize,
+    split_states: Option<u64>,
+    job_count: usize,
+    /// Null where it does not fit the memory limit.
+    predicted_seconds: Option<f64>,
+    peak_value_bytes: u64,
+    fits: bool,
+    chosen: bool,
+}
+
+impl<'a> PlanJson<'a> {
+    fn new(planned: &'a dab::plan::PlanChoice, path: &Path, disk: Option<u64>) -> Self {
+        let plan = &planned.plan;
+        let candidates = (planned.candidates.iter().enumerate())
+            .map(|(i, c)| CandidateJson {
+                label: c.label(),
+                groups: c.candidate.groups,
+                split_states: c.candidate.split.map(|s| s.threshold),
+                job_count: c.candidate.jobs,
+                predicted_seconds: c.candidate.fits.then_some(c.candidate.predicted_seconds),
+                peak_value_bytes: c.candidate.peak_memory,
+                fits: c.candidate.fits,
+                chosen: i == planned.chosen,
+            })
+            .collect();
+        PlanJson {
+            board: &plan.board,
+            root: &plan.root,
+            threads: plan.threads,
+            plan_file: path.display().to_string(),
+            chosen: planned.candidates[planned.chosen].label(),
+            reason: &plan.reason,
+            predicted_seconds: plan.predicted_seconds,
+            predicted_peak_value_bytes: plan.predicted_peak_memory,
+            candidates,
+            cluster: plan.cluster.as_ref(),
+            task_count: plan.cluster.as_ref().map(|_| plan.tasks.len()),
+            predicted_peak_disk_bytes: disk,
+        }
+    }
 }
 
 /// Options shared by `dab plan` and `dab run`.
@@ -87,10 +158,11 @@ impl PlanCommon {
         let model = load_model(self.cost.as_deref())?;
         let model = if self.no_probe { model } else { probed(&model) };
         if threads > model.hardware_threads {
-            eprintln!(
+            super::note!(
                 "note: planning for {threads} threads on a machine of {} hardware threads: contention past them is \
                  taken as at {} (a bigger machine or a cluster, not this one oversubscribed)",
-                model.hardware_threads, model.hardware_threads
+                model.hardware_threads,
+                model.hardware_threads
             );
         }
         Ok(PlanOptions {
@@ -112,7 +184,7 @@ pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
     let default = Path::new(BUILT_IN_NAME);
     if path.is_none() && !default.exists() {
         let model = CostModel::built_in();
-        eprintln!(
+        super::note!(
             "note: no {BUILT_IN_NAME} here; using the cost model built into dab, measured on {} \
              (run dab calibrate to measure this machine)",
             model.machine
@@ -129,7 +201,7 @@ pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
 /// `model` carried to this machine by a probe, with a note on standard error of what it did.
 pub fn probed(model: &CostModel) -> CostModel {
     let probed = dab::calibrate::probe_model(model);
-    eprintln!("{}", dab::calibrate::describe(model, &probed));
+    super::note!("{}", dab::calibrate::describe(model, &probed));
     probed.model
 }
 
@@ -168,17 +240,23 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     opts.at_threads_only = args.nodes.is_some();
     let mut planned = dab::plan::plan(root, &opts)?;
     let board = planned.plan.board.clone();
-    let dir = args.out.unwrap_or_else(|| match sweep {
+    let beside = args.output.as_deref().map(|f| f.parent().unwrap_or(Path::new("")).to_path_buf());
+    let dir = args.out.or(beside).unwrap_or_else(|| match sweep {
         true => Path::new(dab::support::RUNS_DIR).join("cluster").join(&board),
         false => dab::pipeline::default_dir(&board, root.drawn.is_empty()),
     });
     let path = args.output.unwrap_or_else(|| dir.join("plan.json"));
-    print_choice(&planned);
+    if !args.json {
+        print_choice(&planned);
+    }
+    let mut disk = None;
     if args.with_store {
         let plan = &planned.plan;
         let store = dab::plan::predict_store(plan, &plan.check()?, plan.threads, args.keep_lines)?;
+        disk = Some(store.peak);
         let book = args.keep_lines.map_or(String::new(), |k| format!(" (the book of at most {k} lines)"));
-        println!(
+        super::say!(
+            args.json,
             "store: values in files peak at {} on {}; {} left at the end{book}",
             human_bytes(store.peak),
             dab::support::count_of(u64::from(plan.threads), "thread"),
@@ -198,7 +276,10 @@ pub fn run(mut args: PlanArgs) -> CliResult {
         let took = start.elapsed().as_secs_f64();
         if sweep {
             let rows: Vec<dab::plan::ClusterRow> = swept.into_iter().map(|c| c.row).collect();
-            print_sweep(&rows, took);
+            match args.json {
+                true => println!("{}", serde_json::to_string_pretty(&rows)?),
+                false => print_sweep(&rows, took),
+            }
             let bandwidth = args.store_bandwidth.map_or("unlimited".into(), |b| format!("{}/s", human_bytes(b)));
             let title = format!(
                 "{board} on nodes of {} threads: store {bandwidth}, dispatch {overhead} s a task",
@@ -212,7 +293,8 @@ pub fn run(mut args: PlanArgs) -> CliResult {
         (planned.chosen, planned.plan) = (chosen, plan);
         let plan = &planned.plan;
         let c = plan.cluster.as_ref().expect("packed");
-        println!(
+        super::say!(
+            args.json,
             "cluster: {} of {} packed into {} ({took:.1} s to pack): predicted {:.3} s; store traffic {} read, {} \
              written; a node holds at most {}; chose {}",
             dab::support::count_of(u64::from(row.nodes), "node"),
@@ -226,6 +308,9 @@ pub fn run(mut args: PlanArgs) -> CliResult {
         );
     }
     let files = dab::report::write_plan(&planned, &path, &dir)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&PlanJson::new(&planned, &path, disk))?);
+    }
     super::wrote(&dir, &files);
     Ok(())
 }

@@ -26,7 +26,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub common: PlanCommon,
     /// Report folder (default: reports/runs/<board>).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::out_dir)]
     pub out: Option<PathBuf>,
     /// Durable store: every job's values are written here, and a run on an existing store
     /// resumes, skipping the jobs it holds.
@@ -37,9 +37,6 @@ pub struct RunArgs {
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 pub fn run(args: RunArgs) -> CliResult {
@@ -60,9 +57,9 @@ pub fn run(args: RunArgs) -> CliResult {
             p
         }
     };
-    let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
+    let bar = Progress::new(!super::quiet() && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
-    let report = |m: &str| eprintln!("{m}");
+    let report = |m: &str| super::note!("{m}");
     let outcome = dab::pipeline::run(
         &plan,
         threads,
@@ -77,7 +74,7 @@ pub fn run(args: RunArgs) -> CliResult {
         (e, _) => Box::<dyn std::error::Error>::from(e),
     })?;
     if outcome.run.resumed > 0 {
-        eprintln!("resumed: {} of {} jobs were already in the store", outcome.run.resumed, plan.jobs.len());
+        super::note!("resumed: {} of {} jobs were already in the store", outcome.run.resumed, plan.jobs.len());
     }
     bar.finish();
     if args.json {
@@ -105,7 +102,7 @@ fn loaded_plan(args: &RunArgs, path: &Path) -> Result<(Plan, PathBuf), Box<dyn s
     .filter_map(|(flag, given)| given.then_some(flag))
     .collect();
     if !ignored.is_empty() {
-        eprintln!("note: {} ignored with --plan: the plan fixes its grouping, split and costs", ignored.join(", "));
+        super::note!("note: {} ignored with --plan: the plan fixes its grouping, split and costs", ignored.join(", "));
     }
     let mut plan = Plan::load(path)?;
     if args.common.mem_limit.is_some() {

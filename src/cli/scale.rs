@@ -19,7 +19,9 @@ pub struct ScaleArgs {
     /// Thread counts, as 1,2,4,8 or 1..16 (default: the powers of two up to RAYON_NUM_THREADS,
     /// else all cores, and that count itself).
     #[arg(long, value_name = "LIST")]
-    pub threads: Option<String>,
+    pub sweep: Option<String>,
+    #[command(flatten)]
+    pub not_threads: super::SweepNotThreads,
     /// Runs at each thread count; the median is kept.
     #[arg(long, value_name = "K", default_value_t = 3)]
     pub repeats: usize,
@@ -32,7 +34,7 @@ pub struct ScaleArgs {
     #[arg(long)]
     pub no_probe: bool,
     /// Report folder (default: reports/runs/scale/<board>).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::out_dir)]
     pub out: Option<PathBuf>,
     /// Print the rows as JSON.
     #[arg(long)]
@@ -48,7 +50,8 @@ struct Output<'a> {
 
 pub fn run(args: ScaleArgs) -> CliResult {
     let cores = dab::support::hardware_threads();
-    let threads = match &args.threads {
+    args.not_threads.check("scale")?;
+    let threads = match &args.sweep {
         Some(text) => thread_list(text)?,
         None => dab::scale::default_threads(super::default_threads()?),
     };
@@ -68,7 +71,7 @@ pub fn run(args: ScaleArgs) -> CliResult {
     let probe_threads = opts.model.probe.threads as usize;
     let mut probe = || dab::calibrate::probe(probe_threads).one_thread_seconds;
     let probe: Option<&mut dyn FnMut() -> f64> = if args.no_probe { None } else { Some(&mut probe) };
-    let rows = dab::scale::scale(root, &threads, args.repeats, &opts, probe, &mut |m| eprintln!("{m}"))?;
+    let rows = dab::scale::scale(root, &threads, args.repeats, &opts, probe, &mut |m| super::note!("{m}"))?;
     let board = root.board.to_string();
     let name = if root.drawn.is_empty() { board.clone() } else { format!("{board}-position") };
     let dir = args.out.unwrap_or_else(|| super::runs_path("scale").join(name));
@@ -82,9 +85,9 @@ pub fn run(args: ScaleArgs) -> CliResult {
     Ok(())
 }
 
-/// `--threads`: a processor list of counts only (no `unlimited`), as one line naming it.
+/// `--sweep`: a processor list of counts only (no `unlimited`), as one line naming it.
 fn thread_list(text: &str) -> Result<Vec<usize>, String> {
-    let bad = || format!("--threads '{text}' is not a list of thread counts >= 1 (e.g. 1,2,4,8 or 1..16)");
+    let bad = || format!("--sweep '{text}' is not a list of thread counts >= 1 (e.g. 1,2,4,8 or 1..16)");
     let ProcsList(list) = text.parse().map_err(|_| bad())?;
     list.into_iter()
         .map(|p| match p {

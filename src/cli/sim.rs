@@ -17,8 +17,10 @@ pub struct SimArgs {
     #[arg(required = true, value_name = "GRAPH")]
     pub graphs: Vec<PathBuf>,
     /// Processor counts to sweep: N, A..B or unlimited, separated by commas.
-    #[arg(long = "threads", visible_alias = "procs", value_name = "LIST", default_value = "1..64")]
+    #[arg(long = "sweep", value_name = "LIST", default_value = "1..64")]
     pub procs: ProcsList,
+    #[command(flatten)]
+    pub not_threads: super::SweepNotThreads,
     /// Ready-queue policies, separated by commas.
     #[arg(long, value_parser = choice::<Policy>(), value_delimiter = ',', default_value = "fifo")]
     pub policy: Vec<Policy>,
@@ -41,7 +43,7 @@ pub struct SimArgs {
     #[arg(long, value_name = "P")]
     pub gantt: Option<ProcsList>,
     /// Report folder (default: reports/runs/<graph names joined by '+'>).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::out_dir)]
     pub out: Option<PathBuf>,
     /// Unit of the graph costs, for the chart axes (ns with --cost).
     #[arg(long, default_value = "ticks")]
@@ -60,6 +62,7 @@ pub struct SimArgs {
 }
 
 pub fn run(args: SimArgs) -> CliResult {
+    args.not_threads.check("sim")?;
     if args.graphs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         return Err("'-' (standard input) may be given as one graph only".into());
     }

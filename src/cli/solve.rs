@@ -46,9 +46,6 @@ pub struct SolveArgs {
     pub store: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub book: BookArgs,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 pub fn run(args: SolveArgs) -> CliResult {
@@ -61,9 +58,9 @@ pub fn run(args: SolveArgs) -> CliResult {
         return Err("--value-only and --leaf-lines work only with --engine search".into());
     }
     if let Some(note) = twin_note(args.engine, root.undrawn().len() as i32) {
-        eprintln!("{note}");
+        super::note!("{note}");
     }
-    let bar = Progress::new(!args.quiet && std::io::stderr().is_terminal());
+    let bar = Progress::new(!super::quiet() && std::io::stderr().is_terminal());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let opts = SolveOptions {
         groups: args.groups,
@@ -162,7 +159,7 @@ pub struct SearchLine {
 impl SearchLine {
     /// A line on stderr when it is a terminal, else nothing.
     pub fn on_terminal() -> SearchLine {
-        SearchLine { enabled: std::io::stderr().is_terminal(), bar: std::sync::Mutex::new(None) }
+        SearchLine { enabled: !super::quiet() && std::io::stderr().is_terminal(), bar: std::sync::Mutex::new(None) }
     }
 }
 

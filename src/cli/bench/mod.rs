@@ -268,7 +268,9 @@ fn solve(args: BenchArgs) -> CliResult {
     let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
     if args.cases.iter().any(|c| c == "chains-3x8") {
         // Measured on the README's 2-core machine (2026-11-24): the dense twin alone 198 s.
-        eprintln!("note: the solve suite takes about 6 minutes on a 2-core machine (the 32-line case's dense twin 3)");
+        crate::cli::note!(
+            "note: the solve suite takes about 6 minutes on a 2-core machine (the 32-line case's dense twin 3)"
+        );
     }
     let exe = std::env::current_exe()?;
     // Measured once, before the solves (in this process; each solve runs in its own). The
