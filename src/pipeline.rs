@@ -36,7 +36,7 @@ pub enum RunError {
     #[error(transparent)]
     Exec(#[from] ExecError),
     /// The plan has a memory limit but no store was given to drop values to.
-    #[error("--mem-limit needs --store: values that do not fit in memory are dropped and read back from the store")]
+    #[error("a memory limit needs a store: values that do not fit in memory are dropped and read back from the store")]
     MemLimitWithoutStore,
 }
 

@@ -19,7 +19,7 @@ pub enum ScaleError {
     #[error("thread counts must be at least 1")]
     ZeroThreads,
     /// The number of repeats is 0.
-    #[error("--repeats must be at least 1")]
+    #[error("the repeats must be at least 1")]
     ZeroRepeats,
     /// No plan could be made for a thread count.
     #[error("planning for {threads} thread(s): {source}")]

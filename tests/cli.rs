@@ -143,7 +143,7 @@ fn bad_input_is_refused_with_status_2() {
     bad(&["solve", "--lines", "0101"], None, "board 3x4 has 31 lines");
     bad(&["solve", "3x3", "--bogus"], None, "unexpected argument '--bogus'");
     bad(&["solve", "3x4", "--groups", "1"], None, "at most 20 are allowed");
-    bad(&["solve", "3x3", "--groups", "0"], None, "--groups must be at least 1");
+    bad(&["solve", "3x3", "--groups", "0"], None, "--groups: the group count must be at least 1");
     bad(&["solve", "3x3", "--threads", "0"], None, "--threads must be at least 1");
     bad(&["solve", "4x4", "--engine", "dense"], None, "at most 32");
     bad(&["solve", "4x4"], None, "at most 32");

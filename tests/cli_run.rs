@@ -133,7 +133,7 @@ fn a_memory_limit_is_planned_and_kept() {
         c.assert()
     };
     // Without a store, nothing could be dropped from memory: refused before any work.
-    run(&["--mem-limit", "100K"]).code(2).stderr(predicate::str::contains("--mem-limit needs --store"));
+    run(&["--mem-limit", "100K"]).code(2).stderr(predicate::str::contains("--mem-limit: a memory limit needs a store"));
     assert!(!dir.path().join("plan.json").exists());
     run(&["--mem-limit", "lots", "--store", path(&store)]).code(2).stderr(predicate::str::contains("'lots'"));
     // The limit is the whole process's: what the program, tables and threads hold is counted

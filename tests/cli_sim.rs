@@ -143,18 +143,21 @@ fn bad_options_exit_2() {
     let g = data("policies.csv");
     let cases: &[(&[&str], &str)] = &[
         (&["graph", "3x3", "--scheme", "quadrants"], "square board with an even side"),
-        (&["graph", "4x4", "--scheme", "quadrants", "--groups", "3"], "--groups applies only to --scheme orbits"),
-        (&["graph", "3x4", "--symmetry", "dih8"], "--symmetry applies only to --scheme quadrants"),
+        (
+            &["graph", "4x4", "--scheme", "quadrants", "--groups", "3"],
+            "--groups: a group count applies only to the orbits scheme",
+        ),
+        (&["graph", "3x4", "--symmetry", "dih8"], "--symmetry: a symmetry applies only to the quadrants scheme"),
         (
             &["graph", "4x4", "--scheme", "quadrants", "--split", "10", "--piece-deps", "fine"],
             "fine piece dependencies",
         ),
-        (&["graph", "3x3", "--split", "0"], "--split must be at least 1"),
+        (&["graph", "3x3", "--split", "0"], "--split: a split needs a threshold of at least 1"),
         (&["graph", "3x3", "--cost", "no-such-model.json"], "cannot read cost model 'no-such-model.json'"),
         (&["sim", path(&g), "--sweep", "0"], "processor list '0'"),
         (&["sim", path(&g), "--sweep", "5..2"], "processor list '5..2'"),
-        (&["sim", path(&g), "--bandwidth", "0"], "--bandwidth must be at least 1"),
-        (&["sim", path(&g), "--mem-limit", "3"], "--mem-limit 3 is too small"),
+        (&["sim", path(&g), "--bandwidth", "0"], "--bandwidth: "),
+        (&["sim", path(&g), "--mem-limit", "3"], "the memory limit of 3 bytes is too small"),
         (&["sim", path(&g), "--policy", "random"], "invalid value 'random'"),
     ];
     let dir = tempfile::tempdir().unwrap();

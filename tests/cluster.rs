@@ -162,7 +162,7 @@ fn unknown_jobs_and_bad_plans_are_refused() {
         .arg(tmp.path().join("none.json"))
         .arg("--store")
         .arg(tmp.path())
-        .arg("-o")
+        .arg("--out")
         .arg(tmp.path().join("out"))
         .assert()
         .code(2)
@@ -664,7 +664,7 @@ fn more_jobs_at_once_on_a_node_than_its_slots_are_refused() {
     let e = trace::convert(&plan, &records, Some(1), Path::new("jobcomp.log")).unwrap_err().to_string();
     assert!(
         e.contains(&format!(
-            "line 2: job 2 '{}' started while 1 jobs were running on node 'vm': more than --slots 1",
+            "line 2: job 2 '{}' started while 1 jobs were running on node 'vm': more than the 1 slots given a node",
             names[1]
         )),
         "{e}"

@@ -68,7 +68,7 @@ fn a_plan_with_a_dependency_removed_is_refused_by_run_job_and_export_naming_the_
     refused(&["job", "--plan", path(&bad), "--store", path(&store), "--job", "8-7"], message);
     refused(&["job", "--plan", path(&bad), "--store", path(&store), "--value", path(&d.join("v.json"))], message);
     for engine in ["slurm", "condor"] {
-        refused(&["export", engine, "--plan", path(&bad), "--store", path(&store), "-o", path(&out)], message);
+        refused(&["export", engine, "--plan", path(&bad), "--store", path(&store), "--out", path(&out)], message);
     }
     // Nothing ran: no store, no exported file.
     assert!(!store.exists());
@@ -99,7 +99,7 @@ fn a_full_board_is_answered_where_a_value_is_asked_and_refused_where_a_plan_is()
     let message = format!("the plan's root: {full}");
     refused(&["run", "--plan", path(&bad), "--quiet", "--out", path(d)], &message);
     refused(&["job", "--plan", path(&bad), "--store", path(&d.join("s")), "--job", "0-0"], &message);
-    refused(&["export", "slurm", "--plan", path(&bad), "--store", path(&d.join("s")), "-o", path(d)], &message);
+    refused(&["export", "slurm", "--plan", path(&bad), "--store", path(&d.join("s")), "--out", path(d)], &message);
 }
 
 #[test]

@@ -208,3 +208,175 @@ fn the_scanner_sees_code_and_skips_comments_and_strings() {
     assert!(code.contains("crate::a") && code.contains("crate::e"));
     assert!(!code.contains("crate::b") && !code.contains("crate::c") && !code.contains("crate::d"));
 }
+
+/// The text of ARCHITECTURE.md.
+fn architecture() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap()
+}
+
+/// The bullet of ARCHITECTURE.md's cross-cutting concerns that starts with `head`, to the next.
+fn paragraph<'a>(doc: &'a str, head: &str) -> &'a str {
+    let text = &doc[doc.find(head).unwrap_or_else(|| panic!("ARCHITECTURE.md has no '{head}'"))..];
+    &text[..text[3..].find("\n- **").or_else(|| text[3..].find("\n#")).map_or(text.len(), |e| e + 3)]
+}
+
+/// Every `.rs` file of the library (the binary's `src/cli/` and `src/main.rs` left out).
+fn library_files(src: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = layers(src).iter().flat_map(|m| files_of(src, m)).collect();
+    files.push(src.join("lib.rs"));
+    files
+}
+
+/// The string literals of a source text, each with its line (comments skipped; `#[cfg(test)]`
+/// modules are kept, so a test's own strings must pass too).
+fn literals(text: &str) -> Vec<(usize, String)> {
+    let (mut out, mut line, mut current) = (Vec::new(), 1, None::<String>);
+    let code = text.as_bytes();
+    let mut i = 0;
+    while i < code.len() {
+        let c = code[i] as char;
+        match &mut current {
+            Some(s) => match c {
+                '\\' => {
+                    s.push(code.get(i + 1).map_or(' ', |&b| b as char));
+                    i += 1;
+                }
+                '"' => out.push((line, current.take().unwrap())),
+                _ => s.push(c),
+            },
+            None if c == '/' && code.get(i + 1) == Some(&b'/') => {
+                while i < code.len() && code[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            None if c == '\'' && code.get(i + 2) == Some(&b'\'') => i += 2,
+            None if c == '"' => current = Some(String::new()),
+            None => {}
+        }
+        if code.get(i) == Some(&b'\n') {
+            line += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn the_literal_scanner_finds_strings_and_skips_comments() {
+    let text = "let a = \"x --y\"; // \"--z\"\nlet c = '\"'; f(\"two\\\"q\");";
+    let found = literals(text);
+    assert_eq!(found, vec![(1, "x --y".to_string()), (2, "two\"q".to_string())]);
+}
+
+/// The rows of ARCHITECTURE.md's table of who uses whom: module, then the modules it uses.
+fn uses_table() -> BTreeMap<String, Vec<String>> {
+    let doc = architecture();
+    let start = doc.find("| module | uses |").expect("ARCHITECTURE.md has the table '| module | uses |'");
+    doc[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(|c| c.trim().trim_matches('`')).collect();
+            let uses = cells[1]
+                .split(',')
+                .map(|u| u.trim().trim_matches('`').to_string())
+                .filter(|u| !u.is_empty() && u != "nothing");
+            (cells[0].trim_end_matches('/').to_string(), uses.collect())
+        })
+        .collect()
+}
+
+#[test]
+fn the_map_says_which_layers_each_module_uses_and_no_more() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let modules = layers(&src);
+    let table = uses_table();
+    let mut wrong = Vec::new();
+    for m in &modules {
+        let mut used: Vec<String> = files_of(&src, m)
+            .iter()
+            .flat_map(|f| mentions(&src, f, &modules))
+            .map(|(name, _)| name)
+            .filter(|name| name != m)
+            .collect();
+        used.sort();
+        used.dedup();
+        let mut said = table.get(m).cloned().unwrap_or_else(|| vec!["(no row)".into()]);
+        said.sort();
+        if used != said {
+            wrong.push(format!("{m}: uses {used:?}, ARCHITECTURE.md says {said:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_error_enum_of_the_library_is_in_the_map() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let doc = architecture();
+    let errors = paragraph(&doc, "- **Errors.**");
+    let mut missing = Vec::new();
+    for file in library_files(&src) {
+        for line in code_only(&std::fs::read_to_string(&file).unwrap()).lines() {
+            if let Some(rest) = line.trim_start().strip_prefix("pub enum ") {
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+                if name.ends_with("Error") && !errors.contains(&format!("`{name}`")) {
+                    missing.push(format!("{name} ({})", file.display()));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "error enums not in ARCHITECTURE.md's Errors paragraph: {missing:?}");
+}
+
+#[test]
+fn unsafe_lives_only_where_the_map_says_each_block_with_its_safety_note() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let doc = architecture();
+    let unsafe_paragraph = paragraph(&doc, "- **Unsafe.**");
+    let mut wrong = Vec::new();
+    for file in library_files(&src).into_iter().chain(files_of(&src, "cli")) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        let code = code_only(&std::fs::read_to_string(&file).unwrap());
+        let text = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in code.lines().enumerate() {
+            if !line.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "unsafe") {
+                continue;
+            }
+            if !unsafe_paragraph.contains(&format!("`{rel}`")) {
+                wrong.push(format!("{rel}:{}: unsafe in a file ARCHITECTURE.md does not name", n + 1));
+            }
+            let above = &lines[n.saturating_sub(4)..n];
+            if !above.iter().any(|l| l.contains("SAFETY:")) {
+                wrong.push(format!("{rel}:{}: unsafe without a SAFETY note just above", n + 1));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_map_links_only_inside_the_repository() {
+    let doc = architecture();
+    let outside: Vec<&str> =
+        doc.lines().filter(|l| l.contains("](../") || l.contains("`../") || l.contains("](/")).collect();
+    assert!(outside.is_empty(), "ARCHITECTURE.md points outside the repository: {outside:?}");
+}
+
+#[test]
+fn thread_pools_are_built_only_where_the_map_says() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let pools = paragraph(&architecture(), "- **Thread pools.**").to_string();
+    let mut wrong = Vec::new();
+    for file in library_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        let code = code_only(&std::fs::read_to_string(&file).unwrap());
+        if code.contains("ThreadPoolBuilder") && !pools.contains(&format!("`{rel}`")) {
+            wrong.push(rel);
+        }
+    }
+    assert!(wrong.is_empty(), "pools built in files ARCHITECTURE.md does not name: {wrong:?}");
+}

@@ -333,6 +333,67 @@ pub fn run_threads(p: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The flag that set what a library error refuses: the library says what is wrong in words,
+/// and the command line names the flag (`error: --groups: 9 groups are too many: ...`). Wrappers
+/// whose message is their inner error's are looked through, then each error's source.
+fn flag_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    use dab::answer::AnalysisError;
+    use dab::exec::{ExecError, SolveError};
+    use dab::pipeline::RunError;
+    use dab::plan::PlannerError;
+    use dab::sched::{SchemeError, SimError};
+    use dab::solver::SpaceError;
+    let mut next = Some(e);
+    while let Some(e) = next {
+        let inner: Option<&(dyn std::error::Error + 'static)> = match () {
+            _ if let Some(e) = e.downcast_ref::<SpaceError>() => {
+                return match e {
+                    SpaceError::TooManyLines { .. } | SpaceError::Full => None,
+                    _ => Some("--groups"),
+                };
+            }
+            _ if let Some(e) = e.downcast_ref::<SimError>() => match e {
+                SimError::MemLimit { .. } => return Some("--mem-limit"),
+                SimError::ZeroBandwidth => return Some("--bandwidth"),
+                _ => None,
+            },
+            _ if let Some(e) = e.downcast_ref::<SchemeError>() => match e {
+                SchemeError::BadSplit => return Some("--split"),
+                SchemeError::FineNeedsOrbits => return Some("--scheme"),
+                SchemeError::Option(what, _) if what.contains("symmetry") => return Some("--symmetry"),
+                SchemeError::Option(..) => return Some("--groups"),
+                _ => None,
+            },
+            _ if let Some(ExecError::Stuck { .. }) = e.downcast_ref::<ExecError>() => return Some("--mem-limit"),
+            _ if let Some(e) = e.downcast_ref::<PlannerError>() => match e {
+                PlannerError::ZeroThreads => return Some("--threads"),
+                PlannerError::NoFit { .. } => return Some("--mem-limit"),
+                _ => None,
+            },
+            _ if let Some(e) = e.downcast_ref::<RunError>() => match e {
+                RunError::MemLimitWithoutStore => return Some("--mem-limit"),
+                RunError::Simulation(e) => Some(e),
+                RunError::Exec(e) => Some(e),
+                _ => None,
+            },
+            _ if let Some(e) = e.downcast_ref::<SolveError>() => match e {
+                SolveError::Space(e) => Some(e),
+                SolveError::Exec(e) => Some(e),
+                _ => None,
+            },
+            _ if let Some(e) = e.downcast_ref::<AnalysisError>() => match e {
+                AnalysisError::Space(e) => Some(e),
+                AnalysisError::Solve(e) => Some(e),
+                _ => None,
+            },
+            _ if let Some(dab::scale::ScaleError::ZeroRepeats) = e.downcast_ref() => return Some("--repeats"),
+            _ => None,
+        };
+        next = inner.or_else(|| e.source());
+    }
+    None
+}
+
 /// Lines of a message as one: blank lines dropped, a line that ends in ':' followed by the
 /// next after a space (it introduces it), the others separated by "; ".
 fn joined<'a>(lines: impl Iterator<Item = &'a str>) -> String {
@@ -409,7 +470,8 @@ pub fn run() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {}", joined(e.to_string().lines()));
+            let flag = flag_of(&*e).map_or(String::new(), |f| format!("{f}: "));
+            eprintln!("error: {flag}{}", joined(e.to_string().lines()));
             if e.is::<Failed>() { EXIT_FAILED_CHECK } else { EXIT_BAD_INPUT }
         }
     }

@@ -384,7 +384,7 @@ fn lanes(used: &[(usize, &Record)], slots: Option<usize>, path: &Path) -> Result
                     path: path.into(),
                     line: r.line,
                     message: format!(
-                        "job {} '{}' started while {} jobs were running on node '{node}': more than --slots {}",
+                        "job {} '{}' started while {} jobs were running on node '{node}': more than the {} slots given a node",
                         r.id,
                         r.name,
                         busy.len(),

@@ -104,7 +104,7 @@ pub enum ExecError {
     },
     /// Without a store, nothing running can free the memory a ready job waits for.
     #[error(
-        "--mem-limit {limit} cannot be kept without a store: job '{job}' cannot start until memory is freed, and nothing running will free it"
+        "the memory limit of {limit} bytes cannot be kept without a store: job '{job}' cannot start until memory is freed, and nothing running will free it"
     )]
     Stuck {
         /// The limit, bytes.

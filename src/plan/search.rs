@@ -71,7 +71,7 @@ impl PlanOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum PlannerError {
     /// The thread count is 0.
-    #[error("--threads must be at least 1")]
+    #[error("a plan needs at least 1 thread")]
     ZeroThreads,
     /// The root has no undrawn line: its value is 0 and there is no job to plan.
     #[error("{0}; there is nothing to plan")]
@@ -94,7 +94,7 @@ pub enum PlannerError {
     TooManyJobs(SchemeError),
     /// No candidate runs under the memory limit on the thread count.
     #[error(
-        "no candidate fits in --mem-limit {limit} bytes on {threads} threads: the smallest needs {least} bytes (its largest job with every partition that job reads, the program, its tables and threads)"
+        "no candidate fits in the memory limit of {limit} bytes on {threads} threads: the smallest needs {least} bytes (its largest job with every partition that job reads, the program, its tables and threads)"
     )]
     NoFit {
         /// The memory limit, in bytes.

@@ -199,7 +199,7 @@ fn write_speedup(
     }
     let graphs: Vec<&str> = inputs.iter().map(|i| i.label.as_str()).collect();
     let title = format!("{}: simulated speedup against processors", graphs.join(", "));
-    chart::speedup(&dir.join("speedup"), &title, "processors (--threads)", &series, None)?;
+    chart::speedup(&dir.join("speedup"), &title, "processors", &series, None)?;
     Ok(chart_files(dir, "speedup").to_vec())
 }
 

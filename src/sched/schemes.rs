@@ -91,19 +91,19 @@ pub enum SchemeError {
     #[error("the quadrants scheme starts from the empty board; give a board without a position")]
     QuadrantsFromPosition,
     /// Fine piece dependencies were asked of the quadrants scheme.
-    #[error("fine piece dependencies need --scheme orbits (quadrant pieces are not laid out by rows)")]
+    #[error("fine piece dependencies need the orbits scheme (quadrant pieces are not laid out by rows)")]
     FineNeedsOrbits,
     /// A split with a threshold or a piece count of 0.
-    #[error("--split must be at least 1 state and --max-pieces at least 1")]
+    #[error("a split needs a threshold of at least 1 state and at least 1 piece")]
     BadSplit,
     /// An option (the first string) was given to a scheme other than the one it applies to
     /// (the second).
-    #[error("{0} applies only to --scheme {1}")]
+    #[error("{0} applies only to the {1} scheme")]
     Option(&'static str, &'static str),
     /// A split that would make more jobs, or more dependencies, than a graph may hold.
     #[error(
         "the graph would have {jobs} jobs with up to {deps} dependencies; at most {MAX_JOBS} jobs and {MAX_DEPS} \
-         dependencies fit in memory (fewer groups, a higher --split, or with dab graph a lower --max-pieces)"
+         dependencies fit in memory (fewer groups, a higher split threshold, or fewer pieces)"
     )]
     TooBig {
         /// Jobs the split would make.
@@ -498,13 +498,13 @@ impl GraphSpec {
         match self.scheme {
             Scheme::Orbits => {
                 if self.symmetry.is_some() {
-                    return Err(SchemeError::Option("--symmetry", "quadrants"));
+                    return Err(SchemeError::Option("a symmetry", "quadrants"));
                 }
                 orbits(&Space::new(self.root, self.groups)?, &self.cost, self.split.as_ref())
             }
             Scheme::Quadrants => {
                 if self.groups.is_some() {
-                    return Err(SchemeError::Option("--groups", "orbits"));
+                    return Err(SchemeError::Option("a group count", "orbits"));
                 }
                 if !self.root.drawn.is_empty() {
                     return Err(SchemeError::QuadrantsFromPosition);

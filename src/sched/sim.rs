@@ -184,7 +184,7 @@ impl SimOptions {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimError {
     /// The bandwidth is 0 bytes per tick.
-    #[error("--bandwidth must be at least 1 byte per tick")]
+    #[error("the bandwidth must be at least 1 byte per tick")]
     ZeroBandwidth,
     /// A simulation on 0 processors.
     #[error("a simulation needs at least 1 processor, not 0")]
@@ -231,7 +231,7 @@ pub enum SimError {
     },
     /// A ready job does not fit under the memory limit even with no job running.
     #[error(
-        "--mem-limit {limit} is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
+        "the memory limit of {limit} bytes is too small: job '{job}' needs {needs} bytes at once (its values and every partition it reads)"
     )]
     MemLimit {
         /// The memory limit, in bytes.

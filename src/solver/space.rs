@@ -31,11 +31,11 @@ const NOT_STORED: u32 = u32::MAX;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpaceError {
     /// Zero groups were asked for a root with undrawn lines.
-    #[error("--groups must be at least 1")]
+    #[error("the group count must be at least 1")]
     ZeroGroups,
     /// More groups were asked for than there are blocks (orbits and classes) to put in them.
     #[error(
-        "--groups {asked} is too many: this position's {lines} undrawn lines form only {blocks} blocks (orbits of symmetric or interchangeable lines) that can be split into groups"
+        "{asked} groups are too many: this position's {lines} undrawn lines form only {blocks} blocks (orbits of symmetric or interchangeable lines) that can be split into groups"
     )]
     TooManyGroups {
         /// Groups asked for.
@@ -46,14 +46,14 @@ pub enum SpaceError {
         lines: usize,
     },
     /// More than 16 groups were asked for.
-    #[error("--groups {asked} is too many: at most {MAX_GROUPS} groups")]
+    #[error("{asked} groups are too many: at most {MAX_GROUPS}")]
     AboveMax {
         /// Groups asked for.
         asked: usize,
     },
     /// Some group would have more than 20 lines, too many for its 2^size tables.
     #[error(
-        "--groups {asked} puts {size} lines in one group; at most {MAX_GROUP_LINES} are allowed, so use at least {suggest} groups"
+        "{asked} groups put {size} lines in one group; at most {MAX_GROUP_LINES} are allowed, so use at least {suggest} groups"
     )]
     GroupTooLarge {
         /// Groups asked for (or chosen).

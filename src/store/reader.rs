@@ -100,7 +100,7 @@ impl Reader {
         let mut counts: Vec<usize> = found.iter().map(|(_, g, _)| *g).collect();
         counts.dedup();
         if counts.len() > 1 {
-            return Err(not_found(format!("several groupings ({counts:?}): choose one with --groups")));
+            return Err(not_found(format!("several groupings ({counts:?}): name the one to read")));
         }
         let name = found.swap_remove(0).2;
         let dir = board_dir.join(&name);
@@ -164,7 +164,7 @@ impl Reader {
 fn refuse_unsound(survey: &Survey, base: &Path) -> Result<(), StoreError> {
     let more = |n: usize| match n {
         0 => String::new(),
-        n => format!(" (and {n} more files; dab verify --store {} lists them)", base.display()),
+        n => format!(" (and {n} more files; dab verify on {} lists them)", base.display()),
     };
     let others = survey.damaged.len() + survey.unreadable.len();
     if let Some((path, e)) = survey.unreadable.first() {
