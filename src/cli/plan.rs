@@ -123,8 +123,9 @@ pub struct PlanCommon {
     /// Threads to plan for (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
-    /// Most bytes of partition values resident at once (8G, 500MB, ...); values still needed
-    /// are dropped and read back from the store, so `dab run` needs `--store` with it.
+    /// Most bytes the whole process holds (8G, 500MB, ...): the program, its tables and
+    /// threads are counted first and the values get the rest; values still needed are dropped
+    /// and read back from the store, so `dab run` needs `--store` with it.
     #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
     pub mem_limit: Option<u64>,
     /// Cost model from `dab calibrate` (default: sims/cost-model.json, or the model built into
