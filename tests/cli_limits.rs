@@ -76,7 +76,7 @@ fn a_thread_count_of_0_is_a_usage_error_before_any_work() {
         // Refused whichever suite reads the list, before minutes of another suite.
         (&["bench", "--threads", "0"], "--threads"),
         (&["bench", "--suite", "memory", "--threads", "1,0"], "--threads"),
-        (&["bench", "--solve-threads", "0"], "--solve-threads"),
+        (&["bench", "--suite", "search", "--threads", "0"], "--threads"),
     ] {
         let e = refused(args, Some(dir.path()));
         assert!(e.contains(&format!("{flag} must be at least 1")), "{args:?}: {e}");
