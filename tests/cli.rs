@@ -201,7 +201,7 @@ fn bench_writes_its_csv() {
     }
     // Two thread counts: two more rows per case, each on two threads.
     dab()
-        .args(["bench", "--cases", "2x2", "--solve-threads", "1,2", "--bandwidth-mib", "1", "-o"])
+        .args(["bench", "--cases", "2x2", "--sweep", "1,2", "--bandwidth-mib", "1", "-o"])
         .arg(dir.path().join("b2.csv"))
         .assert()
         .success();

@@ -74,9 +74,9 @@ fn a_thread_count_of_0_is_a_usage_error_before_any_work() {
         // A usage error (2), not a trace found to disagree with its plan (1).
         (&["compare", "--plan", &plan, "--trace", &trace, "--threads", "0", "--out", "r"], "--threads"),
         // Refused whichever suite reads the list, before minutes of another suite.
-        (&["bench", "--threads", "0"], "--threads"),
-        (&["bench", "--suite", "memory", "--threads", "1,0"], "--threads"),
-        (&["bench", "--solve-threads", "0"], "--solve-threads"),
+        (&["bench", "--sweep", "0"], "--sweep: thread counts"),
+        (&["bench", "--suite", "memory", "--sweep", "1,0"], "--sweep: thread counts"),
+        (&["bench", "--suite", "search", "--sweep", "0"], "--sweep: thread counts"),
     ] {
         let e = refused(args, Some(dir.path()));
         assert!(e.contains(&format!("{flag} must be at least 1")), "{args:?}: {e}");

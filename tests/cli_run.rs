@@ -145,7 +145,7 @@ fn a_memory_limit_is_planned_and_kept() {
     let limit = own + 200_000;
     let v = stdout_json(run(&["--mem-limit", &limit.to_string(), "--store", path(&store)]));
     assert_eq!(v["value"], published("3x3"));
-    assert_eq!(v["mem_limit"], limit);
+    assert_eq!(v["mem_limit_bytes"], limit);
     let values = limit - v["process_bytes"].as_u64().unwrap();
     let (peak, predicted) =
         (v["peak_value_bytes"].as_u64().unwrap(), v["predicted_peak_value_bytes"].as_u64().unwrap());

@@ -53,8 +53,8 @@ fn model_error(model: &Value) -> String {
 #[test]
 fn a_cost_model_whose_coefficients_are_all_zero_is_refused() {
     let mut m = committed_model();
-    for c in dab::sched::TERM_NAMES {
-        m[c] = json!(0.0);
+    for t in dab::sched::Term::ALL {
+        m[t.name()] = json!(0.0);
     }
     assert!(model_error(&m).contains("every coefficient"));
 }
@@ -118,7 +118,7 @@ fn a_probe_that_measured_nothing_leaves_the_model_as_it_is() {
     for (one, all) in [(0.0, 1.0), (f64::NAN, 1.0), (1.0, f64::INFINITY), (-1.0, 1.0)] {
         let now = Probe { one_thread_seconds: one, all_threads_seconds: all, ..model.probe.clone() };
         let p = model.probed(&now, true);
-        assert_eq!((p.scale, &p.model.per_state_ns), (1.0, &model.per_state_ns), "{one} {all}");
+        assert_eq!((p.scale, &p.model.coefficients), (1.0, &model.coefficients), "{one} {all}");
         assert!(p.contention.is_finite());
     }
 }
@@ -143,7 +143,7 @@ fn load_plan(plan: &Value) -> Result<Plan, String> {
 #[test]
 fn a_plan_with_a_missing_field_is_refused_not_defaulted() {
     // `null` says "none"; a missing key is damage, not a plan without a memory limit.
-    for field in ["mem_limit", "split", "machine", "threads", "contention", "predictions"] {
+    for field in ["mem_limit_bytes", "split", "machine", "threads", "contention", "predictions"] {
         let mut p = compare_plan();
         p.as_object_mut().unwrap().remove(field);
         let e = load_plan(&p).unwrap_err();
@@ -152,6 +152,12 @@ fn a_plan_with_a_missing_field_is_refused_not_defaulted() {
     let mut p = compare_plan();
     p["jobs"][1].as_object_mut().unwrap().remove("cost");
     assert!(load_plan(&p).unwrap_err().contains("missing field `cost`"));
+    // A plan made before `mem_limit` was named `mem_limit_bytes` is read with its limit.
+    let mut p = compare_plan();
+    let limit = p.as_object_mut().unwrap().remove("mem_limit_bytes").unwrap();
+    assert!(limit.is_null());
+    p["mem_limit"] = json!(123_456_789);
+    assert_eq!(load_plan(&p).unwrap().mem_limit, Some(123_456_789));
     // The two defaults are for format-2 plans made before those fields: this plan is one.
     let plan = load_plan(&compare_plan()).unwrap();
     assert_eq!((plan.store_writes, plan.reload_ps_per_byte), (false, 0));
@@ -163,7 +169,7 @@ fn a_plan_with_impossible_values_is_refused_by_field() {
         ("/threads", json!(0), "the plan's threads = 0: must be at least 1"),
         ("/unit", json!("hours"), "the plan's unit = 'hours': must be 'ns' or 'states'"),
         ("/contention", json!([[2, 0.0]]), "the plan's contention = (2 threads, factor 0)"),
-        ("/mem_limit", json!(0), "the plan's mem_limit = 0"),
+        ("/mem_limit_bytes", json!(0), "the plan's mem_limit_bytes = 0"),
         ("/split", json!({"threshold": 0, "max_pieces": 4, "deps": "fine"}), "the plan's split = threshold 0"),
         ("/predicted_seconds", json!(-1.0), "the plan's predicted_seconds = -1"),
         ("/predictions/0/makespan_seconds", json!(-3.0), "predictions[0].makespan_seconds = -3"),

@@ -232,7 +232,7 @@ fn the_search_benchmark_checks_its_values() {
     let out = dir.path().join("bench.csv");
     let spec = format!("2x2,{}", cases.display());
     common::dab()
-        .args(["bench", "--suite", "search", "--search-cases", &spec, "--threads", "1,2", "--retrograde"])
+        .args(["bench", "--suite", "search", "--search-cases", &spec, "--sweep", "1,2", "--retrograde"])
         .args(["--tt-size", "1M", "-o", out.to_str().unwrap()])
         .assert()
         .success();
@@ -248,7 +248,7 @@ fn the_search_benchmark_checks_its_values() {
     // A wrong value in the file is reported and fails the run.
     std::fs::write(&cases, "board,lines,value\n2x3,10110000000000000,5\n").unwrap();
     let failed = common::dab()
-        .args(["bench", "--suite", "search", "--search-cases", cases.to_str().unwrap(), "--threads", "1"])
+        .args(["bench", "--suite", "search", "--search-cases", cases.to_str().unwrap(), "--sweep", "1"])
         .args(["--tt-size", "1M", "-o", out.to_str().unwrap()])
         .assert()
         .failure();

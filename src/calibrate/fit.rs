@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::sched::{CostModel, JobFeatures, TERM_NAMES, TERMS};
+use crate::sched::{CostModel, JobFeatures, PerTerm, TERMS, Term};
 use crate::support::quantile;
 
 use super::in_solve::mean_factor;
@@ -24,13 +24,9 @@ struct Normal {
 }
 
 /// How far each case's weight is evened out: a case counts as its total time to the power
-/// 1 - CASE_BALANCE. At 0 (every job weighed by its time) the two longest cases (3x5@32 and
-/// 3x4/4, two thirds of the time) set the model, and the shorter boards' typical jobs came out
-/// about 10 % dearer than they ran, a bias each of their per-job errors carries; evening the
-/// cases out entirely moved the long cases' sums off by 6-9 % (a replay of the fit on two
-/// calibrations' timings). Half-way, two calibrations each way: 3x4/3's median job went from
-/// 0.90-0.91 of its prediction to 0.92-0.94, the held-out 2x6's per-job median error from
-/// 13-15 % to 11-14 %, and the long cases' sums stayed within 5 %.
+/// 1 - CASE_BALANCE. At 0 the longest cases set the model and the shorter boards' jobs come
+/// out dearer than they ran; at 1 the long cases' sums drift; half-way keeps both close (the
+/// measurements are in `docs/cost-model-history.md`).
 const CASE_BALANCE: f64 = 0.5;
 
 impl Normal {
@@ -41,7 +37,7 @@ impl Normal {
         }
         let mut n = Normal { gram: [[0.0; TERMS]; TERMS], rhs: [0.0; TERMS], base: 0.0 };
         for s in samples.iter().filter(|s| s.seconds > 0.0) {
-            let x = s.features().terms();
+            let x = s.features().terms().0;
             let t = s.seconds * 1e9;
             let case = totals[s.board.as_str()].powf(-CASE_BALANCE);
             let w = case / t;
@@ -108,14 +104,14 @@ fn least_squares(normal: &Normal, mask: [bool; TERMS]) -> Option<([f64; TERMS], 
 }
 
 fn predict(coef: &[f64; TERMS], f: JobFeatures) -> f64 {
-    f.terms().iter().zip(coef).map(|(x, c)| x * c).sum()
+    PerTerm(*coef).dot(&f.terms())
 }
 
 /// The fitted coefficients and the terms kept.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fit {
-    /// Nanoseconds per unit of each term, in the order of [`JobFeatures::terms`]; 0 for a dropped term.
-    pub coefficients: [f64; TERMS],
+    /// Nanoseconds per unit of each term; 0 for a dropped term.
+    pub coefficients: PerTerm,
     /// Names of the terms kept (`per_state_ns`, ...).
     pub kept: Vec<&'static str>,
 }
@@ -135,9 +131,9 @@ pub fn fit(samples: &[Sample]) -> Fit {
         }
     }
     let mut state_only = [false; TERMS];
-    state_only[1] = true;
+    state_only[Term::State as usize] = true;
     let mut unit = [0.0; TERMS];
-    unit[1] = 1.0;
+    unit[Term::State as usize] = 1.0;
     let (mut coef, mut obj, mut mask) = best.unwrap_or((unit, f64::INFINITY, state_only));
     loop {
         let mut dropped = false;
@@ -161,9 +157,11 @@ pub fn fit(samples: &[Sample]) -> Fit {
     }
     // The fit weighs jobs by their time, so tiny jobs hardly count: their fixed cost is
     // fitted apart, as what they take beyond the terms' prediction.
-    coef[0] += fixed_cost(&coef, samples);
-    mask[0] |= coef[0] > 0.0;
-    Fit { coefficients: coef, kept: (0..TERMS).filter(|&k| mask[k]).map(|k| TERM_NAMES[k]).collect() }
+    let job = Term::Job as usize;
+    coef[job] += fixed_cost(&coef, samples);
+    mask[job] |= coef[job] > 0.0;
+    let kept = Term::ALL.into_iter().filter(|&t| mask[t as usize]).map(Term::name).collect();
+    Fit { coefficients: PerTerm(coef), kept }
 }
 
 /// Jobs predicted under this many nanoseconds are tiny: dispatch, not work, decides their time.
@@ -327,8 +325,8 @@ mod tests {
         let (cl, cs) = ((2.0 * xl).powf(-CASE_BALANCE), (3.0 * xs).powf(-CASE_BALANCE));
         let expected = (cl * xl + cs * xs) / (cl * xl / 2.0 + cs * xs / 3.0);
         let f = fit(&samples);
-        let rate = f.coefficients[1];
-        assert!((rate - expected).abs() < 1e-3 && f.coefficients[0] < 1.0, "{rate} against {expected}: {f:?}");
+        let rate = f.coefficients[Term::State];
+        assert!((rate - expected).abs() < 1e-3 && f.coefficients[Term::Job] < 1.0, "{rate} against {expected}: {f:?}");
         // Weighed by time alone the long case would set it at about 2.007 ns a state; here the
         // short case moves it further, but not half-way.
         assert!(rate > 2.03 && rate < 2.5, "{rate}");
@@ -359,23 +357,22 @@ mod tests {
     #[test]
     fn bytes_read_back_from_memory_get_their_own_rate() {
         let f = fit(&samples_with(1_000.0, 0.4));
-        assert_eq!(TERM_NAMES[TERMS - 1], "per_cold_input_byte_ns");
-        let cold = f.coefficients[TERMS - 1];
+        let cold = f.coefficients[Term::ColdInputByte];
         assert!((cold - 0.4).abs() < 0.02, "{f:?}");
         assert!(f.kept.contains(&"per_cold_input_byte_ns"));
         // Bytes from memory that cost nothing more: no rate is invented.
         let none = fit(&samples(1_000.0));
-        assert!(none.coefficients[TERMS - 1] < 1e-6, "{none:?}");
+        assert!(none.coefficients[Term::ColdInputByte] < 1e-6, "{none:?}");
     }
 
     #[test]
     fn tiny_jobs_get_their_fixed_cost_and_big_ones_keep_their_rate() {
         let f = fit(&samples(5_000.0));
-        assert!((f.coefficients[0] - 5_000.0).abs() < 250.0, "{f:?}");
+        assert!((f.coefficients[Term::Job] - 5_000.0).abs() < 250.0, "{f:?}");
         assert!(f.kept.contains(&"per_job_ns"));
-        let rate = f.coefficients[1] + f.coefficients[2] / 16.0;
+        let rate = f.coefficients[Term::State] + f.coefficients[Term::Row] / 16.0;
         assert!((rate - 2.0).abs() < 0.05, "{f:?}");
         // No fixed cost: none is invented.
-        assert!(fit(&samples(0.0)).coefficients[0] < 1.0);
+        assert!(fit(&samples(0.0)).coefficients[Term::Job] < 1.0);
     }
 }

@@ -276,14 +276,14 @@ impl<'a> CaseRuns<'a> {
 /// its features, how many threads were busy while it ran, and the median wall time. Rounds go
 /// over all the cases, so that a case's repeats are spread over the whole session: a shared
 /// machine slowed for a few seconds then slows one repeat of several cases, which the medians
-/// drop, not every repeat of one case (one calibration found a case 30 % slower than the next
-/// did, and the fit bent every case to it). `pace` is called before each case's solves.
+/// drop, not every repeat of one case. `pace` is called before each case's solves;
+/// `round_done` hears each round's number (from 1) and its seconds.
 pub fn measure(
     cases: &[Timed],
     threads: &[usize],
     repeats: usize,
     pace: &mut dyn FnMut(),
-    report: &mut dyn FnMut(&str),
+    round_done: &mut dyn FnMut(usize, f64),
 ) -> Result<Vec<Vec<Timing>>, SpaceError> {
     let mut timed = cases.iter().map(|case| CaseRuns::new(case, threads)).collect::<Result<Vec<_>, _>>()?;
     for r in 1..=repeats.max(1) {
@@ -292,12 +292,7 @@ pub fn measure(
             pace();
             case.run(threads);
         }
-        report(&format!(
-            "round {r} of {}: every case solved on {} thread(s), {:.1} s",
-            repeats.max(1),
-            threads.iter().map(usize::to_string).collect::<Vec<_>>().join(" and "),
-            started.elapsed().as_secs_f64()
-        ));
+        round_done(r, started.elapsed().as_secs_f64());
     }
     Ok(timed.into_iter().map(|c| c.timings(threads)).collect())
 }
@@ -316,11 +311,12 @@ mod tests {
     fn every_round_solves_every_case_once_at_every_count() {
         let cases: Vec<Timed> = ["2x2", "2x3"].iter().map(|b| timed(b, None, None)).collect();
         let events = RefCell::new(Vec::new());
-        let timed = measure(&cases, &[1, 2], 3, &mut || events.borrow_mut().push("case".to_string()), &mut |line| {
-            events.borrow_mut().push(line.split(':').next().unwrap().to_string())
+        let timed = measure(&cases, &[1, 2], 3, &mut || events.borrow_mut().push("case".to_string()), &mut |r, s| {
+            assert!(s > 0.0);
+            events.borrow_mut().push(format!("round {r}"))
         })
         .unwrap();
-        let round = |r: usize| format!("round {r} of 3");
+        let round = |r: usize| format!("round {r}");
         let expected: Vec<String> = (1..=3).flat_map(|r| ["case".to_string(), "case".to_string(), round(r)]).collect();
         assert_eq!(events.into_inner(), expected);
         assert_eq!(timed.len(), 2);
@@ -365,7 +361,7 @@ mod tests {
     #[test]
     fn a_sampled_case_times_its_jobs_alone_on_one_thread_only() {
         let cases = vec![timed("2x4", Some(2), Some(3)), timed("2x3", None, None)];
-        let timed = measure(&cases, &[1, 2], 2, &mut || {}, &mut |_| {}).unwrap();
+        let timed = measure(&cases, &[1, 2], 2, &mut || {}, &mut |_, _| {}).unwrap();
         let (sampled, whole) = (&timed[0], &timed[1]);
         assert_eq!(sampled.len(), 1, "one timing, on one thread");
         assert_eq!(whole.len(), 2);

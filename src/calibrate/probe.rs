@@ -15,13 +15,11 @@ use crate::support::{hardware_threads, human_bytes, last_level_cache_bytes, medi
 
 use super::machine::{host, machine, physical_cores};
 
-/// The probe's workload: this board solved whole on one thread (about 0.15 s on the 2-core
-/// machine the shipped model was made on).
+/// The probe's workload: this board solved whole on one thread (a fraction of a second).
 pub const PROBE_BOARD: &str = "2x5";
 /// Rounds of the probe (each: alone, then every thread busy), after one warm-up solve that
-/// is not timed; the median of each is kept. The first solve in a process runs up to 40 %
-/// slower (page faults, cold caches), which with 3 rounds and no warm-up moved the probe's
-/// one-thread time by as much on this shared machine.
+/// is not timed, since the first solve in a process runs slower (page faults, cold caches);
+/// the median of each is kept.
 pub(crate) const PROBE_ROUNDS: usize = 4;
 
 /// Median wall seconds of one copy of `plan` solved on one thread, for each of `counts` copies
@@ -51,10 +49,9 @@ pub fn busy_seconds(plan: &ReadyPlan, counts: &[usize], repeats: usize) -> Vec<f
 }
 
 /// The machine's pace while the cases are timed: the probe's workload solved once on one
-/// thread before each round of timings. A shared machine changes speed by 5-30 % within
-/// minutes, so one probe at the end of a calibration can catch a moment 10 % off the moments
-/// the costs were fitted at; the model keeps instead the median pace, which is the machine
-/// of its costs.
+/// thread before each round of timings. A shared machine changes speed within minutes, so one
+/// probe at the end of a calibration can catch a moment off the moments the costs were fitted
+/// at; the model keeps instead the median pace, which is the machine of its costs.
 pub(super) struct Pace {
     plan: ReadyPlan,
     seconds: Vec<f64>,
@@ -90,16 +87,19 @@ impl Pace {
 /// The spread of a calibration's paces: seconds of the probe's workload at the 10th
 /// percentile, the median and the 90th percentile.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct PaceSpread {
-    pub(super) low: f64,
-    pub(super) median: f64,
-    pub(super) high: f64,
+pub struct PaceSpread {
+    /// The 10th percentile.
+    pub low: f64,
+    /// The median.
+    pub median: f64,
+    /// The 90th percentile.
+    pub high: f64,
 }
 
 /// Above this spread (90th over 10th percentile of the paces, less 1) a calibration says the
-/// machine was not steady. Two calibrations of one code minutes apart on this shared machine
-/// priced 3x5 11 % apart; the paces are how a user can tell such a calibration.
-pub(super) const UNSTEADY: f64 = 0.10;
+/// machine was not steady: the paces are how a user can tell a calibration taken while the
+/// machine drifted.
+pub const UNSTEADY: f64 = 0.10;
 
 impl PaceSpread {
     fn of(seconds: &[f64]) -> Option<PaceSpread> {
@@ -114,12 +114,18 @@ impl PaceSpread {
     }
 
     /// 90th over 10th percentile, less 1.
-    pub(super) fn width(&self) -> f64 {
+    pub fn width(&self) -> f64 {
         self.high / self.low - 1.0
+    }
+
+    /// Whether the machine was too unsteady for the model to be trusted to better than the
+    /// spread: wider than [`UNSTEADY`].
+    pub fn unsteady(&self) -> bool {
+        self.width() > UNSTEADY
     }
 }
 
-/// The probe's workload, solved once untimed: a process's first solve runs up to 40 % slow.
+/// The probe's workload, solved once untimed: a process's first solve runs slow.
 fn warmed_probe() -> ReadyPlan {
     let plan = whole(PROBE_BOARD, None).expect("the probe board has a space");
     execute(&plan, 1, false, None);

@@ -13,7 +13,7 @@ use super::fit::{ErrorStats, Fit, between_jobs, errors, fit};
 use super::in_solve::{SharedJob, in_solve};
 use super::machine::{host, machine, physical_cores};
 use super::measure::{Sample, Timed, Timing, measure};
-use super::probe::{PROBE_BOARD, Pace, UNSTEADY, contention_curve, probe};
+use super::probe::{Pace, PaceSpread, contention_curve, probe};
 
 /// A board to time, from its empty position or from one with some lines drawn, with its
 /// grouping (None: the default).
@@ -125,10 +125,8 @@ impl std::str::FromStr for Case {
 }
 
 /// The default cases: small to mid-sized boards in the groupings the planner tries, and twelve
-/// jobs of the 3x5 solve timed alone. Without these, the model priced the 3x5 solve's jobs at
-/// 0.84 of their time (its plan's three groups make rows wide enough that its outer moves are
-/// gathered lane by lane from turned rows, and its levels reach 2.8 GB; no whole solve of
-/// seconds has either); with them, at 0.90-0.95 (three calibrations).
+/// jobs of the 3x5 solve timed alone, for the wide rows, turned moves and gigabyte levels that
+/// no whole solve of seconds has (what they changed: `docs/cost-model-history.md`).
 pub const DEFAULT_CASES: &str = "3x3,2x5,2x5/2,3x4/2,3x4/3,3x4/4,3x5@32,3x5/3~12";
 /// The default board left out of the fit, to test the model on.
 pub const DEFAULT_HOLDOUT: &str = "2x6";
@@ -136,7 +134,67 @@ pub const DEFAULT_HOLDOUT: &str = "2x6";
 /// curve: big enough that its partitions leave the caches, as large solves' do.
 pub const CURVE_BOARD: &str = "3x4";
 
-/// What a calibration found.
+/// One case timed at one thread count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseTime {
+    /// The case, as typed (`3x5/3~12`).
+    pub case: String,
+    /// The thread count.
+    pub threads: usize,
+    /// Its jobs timed.
+    pub jobs: usize,
+    /// Whether its jobs were timed each alone (a sampled case) rather than in a whole solve.
+    pub sampled: bool,
+    /// Median wall seconds over the rounds.
+    pub seconds: f64,
+}
+
+/// The worker's time between jobs, fitted on the one-thread solves' gaps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BetweenJobs {
+    /// Nanoseconds after every job.
+    pub ns: f64,
+    /// Nanoseconds per byte of output given back.
+    pub per_byte_ns: f64,
+    /// The gaps' share of the whole solves' time (outside every job's time).
+    pub share: f64,
+}
+
+/// What a calibration is doing, as it starts each long stage or ends a round.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stage<'a> {
+    /// The cases are about to be timed at these thread counts, in rounds over them all.
+    Timing {
+        /// Cases, fitted and held out.
+        cases: usize,
+        /// Thread counts.
+        counts: &'a [usize],
+        /// Rounds.
+        repeats: usize,
+    },
+    /// A round over every case ended.
+    Round {
+        /// Its number, from 1.
+        round: usize,
+        /// Rounds in all.
+        of: usize,
+        /// The thread counts each case was solved on.
+        counts: &'a [usize],
+        /// Its wall seconds.
+        seconds: f64,
+    },
+    /// The contention curve's board is about to run as this many copies at once.
+    Curve {
+        /// The board.
+        board: &'static str,
+        /// Copies at once, in turn.
+        copies: &'a [usize],
+        /// Rounds of them.
+        repeats: usize,
+    },
+}
+
+/// What a calibration measured and fitted.
 pub struct Calibration {
     /// The fitted model, with its contention curve and probe (no store terms: the caller times
     /// the store where it will be).
@@ -147,24 +205,32 @@ pub struct Calibration {
     pub stats: Vec<ErrorStats>,
     /// Every timed job.
     pub samples: Vec<Sample>,
+    /// Every case at every thread count, fitted ones first.
+    pub timings: Vec<CaseTime>,
+    /// The worker's time between jobs.
+    pub between: BetweenJobs,
     /// The curve from copies of a whole solve, before the solves' own jobs set its level.
     pub copies: Contention,
     /// The fitted boards' jobs in the all-threads solves: their total time over their total
     /// time in the one-thread solves (None with one thread).
     pub in_solve_ratio: Option<f64>,
+    /// The machine's pace (the probe's workload before each case of each round), None without
+    /// paces.
+    pub pace: Option<PaceSpread>,
+    /// The probe's own one-thread seconds at its moment, before it was carried to the pace.
+    pub probe_now_seconds: f64,
 }
 
 /// Times `cases` and `holdout` on one thread and on `threads` threads, in `repeats` rounds over
 /// them all, fits the model on the one-thread times of `cases`, measures the contention curve
 /// at 1, 2, 4, ... and `threads` threads busy, probes the machine, and tests the model on
-/// `holdout` (not fitted on).
-/// `report` hears each stage.
+/// `holdout` (not fitted on). `stage` hears each stage as it starts.
 pub fn run(
     cases: &[Case],
     holdout: &[Case],
     threads: usize,
     repeats: usize,
-    report: &mut dyn FnMut(&str),
+    stage: &mut dyn FnMut(Stage),
 ) -> Result<Calibration, SpaceError> {
     let started = std::time::Instant::now();
     let counts: Vec<usize> = if threads > 1 { vec![1, threads] } else { vec![1] };
@@ -175,49 +241,94 @@ pub fn run(
         .chain(holdout)
         .map(|c| Timed { name: c.to_string(), root: c.root(), groups: c.groups, sampled: c.sampled })
         .collect();
-    report(&format!(
-        "timing {} case(s) on {} thread(s), {repeats} round(s) over them all",
-        all.len(),
-        counts.iter().map(usize::to_string).collect::<Vec<_>>().join(" and ")
-    ));
-    let mut timed = measure(&all, &counts, repeats, &mut || pace.take(), report)?;
-    for (case, runs) in all.iter().zip(&timed) {
-        for (&p, t) in counts.iter().zip(runs) {
-            report(&format!(
-                "timed {} ({} jobs{}) on {p} thread(s), median of {repeats}: {:.2} s",
-                case.name,
-                t.samples.len(),
-                if case.sampled.is_some() { ", each alone" } else { "" },
-                t.seconds
-            ));
-        }
-    }
+    stage(Stage::Timing { cases: all.len(), counts: &counts, repeats });
+    let of = repeats.max(1);
+    let mut timed = measure(&all, &counts, repeats, &mut || pace.take(), &mut |round, seconds| {
+        stage(Stage::Round { round, of, counts: &counts, seconds })
+    })?;
+    let timings = case_times(&all, &counts, &timed);
     let held = timed.split_off(cases.len());
     let fitted = timed;
     let one: Vec<Sample> = fitted.iter().flat_map(|runs| runs[0].samples.clone()).collect();
     let fit = fit(&one);
-    let gaps: Vec<(u64, f64)> = fitted.iter().flat_map(|runs| runs[0].gaps.iter().copied()).collect();
-    let (between_jobs_ns, release_per_byte_ns) = between_jobs(&gaps);
-    let (gap_sum, time_sum) = (
-        gaps.iter().map(|g| g.1).sum::<f64>(),
-        // Whole solves only: a sampled case's jobs ran alone, with no time between them.
-        fitted
-            .iter()
-            .zip(cases)
-            .filter(|(_, case)| case.sampled.is_none())
-            .map(|(runs, _)| runs[0].seconds * repeats.max(1) as f64)
-            .sum::<f64>(),
-    );
-    report(&format!(
-        "between jobs on one thread: {between_jobs_ns:.0} ns a job + {release_per_byte_ns:.4} ns per byte given back \
-         ({:.1} % of the solves' time, outside every job's time)",
-        100.0 * gap_sum / time_sum.max(1e-12)
-    ));
+    let between = between_jobs_of(&fitted, cases, repeats);
     let cores = physical_cores().min(threads);
     let curve_at = thread_counts(threads, cores);
-    report(&format!("timing {CURVE_BOARD} as {curve_at:?} copies at once, {repeats} times, for the contention curve"));
+    stage(Stage::Curve { board: CURVE_BOARD, copies: &curve_at, repeats });
     let copies = contention_curve(CURVE_BOARD, None, &curve_at, repeats)?;
-    let shared: Vec<SharedJob> = fitted
+    let shared = shared_jobs(&fitted);
+    let contention = in_solve(&copies, threads, &shared);
+    let in_solve_ratio = (!shared.is_empty())
+        .then(|| shared.iter().map(|j| j.shared).sum::<f64>() / shared.iter().map(|j| j.alone).sum::<f64>().max(1e-12));
+    let mut probe = probe(threads);
+    let probe_now_seconds = probe.one_thread_seconds;
+    pace.carry(&mut probe);
+    let mut model = CostModel {
+        format: MODEL_FORMAT,
+        machine: machine(),
+        host: host(),
+        cores: cores as u32,
+        hardware_threads: threads as u32,
+        calibrate_seconds: 0.0,
+        coefficients: fit.coefficients,
+        cache_bytes: last_level_cache_bytes(),
+        contention,
+        store_per_file_ns: 0.0,
+        store_per_byte_ns: 0.0,
+        store_read_per_byte_ns: 0.0,
+        between_jobs_ns: between.ns,
+        release_per_byte_ns: between.per_byte_ns,
+        probe,
+    };
+    let runs = fitted.into_iter().map(|r| (r, true)).chain(held.into_iter().map(|r| (r, false)));
+    let (mut stats, mut samples) = (Vec::new(), Vec::new());
+    for (runs, fitted_on) in runs {
+        for (&p, t) in counts.iter().zip(runs) {
+            stats.push(errors(&model, &t, p, fitted_on));
+            samples.extend(t.samples);
+        }
+    }
+    model.calibrate_seconds = started.elapsed().as_secs_f64();
+    let pace = pace.spread();
+    Ok(Calibration { model, fit, stats, samples, timings, between, copies, in_solve_ratio, pace, probe_now_seconds })
+}
+
+/// Each case's median time at each count.
+fn case_times(all: &[Timed], counts: &[usize], timed: &[Vec<Timing>]) -> Vec<CaseTime> {
+    let mut out = Vec::new();
+    for (case, runs) in all.iter().zip(timed) {
+        for (&threads, t) in counts.iter().zip(runs) {
+            out.push(CaseTime {
+                case: case.name.clone(),
+                threads,
+                jobs: t.samples.len(),
+                sampled: case.sampled.is_some(),
+                seconds: t.seconds,
+            });
+        }
+    }
+    out
+}
+
+/// The worker's time between jobs from the fitted cases' one-thread gaps, and their share of
+/// the whole solves' time.
+fn between_jobs_of(fitted: &[Vec<Timing>], cases: &[Case], repeats: usize) -> BetweenJobs {
+    let gaps: Vec<(u64, f64)> = fitted.iter().flat_map(|runs| runs[0].gaps.iter().copied()).collect();
+    let (ns, per_byte_ns) = between_jobs(&gaps);
+    let gap_sum = gaps.iter().map(|g| g.1).sum::<f64>();
+    // Whole solves only: a sampled case's jobs ran alone, with no time between them.
+    let time_sum = fitted
+        .iter()
+        .zip(cases)
+        .filter(|(_, case)| case.sampled.is_none())
+        .map(|(runs, _)| runs[0].seconds * repeats.max(1) as f64)
+        .sum::<f64>();
+    BetweenJobs { ns, per_byte_ns, share: gap_sum / time_sum.max(1e-12) }
+}
+
+/// Every job of the fitted whole solves, alone (one thread) against shared (all threads).
+fn shared_jobs(fitted: &[Vec<Timing>]) -> Vec<SharedJob> {
+    fitted
         .iter()
         .filter(|runs| runs.len() > 1)
         .flat_map(|runs| {
@@ -228,88 +339,7 @@ pub fn run(
                 busy: busy.clone(),
             })
         })
-        .collect();
-    let contention = in_solve(&copies, threads, &shared);
-    let in_solve_ratio = (!shared.is_empty())
-        .then(|| shared.iter().map(|j| j.shared).sum::<f64>() / shared.iter().map(|j| j.alone).sum::<f64>().max(1e-12));
-    if let Some(r) = in_solve_ratio {
-        report(&format!(
-            "copies at once: {}; the solves' own jobs on {threads} threads took {r:.3}x their one-thread time: \
-             contention with {threads} busy {:.3}x",
-            describe_curve(&copies),
-            contention.factor(threads)
-        ));
-    }
-    let mut probe = probe(threads);
-    let now = probe.one_thread_seconds;
-    pace.carry(&mut probe);
-    if let Some(s) = pace.spread() {
-        report(&format!(
-            "the machine's pace while the cases were timed ({} whole on one thread before each case of each round): \
-             {:.3} s median, {:.3} to {:.3} s from the 10th to the 90th percentile ({:.0} % apart){}",
-            PROBE_BOARD,
-            s.median,
-            s.low,
-            s.high,
-            100.0 * s.width(),
-            if s.width() > UNSTEADY {
-                "; warning: the machine was not steady (a shared machine?), so the model may be off by as much: \
-                 calibrate again when it is quieter"
-            } else {
-                ""
-            }
-        ));
-    }
-    report(&format!(
-        "probe ({}): {:.3} s alone, {:.3} s with {threads} busy: the median pace of the timings ({:.3} s alone \
-         at this moment)",
-        probe.workload, probe.one_thread_seconds, probe.all_threads_seconds, now
-    ));
-    let mut model = CostModel {
-        format: MODEL_FORMAT,
-        machine: machine(),
-        host: host(),
-        cores: cores as u32,
-        hardware_threads: threads as u32,
-        calibrate_seconds: 0.0,
-        per_job_ns: 0.0,
-        per_state_ns: 0.0,
-        per_row_ns: 0.0,
-        per_outer_move_ns: 0.0,
-        per_inner_move_ns: 0.0,
-        per_run_inner_move_ns: 0.0,
-        per_lane_inner_move_ns: 0.0,
-        per_input_byte_ns: 0.0,
-        per_outer_pass_ns: 0.0,
-        per_inner_pass_ns: 0.0,
-        per_turned_move_ns: 0.0,
-        per_cold_input_byte_ns: 0.0,
-        cache_bytes: last_level_cache_bytes(),
-        contention,
-        store_per_file_ns: 0.0,
-        store_per_byte_ns: 0.0,
-        store_read_per_byte_ns: 0.0,
-        between_jobs_ns,
-        release_per_byte_ns,
-        probe,
-    };
-    model.set_coefficients(fit.coefficients);
-    let mut stats = Vec::new();
-    let mut samples = Vec::new();
-    let mut record = |runs: Vec<Timing>, fitted_on: bool, stats: &mut Vec<ErrorStats>| {
-        for (&p, t) in counts.iter().zip(runs) {
-            stats.push(errors(&model, &t, p, fitted_on));
-            samples.extend(t.samples);
-        }
-    };
-    for runs in fitted {
-        record(runs, true, &mut stats);
-    }
-    for runs in held {
-        record(runs, false, &mut stats);
-    }
-    model.calibrate_seconds = started.elapsed().as_secs_f64();
-    Ok(Calibration { model, fit, stats, samples, copies, in_solve_ratio })
+        .collect()
 }
 
 /// A curve for people, busy threads: slowdown of each, from one thread: `1: 1.000x, 2: 1.053x`.

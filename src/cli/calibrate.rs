@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use dab::calibrate;
-use dab::calibrate::{Case, DEFAULT_CASES, DEFAULT_HOLDOUT};
+use dab::calibrate::{Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, Stage};
 use dab::sched::CostModel;
 
 use super::CliResult;
@@ -44,6 +44,83 @@ pub struct CalibrateArgs {
     /// Only time store writes, and add them to the model already in --output.
     #[arg(long)]
     pub store_only: bool,
+}
+
+/// Thread counts for people: `1 and 2`.
+fn counts(counts: &[usize]) -> String {
+    counts.iter().map(usize::to_string).collect::<Vec<_>>().join(" and ")
+}
+
+/// A line for a stage of the calibration as it starts.
+fn stage(s: Stage) -> String {
+    match s {
+        Stage::Timing { cases, counts: c, repeats } => {
+            format!("timing {cases} case(s) on {} thread(s), {repeats} round(s) over them all", counts(c))
+        }
+        Stage::Round { round, of, counts: c, seconds } => {
+            format!("round {round} of {of}: every case solved on {} thread(s), {seconds:.1} s", counts(c))
+        }
+        Stage::Curve { board, copies, repeats } => {
+            format!("timing {board} as {copies:?} copies at once, {repeats} times, for the contention curve")
+        }
+    }
+}
+
+/// What the calibration measured, a line each: the cases' times, the time between jobs, the
+/// contention, the machine's pace and the probe.
+fn measured(cal: &Calibration, threads: usize, repeats: usize) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for t in &cal.timings {
+        let alone = if t.sampled { ", each alone" } else { "" };
+        let (case, p, jobs, seconds) = (&t.case, t.threads, t.jobs, t.seconds);
+        let _ =
+            writeln!(out, "timed {case} ({jobs} jobs{alone}) on {p} thread(s), median of {repeats}: {seconds:.2} s");
+    }
+    let b = cal.between;
+    let _ = writeln!(
+        out,
+        "between jobs on one thread: {:.0} ns a job + {:.4} ns per byte given back ({:.1} % of the solves' time, \
+         outside every job's time)",
+        b.ns,
+        b.per_byte_ns,
+        100.0 * b.share
+    );
+    if let Some(r) = cal.in_solve_ratio {
+        let _ = writeln!(
+            out,
+            "copies at once: {}; the solves' own jobs on {threads} threads took {r:.3}x their one-thread time: \
+             contention with {threads} busy {:.3}x",
+            calibrate::describe_curve(&cal.copies),
+            cal.model.contention.factor(threads)
+        );
+    }
+    if let Some(s) = cal.pace {
+        let _ = writeln!(
+            out,
+            "the machine's pace while the cases were timed ({} whole on one thread before each case of each round): \
+             {:.3} s median, {:.3} to {:.3} s from the 10th to the 90th percentile ({:.0} % apart){}",
+            calibrate::PROBE_BOARD,
+            s.median,
+            s.low,
+            s.high,
+            100.0 * s.width(),
+            if s.unsteady() {
+                "; warning: the machine was not steady (a shared machine?), so the model may be off by as much: \
+                 calibrate again when it is quieter"
+            } else {
+                ""
+            }
+        );
+    }
+    let p = &cal.model.probe;
+    let _ = writeln!(
+        out,
+        "probe ({}): {:.3} s alone, {:.3} s with {threads} busy: the median pace of the timings ({:.3} s alone \
+         at this moment)",
+        p.workload, p.one_thread_seconds, p.all_threads_seconds, cal.probe_now_seconds
+    );
+    out
 }
 
 /// Times store writes and puts them in `model`.
@@ -100,13 +177,16 @@ pub fn run(args: CalibrateArgs) -> CliResult {
         calibrate::physical_cores().min(threads),
         estimate(threads)
     );
-    let cal = calibrate::run(&args.cases, &args.holdout, threads, args.repeats, &mut |m| super::note!("{m}"))?;
+    let cal = calibrate::run(&args.cases, &args.holdout, threads, args.repeats, &mut |s| super::note!("{}", stage(s)))?;
+    if !super::quiet() {
+        eprint!("{}", measured(&cal, threads, args.repeats));
+    }
     let mut model = cal.model.clone();
     store_terms(&args, &mut model)?;
     let m = &model;
     println!("machine: {} (host {})", m.machine, m.host);
     let terms: Vec<String> =
-        m.coefficients().iter().filter(|(_, c)| *c > 0.0).map(|(name, c)| format!("{name} = {c:.4}")).collect();
+        m.coefficients.named().filter(|(_, c)| *c > 0.0).map(|(name, c)| format!("{name} = {c:.4}")).collect();
     println!("model: {} (terms kept: {})", terms.join(", "), cal.fit.kept.join(", "));
     println!("hardware: {} physical cores, {} hardware threads", m.cores, m.hardware_threads);
     println!("contention (threads busy: slowdown of each): {}", calibrate::describe_curve(&m.contention));
@@ -148,8 +228,7 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 }
 
 /// Rough seconds of a default calibration: the cases and the holdout on one and on all
-/// threads, 3x5's sampled jobs (about 10 s), the contention curve and the store, from 2-core
-/// runs of 91-95 s.
+/// threads, 3x5's sampled jobs, the contention curve and the store.
 fn estimate(threads: usize) -> u64 {
     let counts = dab::support::thread_counts(threads, threads).len() as u64;
     50 + 20 * counts

@@ -154,7 +154,7 @@ fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde
     out["predicted_peak_rss_bytes"] =
         plan.predicted(threads as u32).map(|p| p.peak_memory + outcome.process_bytes).into();
     out["process_bytes"] = outcome.process_bytes.into();
-    out["mem_limit"] = plan.mem_limit.into();
+    out["mem_limit_bytes"] = plan.mem_limit.into();
     if store {
         out["peak_disk_bytes"] = run.peak_disk_bytes.into();
         out["predicted_peak_disk_bytes"] = (*predicted_disk).into();

@@ -118,7 +118,8 @@ pub struct Plan {
     pub contention: Contention,
     /// Most bytes the run's process may hold (None: no limit): partition values, and the
     /// program, tables, jobs and threads counted by [`crate::sched::process_bytes`].
-    #[serde(deserialize_with = "required")]
+    /// `mem_limit_bytes` in the file (`mem_limit` in plans made before the rename, still read).
+    #[serde(rename = "mem_limit_bytes", alias = "mem_limit", deserialize_with = "required")]
     pub mem_limit: Option<u64>,
     /// Whether job costs include writing the job to a store (absent from format-2 plans made
     /// before store writes were costed: false, as they were).
@@ -568,7 +569,7 @@ impl Plan {
             return bad("split".into(), value, "must have a threshold and max_pieces of at least 1");
         }
         if self.mem_limit == Some(0) {
-            return bad("mem_limit".into(), "0".into(), "must be at least 1 byte (null: no limit)");
+            return bad("mem_limit_bytes".into(), "0".into(), "must be at least 1 byte (null: no limit)");
         }
         for &(threads, factor) in &self.contention.0 {
             if threads == 0 || !(factor.is_finite() && factor > 0.0) {

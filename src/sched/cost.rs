@@ -11,20 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::contention::Contention;
 use super::sim::SimOptions;
 
-/// Cost model files this version reads (2: contention curve, machine probe, hardware; 3: the
-/// row-path kernel, whose inner moves cost per row pass, rows of fewer than 255 values apart
-/// from wider ones: a model of the scalar kernel cannot be carried to it by a probe, since the
-/// probe's board gained least from the change; 4: wide inner rows in runs, inner moves priced
-/// by how the kernel makes them, gathered, in runs or lane by lane; 5: passes over a row priced
-/// apart from the row, outer and inner: a row of one position with three outer moves costs a
-/// tenth of a wide one, which per-row and per-move terms alone priced alike; and outer moves
-/// gathered lane by lane from a turned successor row, 3x5's costliest moves, apart; 6: input
-/// bytes read back from memory apart from those still in the cache: a level of values larger
-/// than the last-level cache is mostly evicted by the time the level below reads it, and 3x5's
-/// jobs, whose levels reach 2.8 GB, took 1.2x what a model fitted on boards whose levels fit
-/// in the cache predicted; the model keeps the cache size it assumed; 7: a worker's time
-/// between jobs, outside every job's span, priced apart: a constant and the bytes of output
-/// given back to the system, 3 % of a 3x4 solve that no job's time held).
+/// The version of the model file this dab reads: it changes whenever the terms or the fields
+/// do, since a model fitted without a term cannot price it (the versions and why each came are
+/// in `docs/cost-model-history.md`).
 pub const MODEL_FORMAT: u32 = 7;
 
 /// Where `dab calibrate` saves the model, relative to the project folder.
@@ -71,43 +60,167 @@ pub struct JobFeatures {
     pub cold_input_bytes: u64,
 }
 
-/// Number of terms of the cost model.
-pub const TERMS: usize = 12;
+/// Declares the cost model's terms in one list, each with its coefficient's name (its field in
+/// the model file) and its value for a job's features: [`Term`], [`TERMS`], [`Term::ALL`],
+/// [`Term::name`] and [`Term::of`] all come from it, so a new term is one line here (and its
+/// feature in [`JobFeatures`]).
+macro_rules! terms {
+    ($($(#[doc = $doc:literal])* $term:ident $name:literal |$f:ident| $value:expr;)*) => {
+        /// A term of the cost model: a job's cost is the sum over the terms of the term's
+        /// coefficient times its value for the job.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Term {
+            $($(#[doc = $doc])* $term,)*
+        }
 
-/// The model's coefficients by name (the fields of its file), in the order of
-/// [`JobFeatures::terms`].
-pub const TERM_NAMES: [&str; TERMS] = [
-    "per_job_ns",
-    "per_state_ns",
-    "per_row_ns",
-    "per_outer_move_ns",
-    "per_inner_move_ns",
-    "per_run_inner_move_ns",
-    "per_lane_inner_move_ns",
-    "per_input_byte_ns",
-    "per_outer_pass_ns",
-    "per_inner_pass_ns",
-    "per_turned_move_ns",
-    "per_cold_input_byte_ns",
-];
+        /// Number of terms of the cost model.
+        pub const TERMS: usize = [$($name),*].len();
+
+        impl Term {
+            /// Every term, in the order of the model file and of [`PerTerm`].
+            pub const ALL: [Term; TERMS] = [$(Term::$term),*];
+
+            /// The coefficient's name: its field in the model file (`per_state_ns`, ...).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Term::$term => $name,)*
+                }
+            }
+
+            /// The term's value for a job with these features.
+            pub fn of(self, features: &JobFeatures) -> f64 {
+                match self {
+                    $(Term::$term => {
+                        let $f = features;
+                        $value
+                    })*
+                }
+            }
+        }
+    };
+}
+
+terms! {
+    /// 1 for every job: its fixed cost.
+    Job "per_job_ns" |_f| 1.0;
+    /// Positions computed.
+    State "per_state_ns" |f| f.states as f64;
+    /// Kernel rows.
+    Row "per_row_ns" |f| f.rows as f64;
+    /// Moves examined in the outer groups.
+    OuterMove "per_outer_move_ns" |f| f.outer_moves as f64;
+    /// Inner moves gathered through byte indices, 64 lanes at a time.
+    InnerMove "per_inner_move_ns" |f| f.inner_moves as f64;
+    /// Inner moves made in runs.
+    RunInnerMove "per_run_inner_move_ns" |f| f.run_inner_moves as f64;
+    /// Inner moves made one lane at a time.
+    LaneInnerMove "per_lane_inner_move_ns" |f| f.lane_inner_moves as f64;
+    /// Bytes of the job outputs read.
+    InputByte "per_input_byte_ns" |f| f.input_bytes as f64;
+    /// Passes over a row for an outer move, beyond its moves.
+    OuterPass "per_outer_pass_ns" |f| f.outer_passes as f64;
+    /// Passes over a row for an inner line, beyond its moves.
+    InnerPass "per_inner_pass_ns" |f| f.inner_passes as f64;
+    /// Outer moves gathered lane by lane from a turned successor row.
+    TurnedMove "per_turned_move_ns" |f| f.turned_moves as f64;
+    /// Input bytes read back from memory, beyond their cost from the cache.
+    ColdInputByte "per_cold_input_byte_ns" |f| f.cold_input_bytes as f64;
+}
+
+/// One number per term, indexed by [`Term`]: a model's coefficients (nanoseconds per unit of
+/// each term), or a job's terms. In a model file each is a field named by [`Term::name`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PerTerm(pub [f64; TERMS]);
+
+impl PerTerm {
+    /// Each term with its number, in the order of [`Term::ALL`].
+    pub fn iter(&self) -> impl Iterator<Item = (Term, f64)> + '_ {
+        Term::ALL.into_iter().zip(self.0)
+    }
+
+    /// Each term's name with its number, in the order of [`Term::ALL`].
+    pub fn named(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        self.iter().map(|(t, x)| (t.name(), x))
+    }
+
+    /// The sum of the products term by term, in the order of [`Term::ALL`]: a job's
+    /// nanoseconds from the coefficients and its terms.
+    pub fn dot(&self, other: &PerTerm) -> f64 {
+        self.0.iter().zip(&other.0).map(|(c, x)| c * x).sum()
+    }
+}
+
+impl std::ops::Index<Term> for PerTerm {
+    type Output = f64;
+    fn index(&self, t: Term) -> &f64 {
+        &self.0[t as usize]
+    }
+}
+
+impl std::ops::IndexMut<Term> for PerTerm {
+    fn index_mut(&mut self, t: Term) -> &mut f64 {
+        &mut self.0[t as usize]
+    }
+}
+
+impl Serialize for PerTerm {
+    /// A field per term, named by [`Term::name`] (flattened into the model file).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(TERMS))?;
+        for (name, x) in self.named() {
+            map.serialize_entry(name, &x)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for PerTerm {
+    /// Every term's field, each a number; a missing one is named.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PerTerm, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = PerTerm;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the cost model's coefficients")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<PerTerm, A::Error> {
+                let mut found: [Option<f64>; TERMS] = [None; TERMS];
+                while let Some(key) = map.next_key::<String>()? {
+                    match Term::ALL.into_iter().find(|t| t.name() == key) {
+                        Some(t) if found[t as usize].is_some() => {
+                            return Err(serde::de::Error::duplicate_field(t.name()));
+                        }
+                        Some(t) => found[t as usize] = Some(map.next_value()?),
+                        None => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                let mut c = PerTerm::default();
+                for t in Term::ALL {
+                    c[t] = found[t as usize].ok_or_else(|| serde::de::Error::missing_field(t.name()))?;
+                }
+                Ok(c)
+            }
+        }
+        const NAMES: [&str; TERMS] = {
+            let mut names = [""; TERMS];
+            let mut k = 0;
+            while k < TERMS {
+                names[k] = Term::ALL[k].name();
+                k += 1;
+            }
+            names
+        };
+        d.deserialize_struct("PerTerm", &NAMES, Fields)
+    }
+}
 
 impl JobFeatures {
-    /// The model's terms: 1 (per job), then each feature.
-    pub fn terms(&self) -> [f64; TERMS] {
-        [
-            1.0,
-            self.states as f64,
-            self.rows as f64,
-            self.outer_moves as f64,
-            self.inner_moves as f64,
-            self.run_inner_moves as f64,
-            self.lane_inner_moves as f64,
-            self.input_bytes as f64,
-            self.outer_passes as f64,
-            self.inner_passes as f64,
-            self.turned_moves as f64,
-            self.cold_input_bytes as f64,
-        ]
+    /// The model's terms for this job: 1 (per job), then each feature.
+    pub fn terms(&self) -> PerTerm {
+        PerTerm(Term::ALL.map(|t| t.of(self)))
     }
 }
 
@@ -150,30 +263,10 @@ pub struct CostModel {
     pub hardware_threads: u32,
     /// Seconds `dab calibrate` took to make the model there.
     pub calibrate_seconds: f64,
-    /// Nanoseconds per job, whatever its size.
-    pub per_job_ns: f64,
-    /// Nanoseconds per position computed.
-    pub per_state_ns: f64,
-    /// Nanoseconds per kernel row.
-    pub per_row_ns: f64,
-    /// Nanoseconds per move examined in the outer groups.
-    pub per_outer_move_ns: f64,
-    /// Nanoseconds per inner move gathered through byte indices, 64 lanes at a time.
-    pub per_inner_move_ns: f64,
-    /// Nanoseconds per inner move made in a run.
-    pub per_run_inner_move_ns: f64,
-    /// Nanoseconds per inner move made one lane at a time.
-    pub per_lane_inner_move_ns: f64,
-    /// Nanoseconds per byte of the job outputs it reads.
-    pub per_input_byte_ns: f64,
-    /// Nanoseconds per pass over a row for an outer move, beyond its moves.
-    pub per_outer_pass_ns: f64,
-    /// Nanoseconds per pass over a row for an inner line, beyond its moves.
-    pub per_inner_pass_ns: f64,
-    /// Nanoseconds per outer move gathered lane by lane from a turned successor row.
-    pub per_turned_move_ns: f64,
-    /// Nanoseconds per input byte read back from memory, beyond its cost from the cache.
-    pub per_cold_input_byte_ns: f64,
+    /// Nanoseconds per unit of each term ([`Term`]); in the file, a field per term
+    /// (`per_job_ns`, `per_state_ns`, ...).
+    #[serde(flatten)]
+    pub coefficients: PerTerm,
     /// Bytes of the last-level cache that the model's cold input bytes assume: the machine's
     /// that made it, or this machine's once a probe carried it here.
     pub cache_bytes: u64,
@@ -191,7 +284,7 @@ pub struct CostModel {
     /// bookkeeping), outside every job's span.
     pub between_jobs_ns: f64,
     /// Nanoseconds per byte of giving a job's output back to the system once its last reader
-    /// has finished, outside every job's span (about 3 % of a 3x4 solve).
+    /// has finished, outside every job's span.
     pub release_per_byte_ns: f64,
     /// The probe workload timed when the model was made.
     pub probe: Probe,
@@ -339,12 +432,12 @@ impl CostModel {
             ("release_per_byte_ns", model.release_per_byte_ns),
             ("calibrate_seconds", model.calibrate_seconds),
         ];
-        for (field, value) in model.coefficients().into_iter().chain(others) {
+        for (field, value) in model.coefficients.named().chain(others) {
             if !(value.is_finite() && value >= 0.0) {
                 return Err(CostError::Coefficient { path: path.into(), field, value });
             }
         }
-        if model.coefficients().iter().all(|&(_, c)| c == 0.0) {
+        if model.coefficients.0.iter().all(|&c| c == 0.0) {
             return Err(CostError::NoCost { path: path.into() });
         }
         for (field, value) in [
@@ -378,9 +471,8 @@ impl CostModel {
     /// This model carried to a machine whose probe of the same workload took `now`: every job
     /// cost scaled by the one-thread ratio. On the machine that made the model
     /// (`same_machine`, as the caller found it) the contention curve stays as calibrated: the
-    /// probe's two-copy timing is too short to tell contention from a shared machine's drift
-    /// (on the 2-core machine it moved from 0.96x to 1.44x between consecutive plans while real
-    /// two-thread runs kept an efficiency of 0.90-1.00). On another machine the curve is
+    /// probe's two-copy timing is too short to tell contention from a shared machine's drift.
+    /// On another machine the curve is
     /// corrected, at the probe's thread count, by how much more (or less) the threads slowed
     /// each other on the probe there than when the model was made (the probe's workload is not
     /// the curve's, so its contention is compared with its own, not with the curve), or, with
@@ -396,8 +488,8 @@ impl CostModel {
         }
         let scale = now.one_thread_seconds / self.probe.one_thread_seconds;
         let mut model = self.clone();
-        for t in model.terms_mut() {
-            *t *= scale;
+        for c in &mut model.coefficients.0 {
+            *c *= scale;
         }
         model.calibrate_seconds *= scale;
         model.between_jobs_ns *= scale;
@@ -418,37 +510,6 @@ impl CostModel {
         model.cores = model.cores.min(now.threads);
         model.probe = now.clone();
         Probed { model, scale, contention: target.max(1.0), same_machine }
-    }
-
-    /// The coefficients, in the order of [`JobFeatures::terms`]: the one list of them.
-    fn terms_mut(&mut self) -> [&mut f64; TERMS] {
-        [
-            &mut self.per_job_ns,
-            &mut self.per_state_ns,
-            &mut self.per_row_ns,
-            &mut self.per_outer_move_ns,
-            &mut self.per_inner_move_ns,
-            &mut self.per_run_inner_move_ns,
-            &mut self.per_lane_inner_move_ns,
-            &mut self.per_input_byte_ns,
-            &mut self.per_outer_pass_ns,
-            &mut self.per_inner_pass_ns,
-            &mut self.per_turned_move_ns,
-            &mut self.per_cold_input_byte_ns,
-        ]
-    }
-
-    /// The coefficients by name, in the order of [`JobFeatures::terms`].
-    pub fn coefficients(&self) -> [(&'static str, f64); TERMS] {
-        let values = self.clone().terms_mut().map(|t| *t);
-        std::array::from_fn(|k| (TERM_NAMES[k], values[k]))
-    }
-
-    /// Sets the coefficients (in the order of [`JobFeatures::terms`]).
-    pub fn set_coefficients(&mut self, c: [f64; TERMS]) {
-        for (t, v) in self.terms_mut().into_iter().zip(c) {
-            *t = v;
-        }
     }
 
     /// Writes the model to `path` as JSON, through a temporary file and a rename.
@@ -488,7 +549,7 @@ impl CostModel {
 
     /// Predicted nanoseconds of a job, unrounded.
     pub fn raw_nanoseconds(&self, f: JobFeatures) -> f64 {
-        self.coefficients().iter().zip(f.terms()).map(|((_, c), x)| c * x).sum()
+        self.coefficients.dot(&f.terms())
     }
 }
 
@@ -556,8 +617,53 @@ mod tests {
             CostModel::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json"))).unwrap()
         );
         // A fitted model: it prices the work of a job (which terms the fit keeps varies).
-        let work = m.coefficients().iter().skip(1).filter(|(_, c)| *c > 0.0).count();
-        assert!(work >= 2 && !m.machine.is_empty(), "{:?}", m.coefficients());
+        let work = m.coefficients.iter().filter(|&(t, c)| t != Term::Job && c > 0.0).count();
+        assert!(work >= 2 && !m.machine.is_empty(), "{:?}", m.coefficients);
+    }
+
+    #[test]
+    fn the_model_file_round_trips_through_the_terms_field_for_field() {
+        let file: serde_json::Value = serde_json::from_str(BUILT_IN_MODEL).unwrap();
+        let m = CostModel::built_in();
+        // Each term reads its own field, and the model writes back the same fields in the
+        // same order.
+        for t in Term::ALL {
+            assert_eq!(file[t.name()].as_f64(), Some(m.coefficients[t]), "{}", t.name());
+        }
+        let written = serde_json::to_string_pretty(&m).unwrap();
+        let order = |text: &str| {
+            let v: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).unwrap();
+            v.keys().cloned().collect::<Vec<_>>()
+        };
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&written).unwrap(), file);
+        assert_eq!(order(&written), order(BUILT_IN_MODEL));
+        let names: std::collections::HashSet<&str> = Term::ALL.iter().map(|t| t.name()).collect();
+        assert_eq!(names.len(), TERMS, "every term has a name of its own");
+    }
+
+    #[test]
+    fn each_feature_is_the_value_of_its_own_term() {
+        let f = JobFeatures {
+            states: 2,
+            rows: 3,
+            outer_moves: 5,
+            inner_moves: 7,
+            run_inner_moves: 11,
+            lane_inner_moves: 13,
+            input_bytes: 17,
+            outer_passes: 19,
+            inner_passes: 23,
+            turned_moves: 29,
+            cold_input_bytes: 31,
+        };
+        let want = [1.0, 2.0, 3.0, 5.0, 7.0, 11.0, 13.0, 17.0, 19.0, 23.0, 29.0, 31.0];
+        assert_eq!(f.terms().0, want);
+        assert_eq!(f.terms()[Term::TurnedMove], 29.0);
+        // A model of one coefficient prices one feature.
+        let mut m = CostModel::built_in();
+        m.coefficients = PerTerm::default();
+        m.coefficients[Term::InnerPass] = 2.0;
+        assert_eq!(m.nanoseconds(f), 46);
     }
 
     #[test]
@@ -581,7 +687,7 @@ mod tests {
             let want = m.contention(n) * 1.5;
             assert!((p.model.contention(n) - want).abs() < 1e-9 && (p.contention - want).abs() < 1e-9, "{p:?}");
         }
-        assert_eq!(p.model.per_row_ns, m.per_row_ns);
+        assert_eq!(p.model.coefficients[Term::Row], m.coefficients[Term::Row]);
         // A machine with another thread count: the curve lands on the probe's own factor there.
         let wide = Probe { threads: 16, all_threads_seconds: m.probe.one_thread_seconds * 1.6, ..m.probe.clone() };
         let p = m.probed(&wide, false);
@@ -593,7 +699,8 @@ mod tests {
     #[test]
     fn a_cost_past_u64_is_none_and_saturates_rather_than_wraps() {
         let mut m = CostModel::built_in();
-        m.set_coefficients(std::array::from_fn(|k| if k == 1 { 1e10 } else { 0.0 }));
+        m.coefficients = PerTerm::default();
+        m.coefficients[Term::State] = 1e10;
         let f = |states| JobFeatures { states, ..Default::default() };
         assert_eq!(m.checked_nanoseconds(f(1_000)), Some(10_000_000_000_000));
         // 1e10 ns a state times 1e10 states is past 2^64 (1.8e19).

@@ -14,7 +14,7 @@ mod sim;
 
 pub use contention::Contention;
 pub use cost::{
-    BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, Probe, Probed, TERM_NAMES, TERMS,
+    BUILT_IN_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, PerTerm, Probe, Probed, TERMS, Term,
 };
 pub use disk::{DiskUse, predicted_peak};
 pub use graph::{Format, Graph, GraphError, Job, is_job_name};

@@ -3,24 +3,20 @@
 //! bandwidth`), the simulator's speed and schedule quality (`--suite sim`), plans run against
 //! their predictions (`--suite run`), the endgame theorems against the solver (`--suite
 //! endgame`), the search engine on boards and positions (`--suite search`), or planning for a
-//! cluster (`--suite cluster`); CSV in `reports/`.
+//! cluster (`--suite cluster`); CSV in `reports/`. The rows come from `dab::bench`; this
+//! module parses the flags, runs the child processes (`child.rs`), prints and writes.
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use self::sim::{MAX_PROCS, QUALITY_CASES};
-use self::solver::{Case, DEFAULT_CASES, run, write_csv};
 use super::CliResult;
+use dab::bench::sim::{MAX_PROCS, QUALITY_CASES};
+use dab::bench::solve::{Case, DEFAULT_CASES};
+use dab::bench::{cluster, endgame, memory, search, sim};
 use dab::calibrate::{Bandwidth, DEFAULT_REPEATS, bandwidth as dab_bandwidth, default_array_bytes};
 
-mod cluster;
-mod endgame;
-mod memory;
-mod run;
-mod search;
-mod sim;
-mod solver;
+mod child;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
@@ -39,13 +35,13 @@ pub struct BenchArgs {
     /// What to measure.
     #[arg(long, value_enum, default_value_t = Suite::Solve)]
     pub suite: Suite,
-    /// Thread counts for `--suite memory` and `--suite search`.
-    #[arg(long, value_delimiter = ',', default_value = "1,2")]
-    pub threads: Vec<usize>,
-    /// Thread counts of the partitioned solver in `--suite solve` (each on the row path and
-    /// on the scalar twin; the dense twin runs on one).
-    #[arg(long, value_delimiter = ',', default_value = "1", value_name = "LIST")]
-    pub solve_threads: Vec<usize>,
+    /// Thread counts, separated by commas: of the partitioned solver in `--suite solve`, each
+    /// on the row path and on the scalar twin, the dense twin on one (default: 1); of `--suite
+    /// memory` and `--suite search` (default: 1,2).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub sweep: Option<Vec<usize>>,
+    #[command(flatten)]
+    pub not_threads: super::SweepNotThreads,
     /// Boards for `--suite run`, `--suite memory` and `--suite cluster`.
     #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
     pub boards: Vec<String>,
@@ -106,34 +102,41 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
     }
 }
 
-/// Every count of `--threads` and `--solve-threads`, whichever suite reads them, refused before
-/// any work when it is 0 or more than this machine runs at once: a usage error, never one found
-/// minutes into a suite.
+impl BenchArgs {
+    /// The thread counts of `--sweep`, or the suite's default.
+    fn thread_counts(&self) -> Vec<usize> {
+        self.sweep.clone().unwrap_or_else(|| match self.suite {
+            Suite::Solve => vec![1],
+            _ => vec![1, 2],
+        })
+    }
+}
+
+/// Every count of `--sweep`, whichever suite reads them, refused before any work when it is 0
+/// or more than this machine runs at once: a usage error, never one found minutes into a suite.
 fn check_threads(args: &BenchArgs) -> Result<(), String> {
-    for (flag, list) in [("--threads", &args.threads), ("--solve-threads", &args.solve_threads)] {
-        for &p in list {
-            if p == 0 {
-                return Err(format!("{flag} must be at least 1"));
-            }
-            super::run_threads(p)?;
+    args.not_threads.check("bench")?;
+    for &p in args.sweep.iter().flatten() {
+        if p == 0 {
+            return Err("--sweep: thread counts must be at least 1".into());
         }
+        super::run_threads(p)?;
     }
     Ok(())
 }
 
 fn search_suite(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| super::runs_path("bench-search.csv"));
+    let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-search.csv"));
     super::bytes(&args.tt_size).map_err(|e| format!("--tt-size: {e}"))?;
     let mut cases = Vec::new();
     for spec in &args.search_cases {
-        cases.extend(search::cases(spec)?);
+        cases.extend(search::cases(spec).map_err(|e| match e {
+            search::CasesError::Unreadable { .. } => format!("--search-cases {e}"),
+            search::CasesError::Row { .. } => e.to_string(),
+        })?);
     }
-    let opts = search::Options {
-        threads: &args.threads,
-        tt_size: &args.tt_size,
-        store: args.store.as_ref(),
-        retrograde: args.retrograde,
-    };
+    let threads = args.thread_counts();
+    let opts = search::Options { threads: &threads, store: args.store.as_deref(), retrograde: args.retrograde };
     println!(
         "{:<16} {:<5} {:>7} {:>7} {:>5} {:>8} {:>6} {:>10} {:>10} {:>9} {:>10}",
         "case",
@@ -149,7 +152,8 @@ fn search_suite(args: BenchArgs) -> CliResult {
         "retro s"
     );
     let exe = std::env::current_exe()?;
-    let rows = search::run(&exe, &cases, &opts, &mut |r| {
+    let mut solve = |pos, p, engine| child::solve_position(&exe, pos, p, engine, &args.tt_size);
+    let rows = search::rows(&cases, &opts, &mut solve, &mut |r| {
         let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
         println!(
             "{:<16} {:<5} {:>7} {:>7} {:>5} {:>8} {:>6} {:>10.3} {:>10.3e} {:>9} {:>10}",
@@ -208,13 +212,14 @@ fn bandwidth(args: BenchArgs) -> CliResult {
 }
 
 fn memory(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| super::runs_path("bench-memory.csv"));
+    let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-memory.csv"));
     let exe = std::env::current_exe()?;
     println!(
         "{:<6} {:>7} {:>8} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7} {:>8}",
         "board", "threads", "fraction", "limit", "peak RSS", "predicted", "values", "rss/limit", "within", "seconds"
     );
-    let rows = memory::run(&exe, &args.boards, &args.threads, &mut |r| {
+    let mut run = |board: &str, p, limit| child::run_board(&exe, board, p, limit);
+    let rows = memory::rows(&args.boards, &args.thread_counts(), &mut run, &mut |r| {
         let mb = |b: Option<u64>| b.map_or("-".to_string(), dab::support::human_bytes);
         println!(
             "{:<6} {:>7} {:>8} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7} {:>8.1}",
@@ -244,7 +249,7 @@ fn endgame(args: BenchArgs) -> CliResult {
         "{:<26} {:<5} {:>5} {:<12} {:>6} {:>12} {:>10} {:>10} {:>6}",
         "position", "board", "lines", "components", "value", "theorems us", "solve s", "speedup", "agree"
     );
-    let rows = crate::cli::bench::endgame::run(&args.positions, &mut |r| {
+    let rows = endgame::run(&args.positions, &mut |r| {
         println!(
             "{:<26} {:<5} {:>5} {:<12} {:>6} {:>12.2} {:>10.4} {:>10.0} {:>6}",
             r.position,
@@ -264,10 +269,10 @@ fn endgame(args: BenchArgs) -> CliResult {
 }
 
 fn solve(args: BenchArgs) -> CliResult {
-    let output = args.output.unwrap_or_else(|| super::runs_path("bench.csv"));
+    let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench.csv"));
     let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
     if args.cases.iter().any(|c| c == "chains-3x8") {
-        // Measured on the README's 2-core machine (2026-11-24): the dense twin alone 198 s.
+        // Its dense twin alone takes minutes (docs/cost-model-history.md has the figures).
         crate::cli::note!(
             "note: the solve suite takes about 6 minutes on a 2-core machine (the 32-line case's dense twin 3)"
         );
@@ -297,7 +302,8 @@ fn solve(args: BenchArgs) -> CliResult {
         "vs dense",
         "vs scalar"
     );
-    let rows = run(&exe, &cases, &args.solve_threads, roof, |r| {
+    let mut solve = |case: &Case, solver| child::solve_case(&exe, case, solver);
+    let rows = dab::bench::solve::rows(&cases, &args.thread_counts(), roof, &mut solve, &mut |r| {
         let opt = |x: Option<f64>, f: fn(f64) -> String| x.map_or("-".to_string(), f);
         println!(
             "{:<12} {:<9} {:<7} {:>7} {:>5} {:>6} {:>14} {:>9.3} {:>12.3e} {:>12.3e} {:>10} {:>8} {:>8} {:>7} {:>8} {:>9}",
@@ -319,7 +325,7 @@ fn solve(args: BenchArgs) -> CliResult {
             r.speedup_vs_scalar.map_or(String::new(), |s| format!("{s:.2}x")),
         )
     })?;
-    write_csv(&rows, &output)?;
+    write(&rows, &output)?;
     println!("wrote {}", output.display());
     Ok(())
 }
@@ -389,8 +395,24 @@ fn cluster_suite(args: BenchArgs) -> CliResult {
     let output = args.output.unwrap_or_else(|| super::runs_path("bench-cluster.csv"));
     let model = super::plan::load_model(args.cost.as_deref())?;
     let nodes: Vec<usize> = args.nodes.iter().map(|&n| n as usize).collect();
-    println!("{}", cluster::header());
-    let rows = cluster::rows(&args.boards, &nodes, &model)?;
+    let boards = args.boards.iter().map(|b| b.parse()).collect::<Result<Vec<dab::game::Board>, _>>()?;
+    println!(
+        "{:<6} {:>6} {:>10} {:>10} {:>10} {:>8} {:>14}  candidate",
+        "board", "nodes", "plan s", "pack s", "total s", "tasks", "predicted s"
+    );
+    let rows = cluster::rows(&boards, &nodes, &model, &mut |r| {
+        println!(
+            "{:<6} {:>6} {:>10.1} {:>10.1} {:>10.1} {:>8} {:>14.1}  {}",
+            r.board,
+            r.nodes,
+            r.plan_seconds,
+            r.pack_seconds,
+            r.total_seconds,
+            r.tasks,
+            r.predicted_seconds,
+            r.candidate
+        )
+    })?;
     write(&rows, &output)?;
     println!("wrote {}", output.display());
     Ok(())
@@ -411,9 +433,9 @@ fn run_suite(args: BenchArgs) -> CliResult {
         "board", "threads", "plan", "jobs", "predicted", "actual", "act/pred", "job median", "job p90", "speedup"
     );
     let mut rows = Vec::new();
-    for b in &args.boards {
-        b.parse::<dab::game::Board>()?;
-        for r in crate::cli::bench::run::runs(b, &[1, all], &opts, args.repeats, &dir)? {
+    let boards = args.boards.iter().map(|b| b.parse()).collect::<Result<Vec<dab::game::Board>, _>>()?;
+    for &b in &boards {
+        for r in dab::bench::run::runs(b, &[1, all], &opts, args.repeats, &dir)? {
             println!(
                 "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.2}x {:>9.1}% {:>7.1}% {:>8}",
                 r.comparison.board,
@@ -433,8 +455,8 @@ fn run_suite(args: BenchArgs) -> CliResult {
     println!("\nevery candidate run on {all} threads:");
     println!("{:<6} {:<28} {:>6} {:>10} {:>10}", "board", "candidate", "jobs", "predicted", "actual");
     let mut cands = Vec::new();
-    for b in &args.boards {
-        let cs = crate::cli::bench::run::candidates(b, all, &opts, args.repeats)?;
+    for &b in &boards {
+        let cs = dab::bench::run::candidates(b, all, &opts, args.repeats)?;
         let best = cs.iter().map(|c| c.actual_seconds).fold(f64::INFINITY, f64::min);
         for c in &cs {
             println!(
@@ -462,4 +484,35 @@ fn run_suite(args: BenchArgs) -> CliResult {
 /// Writes benchmark rows as CSV, naming the file on failure.
 fn write<T: serde::Serialize>(rows: &[T], path: &std::path::Path) -> Result<(), String> {
     dab::support::write_csv(rows, path).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Bench {
+        #[command(flatten)]
+        args: BenchArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<BenchArgs, clap::Error> {
+        Bench::try_parse_from(std::iter::once("bench").chain(args.iter().copied())).map(|b| b.args)
+    }
+
+    #[test]
+    fn one_sweep_flag_serves_every_suite_with_each_suite_s_default() {
+        assert_eq!(parse(&[]).unwrap().thread_counts(), [1]);
+        assert_eq!(parse(&["--suite", "search"]).unwrap().thread_counts(), [1, 2]);
+        assert_eq!(parse(&["--suite", "memory"]).unwrap().thread_counts(), [1, 2]);
+        assert_eq!(parse(&["--sweep", "1,2"]).unwrap().thread_counts(), [1, 2]);
+        assert_eq!(parse(&["--suite", "search", "--sweep", "3"]).unwrap().thread_counts(), [3]);
+        assert!(parse(&["--solve-threads", "1"]).is_err(), "one flag for thread counts");
+        let zero = parse(&["--suite", "memory", "--sweep", "2,0"]).unwrap();
+        assert_eq!(check_threads(&zero).unwrap_err(), "--sweep: thread counts must be at least 1");
+        let list = parse(&["--threads", "1,2"]).unwrap();
+        assert!(check_threads(&list).unwrap_err().contains("--sweep 1,2"));
+    }
 }

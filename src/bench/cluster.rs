@@ -1,4 +1,4 @@
-//! `dab bench --suite cluster`: how long planning a board for a cluster takes (every candidate
+//! The cluster suite: how long planning a board for a cluster takes (every candidate
 //! simulated at a node's threads, then packed into tasks for the node count) and what it plans,
 //! on the cluster the README's "4x5 on a cluster" describes.
 
@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use dab::plan::{ClusterShape, PlanOptions};
-use dab::sched::CostModel;
+use crate::game::{Board, Position};
+use crate::plan::{ClusterShape, PlanOptions};
+use crate::sched::CostModel;
 
 /// Threads of a node.
 pub const THREADS_PER_NODE: u32 = 32;
@@ -19,28 +20,55 @@ pub const STORE_BANDWIDTH: f64 = 100e9;
 pub const OVERHEAD: f64 = 1.0;
 
 /// One board planned for one node count.
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Row {
-    board: String,
-    nodes: usize,
-    threads_per_node: u32,
-    node_memory_bytes: u64,
-    store_bytes_per_second: f64,
-    overhead_seconds: f64,
+    /// The board.
+    pub board: String,
+    /// Nodes planned for.
+    pub nodes: usize,
+    /// Threads of a node.
+    pub threads_per_node: u32,
+    /// Memory of a node.
+    pub node_memory_bytes: u64,
+    /// The shared store's bytes a second.
+    pub store_bytes_per_second: f64,
+    /// Dispatch seconds a task.
+    pub overhead_seconds: f64,
     /// Seconds to simulate the candidates at the node's threads.
-    plan_seconds: f64,
+    pub plan_seconds: f64,
     /// Seconds to pack them into tasks for the nodes and choose.
-    pack_seconds: f64,
-    /// The two together: what `dab plan --nodes` takes, less its probe.
-    total_seconds: f64,
-    candidate: String,
-    jobs: usize,
-    tasks: usize,
-    predicted_seconds: f64,
+    pub pack_seconds: f64,
+    /// The two together: what planning for the nodes takes, less its probe.
+    pub total_seconds: f64,
+    /// The chosen candidate.
+    pub candidate: String,
+    /// Its jobs.
+    pub jobs: usize,
+    /// Its tasks.
+    pub tasks: usize,
+    /// Its predicted makespan on the nodes.
+    pub predicted_seconds: f64,
 }
 
-/// Plans each board for each node count with `model` (unprobed: the figures are the model's).
-pub fn rows(boards: &[String], nodes: &[usize], model: &CostModel) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+/// Why the cluster suite stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterBenchError {
+    /// A board could not be planned.
+    #[error(transparent)]
+    Planner(#[from] crate::plan::PlannerError),
+    /// A plan could not be packed into tasks.
+    #[error(transparent)]
+    Pack(#[from] crate::plan::PlanError),
+}
+
+/// Plans each board for each node count with `model` (unprobed: the figures are the model's);
+/// `each` hears each row.
+pub fn rows(
+    boards: &[Board],
+    nodes: &[usize],
+    model: &CostModel,
+    each: &mut dyn FnMut(&Row),
+) -> Result<Vec<Row>, ClusterBenchError> {
     let opts = PlanOptions {
         mem_limit: Some(NODE_MEMORY),
         store: true,
@@ -48,11 +76,11 @@ pub fn rows(boards: &[String], nodes: &[usize], model: &CostModel) -> Result<Vec
         ..PlanOptions::new(THREADS_PER_NODE, model.clone())
     };
     let mut out = Vec::new();
-    for board in boards {
-        let root = dab::game::Position::empty(board.parse()?);
+    for &board in boards {
+        let root = Position::empty(board);
         for &n in nodes {
             let start = Instant::now();
-            let planned = dab::plan::plan(root, &opts)?;
+            let planned = crate::plan::plan(root, &opts)?;
             let plan_seconds = start.elapsed().as_secs_f64();
             let shape = ClusterShape {
                 nodes: n,
@@ -60,10 +88,10 @@ pub fn rows(boards: &[String], nodes: &[usize], model: &CostModel) -> Result<Vec
                 overhead_seconds: OVERHEAD,
                 store_bytes_per_second: STORE_BANDWIDTH,
             };
-            let packed = dab::plan::cluster_sweep(&planned, &opts, &shape, &[n])?.pop().expect("one count");
+            let packed = crate::plan::cluster_sweep(&planned, &opts, &shape, &[n])?.pop().expect("one count");
             let total_seconds = start.elapsed().as_secs_f64();
             out.push(Row {
-                board: board.clone(),
+                board: board.to_string(),
                 nodes: n,
                 threads_per_node: THREADS_PER_NODE,
                 node_memory_bytes: NODE_MEMORY,
@@ -77,27 +105,8 @@ pub fn rows(boards: &[String], nodes: &[usize], model: &CostModel) -> Result<Vec
                 tasks: packed.row.tasks,
                 predicted_seconds: packed.row.predicted_seconds,
             });
-            let r = out.last().expect("pushed");
-            println!(
-                "{:<6} {:>6} {:>10.1} {:>10.1} {:>10.1} {:>8} {:>14.1}  {}",
-                r.board,
-                r.nodes,
-                r.plan_seconds,
-                r.pack_seconds,
-                r.total_seconds,
-                r.tasks,
-                r.predicted_seconds,
-                r.candidate
-            );
+            each(out.last().expect("pushed"));
         }
     }
     Ok(out)
-}
-
-/// The table's header, as [`rows`] prints each row.
-pub fn header() -> String {
-    format!(
-        "{:<6} {:>6} {:>10} {:>10} {:>10} {:>8} {:>14}  candidate",
-        "board", "nodes", "plan s", "pack s", "total s", "tasks", "predicted s"
-    )
 }

@@ -1,20 +1,23 @@
-//! `dab bench --suite run`: plan, run and compare boards at one thread and at all threads,
+//! The run suite: plan, run and compare boards at one thread and at all threads,
 //! then run every candidate the planner considered, to see whether the simulator ranked them
 //! right.
 
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
-use dab::exec::execute;
-use dab::game::Position;
-use dab::pipeline::RunError;
-use dab::plan::{PlanOptions, PlannerError};
-use dab::report::Comparison;
+use crate::exec::execute;
+use crate::game::{Board, Position};
+use crate::pipeline::RunError;
+use crate::plan::{PlanOptions, PlannerError};
+use crate::report::Comparison;
 
+/// Why the run suite stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum RunBenchError {
+    /// A board could not be planned.
     #[error(transparent)]
     Planner(#[from] PlannerError),
+    /// A plan could not be run, compared or written.
     #[error(transparent)]
     Run(#[from] RunError),
 }
@@ -56,40 +59,52 @@ impl Serialize for RunRow {
 /// One candidate of one board's plan, actually run.
 #[derive(Clone, Debug, Serialize)]
 pub struct CandidateRow {
+    /// The board.
     pub board: String,
+    /// Threads it ran on.
     pub threads: u32,
+    /// The candidate's label (grouping and split).
     pub candidate: String,
+    /// Its jobs.
     pub jobs: usize,
+    /// Its predicted makespan.
     pub predicted_seconds: f64,
+    /// Its median measured time.
     pub actual_seconds: f64,
+    /// Whether the planner chose it.
     pub chosen: bool,
 }
 
 /// Plans and runs `board` at each thread count (the first is the speedup's base), each run
-/// `repeats` times; the run with the median time is the one compared.
+/// `repeats` times; the run with the median time is the one compared, its plan, trace and
+/// comparison written under `dir`.
 pub fn runs(
-    board: &str,
+    board: Board,
     threads: &[u32],
     opts: &PlanOptions,
     repeats: usize,
     dir: &std::path::Path,
 ) -> Result<Vec<RunRow>, RunBenchError> {
-    let root = Position::empty(board.parse().expect("a benchmark board"));
+    let root = Position::empty(board);
     let mut rows: Vec<RunRow> = Vec::new();
     for &p in threads {
-        let planned = dab::plan::plan(root, &PlanOptions { threads: p, ..opts.clone() })?;
+        let planned = crate::plan::plan(root, &PlanOptions { threads: p, ..opts.clone() })?;
         let sub = dir.join(format!("{board}-p{p}"));
-        dab::report::write_plan(&planned, &sub.join("plan.json"), &sub).map_err(RunError::from)?;
+        crate::report::write_plan(&planned, &sub.join("plan.json"), &sub).map_err(RunError::from)?;
         // Every repeat runs the same checked plan; only the median run is written and compared.
         let checked = planned.plan.check().map_err(RunError::from)?;
         let mut all: Vec<_> = (0..repeats.max(1)).map(|_| execute(&checked, p as usize, false, None)).collect();
         all.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
         let run = all.swap_remove(all.len() / 2);
-        let info =
-            dab::exec::TraceInfo { board: Some(board.into()), threads: Some(p), value: Some(run.value), tasks: false };
-        dab::exec::write_trace(&sub.join("trace.csv"), &run.trace, &info).map_err(RunError::from)?;
-        let detail = dab::report::compare(&planned.plan, &run.trace, &info, Some(p)).map_err(RunError::from)?;
-        dab::report::write_compare(&detail, &sub).map_err(RunError::from)?;
+        let info = crate::exec::TraceInfo {
+            board: Some(board.to_string()),
+            threads: Some(p),
+            value: Some(run.value),
+            tasks: false,
+        };
+        crate::exec::write_trace(&sub.join("trace.csv"), &run.trace, &info).map_err(RunError::from)?;
+        let detail = crate::report::compare(&planned.plan, &run.trace, &info, Some(p)).map_err(RunError::from)?;
+        crate::report::write_compare(&detail, &sub).map_err(RunError::from)?;
         let speedup = rows.first().map(|r| r.comparison.actual_seconds / detail.comparison.actual_seconds);
         rows.push(RunRow { comparison: detail.comparison, plan: planned.candidates[planned.chosen].label(), speedup });
     }
@@ -99,21 +114,21 @@ pub fn runs(
 /// Runs every candidate of the plan for `board` on `threads` threads, `repeats` times each
 /// (median time).
 pub fn candidates(
-    board: &str,
+    board: Board,
     threads: u32,
     opts: &PlanOptions,
     repeats: usize,
 ) -> Result<Vec<CandidateRow>, RunBenchError> {
-    let root = Position::empty(board.parse().expect("a benchmark board"));
+    let root = Position::empty(board);
     let opts = PlanOptions { threads, ..opts.clone() };
-    let planned = dab::plan::plan(root, &opts)?;
+    let planned = crate::plan::plan(root, &opts)?;
     let mut rows = Vec::new();
     for (i, c) in planned.candidates.iter().enumerate() {
-        let plan = dab::plan::plan_for(c, &opts).map_err(|e| RunBenchError::Run(e.into()))?;
+        let plan = crate::plan::plan_for(c, &opts).map_err(|e| RunBenchError::Run(e.into()))?;
         let checked = plan.check().map_err(|e| RunBenchError::Run(e.into()))?;
         let mut times: Vec<f64> =
             (0..repeats.max(1)).map(|_| execute(&checked, threads as usize, false, None).seconds).collect();
-        let actual_seconds = dab::support::median(&mut times);
+        let actual_seconds = crate::support::median(&mut times);
         rows.push(CandidateRow {
             board: board.to_string(),
             threads,

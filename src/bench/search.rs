@@ -1,0 +1,180 @@
+//! The search suite: the search engine on empty boards and on positions listed in CSV files
+//! (`board,lines,value`, as in `tests/data/search/`), each at every thread count asked for, by
+//! a function the binary implements as a process of its own (so that its peak memory is its
+//! own); beside it the retrograde where it takes the position, and the value of a store's book
+//! or of the file where given, every value checked against them.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::answer::{Analysis, Engine};
+use crate::game::{Board, Position};
+use crate::store::Reader;
+
+/// One position to search.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The empty board's size, or `file:row`.
+    pub name: String,
+    /// The position.
+    pub pos: Position,
+    /// The value the file gives, if any.
+    pub expected: Option<i32>,
+}
+
+/// A row of a positions file.
+#[derive(Deserialize)]
+struct FileRow {
+    board: String,
+    lines: String,
+    value: Option<i32>,
+}
+
+/// Why a case of the search suite could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CasesError {
+    /// The case is neither a board nor a file that can be read.
+    #[error("{spec}: neither a board (MxN) nor a readable positions file: {source}")]
+    Unreadable {
+        /// The case as given.
+        spec: String,
+        /// What the CSV reader said.
+        source: csv::Error,
+    },
+    /// A row of a positions file is not a position: `at` names the file and row.
+    #[error("{at}: {message}")]
+    Row {
+        /// The file and row.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Reads `3x5` as the empty board, anything else as a CSV file of positions.
+pub fn cases(spec: &str) -> Result<Vec<Case>, CasesError> {
+    if let Ok(board) = spec.parse::<Board>() {
+        return Ok(vec![Case { name: spec.to_string(), pos: Position::empty(board), expected: None }]);
+    }
+    let path = Path::new(spec);
+    let mut reader =
+        csv::Reader::from_path(path).map_err(|source| CasesError::Unreadable { spec: spec.to_string(), source })?;
+    let stem = path.file_stem().map_or(spec.to_string(), |s| s.to_string_lossy().into_owned());
+    let mut out = Vec::new();
+    for (i, row) in reader.deserialize::<FileRow>().enumerate() {
+        let at = || format!("{}: row {}", path.display(), i + 2);
+        let bad = |e: &dyn std::fmt::Display| CasesError::Row { at: at(), message: e.to_string() };
+        let row = row.map_err(|e| bad(&e))?;
+        let board: Board = row.board.parse().map_err(|e| bad(&e))?;
+        let pos = Position::from_line_string(board, &row.lines).map_err(|e| bad(&e))?;
+        out.push(Case { name: format!("{stem}:{}", i + 1), pos, expected: row.value });
+    }
+    Ok(out)
+}
+
+/// One search of one case on some threads.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The case's name.
+    pub case: String,
+    /// Its board.
+    pub board: String,
+    /// Its undrawn lines.
+    pub undrawn: u32,
+    /// Threads of the search.
+    pub threads: usize,
+    /// The search's value.
+    pub value: i32,
+    /// What the value is checked against: `file`, `store` or `retrograde` (empty: nothing).
+    pub checked_by: String,
+    /// The value it is checked against.
+    pub expected: Option<i32>,
+    /// Whether the search agrees with it (and with the retrograde where it ran).
+    pub agree: Option<bool>,
+    /// Wall seconds of the search.
+    pub search_seconds: f64,
+    /// Positions the search visited.
+    pub positions_searched: u64,
+    /// Bytes of its transposition table.
+    pub table_bytes: u64,
+    /// Its process's peak resident set.
+    pub peak_rss_bytes: Option<u64>,
+    /// The retrograde in memory on the same threads (positions of at most 32 undrawn lines).
+    pub retrograde_seconds: Option<f64>,
+    /// The retrograde's process's peak resident set.
+    pub retrograde_peak_rss_bytes: Option<u64>,
+}
+
+/// Most undrawn lines of a position the suite solves by the retrograde too.
+pub const MAX_RETROGRADE_UNDRAWN: u32 = 32;
+
+/// What the suite is asked.
+pub struct Options<'a> {
+    /// Thread counts.
+    pub threads: &'a [usize],
+    /// A store whose book gives each position's value.
+    pub store: Option<&'a Path>,
+    /// Solve by the retrograde too, where it takes the position.
+    pub retrograde: bool,
+}
+
+/// Searches every case at every thread count by `solve(position, threads, engine)` (the
+/// engine `Search`, or `Partition` for the retrograde beside it); `report` hears each row.
+/// Errors name the case where the store fails.
+pub fn rows(
+    cases: &[Case],
+    opts: &Options,
+    solve: &mut dyn FnMut(Position, usize, Engine) -> Result<Analysis, String>,
+    report: &mut dyn FnMut(&Row),
+) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for case in cases {
+        let undrawn = case.pos.undrawn().len();
+        let book = match opts.store {
+            // Only cases of a board the store holds are valued by it.
+            Some(dir) if dir.join(case.pos.board.to_string()).is_dir() => {
+                let reader = Reader::open_for(dir, case.pos, None).map_err(|e| format!("{}: {e}", case.name))?;
+                reader.value(case.pos.drawn).map_err(|e| format!("{}: {e}", case.name))?.map(i32::from)
+            }
+            _ => None,
+        };
+        for &p in opts.threads {
+            let a = solve(case.pos, p, Engine::Search)?;
+            let retro = (opts.retrograde && undrawn <= MAX_RETROGRADE_UNDRAWN)
+                .then(|| solve(case.pos, p, Engine::Partition))
+                .transpose()?;
+            let row = row(case, p, &a, book, retro.as_ref());
+            report(&row);
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// The row of search `a` of `case` on `threads`, checked against the file's value, else the
+/// store's `book` value, else the retrograde's `retro`.
+fn row(case: &Case, threads: usize, a: &Analysis, book: Option<i32>, retro: Option<&Analysis>) -> Row {
+    let (checked_by, expected) = match (case.expected, book, retro) {
+        (Some(v), ..) => ("file", Some(v)),
+        (None, Some(v), _) => ("store", Some(v)),
+        (None, None, Some(r)) => ("retrograde", Some(r.value)),
+        _ => ("", None),
+    };
+    Row {
+        case: case.name.clone(),
+        board: case.pos.board.to_string(),
+        undrawn: case.pos.undrawn().len(),
+        threads,
+        value: a.value,
+        checked_by: checked_by.into(),
+        expected,
+        agree: expected.map(|e| e == a.value && retro.is_none_or(|r| r.value == a.value)),
+        search_seconds: a.seconds,
+        positions_searched: a.positions,
+        table_bytes: a.peak_value_bytes,
+        peak_rss_bytes: a.peak_rss_bytes,
+        retrograde_seconds: retro.map(|r| r.seconds),
+        retrograde_peak_rss_bytes: retro.and_then(|r| r.peak_rss_bytes),
+    }
+}

@@ -1,0 +1,101 @@
+//! The processes of `dab bench`: each solve or run whose peak memory a row reports runs as a
+//! child `dab solve --json` or `dab run --json` of this binary, so that the peak is its own.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use dab::answer::{Analysis, Engine};
+use dab::bench::memory::{Outcome, RunFigures};
+use dab::bench::solve::{Case, Solver};
+use dab::game::Position;
+
+/// Runs `dab solve ARGS --json --quiet` as a child of `exe` (the `dab` binary), with `stdin`
+/// fed to it (none: nothing to read), and reads its analysis.
+fn solve_in_child(exe: &Path, args: &[&str], stdin: Option<&str>) -> Result<Analysis, String> {
+    let mut cmd = Command::new(exe);
+    cmd.arg("solve").args(args).args(["--json", "--quiet"]);
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    let spawn = |e: std::io::Error| format!("cannot run '{}': {e}", exe.display());
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(spawn)?;
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        pipe.write_all(text.as_bytes()).map_err(spawn)?;
+    }
+    let out = child.wait_with_output().map_err(spawn)?;
+    if !out.status.success() {
+        return Err(format!("the solve failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable output: {e}"))
+}
+
+/// One solve of a case of the solve suite.
+pub fn solve_case(exe: &Path, case: &Case, solver: Solver) -> Result<Analysis, String> {
+    let Solver { engine, kernel, threads, groups } = solver;
+    let (engine, threads, kernel, groups) =
+        (engine.to_string(), threads.to_string(), kernel.map(|k| k.to_string()), groups.map(|g| g.to_string()));
+    let (mut args, art): (Vec<&str>, _) = match case {
+        Case::Board(b) => (vec![b.as_str()], None),
+        Case::Art { art, .. } => (vec!["--position", "-"], Some(art.as_str())),
+    };
+    args.extend(["--engine", &engine, "--threads", &threads]);
+    if let Some(k) = &kernel {
+        args.extend(["--kernel", k]);
+    }
+    if let Some(g) = &groups {
+        args.extend(["--groups", g]);
+    }
+    solve_in_child(exe, &args, art)
+}
+
+/// One solve of a position of the search suite: the search (value only, with its table of
+/// `tt_size`) or the retrograde.
+pub fn solve_position(
+    exe: &Path,
+    pos: Position,
+    threads: usize,
+    engine: Engine,
+    tt_size: &str,
+) -> Result<Analysis, String> {
+    let (board, lines, threads) = (pos.board.to_string(), pos.to_line_string(), threads.to_string());
+    let mut args = vec!["--engine", if engine == Engine::Search { "search" } else { "partition" }];
+    if engine == Engine::Search {
+        args.extend(["--value-only", "--threads", &threads, "--tt-size", tt_size]);
+    } else {
+        args.extend(["--threads", &threads]);
+    }
+    let all: Vec<&str> = [board.as_str(), "--lines", &lines].into_iter().chain(args.iter().copied()).collect();
+    solve_in_child(exe, &all, None).map_err(|e| format!("dab solve {board} --lines {lines} {}: {e}", args.join(" ")))
+}
+
+/// One run of the memory suite: `dab run` of `board` on `threads` threads, under `limit` with a
+/// store (None: unlimited, in memory), in a temporary folder removed after it.
+pub fn run_board(exe: &Path, board: &str, threads: usize, limit: Option<u64>) -> Result<Outcome, String> {
+    let tmp = std::env::temp_dir().join(format!("dab-bench-memory-{}", std::process::id()));
+    let mut cmd = Command::new(exe);
+    cmd.args(["run", board, "--threads", &threads.to_string(), "--json", "--quiet", "--no-probe", "--out"])
+        .arg(tmp.join("report"));
+    if let Some(l) = limit {
+        cmd.args(["--mem-limit", &l.to_string(), "--store"]).arg(tmp.join("store"));
+    }
+    let out = cmd.output();
+    // The store of a 3x5 run is 23 GB: never left behind.
+    let _ = std::fs::remove_dir_all(&tmp);
+    let out = out.map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let e = format!("dab run {board} on {threads} thread(s), limit {limit:?}: {}", stderr.trim());
+        // A limit under the least possible is refused before the run: a result too.
+        if limit.is_some() && e.contains("no candidate fits") {
+            return Ok(Outcome::Refused(e.rsplit("error: ").next().unwrap_or(&e).to_string()));
+        }
+        return Err(e);
+    }
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("dab run {board}: unreadable JSON: {e}"))?;
+    Ok(Outcome::Ran(RunFigures {
+        peak_rss_bytes: v["peak_rss_bytes"].as_u64().unwrap_or(0),
+        predicted_peak_rss_bytes: v["predicted_peak_rss_bytes"].as_u64(),
+        peak_value_bytes: v["peak_value_bytes"].as_u64().unwrap_or(0),
+        seconds: v["actual_seconds"].as_f64().unwrap_or(0.0),
+    }))
+}
