@@ -125,14 +125,14 @@ pub fn scale(
             let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
                 .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
             report(&format!(
-                "run {r} of {repeats} on {}: {:.3} s (predicted {:.3} s{}), per-job median error {:.1} %",
+                "run {r} of {repeats} on {}: {:.3} s (predicted {:.3} s{}), per-job actual / predicted median {}",
                 crate::support::count_of(p.threads as u64, "thread"),
                 run.seconds,
                 p.plan.predicted_seconds * factor,
                 now.map_or(String::new(), |now| format!(
                     "; probe {now:.3} s, the plan's {planned_probe:.3} s: x{factor:.3}"
                 )),
-                100.0 * median_error(detail.jobs.iter().map(|&(p, a)| (p * factor, a)))
+                crate::report::chart::times(detail.comparison.job_ratio_median / factor)
             ));
             t.push(run.seconds);
             f.push(factor);

@@ -28,7 +28,7 @@ fn busy_series(label: &str, peak: u32, hold: u64) -> BusySeries {
     let mut steps: Vec<(u64, u32)> = (0..peak).map(|b| (u64::from(b) * 1_000_000, b + 1)).collect();
     let top = u64::from(peak) * 1_000_000 + hold;
     steps.extend((0..peak).map(|b| (top + u64::from(b) * 3_000_000, peak - 1 - b)));
-    BusySeries { label: label.to_string(), steps }
+    BusySeries { label: label.to_string(), steps, dash: 0 }
 }
 
 fn busies() -> Vec<BusySeries> {
@@ -41,7 +41,7 @@ fn bars(procs: u32, count: u32) -> Vec<GanttBar> {
             let proc = i % procs;
             let start = u64::from(i / procs) * 1_000 + u64::from(proc) * 37;
             let kind = ["solve", "merge", "load"][(i % 3) as usize];
-            GanttBar { proc, start, end: start + 900, label: format!("{kind} {i}") }
+            GanttBar { proc, start, end: start + 900, label: format!("{kind} {i}"), level: i / procs % 12 }
         })
         .collect()
 }
@@ -81,6 +81,15 @@ fn check(stem: &Path, labels: &[&str]) {
     }
 }
 
+/// The texts of an SVG chart, each trimmed: titles, tick labels, legend entries.
+fn texts(stem: &Path) -> Vec<String> {
+    let svg = String::from_utf8(files(stem).0).unwrap();
+    svg.split("<text")
+        .skip(1)
+        .map(|t| t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].trim().to_string())
+        .collect()
+}
+
 fn stem(dir: &tempfile::TempDir, name: &str) -> PathBuf {
     // A missing folder in the path: the charts create it.
     dir.path().join("charts").join(name)
@@ -92,6 +101,8 @@ fn speedup_chart() {
     let s = stem(&dir, "speedup");
     speedup(&s, "Speedup, 4x4", "processors", &sweeps(), Some(16)).unwrap();
     check(&s, &["4x4 quadrants", "4x4 quadrants, split", "W/CP = 12", "W/CP = 25", "planned: 16 threads"]);
+    // W and CP are said in words: total work and critical path.
+    check(&s, &["W: total work", "CP: critical path", "no speedup passes W/CP"]);
     // A ceiling far above every curve is named, not drawn: the curves keep the height.
     let mut far = sweeps();
     far[1].ceiling = 1e4;
@@ -112,15 +123,69 @@ fn busy_chart() {
     copy.label = "P = 60".into();
     twins.push(copy);
     busy(&s, "Processors busy, 4x4", "ticks", &twins).unwrap();
-    check(&s, &[&format!("{} = P = 60", twins[0].label)]);
+    check(&s, &[&format!("{} = P = 60 (the same steps: one line)", twins[0].label)]);
+}
+
+/// Nearly the same steps under two policies: the second is dashed, so both show.
+#[test]
+fn busy_series_of_another_policy_are_dashed() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = stem(&dir, "busy-dashed");
+    let cp = busy_series("P = 2, cp", 2, 400_000_000);
+    let mut fifo = busy_series("P = 2, fifo", 2, 400_000_001);
+    fifo.dash = 1;
+    busy(&s, "t", "ticks", std::slice::from_ref(&cp)).unwrap();
+    let solid = String::from_utf8(files(&s).0).unwrap();
+    assert!(!solid.contains("stroke-dasharray") && solid.matches("<polyline").count() >= 1);
+    busy(&s, "t", "ticks", &[cp, fifo]).unwrap();
+    check(&s, &["P = 2, cp", "P = 2, fifo"]);
+    // plotters draws a dashed line as many short segments: far more paths than the solid one.
+    let dashed = String::from_utf8(files(&s).0).unwrap();
+    let lines = |svg: &str| svg.matches("<polyline").count() + svg.matches("<path").count();
+    assert!(lines(&dashed) > lines(&solid) + 10, "{} against {}", lines(&dashed), lines(&solid));
 }
 
 #[test]
 fn gantt_chart() {
     let dir = tempfile::tempdir().unwrap();
     let s = stem(&dir, "gantt");
-    gantt(&s, "Schedule, P = 4", "s", 4, &bars(4, 16)).unwrap();
-    check(&s, &["P0", "P3", "solve 0", "merge 1"]);
+    gantt(&s, "Schedule, P = 4", &SECONDS, 4, &bars(4, 16)).unwrap();
+    // Levels 0..3: the key names what they count and every level.
+    check(&s, &["P0", "P3", "solve 0", "merge 1", "colour: lines drawn"]);
+    let t = texts(&s);
+    assert!(["0", "1", "2", "3"].iter().all(|l| t.iter().any(|x| x == l)), "{t:?}");
+    let svg = String::from_utf8(files(&s).0).unwrap();
+    assert!(!svg.contains("jobs as"), "16 jobs are drawn one bar each");
+}
+
+const SECONDS: BarScale = BarScale { time_unit: "s", level: "lines drawn" };
+const MICROSECONDS: BarScale = BarScale { time_unit: "µs", level: "lines drawn" };
+
+/// Rectangles in an SVG chart.
+fn rects(stem: &Path) -> usize {
+    String::from_utf8(files(stem).0).unwrap().matches("<rect").count()
+}
+
+/// Thousands of short jobs: each lane's pixels take one colour each, so the chart holds at
+/// most about a bar a pixel a lane, and says how many jobs its bars hold.
+#[test]
+fn many_jobs_are_drawn_as_a_bar_a_pixel_at_most() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = stem(&dir, "many");
+    // 2 lanes of 10,000 jobs of 10 ticks each, levels changing every 1,000 jobs.
+    let bars: Vec<GanttBar> = (0..20_000u32)
+        .map(|i| {
+            let (proc, k) = (i % 2, u64::from(i / 2));
+            GanttBar { proc, start: k * 10, end: k * 10 + 10, label: format!("j{i}"), level: (i / 2_000) }
+        })
+        .collect();
+    gantt(&s, "many", &SECONDS, 2, &bars).unwrap();
+    check(&s, &["20,000 jobs as", "each pixel of a lane takes the colour"]);
+    // A bar a level a lane: 10 levels on 2 lanes, plus the frame, the key's cells and shading.
+    assert!(rects(&s) < 200, "{} rectangles", rects(&s));
+    // A handful of jobs is drawn job by job.
+    gantt(&s, "few", &SECONDS, 2, &bars[..MAX_LABELLED_BARS]).unwrap();
+    assert!(rects(&s) > MAX_LABELLED_BARS, "{} rectangles", rects(&s));
 }
 
 #[test]
@@ -130,10 +195,10 @@ fn same_input_same_bytes() {
         let s = stem(&dir, name);
         speedup(&s.with_file_name(format!("{name}-speedup")), "t", "processors", &sweeps(), None).unwrap();
         busy(&s.with_file_name(format!("{name}-busy")), "t", "ticks", &busies()).unwrap();
-        gantt(&s.with_file_name(format!("{name}-gantt")), "t", "s", 5, &bars(5, 40)).unwrap();
-        let (predicted, actual) = schedules(5, 40);
+        gantt(&s.with_file_name(format!("{name}-gantt")), "t", &SECONDS, 5, &bars(5, 40)).unwrap();
+        let (predicted, actual) = schedules(5, 400);
         let compared = s.with_file_name(format!("{name}-compare"));
-        compare(&compared, "t", "µs", 5, &predicted, &actual, &durations(&predicted, &actual)).unwrap();
+        compare(&compared, "t", &MICROSECONDS, 5, &predicted, &actual, &durations(&predicted, &actual)).unwrap();
         s
     };
     let (a, b) = (draw_all("a"), draw_all("b"));
@@ -152,17 +217,17 @@ fn empty_input_is_an_error() {
     let no_points = SpeedupSeries { label: "x".into(), points: vec![], ceiling: 3.0, bounds: true, chosen: false };
     assert!(speedup(&s, "t", "processors", &[no_points], None).is_err());
     assert!(busy(&s, "t", "ticks", &[]).is_err());
-    assert!(gantt(&s, "t", "s", 4, &[]).is_err());
-    assert!(gantt(&s, "t", "s", 0, &bars(1, 1)).is_err());
-    let err = gantt(&s, "t", "s", 2, &bars(3, 3)).unwrap_err().to_string();
+    assert!(gantt(&s, "t", &SECONDS, 4, &[]).is_err());
+    assert!(gantt(&s, "t", &SECONDS, 0, &bars(1, 1)).is_err());
+    let err = gantt(&s, "t", &SECONDS, 2, &bars(3, 3)).unwrap_err().to_string();
     assert!(err.contains("empty") && err.contains("processor 2"), "{err}");
     let (predicted, actual) = schedules(2, 6);
     let points = durations(&predicted, &actual);
-    assert!(compare(&s, "t", "µs", 2, &[], &[], &points).is_err());
-    assert!(compare(&s, "t", "µs", 0, &predicted, &actual, &points).is_err());
-    let err = compare(&s, "t", "µs", 2, &predicted, &bars(3, 3), &points).unwrap_err().to_string();
+    assert!(compare(&s, "t", &MICROSECONDS, 2, &[], &[], &points).is_err());
+    assert!(compare(&s, "t", &MICROSECONDS, 0, &predicted, &actual, &points).is_err());
+    let err = compare(&s, "t", &MICROSECONDS, 2, &predicted, &bars(3, 3), &points).unwrap_err().to_string();
     assert!(err.contains("processor 2"), "{err}");
-    let err = compare(&s, "t", "µs", 2, &bars(3, 3), &actual, &points).unwrap_err().to_string();
+    let err = compare(&s, "t", &MICROSECONDS, 2, &bars(3, 3), &actual, &points).unwrap_err().to_string();
     assert!(err.contains("processor 2"), "{err}");
     // Nothing written, not even the folder.
     assert!(!s.parent().unwrap().exists());
@@ -172,7 +237,7 @@ fn empty_input_is_an_error() {
 fn large_gantt_chart() {
     let dir = tempfile::tempdir().unwrap();
     let s = stem(&dir, "large");
-    gantt(&s, "Schedule, P = 150", "ticks", 150, &bars(150, 5_000)).unwrap();
+    gantt(&s, "Schedule, P = 150", &BarScale { time_unit: "ticks", level: "depth" }, 150, &bars(150, 5_000)).unwrap();
     check(&s, &["P0", "P149"]);
 }
 
@@ -184,8 +249,10 @@ fn compare_chart() {
     let mut points = durations(&predicted, &actual);
     // Not on log axes: left out, not an error.
     points.push(ComparePoint { predicted: 0.0, actual: 5.0 });
-    compare(&s, "Predicted and actual, P = 2", "µs", 2, &predicted, &actual, &points).unwrap();
-    check(&s, &["predicted", "actual", "P0", "P1", "solve 0", "µs", "1 not positive"]);
+    compare(&s, "Predicted and actual, P = 2", &MICROSECONDS, 2, &predicted, &actual, &points).unwrap();
+    check(&s, &["predicted", "actual", "P0", "P1", "solve 0", "µs", "1 not positive", "colour: lines drawn"]);
+    // The band is said as the ratio every report writes.
+    check(&s, &["within 1.2x of the prediction", "actual within 1.2x of predicted"]);
     let (svg, png) = files(&s);
     assert!(!svg.is_empty() && !png.is_empty());
 }
@@ -196,9 +263,9 @@ fn compare_chart_without_positive_durations() {
     let s = stem(&dir, "no-durations");
     let (predicted, actual) = schedules(2, 6);
     let zero = ComparePoint { predicted: 0.0, actual: 3.0 };
-    compare(&s, "t", "µs", 2, &predicted, &actual, &[zero]).unwrap();
+    compare(&s, "t", &MICROSECONDS, 2, &predicted, &actual, &[zero]).unwrap();
     check(&s, &["predicted", "actual", "no job with a positive"]);
-    compare(&s, "t", "µs", 2, &predicted, &[], &[]).unwrap();
+    compare(&s, "t", &MICROSECONDS, 2, &predicted, &[], &[]).unwrap();
     check(&s, &["predicted", "actual"]);
 }
 
@@ -208,6 +275,75 @@ fn large_compare_chart() {
     let s = stem(&dir, "large-compare");
     let (predicted, actual) = schedules(2, 3_000);
     let points = durations(&predicted, &actual);
-    compare(&s, "Predicted and actual, P = 2", "µs", 2, &predicted, &actual, &points).unwrap();
-    check(&s, &["predicted", "actual", "P0", "P1"]);
+    compare(&s, "Predicted and actual, P = 2", &MICROSECONDS, 2, &predicted, &actual, &points).unwrap();
+    check(&s, &["predicted", "actual", "P0", "P1", "3,000 jobs as"]);
+}
+
+/// The rows of a scaling run of 1 and 2 threads, the second 0.91x its prediction.
+fn scale_rows() -> Vec<dab::report::ScaleRow> {
+    use dab::report::{OneThread, ScaleRow};
+    let one = OneThread { predicted_seconds: 2.0, actual_seconds: 2.0 };
+    vec![ScaleRow::new(1, 2.0, 2.0, 2.0, 0.1, one), ScaleRow::new(2, 1.1, 1.001, 1.0, 0.1, one)]
+}
+
+/// The error is written as actual over predicted, "0.91x", never as a percentage; "median of"
+/// only where each point is the median of several runs.
+#[test]
+fn scale_chart_writes_the_error_as_a_ratio_and_the_median_only_of_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = scale_rows();
+    assert_eq!(rows[1].actual_over_predicted(), 1.001 / 1.1);
+    dab::report::write_scale(&rows, "3x4", 2, 1, dir.path()).unwrap();
+    let s = dir.path().join("scale");
+    check(&s, &["0.91x", "1.00x", "actual / predicted"]);
+    let svg = String::from_utf8(files(&s).0).unwrap();
+    assert!(!svg.contains("median"), "one run a count is no median");
+    assert!(!svg.contains(" %"), "no error in percent");
+    dab::report::write_scale(&rows, "3x4", 2, 3, dir.path()).unwrap();
+    check(&s, &["median of 3 runs", "0.91x"]);
+}
+
+/// A plan's speedup charts stop at the threads it was made for, although the planner
+/// simulates its candidates to 64.
+#[test]
+fn plan_charts_stop_at_the_planned_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_cmd::Command::cargo_bin("dab")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["plan", "2x3", "--threads", "3", "--no-probe", "-o", "p.json", "--out", "r"])
+        .assert()
+        .success();
+    for name in ["speedup", "candidates"] {
+        let s = dir.path().join("r").join(name);
+        check(&s, &["planned: 3 threads", "W: total work"]);
+        // The x axis's last tick is 3; no tick past it (nor any speedup above 3 on 3 threads).
+        let t = texts(&s);
+        assert!(t.iter().any(|x| x == "3"), "{name}: {t:?}");
+        let ticks: Vec<f64> = t.iter().filter_map(|x| x.parse().ok()).collect();
+        assert!(ticks.iter().all(|&v| v <= 3.0), "{name} reaches past 3: {ticks:?}");
+    }
+}
+
+/// `dab compare` says the makespan and the per-job times as actual over predicted.
+#[test]
+fn compare_prints_errors_as_ratios() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compare");
+    let out = assert_cmd::Command::cargo_bin("dab")
+        .unwrap()
+        .args(["compare", "--plan", &format!("{data}/plan.json"), "--trace", &format!("{data}/trace.csv")])
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    // 3.25 s against 3 s; jobs 1.25x, 1x and 0.75x their predictions.
+    assert!(text.contains("actual 1.08x the prediction"), "{text}");
+    assert!(text.contains("actual / predicted median 1.00x, 10th to 90th percentile 0.75x to 1.25x"), "{text}");
+    assert!(!text.contains('%'), "{text}");
+    check(&dir.path().join("compare"), &["(1.08x)", "median 1.00x", "colour: lines drawn"]);
 }

@@ -75,7 +75,7 @@ pub fn run(args: ScaleArgs) -> CliResult {
     let board = root.board.to_string();
     let name = if root.drawn.is_empty() { board.clone() } else { format!("{board}-position") };
     let dir = args.out.unwrap_or_else(|| super::runs_path("scale").join(name));
-    let files = dab::report::write_scale(&rows, &board, cores, &dir)?;
+    let files = dab::report::write_scale(&rows, &board, cores, args.repeats, &dir)?;
     if args.json {
         println!("{}", serde_json::to_string(&Output { board: &board, rows: &rows })?);
     } else {

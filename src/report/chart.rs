@@ -6,7 +6,7 @@
 //! embedded in the binary, so no font library is needed at build or run time, and the same input
 //! always gives the same bytes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -31,14 +31,17 @@ const GANTT_MIN_HEIGHT: u32 = 400;
 const GANTT_MAX_HEIGHT: u32 = 4000;
 /// Pixels the Gantt frame takes besides the lanes (caption, x axis, margins).
 const GANTT_FRAME: u32 = 120;
-/// Above this many bars, bar labels are not even tried: they could not be read.
-const MAX_LABELLED_BARS: usize = 200;
+/// Above this many bars, bar labels are not even tried (they could not be read), bars have no
+/// outline, and a lane's adjacent bars of one level are merged.
+pub const MAX_LABELLED_BARS: usize = 200;
+/// The colour key of a Gantt or comparison chart, above its lanes.
+const KEY_HEIGHT: u32 = 44;
 /// Comparison charts: two Gantt panels side by side over a duration scatter of fixed height, plus
 /// room for the title; the panels' height grows with the lanes as a Gantt chart's does.
 const COMPARE_WIDTH: u32 = 1600;
 const COMPARE_TITLE: u32 = 40;
 const SCATTER_HEIGHT: u32 = 560;
-/// The scatter's tolerance band: actual within a factor of 1.2 of predicted.
+/// The scatter's tolerance band: actual within 1.2x of predicted, either way.
 const BAND: f64 = 1.2;
 /// The scatter's axes reach this factor past the extreme durations, so no point sits on a frame.
 const PAD: f64 = 1.15;
@@ -128,6 +131,10 @@ pub struct BusySeries {
     /// (time, busy processors from this time on), increasing time, first at 0; the last step
     /// ends the run (busy 0).
     pub steps: Vec<(u64, u32)>,
+    /// The line's dash pattern: 0 solid, 1 dashed, 2 dotted (then round again). Series that
+    /// may coincide (one graph under two policies) get different ones, so the one drawn last
+    /// does not hide the other.
+    pub dash: usize,
 }
 
 /// One bar of a Gantt chart: processor `proc` works on `label` during [start, end).
@@ -139,8 +146,21 @@ pub struct GanttBar {
     pub start: u64,
     /// End (excluded), in the chart's time unit.
     pub end: u64,
-    /// The job's name: drawn on the bar when it fits; its first word picks the colour.
+    /// The job's name: drawn on the bar when it fits.
     pub label: String,
+    /// The job's level (lines drawn, or its depth in the graph): what picks its colour, so that
+    /// the schedule's progress through the levels shows.
+    pub level: u32,
+}
+
+/// How the bars of a Gantt or comparison chart are read: the unit of their times, and what
+/// their level counts (the colour key's title, e.g. "lines drawn").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarScale<'s> {
+    /// The unit of the bars' start and end (and of a comparison's durations).
+    pub time_unit: &'s str,
+    /// What a bar's `level` counts.
+    pub level: &'s str,
 }
 
 /// One job's predicted and actual duration, for the scatter panel.
@@ -176,25 +196,31 @@ pub fn busy(stem: &Path, title: &str, time_unit: &str, series: &[BusySeries]) ->
     render(stem, WIDE, &Figure::Busy { title, time_unit, series })
 }
 
-/// Writes `<stem>.svg` and `<stem>.png`: a Gantt chart with one lane per processor `0..procs`.
-pub fn gantt(stem: &Path, title: &str, time_unit: &str, procs: u32, bars: &[GanttBar]) -> Result<(), ChartError> {
+/// Writes `<stem>.svg` and `<stem>.png`: a Gantt chart with one lane per processor `0..procs`,
+/// bars coloured by level under a colour key. Past [`MAX_LABELLED_BARS`] bars, a lane's
+/// adjacent bars of one level less than a pixel apart are drawn as one, and the caption says
+/// how many jobs the bars hold.
+pub fn gantt(stem: &Path, title: &str, scale: &BarScale, procs: u32, bars: &[GanttBar]) -> Result<(), ChartError> {
     if procs == 0 || bars.is_empty() {
         return Err(input(stem, "no processors or no bars to draw"));
     }
     fit(stem, procs, bars)?;
-    render(stem, (GANTT_WIDTH, gantt_height(procs)), &Figure::Gantt { title, time_unit, procs, bars })
+    let size = (GANTT_WIDTH, KEY_HEIGHT + gantt_height(procs));
+    render(stem, size, &Figure::Gantt { title, scale: *scale, procs, bars })
 }
 
 /// Writes `<stem>.svg` and `<stem>.png`: the predicted and the actual schedule of one run as two
-/// Gantt charts side by side, on the same time axis (0 to the larger of the two makespans) and the
-/// same `procs` lanes, and below them a scatter of every job's predicted against actual duration
-/// (log-log axes, with the line y = x and, lightly, y = 1.2x and y = x/1.2 marking ±20 %).
-/// `time_unit` is the unit of the bars' start and end and of the points. Points with a duration
-/// that is not positive cannot sit on log axes: they are left out, and counted in the caption.
+/// Gantt charts side by side, on the same time axis (0 to the larger of the two makespans), the
+/// same `procs` lanes and one colour key of levels (bars merged as [`gantt`] merges them), and
+/// below them a scatter of every job's predicted against actual duration (log-log axes, with
+/// the line y = x and, lightly, y = 1.2x and y = x/1.2: actual within 1.2x of predicted).
+/// `scale.time_unit` is the unit of the bars' start and end and of the points. Points with a
+/// duration that is not positive cannot sit on log axes: they are left out, and counted in the
+/// caption.
 pub fn compare(
     stem: &Path,
     title: &str,
-    time_unit: &str,
+    scale: &BarScale,
     procs: u32,
     predicted: &[GanttBar],
     actual: &[GanttBar],
@@ -205,8 +231,8 @@ pub fn compare(
     }
     fit(stem, procs, predicted)?;
     fit(stem, procs, actual)?;
-    let size = (COMPARE_WIDTH, COMPARE_TITLE + gantt_height(procs) + SCATTER_HEIGHT);
-    render(stem, size, &Figure::Compare { title, time_unit, procs, predicted, actual, points })
+    let size = (COMPARE_WIDTH, COMPARE_TITLE + KEY_HEIGHT + gantt_height(procs) + SCATTER_HEIGHT);
+    render(stem, size, &Figure::Compare { title, scale: *scale, procs, predicted, actual, points })
 }
 
 /// One thread count of a scaling chart: speedups over one thread, and the prediction's error.
@@ -220,18 +246,25 @@ pub(crate) struct ScalePoint {
     pub(crate) actual: f64,
     /// The simulator's bound as a speedup: no schedule reaches past it.
     pub(crate) bound: f64,
-    /// (actual - predicted) / actual of the seconds.
-    pub(crate) error: f64,
+    /// Actual over predicted seconds: above 1, slower than predicted.
+    pub(crate) ratio: f64,
 }
 
 /// Writes `<stem>.svg` and `<stem>.png`: measured and predicted speedup against threads with the
 /// simulator's bound and the ideal speedup = threads (the panel titled `speedup_title`), and
-/// below it the prediction's error at each thread count, each point labelled.
-pub(crate) fn scale(stem: &Path, title: &str, speedup_title: &str, points: &[ScalePoint]) -> Result<(), ChartError> {
+/// below it actual over predicted time at each thread count, each point labelled ("0.91x").
+/// `repeats` is how many runs each measured point is the median of.
+pub(crate) fn scale(
+    stem: &Path,
+    title: &str,
+    speedup_title: &str,
+    repeats: usize,
+    points: &[ScalePoint],
+) -> Result<(), ChartError> {
     if points.is_empty() {
         return Err(input(stem, "no thread counts to draw"));
     }
-    render(stem, SCALE_SIZE, &Figure::Scale { title, speedup_title, points })
+    render(stem, SCALE_SIZE, &Figure::Scale { title, speedup_title, repeats, points })
 }
 
 /// One node count of a cluster sweep (`dab plan --nodes 1,2,..`).
@@ -273,13 +306,13 @@ enum Figure<'s> {
     },
     Gantt {
         title: &'s str,
-        time_unit: &'s str,
+        scale: BarScale<'s>,
         procs: u32,
         bars: &'s [GanttBar],
     },
     Compare {
         title: &'s str,
-        time_unit: &'s str,
+        scale: BarScale<'s>,
         procs: u32,
         predicted: &'s [GanttBar],
         actual: &'s [GanttBar],
@@ -288,6 +321,7 @@ enum Figure<'s> {
     Scale {
         title: &'s str,
         speedup_title: &'s str,
+        repeats: usize,
         points: &'s [ScalePoint],
     },
     Cluster {
@@ -376,13 +410,18 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, figure: &Figure) -> Dr
     match *figure {
         Figure::Speedup { title, x_label, series, marker } => draw_speedup(&root, title, x_label, series, marker)?,
         Figure::Busy { title, time_unit, series } => draw_busy(&root, title, time_unit, series)?,
-        Figure::Gantt { title, time_unit, procs, bars } => {
-            draw_gantt(&root, title, time_unit, &GanttScale::new(procs, &[bars]), bars)?;
+        Figure::Gantt { title, scale, procs, bars } => {
+            let lanes = GanttScale::new(procs, &[bars]);
+            let (key, plot) = root.split_vertically(KEY_HEIGHT);
+            draw_level_key(&key, scale.level, &lanes, bars.len() > MAX_LABELLED_BARS)?;
+            draw_gantt(&plot, title, scale.time_unit, &lanes, bars)?;
         }
-        Figure::Compare { title, time_unit, procs, predicted, actual, points } => {
-            draw_compare(&root, title, time_unit, procs, [predicted, actual], points)?;
+        Figure::Compare { title, scale, procs, predicted, actual, points } => {
+            draw_compare(&root, title, &scale, procs, [predicted, actual], points)?;
         }
-        Figure::Scale { title, speedup_title, points } => draw_scale(&root, title, speedup_title, points)?,
+        Figure::Scale { title, speedup_title, repeats, points } => {
+            draw_scale(&root, title, speedup_title, repeats, points)?;
+        }
         Figure::Cluster { title, points } => draw_cluster(&root, title, points)?,
     }
     root.present()
@@ -452,7 +491,8 @@ fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
         .draw()
 }
 
-/// A legend entry drawn beside the plot: its label and how its line looks.
+/// A legend entry drawn beside the plot: its label and how its line looks (width 0: a note,
+/// no line).
 struct Key {
     label: String,
     colour: RGBColor,
@@ -505,8 +545,10 @@ fn side_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, keys: &[Key]) 
             area.draw(&Text::new(format!("... and {} more", keys.len() - i), (38, y), text.clone()))?;
             break;
         }
+        // A key of width 0 is a note: text without a line.
         let style = k.colour.stroke_width(k.width);
         match k.dash {
+            _ if k.width == 0 => {}
             Some((dash, gap)) => area.draw(&DashedPathElement::new([(4, y), (30, y)], dash, gap, style))?,
             None => area.draw(&PathElement::new([(4, y), (30, y)], style))?,
         }
@@ -574,7 +616,8 @@ fn draw_speedup<DB: DrawingBackend>(
         }
         let bound = s.points.iter().map(|p| (f64::from(p.procs), p.bound));
         chart.draw_series(DashedLineSeries::new(bound, 6, 4, colour.stroke_width(1)))?;
-        keys.push(Key { label: "  bound W/max(CP, W/P)".into(), colour, width: 1, dash: Some((6, 4)), dot: false });
+        let label = "  bound W/max(CP, W/P): no schedule on P beats it".into();
+        keys.push(Key { label, colour, width: 1, dash: Some((6, 4)), dot: false });
         if s.ceiling.is_finite() && s.ceiling <= y_max {
             let ceiling = [(0.0, s.ceiling), (x_max, s.ceiling)];
             chart.draw_series(DashedLineSeries::new(ceiling, 2, 4, colour.stroke_width(2)))?;
@@ -590,8 +633,16 @@ fn draw_speedup<DB: DrawingBackend>(
             keys.push(Key { label, colour, width: 2, dash: Some((2, 4)), dot: false });
         }
     }
+    if series.iter().any(|s| s.bounds) {
+        keys.push(Key { label: String::new(), colour: BLACK, width: 0, dash: None, dot: false });
+        keys.push(Key { label: W_CP_NOTE.into(), colour: BLACK, width: 0, dash: None, dot: false });
+    }
     side_legend(&side, &keys)
 }
+
+/// What the bounds of a speedup chart are, for its legend.
+pub const W_CP_NOTE: &str = "W: total work (the time on one processor); CP: critical path (the longest \
+                             chain of jobs, which no processor count shortens). So no speedup passes W/CP.";
 
 fn draw_busy<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -609,52 +660,205 @@ fn draw_busy<DB: DrawingBackend>(
     let mut chart = frame(&plot, &f, x, 0..most.saturating_add((most / 20).max(1)), &|v| compact(f64::from(*v)))?;
 
     // Series with the same steps (P = 25 and P = 60 of a graph that never keeps 25 busy) are
-    // drawn once, their labels joined, so that none lies hidden under another.
+    // drawn once, their labels joined; series that differ but may coincide in stretches (one
+    // graph under two policies) differ in dash as well as colour, so the one drawn over the
+    // other leaves gaps it shows through.
     let mut keys: Vec<Key> = Vec::new();
     let mut drawn: Vec<&[(u64, u32)]> = Vec::new();
+    let mut twins: Vec<bool> = Vec::new();
     for (s, colour) in series.iter().zip(PALETTE.iter().copied().cycle()) {
         if let Some(k) = drawn.iter().position(|d| *d == s.steps.as_slice()) {
             keys[k].label += &format!(" = {}", s.label);
+            twins[k] = true;
             continue;
         }
+        twins.push(false);
         drawn.push(&s.steps);
-        let line = colour.stroke_width(2);
+        let (width, dash) = BUSY_DASHES[s.dash % BUSY_DASHES.len()];
+        let line = colour.stroke_width(width);
         // Each step holds its value until the next one starts.
-        let path = s.steps.iter().enumerate().flat_map(|(i, &(t, b))| {
-            let held = if i == 0 { b } else { s.steps[i - 1].1 };
-            [(t as f64, held), (t as f64, b)]
-        });
-        chart.draw_series(LineSeries::new(path, line))?;
-        keys.push(Key { label: s.label.clone(), colour, width: 2, dash: None, dot: false });
+        let path: Vec<(f64, u32)> = s
+            .steps
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &(t, b))| {
+                let held = if i == 0 { b } else { s.steps[i - 1].1 };
+                [(t as f64, held), (t as f64, b)]
+            })
+            .collect();
+        match dash {
+            Some((on, off)) => chart.draw_series(DashedLineSeries::new(path, on, off, line))?,
+            None => chart.draw_series(LineSeries::new(path, line))?,
+        };
+        keys.push(Key { label: s.label.clone(), colour, width, dash, dot: false });
+    }
+    for (k, _) in keys.iter_mut().zip(&twins).filter(|(_, t)| **t) {
+        k.label += " (the same steps: one line)";
     }
     side_legend(&side, &keys)
 }
 
-/// What the Gantt panels of one chart share: lanes, time axis and a colour per kind of bar.
-struct GanttScale<'b> {
+/// A busy series' line by its `dash`: width, and dash and gap in pixels (none: solid). The
+/// solid line is the widest, so a dashed one over it leaves it showing on both sides.
+const BUSY_DASHES: [(u32, Option<(u32, u32)>); 3] = [(3, None), (2, Some((10, 6))), (2, Some((2, 4)))];
+
+/// What the Gantt panels of one chart share: lanes, time axis and the range of levels the
+/// colours span.
+struct GanttScale {
     procs: u32,
     x_max: f64,
-    /// Sorted: a kind's colour is picked by its place here.
-    kinds: Vec<&'b str>,
+    /// The fewest and the most levels of any bar.
+    levels: (u32, u32),
 }
 
-impl<'b> GanttScale<'b> {
-    /// Time from 0 to the latest end in any of `schedules`; one colour per kind by the kinds'
-    /// sorted order rather than a hash, which would give two of a handful of kinds the same
-    /// colour too often. Charts with the same kinds agree.
-    fn new(procs: u32, schedules: &[&'b [GanttBar]]) -> Self {
+impl GanttScale {
+    /// Time from 0 to the latest end in any of `schedules`; colours over the levels of all of
+    /// them, so that panels side by side agree.
+    fn new(procs: u32, schedules: &[&[GanttBar]]) -> Self {
         let bars = || schedules.iter().flat_map(|s| s.iter());
         let end = bars().map(|b| b.end).max().unwrap_or(0);
-        let kinds = bars().map(|b| kind(&b.label)).collect::<BTreeSet<_>>().into_iter().collect();
-        GanttScale { procs, x_max: top(end as f64), kinds }
+        let lo = bars().map(|b| b.level).min().unwrap_or(0);
+        let hi = bars().map(|b| b.level).max().unwrap_or(0);
+        GanttScale { procs, x_max: top(end as f64), levels: (lo, hi) }
     }
 
-    fn colour(&self, bar: &GanttBar) -> RGBColor {
-        PALETTE[self.kinds.binary_search(&kind(&bar.label)).unwrap_or(0) % PALETTE.len()]
+    fn colour(&self, level: u32) -> RGBColor {
+        let (lo, hi) = self.levels;
+        let share = if hi > lo { f64::from(level.saturating_sub(lo)) / f64::from(hi - lo) } else { 0.5 };
+        sequential(share)
     }
 }
 
-/// One Gantt chart filling `root`, on the lanes and time axis of `scale`.
+/// A perceptually ordered colour for `share` in [0, 1] (viridis, by its anchors every eighth):
+/// dark blue for the lowest level to yellow for the highest, so neighbouring levels look alike
+/// and distant ones apart.
+fn sequential(share: f64) -> RGBColor {
+    const ANCHORS: [(f64, f64, f64); 9] = [
+        (68.0, 1.0, 84.0),
+        (71.0, 44.0, 122.0),
+        (59.0, 81.0, 139.0),
+        (44.0, 113.0, 142.0),
+        (33.0, 144.0, 141.0),
+        (39.0, 173.0, 129.0),
+        (92.0, 200.0, 99.0),
+        (170.0, 220.0, 50.0),
+        (253.0, 231.0, 37.0),
+    ];
+    let x = share.clamp(0.0, 1.0) * (ANCHORS.len() - 1) as f64;
+    let i = (x.floor() as usize).min(ANCHORS.len() - 2);
+    let t = x - i as f64;
+    let (a, b) = (ANCHORS[i], ANCHORS[i + 1]);
+    let mix = |u: f64, v: f64| (u + (v - u) * t).round() as u8;
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// The colour key: "colour: <what the level counts>" and a strip of one cell per level, lowest
+/// at the left, with the levels written under it (every k-th where they would crowd); where
+/// `merged`, a note on how a pixel of many jobs is coloured.
+fn draw_level_key<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    name: &str,
+    scale: &GanttScale,
+    merged: bool,
+) -> DrawResult<(), DB> {
+    const MARGIN: i32 = 16;
+    const STRIP: i32 = 400;
+    const TOP: i32 = 6;
+    const TALL: i32 = 14;
+    let (lo, hi) = scale.levels;
+    let label = (FONT, 14).into_text_style(area).pos(Pos::new(HPos::Left, VPos::Center));
+    let name = format!("colour: {name}");
+    area.draw(&Text::new(name.clone(), (MARGIN, TOP + TALL / 2), label.clone()))?;
+    let left = MARGIN + area.estimate_text_size(&name, &label)?.0 as i32 + 12;
+    let cells = i32::try_from(hi - lo + 1).unwrap_or(i32::MAX).min(STRIP);
+    let width = (STRIP / cells).max(1);
+    // Past a pixel a level, cells stand for evenly spaced levels.
+    let level_at = |c: i32| lo + (i64::from(c) * i64::from(hi - lo) / i64::from((cells - 1).max(1))) as u32;
+    for c in 0..cells {
+        let x = left + c * width;
+        area.draw(&Rectangle::new([(x, TOP), (x + width, TOP + TALL)], scale.colour(level_at(c)).filled()))?;
+    }
+    let right = left + width * cells;
+    area.draw(&Rectangle::new([(left, TOP), (right, TOP + TALL)], BLACK.mix(0.5).stroke_width(1)))?;
+    let every = (hi - lo) / 10 + 1;
+    let text = (FONT, 12).into_text_style(area).pos(Pos::new(HPos::Center, VPos::Top));
+    let at = |level: u32| {
+        let cell = i64::from(level - lo) * i64::from((cells - 1).max(1)) / i64::from((hi - lo).max(1));
+        left + cell as i32 * width + width / 2
+    };
+    for level in (lo..=hi).step_by(every as usize).chain([hi]).collect::<BTreeSet<_>>() {
+        area.draw(&Text::new(level.to_string(), (at(level), TOP + TALL + 3), text.clone()))?;
+    }
+    if merged {
+        let note = format!(
+            "past {MAX_LABELLED_BARS} jobs, each pixel of a lane takes the colour of the level that ran longest in it"
+        );
+        area.draw(&Text::new(note, (right + 16, TOP + TALL / 2), label))?;
+    }
+    Ok(())
+}
+
+/// The bars to draw for `bars` on a time axis of `per_pixel` time units a pixel: as they are up
+/// to [`MAX_LABELLED_BARS`]; past that, each lane cut into pixels, a pixel where any job ran
+/// taking the level that ran longest in it, and each run of pixels of one level one bar. So a
+/// chart draws at most a bar a pixel a lane however many jobs it holds, and no job vanishes.
+fn merged(bars: &[GanttBar], per_pixel: f64) -> Vec<GanttBar> {
+    if bars.len() <= MAX_LABELLED_BARS {
+        return bars.to_vec();
+    }
+    let per_pixel = per_pixel.max(1.0);
+    let pixel = |t: u64| (t as f64 / per_pixel) as usize;
+    let mut lanes: BTreeMap<u32, Vec<&GanttBar>> = BTreeMap::new();
+    for b in bars {
+        lanes.entry(b.proc).or_default().push(b);
+    }
+    let mut out = Vec::new();
+    for (proc, lane) in lanes {
+        let width = lane.iter().map(|b| pixel(b.end)).max().unwrap_or(0) + 1;
+        // Per pixel, the time of each level that ran in it.
+        let mut time: Vec<Vec<(u32, f64)>> = vec![Vec::new(); width];
+        for b in lane {
+            let (start, end) = (b.start as f64, b.end as f64);
+            for (p, levels) in time.iter_mut().enumerate().take(pixel(b.end) + 1).skip(pixel(b.start)) {
+                let from = start.max(p as f64 * per_pixel);
+                let to = end.min((p + 1) as f64 * per_pixel);
+                // A job of no time still marks its pixel.
+                let t = (to - from).max(f64::MIN_POSITIVE);
+                match levels.iter_mut().find(|(l, _)| *l == b.level) {
+                    Some(entry) => entry.1 += t,
+                    None => levels.push((b.level, t)),
+                }
+            }
+        }
+        let busiest = |levels: &[(u32, f64)]| {
+            levels.iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0))).map(|&(l, _)| l)
+        };
+        let mut run: Option<(usize, u32)> = None;
+        for p in 0..=width {
+            let level = time.get(p).and_then(|l| busiest(l));
+            if let Some((first, l)) = run
+                && level != Some(l)
+            {
+                let at = |p: usize| (p as f64 * per_pixel).round() as u64;
+                out.push(GanttBar { proc, start: at(first), end: at(p), label: String::new(), level: l });
+                run = None;
+            }
+            if run.is_none() {
+                run = level.map(|l| (p, l));
+            }
+        }
+    }
+    out
+}
+
+/// Time units a pixel of a Gantt panel `width` pixels wide spans (its frame's margins and lane
+/// names taken off).
+fn per_pixel(scale: &GanttScale, width: u32) -> f64 {
+    scale.x_max / f64::from(width.saturating_sub(2 * 16 + 72).max(1))
+}
+
+/// One Gantt chart filling `root`, on the lanes and time axis of `scale`; its caption is
+/// `title`, with the jobs the bars hold where bars were merged.
 fn draw_gantt<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
@@ -663,6 +867,12 @@ fn draw_gantt<DB: DrawingBackend>(
     bars: &[GanttBar],
 ) -> DrawResult<(), DB> {
     let procs = scale.procs;
+    let drawn = merged(bars, per_pixel(scale, root.dim_in_pixel().0));
+    let title = if drawn.len() < bars.len() {
+        format!("{title} ({} as {})", count(bars.len(), "job"), count(drawn.len(), "bar"))
+    } else {
+        title.to_string()
+    };
     // Label every lane unless lanes are too thin to hold text.
     let lane_px = f64::from(root.dim_in_pixel().1.saturating_sub(GANTT_FRAME).max(1)) / f64::from(procs);
     let stride = (12.0 / lane_px).ceil().max(1.0) as u32;
@@ -671,7 +881,7 @@ fn draw_gantt<DB: DrawingBackend>(
         MICROS => ("time (s)".to_string(), 1e-6),
         unit => (format!("time ({unit})"), 1.0),
     };
-    let f = Frame { title, x_desc: &x_desc, y_desc: "processor", y_grid: false, x_scale };
+    let f = Frame { title: &title, x_desc: &x_desc, y_desc: "processor", y_grid: false, x_scale };
     let x_max = scale.x_max;
     let mut chart = frame(root, &f, 0.0..x_max, Lanes { procs, stride }, &Lanes::format)?;
     // Processor p's lane spans [p, p + 1) on the `Lanes` axis.
@@ -682,13 +892,18 @@ fn draw_gantt<DB: DrawingBackend>(
         shaded.map(|p| Rectangle::new([(0.0, row(p)), (x_max, row(p) + 1.0)], BLACK.mix(0.04).filled())),
     )?;
 
-    chart.draw_series(bars.iter().flat_map(|b| {
+    // Few bars: light fills with outlines, which hold a readable label; many: full colours and
+    // no outline, which would turn thin bars into a barcode of edges.
+    let few = bars.len() <= MAX_LABELLED_BARS;
+    chart.draw_series(drawn.iter().flat_map(|b| {
         let corners = [(b.start as f64, row(b.proc) + 0.1), (b.end as f64, row(b.proc) + 0.9)];
-        let colour = scale.colour(b);
-        [Rectangle::new(corners, lighten(colour).filled()), Rectangle::new(corners, colour.stroke_width(1))]
+        let colour = scale.colour(b.level);
+        let fill = if few { lighten(colour) } else { colour };
+        let outline = few.then(|| Rectangle::new(corners, colour.stroke_width(1)));
+        std::iter::once(Rectangle::new(corners, fill.filled())).chain(outline)
     }))?;
 
-    if bars.len() <= MAX_LABELLED_BARS {
+    if few {
         let size = (lane_px * 0.6).clamp(8.0, 12.0);
         let style = TextStyle::from((FONT, size)).pos(Pos::new(HPos::Center, VPos::Center));
         let mut labels = Vec::new();
@@ -706,28 +921,35 @@ fn draw_gantt<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The two schedules side by side under the title, both on one `GanttScale`, and the duration
-/// scatter below them.
+/// "1 job", "1,452 jobs".
+fn count(n: usize, what: &str) -> String {
+    crate::support::count_of(n as u64, what)
+}
+
+/// The two schedules side by side under the title and their colour key, both on one
+/// `GanttScale`, and the duration scatter below them.
 fn draw_compare<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
-    time_unit: &str,
+    scale: &BarScale,
     procs: u32,
     [predicted, actual]: [&[GanttBar]; 2],
     points: &[ComparePoint],
 ) -> DrawResult<(), DB> {
     let body = root.titled(title, (FONT, 24))?;
+    let (key, body) = body.split_vertically(KEY_HEIGHT);
     let (width, height) = body.dim_in_pixel();
     let (schedules, scatter) = body.split_vertically(height.saturating_sub(SCATTER_HEIGHT));
     let (left, right) = schedules.split_horizontally(width / 2);
-    let scale = GanttScale::new(procs, &[predicted, actual]);
-    draw_gantt(&left, "predicted", time_unit, &scale, predicted)?;
-    draw_gantt(&right, "actual", time_unit, &scale, actual)?;
-    draw_scatter(&scatter, time_unit, points)
+    let lanes = GanttScale::new(procs, &[predicted, actual]);
+    let merged = predicted.len().max(actual.len()) > MAX_LABELLED_BARS;
+    draw_level_key(&key, scale.level, &lanes, merged)?;
+    draw_gantt(&left, "predicted", scale.time_unit, &lanes, predicted)?;
+    draw_gantt(&right, "actual", scale.time_unit, &lanes, actual)?;
+    draw_scatter(&scatter, scale.time_unit, points)
 }
-
 /// Actual against predicted duration, one dot per job (plain circles, so that thousands stay quick
-/// to draw), on log-log axes with y = x and the ±20 % band.
+/// to draw), on log-log axes with y = x and the band of actual within 1.2x of predicted.
 fn draw_scatter<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     time_unit: &str,
@@ -750,7 +972,8 @@ fn draw_scatter<DB: DrawingBackend>(
         return root.draw_text(&message, &style, (w as i32 / 2, h as i32 / 2));
     }
     let within = shown.iter().filter(|&&(p, a)| a <= p * BAND && a >= p / BAND).count();
-    let title = format!("durations: {within} of {} jobs within ±20 %{left_out}", shown.len());
+    let (within, jobs) = (crate::support::thousands(within as u64), count(shown.len(), "job"));
+    let title = format!("durations: {within} of {jobs} within {BAND}x of the prediction{left_out}");
     let (x_desc, y_desc) = (format!("predicted ({time_unit})"), format!("actual ({time_unit})"));
     let f = Frame { title: &title, x_desc: &x_desc, y_desc: &y_desc, y_grid: true, x_scale: 1.0 };
     // One range for both axes, so that y = x runs corner to corner.
@@ -777,7 +1000,7 @@ fn draw_scatter<DB: DrawingBackend>(
     let band = IDEAL.mix(0.6).stroke_width(1);
     chart
         .draw_series(DashedLineSeries::new([(lo, lo * BAND), (hi / BAND, hi)], 6, 4, band))?
-        .label("±20 %")
+        .label(format!("actual within {BAND}x of predicted"))
         .legend(move |(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 6, 4, band));
     chart.draw_series(DashedLineSeries::new([(lo * BAND, lo), (hi, hi / BAND)], 6, 4, band))?;
     // Upper left: jobs far slower than predicted, rarely many.
@@ -848,6 +1071,7 @@ fn draw_scale<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     speedup_title: &str,
+    repeats: usize,
     points: &[ScalePoint],
 ) -> DrawResult<(), DB> {
     let body = root.titled(title, (FONT, 26))?;
@@ -869,7 +1093,8 @@ fn draw_scale<DB: DrawingBackend>(
         .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], ideal));
     // Measured dots inside predicted rings, so that both show where they agree.
     let measured = PALETTE[1];
-    chart.draw_series(LineSeries::new(at(|p| p.actual), measured.stroke_width(2)))?.label("measured (median)").legend(
+    let label = if repeats > 1 { format!("measured (median of {repeats} runs)") } else { "measured".to_string() };
+    chart.draw_series(LineSeries::new(at(|p| p.actual), measured.stroke_width(2)))?.label(label).legend(
         move |(x, y)| {
             EmptyElement::at((x, y))
                 + PathElement::new([(0, 0), (20, 0)], measured.stroke_width(2))
@@ -891,28 +1116,26 @@ fn draw_scale<DB: DrawingBackend>(
     // Above the ideal line nothing is drawn unless a run beat it.
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
 
-    let percent: Vec<(f64, f64)> = at(|p| 100.0 * p.error).filter(|(_, e)| e.is_finite()).collect();
-    // Symmetric about 0, with room for the labels, and never narrower than ±5 %.
-    let reach = percent.iter().map(|(_, e)| e.abs()).fold(5.0, f64::max) * 1.4;
+    let ratios: Vec<(f64, f64)> = at(|p| p.ratio).filter(|(_, r)| r.is_finite()).collect();
+    // Symmetric about 1, with room for the labels, and never narrower than 0.95x to 1.05x.
+    let reach = ratios.iter().map(|(_, r)| (r - 1.0).abs()).fold(0.05, f64::max) * 1.4;
     let f = Frame {
-        title: "error of the prediction: (measured - predicted) / measured",
+        title: "actual / predicted time (above 1x: slower than predicted)",
         x_desc: "threads",
-        y_desc: "error",
+        y_desc: "actual / predicted",
         y_grid: true,
         x_scale: 1.0,
     };
-    let mut chart = frame(&lower, &f, x.clone(), -reach..reach, &|v| format!("{} %", compact(*v)))?;
-    chart.draw_series(LineSeries::new([(x.lo, 0.0), (x.hi, 0.0)], IDEAL.stroke_width(1)))?;
+    let mut chart = frame(&lower, &f, x.clone(), 1.0 - reach..1.0 + reach, &|v| format!("{}x", compact(*v)))?;
+    chart.draw_series(LineSeries::new([(x.lo, 1.0), (x.hi, 1.0)], IDEAL.stroke_width(1)))?;
     let colour = PALETTE[1];
-    chart.draw_series(LineSeries::new(percent.iter().copied(), colour.stroke_width(1)))?;
-    chart.draw_series(percent.iter().map(|&xy| Circle::new(xy, 4, colour.filled())))?;
+    chart.draw_series(LineSeries::new(ratios.iter().copied(), colour.stroke_width(1)))?;
+    chart.draw_series(ratios.iter().map(|&xy| Circle::new(xy, 4, colour.filled())))?;
     let style = TextStyle::from((FONT, 13));
-    chart.draw_series(percent.iter().map(|&(t, e)| {
-        // Away from the zero line: above a run slower than predicted, below a faster one.
-        let (v, dy) = if e >= 0.0 { (VPos::Bottom, -8) } else { (VPos::Top, 8) };
-        let digits = usize::from(e.abs() < 9.95);
-        let text = format!("{e:+.digits$} %");
-        EmptyElement::at((t, e)) + Text::new(text, (0, dy), style.pos(Pos::new(HPos::Center, v)))
+    chart.draw_series(ratios.iter().map(|&(t, r)| {
+        // Away from the 1x line: above a run slower than predicted, below a faster one.
+        let (v, dy) = if r >= 1.0 { (VPos::Bottom, -8) } else { (VPos::Top, 8) };
+        EmptyElement::at((t, r)) + Text::new(times(r), (0, dy), style.pos(Pos::new(HPos::Center, v)))
     }))?;
     Ok(())
 }
@@ -1069,15 +1292,15 @@ fn top(v: f64) -> f64 {
     if v.is_finite() && v > 0.0 { v } else { 1.0 }
 }
 
-/// A bar's kind: its label's first word ("solve" in "solve 4-3-4-2").
-fn kind(label: &str) -> &str {
-    label.split_whitespace().next().unwrap_or("")
-}
-
 /// Half way to white: black bar labels stay readable on it.
 fn lighten(c: RGBColor) -> RGBColor {
     let up = |v: u8| v + (255 - v) / 2;
     RGBColor(up(c.0), up(c.1), up(c.2))
+}
+
+/// A ratio of times the one way every report writes it: actual over predicted, "0.91x".
+pub fn times(ratio: f64) -> String {
+    format!("{ratio:.2}x")
 }
 
 fn compact_tick(v: &f64) -> String {

@@ -14,6 +14,7 @@ use crate::game::Value;
 use crate::plan::{Plan, TASK_TICKS_PER_SECOND, run_tasks, sim_options, simulate};
 use crate::sched::Graph;
 use crate::sched::Span;
+use crate::solver::PartitionKey;
 use crate::support::quantile;
 
 /// Why a trace cannot be compared with its plan.
@@ -77,6 +78,13 @@ pub struct Comparison {
     pub job_error_median: f64,
     /// 90th percentile of the same per-job errors.
     pub job_error_p90: f64,
+    /// Median over the jobs (tasks) with a positive actual time of actual / predicted time (0
+    /// when none has): the convention reports print, "0.91x".
+    pub job_ratio_median: f64,
+    /// 10th percentile of the same per-job ratios.
+    pub job_ratio_p10: f64,
+    /// 90th percentile of the same per-job ratios.
+    pub job_ratio_p90: f64,
     /// Median of |predicted - actual| seconds over every job (task): what is left where the
     /// actual times are too coarse for a ratio (Slurm records whole seconds).
     pub abs_error_median_seconds: f64,
@@ -96,6 +104,10 @@ pub struct Detail {
     pub actual: Vec<(usize, u32, f64, f64)>,
     /// Per job: (predicted, actual) seconds.
     pub jobs: Vec<(f64, f64)>,
+    /// Per job, its level: what colours it in the charts.
+    pub levels: Vec<u32>,
+    /// What a level counts: lines drawn (jobs of partitions), or the depth in the task graph.
+    pub level: &'static str,
 }
 
 /// Compares a run's trace with its plan. `threads` overrides the trace's own count.
@@ -217,6 +229,10 @@ fn detail(
     let jobs: Vec<(f64, f64)> = times.iter().zip(actual).map(|(&t, r)| (t, r.end - r.start)).collect();
     let mut errors: Vec<f64> = jobs.iter().filter(|(_, a)| *a > 0.0).map(|(p, a)| (p - a).abs() / a).collect();
     errors.sort_by(f64::total_cmp);
+    // A job predicted to take no time and taking some has no finite ratio: it sorts last.
+    let mut ratios: Vec<f64> =
+        jobs.iter().filter(|(_, a)| *a > 0.0).map(|(p, a)| if *p > 0.0 { a / p } else { f64::INFINITY }).collect();
+    ratios.sort_by(f64::total_cmp);
     let mut abs: Vec<f64> = jobs.iter().map(|(p, a)| (p - a).abs()).collect();
     abs.sort_by(f64::total_cmp);
     let comparison = Comparison {
@@ -234,6 +250,9 @@ fn detail(
         timed_count: errors.len(),
         job_error_median: quantile(&errors, 0.5),
         job_error_p90: quantile(&errors, 0.9),
+        job_ratio_median: quantile(&ratios, 0.5),
+        job_ratio_p10: quantile(&ratios, 0.1),
+        job_ratio_p90: quantile(&ratios, 0.9),
         abs_error_median_seconds: quantile(&abs, 0.5),
         abs_error_p90_seconds: quantile(&abs, 0.9),
     };
@@ -241,7 +260,23 @@ fn detail(
         run.spans.iter().map(|&Span { job, proc, start, end }| (job as usize, proc, secs(start), secs(end))).collect();
     let actual = actual.iter().enumerate().map(|(i, r)| (i, r.thread as u32, r.start, r.end)).collect();
     let names = graph.jobs.iter().map(|j| j.name.clone()).collect();
-    Detail { comparison, names, predicted, actual, jobs }
+    let (levels, level) = levels(plan, graph, unit);
+    Detail { comparison, names, predicted, actual, jobs, levels, level }
+}
+
+/// Each job's level and what it counts: for the jobs of partitions, the lines their key has
+/// drawn; for cluster tasks (or a key that does not read), the depth in the graph.
+fn levels(plan: &Plan, graph: &Graph, unit: &str) -> (Vec<u32>, &'static str) {
+    let drawn: Option<Vec<u32>> = (unit == "job" && plan.jobs.len() == graph.len())
+        .then(|| plan.jobs.iter().map(|j| j.key.parse::<PartitionKey>().ok().map(|k| k.total() as u32)).collect())
+        .flatten();
+    match drawn {
+        Some(levels) => (levels, "lines drawn"),
+        None => {
+            let depth = graph.top_levels(|_| 1).into_iter().map(|d| u32::try_from(d).unwrap_or(u32::MAX)).collect();
+            (depth, if unit == "task" { "task depth (tasks before it on the longest chain)" } else { "job depth" })
+        }
+    }
 }
 
 /// One job's figures in `dab compare --json` and `dab run --json`.
@@ -287,7 +322,8 @@ impl Detail {
 }
 
 impl Comparison {
-    /// The makespan against the prediction in words: "actual 1.33x the prediction (slower)".
+    /// The makespan against the prediction in words: "actual 1.33x the prediction (slower than
+    /// predicted)".
     pub fn direction(&self) -> String {
         if self.too_short {
             return format!(
@@ -303,7 +339,7 @@ impl Comparison {
         } else {
             "faster than predicted"
         };
-        format!("actual {r:.2}x the prediction ({how})")
+        format!("actual {} the prediction ({how})", crate::report::chart::times(r))
     }
 }
 
@@ -321,14 +357,16 @@ impl std::fmt::Display for Comparison {
             self.actual_seconds,
             self.direction()
         )?;
+        let times = crate::report::chart::times;
         let relative = if self.timed_count == 0 {
             "none timed above 0 s".to_string()
         } else {
             format!(
-                "median {:.1} %, 90th percentile {:.1} % over the {} timed above 0 s",
-                100.0 * self.job_error_median,
-                100.0 * self.job_error_p90,
-                self.timed_count
+                "actual / predicted median {}, 10th to 90th percentile {} to {} over the {} timed above 0 s",
+                times(self.job_ratio_median),
+                times(self.job_ratio_p10),
+                times(self.job_ratio_p90),
+                crate::support::thousands(self.timed_count as u64)
             )
         };
         write!(

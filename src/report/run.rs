@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::plan::{ClusterRow, PlanChoice, PlanError, SimulatedCandidate};
 
-use super::chart::{self, ChartError, ClusterPoint, ComparePoint, GanttBar, SpeedupPoint, SpeedupSeries};
+use super::chart::{self, BarScale, ChartError, ClusterPoint, ComparePoint, GanttBar, SpeedupPoint, SpeedupSeries};
 use super::compare::Detail;
 
 /// Why a plan or its charts could not be written.
@@ -51,8 +51,9 @@ pub fn write_cluster_sweep(rows: &[ClusterRow], title: &str, dir: &Path) -> Resu
     Ok(files)
 }
 
-/// Speedup points of a candidate relative to `t1` seconds on one processor.
-fn speedup_series(c: &SimulatedCandidate, t1: f64, label: String, chosen: bool) -> SpeedupSeries {
+/// Speedup points of a candidate relative to `t1` seconds on one processor, up to `threads`
+/// (the planner simulates more, to 64, which a chart of a plan for fewer would only stretch).
+fn speedup_series(c: &SimulatedCandidate, t1: f64, label: String, chosen: bool, threads: u32) -> SpeedupSeries {
     SpeedupSeries {
         label,
         ceiling: c.ceiling,
@@ -62,6 +63,7 @@ fn speedup_series(c: &SimulatedCandidate, t1: f64, label: String, chosen: bool) 
         points: c
             .predictions
             .iter()
+            .filter(|p| p.procs <= threads)
             .map(|p| SpeedupPoint {
                 procs: p.procs,
                 speedup: t1 / p.makespan_seconds,
@@ -83,12 +85,12 @@ pub fn write_plan(planned: &PlanChoice, plan_path: &Path, dir: &Path) -> Result<
         &dir.join("speedup"),
         &format!("{board}: predicted speedup of the plan ({})", chosen.label()),
         "threads",
-        &[speedup_series(chosen, t1(chosen), chosen.label(), true)],
+        &[speedup_series(chosen, t1(chosen), chosen.label(), true, planned.plan.threads)],
         Some(planned.plan.threads),
     )?;
     let fastest = planned.candidates.iter().map(t1).fold(f64::INFINITY, f64::min);
     let series: Vec<SpeedupSeries> = (planned.candidates.iter().enumerate())
-        .map(|(i, c)| speedup_series(c, fastest, c.label(), i == planned.chosen))
+        .map(|(i, c)| speedup_series(c, fastest, c.label(), i == planned.chosen, planned.plan.threads))
         .collect();
     chart::speedup(
         &dir.join("candidates"),
@@ -115,6 +117,7 @@ pub fn write_compare(d: &Detail, dir: &Path) -> Result<Vec<PathBuf>, WriteError>
                 start: micros(start),
                 end: micros(end),
                 label: d.names[job].clone(),
+                level: d.levels[job],
             })
             .collect()
     };
@@ -124,16 +127,16 @@ pub fn write_compare(d: &Detail, dir: &Path) -> Result<Vec<PathBuf>, WriteError>
     chart::compare(
         &dir.join("compare"),
         &format!(
-            "{}, {}: predicted {:.3} s, actual {:.3} s ({:.2}x); per-{} median error {:.1} %",
+            "{}, {}: predicted {:.3} s, actual {:.3} s ({}); per-{} actual / predicted median {}",
             c.board,
             crate::support::count_of(u64::from(c.threads), if c.task_count.is_some() { "node" } else { "thread" }),
             c.predicted_seconds,
             c.actual_seconds,
-            c.actual_over_predicted,
+            chart::times(c.actual_over_predicted),
             c.unit,
-            100.0 * c.job_error_median
+            chart::times(c.job_ratio_median)
         ),
-        chart::MICROS,
+        &BarScale { time_unit: chart::MICROS, level: d.level },
         d.actual.iter().map(|a| a.1 + 1).max().unwrap_or(1).max(c.threads),
         &bars(&d.predicted),
         &bars(&d.actual),

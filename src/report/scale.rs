@@ -18,7 +18,9 @@ pub struct ScaleRow {
     pub predicted_seconds: f64,
     /// The median wall time of the runs on P threads, seconds.
     pub actual_seconds: f64,
-    /// (actual - predicted) / actual: positive when the run was slower than predicted.
+    /// (actual - predicted) / actual: positive when the run was slower than predicted. Reports
+    /// print [`ScaleRow::actual_over_predicted`] instead; the column stays for the files
+    /// that read it.
     pub error: f64,
     /// The one-thread prediction over the prediction at P.
     pub predicted_speedup: f64,
@@ -66,6 +68,12 @@ impl ScaleRow {
         }
     }
 
+    /// Actual over predicted seconds, the ratio every report writes as "0.91x": above 1, the
+    /// run was slower than predicted.
+    pub fn actual_over_predicted(&self) -> f64 {
+        self.actual_seconds / self.predicted_seconds
+    }
+
     /// The simulator's bound as a speedup: the one-thread prediction over the bound at P.
     pub fn bound_speedup(&self) -> f64 {
         self.predicted_speedup * self.predicted_seconds / self.lower_bound_seconds
@@ -89,11 +97,13 @@ pub enum ScaleWriteError {
 }
 
 /// Writes `scale.csv`, `scale.svg` and `scale.png` into `dir` for `board` on a machine of
-/// `machine_threads` threads; returns the files written.
+/// `machine_threads` threads, each measured time the median of `repeats` runs; returns the
+/// files written.
 pub fn write_scale(
     rows: &[ScaleRow],
     board: &str,
     machine_threads: usize,
+    repeats: usize,
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ScaleWriteError> {
     let csv = dir.join("scale.csv");
@@ -105,15 +115,17 @@ pub fn write_scale(
             predicted: r.predicted_speedup,
             actual: r.actual_speedup,
             bound: r.bound_speedup(),
-            error: r.error,
+            ratio: r.actual_over_predicted(),
         })
         .collect();
     // Without a one-thread run both speedups are over the one-thread prediction.
     let baseline = if rows.iter().any(|r| r.threads == 1) { "the measured" } else { "the predicted" };
+    let median = if repeats > 1 { format!(" (measured: median of {repeats} runs)") } else { String::new() };
     chart::scale(
         &dir.join("scale"),
         &format!("{board} on this machine ({machine_threads} threads): measured speedup against the prediction"),
-        &format!("speedup over {baseline} one-thread time (measured: median of the repeats)"),
+        &format!("speedup over {baseline} one-thread time{median}"),
+        repeats,
         &points,
     )?;
     Ok(["csv", "svg", "png"].map(|e| dir.join(format!("scale.{e}"))).to_vec())
@@ -133,6 +145,7 @@ mod tests {
         assert_eq!(slow.actual_speedup, 4.0);
         assert_eq!(slow.efficiency, 1.0);
         assert_eq!(slow.bound_speedup(), 5.0);
+        assert_eq!(slow.actual_over_predicted(), 1.25);
         // Faster than predicted: a negative error.
         let fast = ScaleRow::new(2, 5.0, 4.0, 4.0, 0.1, one);
         assert_eq!(fast.error, -0.25);

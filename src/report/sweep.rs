@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::sched::{Contention, Graph, Policy, Procs, SimError, SimOptions, Simulator, SweepRow};
 
 use super::chart;
-use super::chart::{BusySeries, ChartError, GanttBar, SpeedupPoint, SpeedupSeries};
+use super::chart::{BarScale, BusySeries, ChartError, GanttBar, SpeedupPoint, SpeedupSeries};
 
 /// A graph and the label it has in tables and charts (its file name without extension).
 pub struct Input {
@@ -233,7 +233,8 @@ fn write_busy(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Vec<
     let mut busy = Vec::new();
     let several = opts.policies.len() > 1;
     for input in inputs {
-        for &policy in &opts.policies {
+        // One dash pattern a policy: a graph's curves under two policies often coincide.
+        for (dash, &policy) in opts.policies.iter().enumerate() {
             let sim = simulator(input, policy, opts)?;
             for &p in &opts.busy {
                 let run = sim.run(p, true).map_err(sim_error(input, policy))?;
@@ -242,7 +243,7 @@ fn write_busy(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Vec<
                 } else {
                     format!("{}, P = {p}", input.label)
                 };
-                busy.push(BusySeries { label, steps: run.busy });
+                busy.push(BusySeries { label, steps: run.busy, dash });
             }
         }
     }
@@ -282,6 +283,9 @@ fn write_gantts(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Ve
 fn write_gantt(stem: &Path, input: &Input, policy: Policy, p: Procs, opts: &ReportOptions) -> Result<(), ReportError> {
     let sim = simulator(input, policy, opts)?;
     let run = sim.run(p, true).map_err(sim_error(input, policy))?;
+    // A job's level is its depth: jobs before it on the longest chain of inputs (for a solve's
+    // graph, the lines drawn counted down from the full board).
+    let depth = input.graph.top_levels(|_| 1);
     let bars: Vec<GanttBar> = run
         .spans
         .iter()
@@ -290,6 +294,7 @@ fn write_gantt(stem: &Path, input: &Input, policy: Policy, p: Procs, opts: &Repo
             start: s.start,
             end: s.end,
             label: input.graph.jobs[s.job as usize].name.clone(),
+            level: u32::try_from(depth[s.job as usize]).unwrap_or(u32::MAX),
         })
         .collect();
     // A schedule of n jobs never has more than n busy at once: more lanes would be empty.
@@ -298,7 +303,8 @@ fn write_gantt(stem: &Path, input: &Input, policy: Policy, p: Procs, opts: &Repo
         Procs::Limited(p) => p.min(jobs),
         Procs::Unlimited => run.row.max_busy.max(1),
     };
-    chart::gantt(stem, &format!("{}: P = {p} ({policy})", input.label), &opts.unit, lanes, &bars)?;
+    let scale = BarScale { time_unit: &opts.unit, level: "depth (jobs before it on the longest chain)" };
+    chart::gantt(stem, &format!("{}: P = {p} ({policy})", input.label), &scale, lanes, &bars)?;
     Ok(())
 }
 
