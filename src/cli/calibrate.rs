@@ -233,3 +233,56 @@ fn estimate(threads: usize) -> u64 {
     let counts = dab::support::thread_counts(threads, threads).len() as u64;
     50 + 20 * counts
 }
+
+#[cfg(test)]
+mod tests {
+    use dab::calibrate::{BetweenJobs, CaseTime, Fit, PaceSpread};
+    use dab::sched::Contention;
+
+    use super::*;
+
+    fn calibration(pace: PaceSpread) -> Calibration {
+        let model = CostModel::built_in();
+        Calibration {
+            fit: Fit { coefficients: model.coefficients, kept: vec!["per_state_ns"] },
+            model,
+            stats: Vec::new(),
+            samples: Vec::new(),
+            timings: vec![
+                CaseTime { case: "3x4/3".into(), threads: 2, jobs: 40, sampled: false, seconds: 1.234 },
+                CaseTime { case: "3x5/3~12".into(), threads: 1, jobs: 12, sampled: true, seconds: 5.0 },
+            ],
+            between: BetweenJobs { ns: 5029.4, per_byte_ns: 0.0779, share: 0.031 },
+            copies: Contention(vec![(2, 1.05)]),
+            in_solve_ratio: Some(1.1),
+            pace: Some(pace),
+            probe_now_seconds: 0.12,
+        }
+    }
+
+    #[test]
+    fn the_calibration_is_told_a_line_for_each_thing_measured() {
+        let text = measured(&calibration(PaceSpread { low: 0.11, median: 0.112, high: 0.115 }), 2, 3);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 6, "{text}");
+        assert_eq!(lines[0], "timed 3x4/3 (40 jobs) on 2 thread(s), median of 3: 1.23 s");
+        assert_eq!(lines[1], "timed 3x5/3~12 (12 jobs, each alone) on 1 thread(s), median of 3: 5.00 s");
+        assert!(
+            lines[2].starts_with("between jobs on one thread: 5029 ns a job + 0.0779 ns per byte given back (3.1 %")
+        );
+        assert!(
+            lines[3].starts_with("copies at once: 1: 1.000x, 2: 1.050x; the solves' own jobs on 2 threads took 1.100x")
+        );
+        assert!(lines[4].contains("(5 % apart)") && !lines[4].contains("warning"), "{}", lines[4]);
+        assert!(
+            lines[5].starts_with("probe (2x5 whole on one thread):")
+                && lines[5].ends_with("(0.120 s alone at this moment)")
+        );
+        let unsteady = measured(&calibration(PaceSpread { low: 0.1, median: 0.11, high: 0.13 }), 2, 3);
+        assert!(unsteady.contains("(30 % apart); warning: the machine was not steady"), "{unsteady}");
+        assert_eq!(
+            stage(Stage::Round { round: 2, of: 3, counts: &[1, 2], seconds: 4.26 }),
+            "round 2 of 3: every case solved on 1 and 2 thread(s), 4.3 s"
+        );
+    }
+}
