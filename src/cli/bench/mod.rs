@@ -429,15 +429,15 @@ fn run_suite(args: BenchArgs) -> CliResult {
     let model = super::plan::probed(&super::plan::load_model(args.cost.as_deref())?);
     let opts = dab::plan::PlanOptions::new(all, model);
     println!(
-        "{:<6} {:>7} {:<28} {:>6} {:>10} {:>10} {:>8} {:>10} {:>8} {:>8}",
-        "board", "threads", "plan", "jobs", "predicted", "actual", "act/pred", "job median", "job p90", "speedup"
+        "{:<6} {:>7} {:<28} {:>6} {:>10} {:>10} {:>8} {:>10} {:>11} {:>8}",
+        "board", "threads", "plan", "jobs", "predicted", "actual", "act/pred", "job median", "job p10-p90", "speedup"
     );
     let mut rows = Vec::new();
     let boards = args.boards.iter().map(|b| b.parse()).collect::<Result<Vec<dab::game::Board>, _>>()?;
     for &b in &boards {
         for r in dab::bench::run::runs(b, &[1, all], &opts, args.repeats, &dir)? {
             println!(
-                "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.2}x {:>9.1}% {:>7.1}% {:>8}",
+                "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.2}x {:>9.2}x {:>11} {:>8}",
                 r.comparison.board,
                 r.comparison.threads,
                 r.plan,
@@ -445,8 +445,8 @@ fn run_suite(args: BenchArgs) -> CliResult {
                 r.comparison.predicted_seconds,
                 r.comparison.actual_seconds,
                 r.comparison.actual_over_predicted,
-                100.0 * r.comparison.job_error_median,
-                100.0 * r.comparison.job_error_p90,
+                r.comparison.job_ratio_median,
+                format!("{:.2}-{:.2}x", r.comparison.job_ratio_p10, r.comparison.job_ratio_p90),
                 r.speedup.map_or(String::new(), |s| format!("{s:.2}x"))
             );
             rows.push(r);
@@ -467,7 +467,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
                 c.predicted_seconds,
                 c.actual_seconds,
                 if c.chosen {
-                    format!("  <- chosen ({:.1} % over the fastest run)", 100.0 * (c.actual_seconds / best - 1.0))
+                    format!("  <- chosen ({:.2}x the fastest run)", c.actual_seconds / best)
                 } else {
                     String::new()
                 }
