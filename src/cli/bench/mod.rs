@@ -19,6 +19,7 @@ mod endgame;
 mod memory;
 mod run;
 mod search;
+mod serve;
 mod sim;
 mod solver;
 
@@ -32,6 +33,7 @@ pub enum Suite {
     Bandwidth,
     Search,
     Cluster,
+    Serve,
 }
 
 #[derive(Args)]
@@ -103,6 +105,7 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Bandwidth => bandwidth(args),
         Suite::Search => search_suite(args),
         Suite::Cluster => cluster_suite(args),
+        Suite::Serve => serve::run(args),
     }
 }
 
