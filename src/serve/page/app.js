@@ -197,6 +197,8 @@ function render() {
   }
 }
 
+const duration = (s) => (s < 1 ? `${(s * 1000).toFixed(s < 0.01 ? 2 : 0)} ms` : `${s.toFixed(2)} s`);
+
 const signed = (x) => (x > 0 ? `+${x}` : `${x}`);
 
 // --- the panel -----------------------------------------------------------------------
@@ -279,8 +281,8 @@ async function analyse() {
   status.dataset.root = answer.root;
   status.dataset.source = answer.source;
   $("source").textContent =
-    `answered by ${SOURCES[answer.source] || answer.source} in ${answer.seconds.toFixed(3)} s` +
-    ` (${trip.toFixed(3)} s with the request)`;
+    `answered by ${SOURCES[answer.source] || answer.source} in ${duration(answer.seconds)}` +
+    ` (${duration(trip)} with the request)`;
   if (!document.body.dataset.firstAnswerMs) document.body.dataset.firstAnswerMs = performance.now().toFixed(1);
   render();
   describe();
