@@ -21,7 +21,7 @@ pub fn run(args: BenchArgs) -> CliResult {
             r.repeats,
             r.median_seconds,
             r.min_seconds,
-            r.engine_seconds.map_or("-".into(), |s| format!("{s:.4}")),
+            r.engine_seconds.map_or("-".into(), |s| format!("{s:.6}")),
             r.bytes
         )
     })?;
