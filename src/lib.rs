@@ -19,6 +19,7 @@
 //! - [`calibrate`]: timing this machine and fitting the cost model.
 //! - [`pipeline`]: plan, run and compare: the body of `dab run`.
 //! - [`scale`]: a position run at several thread counts, measured against predicted speedup.
+//! - [`serve`]: the web analysis board: the page, its JSON API, and their benchmark.
 //! - [`bench`]: the rows of `dab bench`'s suites.
 //!
 //! The value of a position is the best net number of future boxes for the player to move:
@@ -45,6 +46,7 @@ pub mod cluster;
 pub mod calibrate;
 pub mod pipeline;
 pub mod scale;
+pub mod serve;
 pub mod bench;
 
 pub use exec::{ExecOptions, Execution, execute_with, solve};

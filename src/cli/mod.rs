@@ -28,6 +28,7 @@ mod play;
 mod query;
 mod run;
 mod scale;
+mod serve;
 mod sim;
 mod solve;
 mod verify;
@@ -129,6 +130,8 @@ enum Command {
     Hint(hint::HintArgs),
     /// Play a game in the terminal against a perfect opponent.
     Play(play::PlayArgs),
+    /// The analysis board in a web browser: click lines, see every move's value, play dab.
+    Serve(serve::ServeArgs),
     /// The shell completion script for dab (bash, zsh, fish, elvish, powershell).
     Completions(completions::CompletionsArgs),
     /// Manual pages: dab.1 on standard output, or every page into a folder.
@@ -461,6 +464,7 @@ pub fn run() -> i32 {
         Command::Endgame(a) => endgame::run(a),
         Command::Hint(a) => hint::run(a),
         Command::Play(a) => play::run(a),
+        Command::Serve(a) => serve::run(a),
         Command::Job(a) => job::run(a),
         Command::Export(a) => export::run(a),
         Command::ClusterTrace(a) => cluster_trace::run(a),

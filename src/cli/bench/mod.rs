@@ -17,6 +17,7 @@ use dab::bench::{cluster, endgame, memory, search, sim};
 use dab::calibrate::{Bandwidth, DEFAULT_REPEATS, bandwidth as dab_bandwidth, default_array_bytes};
 
 mod child;
+mod serve;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
@@ -28,6 +29,7 @@ pub enum Suite {
     Bandwidth,
     Search,
     Cluster,
+    Serve,
 }
 
 #[derive(Args)]
@@ -99,6 +101,7 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Bandwidth => bandwidth(args),
         Suite::Search => search_suite(args),
         Suite::Cluster => cluster_suite(args),
+        Suite::Serve => serve::run(args),
     }
 }
 

@@ -1,0 +1,39 @@
+//! `dab serve`: the web analysis board on 127.0.0.1.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use dab::serve::{ServeError, ServeOptions, Server};
+
+use super::CliResult;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// A store whose book answers first (read only; positions it does not hold are answered
+    /// by the theorems, a solve or the search).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// The port on 127.0.0.1 (0: a free port, printed on start).
+    #[arg(long, value_name = "N", default_value_t = 8080)]
+    pub port: u16,
+    /// Worker threads of each solve or search (default: RAYON_NUM_THREADS, else all cores).
+    #[arg(long, value_name = "P")]
+    pub threads: Option<usize>,
+}
+
+pub fn run(args: ServeArgs) -> CliResult {
+    let threads = super::threads(args.threads)?;
+    let opts = ServeOptions { store: args.store, ..ServeOptions::new(threads) };
+    let server = Server::bind(args.port, opts).map_err(|e| match e {
+        ServeError::Busy { .. } => format!("{e}: choose another with --port N, or --port 0 for a free one"),
+        e => format!("{e}"),
+    })?;
+    println!("serving {}", server.url());
+    // The line above is how a script (or a test) learns a port picked with --port 0.
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    eprintln!("the analysis board is at {} (Ctrl-C stops the server)", server.url());
+    server.run();
+    Ok(())
+}

@@ -1,0 +1,242 @@
+//! The analyses the server runs: each on a worker thread of its own, waited for until the
+//! request's time limit. The engines cannot be cancelled, so an analysis outlives a request
+//! that gave up on it; what keeps abandoned ones from piling up is that at most
+//! [`HEAVY_SLOTS`] analyses of more than [`HEAVY_FREE`] undrawn lines run at once, and that a
+//! position asked again while its analysis runs waits for that one instead of starting another
+//! (so "ask again" after a time limit picks up the same work). Finished answers are kept for
+//! positions asked again (undo on the page).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::answer::endgame::analyse_position;
+use crate::answer::{Answer, Answerer, Asking, HintError, hint};
+use crate::game::Position;
+use crate::store::{Reader, StoreError};
+
+use super::http::ServeOptions;
+
+/// Most undrawn lines an analysis may have and still run beside any number of others: up to
+/// here a position is solved in memory in a fraction of a second (the hint's own threshold);
+/// beyond it, unless the store or the endgame theorems answer it, it is searched, which may
+/// take minutes.
+pub const HEAVY_FREE: usize = 26;
+
+/// Analyses of more than [`HEAVY_FREE`] undrawn lines running at once, by default: each
+/// already uses every thread it is given.
+pub const HEAVY_SLOTS: usize = 2;
+
+/// Finished answers kept, by default (a few kilobytes each).
+pub const CACHED_ANSWERS: usize = 512;
+
+/// Why no answer came.
+#[derive(Debug)]
+pub(super) enum Failure {
+    /// The engines refused or failed: the hint's error, as one line, and whether it is about
+    /// the position (too large for every engine, another board than the store's) rather than
+    /// the server (a store file that cannot be read).
+    Refused { message: String, position: bool },
+    /// The time limit passed first; `busy` when the analysis never started because every
+    /// slot was taken.
+    NotSolved { seconds: f64, busy: bool },
+}
+
+type Outcome = Result<Answer, (String, bool)>;
+
+/// One analysis, finished or not, and who waits for it.
+struct Job {
+    outcome: Mutex<Option<Outcome>>,
+    done: Condvar,
+}
+
+/// The position and engine an answer is for.
+type Key = (String, String, String);
+
+#[derive(Default)]
+struct Table {
+    jobs: HashMap<Key, Arc<Job>>,
+    /// Finished jobs still in `jobs`, oldest first.
+    finished: VecDeque<Key>,
+}
+
+/// Every analysis of one server.
+pub(super) struct Analyses {
+    opts: ServeOptions,
+    table: Mutex<Table>,
+    heavy_running: Mutex<usize>,
+    slot_freed: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A worker that panicked holds no invariant of these: its guard finished its job.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Analyses {
+    pub(super) fn new(opts: ServeOptions) -> Analyses {
+        Analyses { opts, table: Mutex::default(), heavy_running: Mutex::new(0), slot_freed: Condvar::new() }
+    }
+
+    /// The answer for `pos` by `engine`, waiting at most `limit`.
+    pub(super) fn answer(
+        self: &Arc<Self>,
+        pos: Position,
+        engine: Answerer,
+        limit: Duration,
+    ) -> Result<Answer, Failure> {
+        let deadline = Instant::now() + limit;
+        let not_solved = |busy| Failure::NotSolved { seconds: limit.as_secs_f64(), busy };
+        let reader = self.reader(pos)?;
+        let key = (pos.board.to_string(), pos.to_line_string(), engine.to_string());
+        if let Some(job) = lock(&self.table).jobs.get(&key).cloned() {
+            return wait(&job, deadline).ok_or(not_solved(false))?.map_err(refused);
+        }
+        let heavy = is_heavy(pos, engine, reader.as_ref());
+        if heavy && !self.take_slot(deadline) {
+            return Err(not_solved(true));
+        }
+        let job = {
+            let mut table = lock(&self.table);
+            if let Some(job) = table.jobs.get(&key).cloned() {
+                // Started by another request while this one waited for a slot.
+                drop(table);
+                if heavy {
+                    self.free_slot();
+                }
+                return wait(&job, deadline).ok_or(not_solved(false))?.map_err(refused);
+            }
+            let job = Arc::new(Job { outcome: Mutex::new(None), done: Condvar::new() });
+            table.jobs.insert(key.clone(), Arc::clone(&job));
+            job
+        };
+        let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), heavy };
+        let ask = Asking::new(engine, self.opts.threads);
+        // Should the system refuse a thread, the closure is dropped with the worker in it,
+        // which answers the job with a failure.
+        let _ = std::thread::Builder::new().name("dab-analysis".into()).spawn(move || {
+            worker.complete(outcome(hint(pos, reader.as_ref(), ask)));
+        });
+        wait(&job, deadline).ok_or(not_solved(false))?.map_err(refused)
+    }
+
+    /// The store's reader for `pos`: None without a store, or when it holds no solve of the
+    /// position's board from a root related to it (the engines answer then).
+    fn reader(&self, pos: Position) -> Result<Option<Reader>, Failure> {
+        let Some(base) = &self.opts.store else { return Ok(None) };
+        match Reader::open_for(base, pos, None) {
+            Ok(r) => Ok(Some(r)),
+            Err(StoreError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Failure::Refused { message: e.to_string(), position: false }),
+        }
+    }
+
+    /// Waits for a heavy slot until `deadline`; whether one was taken.
+    fn take_slot(&self, deadline: Instant) -> bool {
+        let mut running = lock(&self.heavy_running);
+        while *running >= self.opts.heavy_slots.max(1) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            running = self.slot_freed.wait_timeout(running, left).unwrap_or_else(|e| e.into_inner()).0;
+        }
+        *running += 1;
+        true
+    }
+
+    fn free_slot(&self) {
+        *lock(&self.heavy_running) -= 1;
+        self.slot_freed.notify_one();
+    }
+
+    /// Records a finished job: kept for later requests when it answered, forgotten otherwise.
+    fn finish(&self, key: Key, answered: bool) {
+        let mut table = lock(&self.table);
+        if !answered || self.opts.cached_answers == 0 {
+            table.jobs.remove(&key);
+            return;
+        }
+        table.finished.push_back(key);
+        while table.finished.len() > self.opts.cached_answers {
+            let old = table.finished.pop_front().expect("non-empty");
+            table.jobs.remove(&old);
+        }
+    }
+}
+
+/// Whether an analysis may take long: more than [`HEAVY_FREE`] undrawn lines, unless (for
+/// `auto`) the store's book or the endgame theorems answer it at once.
+fn is_heavy(pos: Position, engine: Answerer, reader: Option<&Reader>) -> bool {
+    if pos.undrawn().len() as usize <= HEAVY_FREE {
+        return false;
+    }
+    if reader.is_some_and(|r| matches!(r.value(pos.drawn), Ok(Some(_)))) {
+        return false;
+    }
+    !(engine == Answerer::Auto && analyse_position(pos).is_ok())
+}
+
+fn refused((message, position): (String, bool)) -> Failure {
+    Failure::Refused { message, position }
+}
+
+/// Waits for `job` until `deadline`: its outcome, or None at the deadline.
+fn wait(job: &Job, deadline: Instant) -> Option<Outcome> {
+    let mut outcome = lock(&job.outcome);
+    loop {
+        if let Some(o) = outcome.as_ref() {
+            return Some(o.clone());
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        outcome = job.done.wait_timeout(outcome, left).unwrap_or_else(|e| e.into_inner()).0;
+    }
+}
+
+/// A running analysis's hold on its job and slot: dropped when the worker ends, however it
+/// ends (a panic too), so a slot is always given back and waiters always hear.
+struct Worker {
+    analyses: Arc<Analyses>,
+    key: Key,
+    job: Arc<Job>,
+    heavy: bool,
+}
+
+impl Worker {
+    fn complete(&self, outcome: Outcome) {
+        *lock(&self.job.outcome) = Some(outcome);
+        self.job.done.notify_all();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let answered = {
+            let mut outcome = lock(&self.job.outcome);
+            if outcome.is_none() {
+                *outcome = Some(Err(("the analysis stopped without an answer".into(), false)));
+            }
+            matches!(*outcome, Some(Ok(_)))
+        };
+        self.job.done.notify_all();
+        if self.heavy {
+            self.analyses.free_slot();
+        }
+        self.analyses.finish(self.key.clone(), answered);
+    }
+}
+
+/// What a hint's error says, and whether it is about the position.
+fn outcome(result: Result<Answer, HintError>) -> Outcome {
+    use crate::answer::QueryError;
+    result.map_err(|e| {
+        let position = matches!(
+            e,
+            HintError::Unanswerable { .. } | HintError::Query(QueryError::TooLarge(..) | QueryError::Board { .. })
+        );
+        (crate::support::one_line(&e.to_string()), position)
+    })
+}

@@ -1,0 +1,243 @@
+//! The JSON API: `GET /api/analyse` (a position's answer: the object `dab hint --json` prints)
+//! and `GET /api/position` (a position in both text formats). A position is named by `board`
+//! and `lines` (a line string), by `art` (ASCII art), or by `text` (either: a line string,
+//! of `board`, or art). Bad input is HTTP 400 with one line saying what is wrong.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::answer::Answerer;
+use crate::game::{Board, Position};
+
+use super::analyses::{Analyses, Failure};
+
+/// The time limit of an answer when the request names none, in seconds.
+pub const DEFAULT_SECONDS: f64 = 10.0;
+/// The longest time limit a request may ask for, in seconds.
+pub const MAX_SECONDS: f64 = 3600.0;
+
+/// An HTTP answer: status, content type and body.
+pub(super) struct Reply {
+    pub(super) status: u16,
+    pub(super) content_type: &'static str,
+    pub(super) body: String,
+}
+
+impl Reply {
+    /// A one-line plain-text message with `status`.
+    pub(super) fn error(status: u16, message: String) -> Reply {
+        Reply { status, content_type: "text/plain; charset=utf-8", body: crate::support::one_line(&message) }
+    }
+
+    fn json<T: Serialize>(value: &T) -> Reply {
+        let body = serde_json::to_string(value).expect("plain data serialises");
+        Reply { status: 200, content_type: "application/json", body }
+    }
+}
+
+/// A position in both text formats: what `GET /api/position` answers.
+#[derive(Clone, Debug, Serialize)]
+pub struct PositionText {
+    /// The board, `MxN`.
+    pub board: String,
+    /// The line string: one `0`/`1` per line in the external order.
+    pub lines: String,
+    /// The ASCII art (`+` dots, `-` and `|` lines), rows ending in a newline.
+    pub art: String,
+    /// Lines still undrawn.
+    pub undrawn: usize,
+}
+
+impl PositionText {
+    /// The texts of `pos`.
+    pub fn of(pos: Position) -> PositionText {
+        PositionText {
+            board: pos.board.to_string(),
+            lines: pos.to_line_string(),
+            art: pos.to_art(),
+            undrawn: pos.undrawn().len() as usize,
+        }
+    }
+}
+
+/// A query string's parameters, percent-decoded; a name given twice is refused.
+#[derive(Debug)]
+struct Query(Vec<(String, String)>);
+
+impl Query {
+    fn parse(text: &str) -> Result<Query, String> {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for part in text.split('&').filter(|p| !p.is_empty()) {
+            let (name, value) = part.split_once('=').unwrap_or((part, ""));
+            let (name, value) = (decode(name)?, decode(value)?);
+            if pairs.iter().any(|(n, _)| *n == name) {
+                return Err(format!("parameter '{}' is given twice", crate::support::one_line(&name)));
+            }
+            pairs.push((name, value));
+        }
+        Ok(Query(pairs))
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Refuses a parameter not in `known`, so that a misspelt one is not silently ignored.
+    fn only(&self, known: &[&str]) -> Result<(), String> {
+        match self.0.iter().find(|(n, _)| !known.contains(&n.as_str())) {
+            Some((n, _)) => {
+                Err(format!("unknown parameter '{}' (known: {})", crate::support::one_line(n), known.join(", ")))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// `%XX` and `+` (a space) decoded; the result must be UTF-8.
+fn decode(text: &str) -> Result<String, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+                let byte = hex.and_then(|h| u8::from_str_radix(h, 16).ok());
+                let Some(byte) = byte else {
+                    return Err(format!(
+                        "'{}' has a '%' not followed by two hex digits",
+                        crate::support::one_line(text)
+                    ));
+                };
+                out.push(byte);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).map_err(|_| "a parameter is not UTF-8 once decoded".to_string())
+}
+
+fn board(text: &str) -> Result<Board, String> {
+    text.parse::<Board>().map_err(|e| format!("board: {e}"))
+}
+
+/// The position a query names (see the module's page).
+fn position(q: &Query) -> Result<Position, String> {
+    let board_given = q.get("board").map(board).transpose()?;
+    let from_art = |text: &str, name: &str| {
+        let pos = Position::from_art(text).map_err(|e| format!("{name}: {e}"))?;
+        match board_given {
+            Some(b) if b != pos.board => Err(format!("{name}: the art is a {} board, not {b}", pos.board)),
+            _ => Ok(pos),
+        }
+    };
+    let from_lines = |text: &str, name: &str| {
+        let b = board_given.ok_or_else(|| format!("{name}: a line string needs board=MxN beside it"))?;
+        Position::from_line_string(b, text).map_err(|e| format!("{name}: {e}"))
+    };
+    match (q.get("lines"), q.get("art"), q.get("text")) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
+            Err("give one of lines, art and text, not several".into())
+        }
+        (Some(lines), None, None) => from_lines(lines, "lines"),
+        (None, Some(art), None) => from_art(art, "art"),
+        (None, None, Some(text)) if !text.trim().is_empty() && text.trim().chars().all(|c| c == '0' || c == '1') => {
+            from_lines(text, "text")
+        }
+        (None, None, Some(text)) => from_art(text, "text"),
+        (None, None, None) => match board_given {
+            Some(b) => Ok(Position::empty(b)),
+            None => Err("no position: give board=MxN (with lines=... for drawn lines), or art=...".into()),
+        },
+    }
+}
+
+/// `GET /api/position`.
+pub(super) fn position_reply(query: &str) -> Reply {
+    let parsed = Query::parse(query).and_then(|q| {
+        q.only(&["board", "lines", "art", "text"])?;
+        position(&q)
+    });
+    match parsed {
+        Ok(pos) => Reply::json(&PositionText::of(pos)),
+        Err(e) => Reply::error(400, e),
+    }
+}
+
+/// `GET /api/analyse`: 200 with the answer; 400 for bad input; 422 when no engine answers the
+/// position; 503 when the time limit passed first; 500 when the store could not be read.
+pub(super) fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
+    let parsed = Query::parse(query).and_then(|q| {
+        q.only(&["board", "lines", "art", "text", "engine", "seconds"])?;
+        let pos = position(&q)?;
+        let engine = match q.get("engine") {
+            Some(e) => e.parse::<Answerer>().map_err(|e| format!("engine: {e}"))?,
+            None => Answerer::Auto,
+        };
+        let seconds = match q.get("seconds") {
+            Some(s) => match s.trim().parse::<f64>() {
+                Ok(x) if x > 0.0 && x <= MAX_SECONDS => x,
+                _ => {
+                    return Err(format!(
+                        "seconds: '{}' is not a time limit in seconds above 0 and at most {MAX_SECONDS}",
+                        crate::support::one_line(s)
+                    ));
+                }
+            },
+            None => DEFAULT_SECONDS,
+        };
+        Ok((pos, engine, seconds))
+    });
+    let (pos, engine, seconds) = match parsed {
+        Ok(p) => p,
+        Err(e) => return Reply::error(400, e),
+    };
+    match analyses.answer(pos, engine, Duration::from_secs_f64(seconds)) {
+        Ok(answer) => Reply::json(&answer),
+        Err(Failure::Refused { message, position: true }) => Reply::error(422, message),
+        Err(Failure::Refused { message, position: false }) => Reply::error(500, message),
+        Err(Failure::NotSolved { seconds, busy: false }) => {
+            Reply::error(503, format!("not solved within {seconds} s (the analysis goes on: ask again for its answer)"))
+        }
+        Err(Failure::NotSolved { seconds, busy: true }) => Reply::error(
+            503,
+            format!("not solved within {seconds} s: every slot for long analyses is busy with earlier positions"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_is_percent_decoded_and_a_bad_escape_or_repeated_name_is_refused() {
+        let q = Query::parse("art=%2B-%2B%0A%7C+%7C&board=1x1").unwrap();
+        assert_eq!(q.get("art"), Some("+-+\n| |"));
+        assert_eq!(q.get("board"), Some("1x1"));
+        assert!(Query::parse("a=%G1").unwrap_err().contains("two hex digits"));
+        assert!(Query::parse("a=1&a=2").unwrap_err().contains("twice"));
+    }
+
+    #[test]
+    fn a_position_is_read_from_lines_art_or_either_as_text_and_the_board_must_agree() {
+        let q = |s: &str| position(&Query::parse(s).unwrap());
+        let art = "+-+\n|\n+ +";
+        let from_lines = q("board=1x1&lines=1010").unwrap();
+        assert_eq!(from_lines.to_art(), "+-+\n|\n+ +\n");
+        let enc = art.replace('+', "%2B").replace('\n', "%0A");
+        assert_eq!(q(&format!("art={enc}")).unwrap(), from_lines);
+        assert_eq!(q(&format!("text={enc}")).unwrap(), from_lines);
+        assert_eq!(q("board=1x1&text=1010").unwrap(), from_lines);
+        assert!(q(&format!("board=2x2&art={enc}")).unwrap_err().contains("not 2x2"));
+        assert!(q("text=1010").unwrap_err().contains("needs board"));
+        assert!(q("board=1x1&lines=10").unwrap_err().starts_with("lines: "));
+        assert!(q("").unwrap_err().contains("no position"));
+        assert_eq!(q("board=2x2").unwrap(), Position::empty("2x2".parse().unwrap()));
+    }
+}

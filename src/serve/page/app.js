@@ -1,0 +1,372 @@
+// The analysis board: the game is kept here (who moves, who took which box, the moves to
+// undo); every position is valued by the server's /api/analyse, and converted to text by its
+// /api/position. Lines are numbered in dab's external order: the horizontals row by row, then
+// the verticals row by row.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+
+const S = {
+  rows: 3, cols: 3,
+  drawn: [],        // 1 where a line is drawn
+  start: [],        // the lines drawn when this game started
+  history: [],      // {line, player, boxes}
+  toMove: 0,        // 0: A, 1: B
+  answer: null,     // the last answer, for the position it names (answer.root)
+  seq: 0,           // the newest request; older answers are dropped
+  dab: "none",      // which player dab plays
+};
+
+const lineCount = () => S.rows * (S.cols + 1) + (S.rows + 1) * S.cols;
+const horizontals = () => (S.rows + 1) * S.cols;
+const h = (r, c) => r * S.cols + c;
+const v = (r, c) => horizontals() + r * (S.cols + 1) + c;
+
+function coord(i) {
+  if (i < horizontals()) return { horizontal: true, r: Math.floor(i / S.cols), c: i % S.cols };
+  const j = i - horizontals();
+  return { horizontal: false, r: Math.floor(j / (S.cols + 1)), c: j % (S.cols + 1) };
+}
+
+function lineName(i) {
+  const k = coord(i);
+  return `${k.horizontal ? "h" : "v"}(${k.r},${k.c})`;
+}
+
+const boxSides = (b) => {
+  const r = Math.floor(b / S.cols), c = b % S.cols;
+  return [h(r, c), h(r + 1, c), v(r, c), v(r, c + 1)];
+};
+
+function lineBoxes(i) {
+  const k = coord(i), out = [];
+  if (k.horizontal) {
+    if (k.r > 0) out.push((k.r - 1) * S.cols + k.c);
+    if (k.r < S.rows) out.push(k.r * S.cols + k.c);
+  } else {
+    if (k.c > 0) out.push(k.r * S.cols + k.c - 1);
+    if (k.c < S.cols) out.push(k.r * S.cols + k.c);
+  }
+  return out;
+}
+
+const complete = (drawn, b) => boxSides(b).every((s) => drawn[s]);
+const lineString = () => S.drawn.map((d) => (d ? "1" : "0")).join("");
+const boardName = () => `${S.rows}x${S.cols}`;
+const undrawnCount = () => S.drawn.filter((d) => !d).length;
+
+function playerName(p) {
+  if (S.dab === "none") return p === 0 ? "A" : "B";
+  return String(p) === S.dab ? "dab" : "you";
+}
+
+// Who took each box: "pre" (before this game), 0 or 1, or undefined.
+function owners() {
+  const own = new Array(S.rows * S.cols).fill(undefined);
+  for (let b = 0; b < own.length; b++) if (complete(S.start, b)) own[b] = "pre";
+  const drawn = S.start.slice();
+  for (const m of S.history) {
+    drawn[m.line] = 1;
+    for (const b of lineBoxes(m.line)) if (own[b] === undefined && complete(drawn, b)) own[b] = m.player;
+  }
+  return own;
+}
+
+function newGame(rows, cols, lines) {
+  S.rows = rows; S.cols = cols;
+  S.drawn = lines ? Array.from(lines, (ch) => (ch === "1" ? 1 : 0)) : new Array(lineCount()).fill(0);
+  S.start = S.drawn.slice();
+  S.history = [];
+  S.toMove = 0;
+  S.answer = null;
+  $("rows").value = rows; $("cols").value = cols;
+  update();
+}
+
+function play(i) {
+  if (S.drawn[i]) return;
+  const before = S.drawn.slice();
+  S.drawn[i] = 1;
+  const boxes = lineBoxes(i).filter((b) => !complete(before, b) && complete(S.drawn, b)).length;
+  S.history.push({ line: i, player: S.toMove, boxes });
+  if (boxes === 0) S.toMove ^= 1;
+  update();
+}
+
+function undo() {
+  if (!S.history.length) return;
+  do {
+    const m = S.history.pop();
+    S.drawn[m.line] = 0;
+    S.toMove = m.player;
+  } while (S.history.length && String(S.toMove) === S.dab);
+  update();
+}
+
+function update() {
+  const url = new URL(window.location.href);
+  url.searchParams.set("board", boardName());
+  url.searchParams.set("lines", lineString());
+  window.history.replaceState(null, "", url);
+  $("lines-out").value = lineString();
+  render();
+  describe();
+  analyse();
+  positionText();
+}
+
+// --- drawing -------------------------------------------------------------------------
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, val] of Object.entries(attrs)) e.setAttribute(k, val);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+// The colour of a move `diff` boxes worse than the best, of `span` between the best and the
+// worst: green to red.
+const colour = (diff, span) => `hsl(${Math.round(125 * (1 - diff / Math.max(span, 1)))}, 70%, 36%)`;
+
+function render() {
+  const svg = $("board");
+  const cell = Math.max(30, Math.min(90, Math.floor(640 / Math.max(S.rows, S.cols))));
+  const pad = Math.max(22, cell * 0.4);
+  const width = S.cols * cell + 2 * pad, height = S.rows * cell + 2 * pad;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
+  svg.replaceChildren();
+  const font = Math.max(11, Math.min(20, cell * 0.3));
+  const own = owners();
+  for (let b = 0; b < own.length; b++) {
+    if (own[b] === undefined) continue;
+    const r = Math.floor(b / S.cols), c = b % S.cols;
+    el("rect", { class: `box-${own[b]}`, x: pad + c * cell, y: pad + r * cell, width: cell, height: cell }, svg);
+    if (own[b] !== "pre") {
+      const t = el("text", { class: "box-label", x: pad + (c + 0.5) * cell, y: pad + (r + 0.5) * cell }, svg);
+      t.textContent = playerName(own[b]);
+    }
+  }
+  const shown = S.answer && S.answer.root === lineString() ? S.answer : null;
+  const values = new Map();
+  if (shown) for (const m of shown.moves) values.set(m.index, m.value);
+  const last = S.history.length ? S.history[S.history.length - 1].line : -1;
+  const labels = [];
+  const worst = shown && shown.moves.length ? Math.min(...shown.moves.map((m) => m.value)) : 0;
+  for (let i = 0; i < lineCount(); i++) {
+    const k = coord(i);
+    const x1 = pad + k.c * cell, y1 = pad + k.r * cell;
+    const x2 = k.horizontal ? x1 + cell : x1, y2 = k.horizontal ? y1 : y1 + cell;
+    const value = values.get(i);
+    const best = shown && value === shown.value;
+    const line = el("line", { x1, y1, x2, y2, "data-line": i }, svg);
+    if (S.drawn[i]) {
+      line.setAttribute("class", i === last ? "drawn last" : "drawn");
+      continue;
+    }
+    line.setAttribute("class", best ? "undrawn best" : "undrawn");
+    if (best) line.style.stroke = colour(0, 1);
+    const hw = cell * 0.2;
+    const hit = k.horizontal
+      ? { x: x1 + cell * 0.12, y: y1 - hw, width: cell * 0.76, height: 2 * hw }
+      : { x: x1 - hw, y: y1 + cell * 0.12, width: 2 * hw, height: cell * 0.76 };
+    const area = el("rect", { class: "hit", "data-line": i, ...hit }, svg);
+    const title = el("title", {}, area);
+    title.textContent = lineName(i) + (value !== undefined ? `: ${signed(value)}` : "");
+    area.addEventListener("click", () => {
+      if (String(S.toMove) === S.dab) return;
+      play(i);
+    });
+    if (value !== undefined && $("show-values").checked) {
+      labels.push({ i, value, best, x: (x1 + x2) / 2, y: (y1 + y2) / 2 });
+    }
+  }
+  for (let r = 0; r <= S.rows; r++) {
+    for (let c = 0; c <= S.cols; c++) {
+      el("circle", { class: "dot", cx: pad + c * cell, cy: pad + r * cell, r: Math.max(3, cell * 0.06) }, svg);
+    }
+  }
+  for (const l of labels) {
+    const t = el("text", {
+      class: l.best ? "value best" : "value", x: l.x, y: l.y, "data-line": l.i, "font-size": font,
+      fill: colour(shown.value - l.value, shown.value - worst),
+    }, svg);
+    t.textContent = signed(l.value);
+  }
+}
+
+const duration = (s) => (s < 1 ? `${(s * 1000).toFixed(s < 0.01 ? 2 : 0)} ms` : `${s.toFixed(2)} s`);
+
+const signed = (x) => (x > 0 ? `+${x}` : `${x}`);
+
+// --- the panel -----------------------------------------------------------------------
+
+function describe() {
+  const own = owners();
+  const taken = [0, 0];
+  let pre = 0;
+  for (const o of own) if (o === "pre") pre++; else if (o !== undefined) taken[o]++;
+  const left = own.filter((o) => o === undefined).length;
+  const mover = playerName(S.toMove);
+  const over = undrawnCount() === 0;
+  $("turn").textContent = over ? "game over" : `${mover} to move` + (String(S.toMove) === S.dab ? " (thinking...)" : "");
+  let score = `score: ${playerName(0)} ${taken[0]}, ${playerName(1)} ${taken[1]}`;
+  if (pre) score += `; ${pre} taken before`;
+  if (!over) score += `; ${left} left`;
+  $("score").textContent = score;
+  const shown = S.answer && S.answer.root === lineString() ? S.answer : null;
+  if (over) {
+    const d = taken[0] - taken[1];
+    $("verdict").textContent = d === 0 ? "a draw" : `${playerName(d > 0 ? 0 : 1)} wins by ${Math.abs(d)}`;
+    $("best").textContent = "";
+  } else if (shown) {
+    const other = playerName(1 - S.toMove);
+    const end = [taken[0], taken[1]];
+    end[S.toMove] += (left + shown.value) / 2;
+    end[1 - S.toMove] += (left - shown.value) / 2;
+    $("verdict").textContent =
+      `value ${signed(shown.value)} for ${mover}: best play ends ${mover} ${end[S.toMove]}, ${other} ${end[1 - S.toMove]}`;
+    $("best").textContent = `best: ${shown.best.join(", ")}`;
+  } else {
+    $("verdict").textContent = "";
+    $("best").textContent = "";
+  }
+}
+
+const SOURCES = {
+  store: "the store's book",
+  endgame: "the endgame theorems (loops and chains)",
+  solved: "a solve (retrograde in memory)",
+  search: "the search engine",
+};
+
+function setState(state, message) {
+  const status = $("status");
+  status.dataset.state = state;
+  $("message").textContent = message || "";
+}
+
+async function analyse() {
+  const seq = ++S.seq;
+  const root = lineString();
+  if (undrawnCount() === 0) {
+    setState("over");
+    $("source").textContent = "";
+    return;
+  }
+  setState("busy", "analysing...");
+  $("source").textContent = "";
+  const seconds = $("seconds").value || "10";
+  const query = new URLSearchParams({ board: boardName(), lines: root, seconds, engine: $("engine").value });
+  const asked = performance.now();
+  let response, body;
+  try {
+    response = await fetch(`/api/analyse?${query}`);
+    body = await response.text();
+  } catch (e) {
+    if (seq === S.seq) setState("error", `the server did not answer: ${e}`);
+    return;
+  }
+  if (seq !== S.seq) return;
+  if (!response.ok) {
+    setState("error", body);
+    return;
+  }
+  const answer = JSON.parse(body);
+  const trip = (performance.now() - asked) / 1000;
+  S.answer = answer;
+  const status = $("status");
+  status.dataset.root = answer.root;
+  status.dataset.source = answer.source;
+  $("source").textContent =
+    `answered by ${SOURCES[answer.source] || answer.source} in ${duration(answer.seconds)}` +
+    ` (${duration(trip)} with the request)`;
+  if (!document.body.dataset.firstAnswerMs) document.body.dataset.firstAnswerMs = performance.now().toFixed(1);
+  render();
+  describe();
+  setState("ready");
+  dabMoves(seq);
+}
+
+// dab plays a best move when it is its turn (after a pause, so that a person sees it).
+function dabMoves(seq) {
+  if (S.dab === "none" || String(S.toMove) !== S.dab || !S.answer || !S.answer.best.length) return;
+  const name = S.answer.best[0];
+  const move = S.answer.moves.find((m) => m.line === name);
+  setTimeout(() => {
+    if (seq === S.seq && move) play(move.index);
+  }, 500);
+}
+
+async function positionText() {
+  const seq = S.seq;
+  const query = new URLSearchParams({ board: boardName(), lines: lineString() });
+  try {
+    const response = await fetch(`/api/position?${query}`);
+    if (response.ok && seq === S.seq) $("art-out").value = (await response.json()).art;
+  } catch (e) {
+    // The analysis says when the server is gone.
+  }
+}
+
+async function load() {
+  const text = $("paste").value;
+  const query = new URLSearchParams({ board: boardName(), text });
+  const response = await fetch(`/api/position?${query}`);
+  const body = await response.text();
+  if (!response.ok) {
+    setState("error", body);
+    return;
+  }
+  const p = JSON.parse(body);
+  const [rows, cols] = p.board.split("x").map(Number);
+  newGame(rows, cols, p.lines);
+}
+
+function size(id) {
+  const n = Number($(id).value);
+  return Number.isInteger(n) && n >= 1 && n <= 16 ? n : null;
+}
+
+function start() {
+  $("undo").addEventListener("click", undo);
+  $("again").addEventListener("click", () => { update(); });
+  $("new").addEventListener("click", () => {
+    const rows = size("rows"), cols = size("cols");
+    if (rows === null || cols === null) {
+      setState("error", "rows and columns are whole numbers from 1 to 16");
+      return;
+    }
+    newGame(rows, cols);
+  });
+  $("dab").addEventListener("change", () => {
+    S.dab = $("dab").value;
+    describe();
+    render();
+    if (S.answer && S.answer.root === lineString()) dabMoves(S.seq);
+  });
+  $("show-values").addEventListener("change", render);
+  $("engine").addEventListener("change", update);
+  $("load").addEventListener("click", load);
+  for (const b of document.querySelectorAll("[data-copy]")) {
+    b.addEventListener("click", () => {
+      const text = $(b.dataset.copy).value;
+      if (navigator.clipboard) navigator.clipboard.writeText(text);
+      else { $(b.dataset.copy).select(); document.execCommand("copy"); }
+    });
+  }
+  const params = new URLSearchParams(window.location.search);
+  if (params.get("seconds")) $("seconds").value = params.get("seconds");
+  if (params.get("dab")) { $("dab").value = params.get("dab"); S.dab = $("dab").value; }
+  const m = /^(\d+)x(\d+)$/.exec(params.get("board") || "");
+  const rows = m ? Number(m[1]) : 3, cols = m ? Number(m[2]) : 3;
+  const lines = params.get("lines");
+  const ok = rows >= 1 && rows <= 16 && cols >= 1 && cols <= 16;
+  S.rows = ok ? rows : 3; S.cols = ok ? cols : 3;
+  newGame(S.rows, S.cols, lines && /^[01]*$/.test(lines) && lines.length === lineCount() ? lines : null);
+}
+
+window.addEventListener("load", () => { document.body.dataset.loadMs = performance.now().toFixed(1); });
+start();

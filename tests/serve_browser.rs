@@ -1,0 +1,243 @@
+//! The analysis board in a real headless browser (Debian's chromium, driven over WebDriver by
+//! chromedriver): lines clicked on 3x3 show the values `dab hint` gives, a box completed keeps
+//! the turn, undo, dab answering with a best move, and a 4x4 position from a store's book.
+//! Skipped, with the reason printed, where chromium or chromedriver is not installed.
+//! `DAB_SCREENSHOT=reports/serve-4x4.png cargo test --release --test serve_browser` also saves
+//! the page on the 4x4 position (the README's picture).
+
+mod serve_common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use serve_common::{Served, agent, hint};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The 4x4 position of the picture: 16 lines drawn, 24 undrawn, two boxes to take.
+const BOOK_4X4: &str = "1100101010010000111011100001000000001101";
+
+/// A chromedriver with one headless chromium session, both ended when dropped.
+struct Browser {
+    driver: Child,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    /// None, with the reason printed, where the browser or its driver is missing.
+    fn start(width: u32, height: u32) -> Option<Browser> {
+        for path in [CHROMIUM, CHROMEDRIVER] {
+            if !Path::new(path).exists() {
+                eprintln!("skipped: {path} is not installed (apt-get install chromium chromium-driver)");
+                return None;
+            }
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let driver = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let profile = tempfile::tempdir().unwrap();
+        let mut browser = Browser { driver, session: format!("http://127.0.0.1:{port}/session"), _profile: profile };
+        let ready = Instant::now();
+        while agent().get(&format!("http://127.0.0.1:{port}/status")).call().is_err() {
+            assert!(ready.elapsed() < Duration::from_secs(30), "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": CHROMIUM, "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                format!("--window-size={width},{height}"),
+                format!("--user-data-dir={}", browser._profile.path().display()),
+            ]}
+        }}});
+        let created = browser.call("POST", "", Some(caps));
+        let id = created["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {created}")).to_string();
+        browser.session = format!("{}/{id}", browser.session);
+        Some(browser)
+    }
+
+    /// A WebDriver command; its `value`.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}{path}", self.session);
+        let mut response = match (method, body) {
+            ("GET", _) => agent().get(&url).call(),
+            ("DELETE", _) => agent().delete(&url).call(),
+            (_, body) => agent().post(&url).send_json(body.unwrap_or(json!({}))),
+        }
+        .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+        let status = response.status().as_u16();
+        let v: Value = response.body_mut().read_json().expect("JSON from chromedriver");
+        assert_eq!(status, 200, "{method} {path}: {v}");
+        v["value"].clone()
+    }
+
+    fn goto(&self, url: &str) {
+        self.call("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn script(&self, js: &str) -> Value {
+        self.call("POST", "/execute/sync", Some(json!({ "script": js, "args": [] })))
+    }
+
+    /// A real click (the browser's pointer, at the element's centre) on the element `css`.
+    fn click(&self, css: &str) {
+        let found = self.call("POST", "/element", Some(json!({ "using": "css selector", "value": css })));
+        let id = found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).expect("an element");
+        self.call("POST", &format!("/element/{id}/click"), None);
+    }
+
+    /// Waits until the page shows the answer for `lines`.
+    fn answered(&self, lines: &str) {
+        let start = Instant::now();
+        loop {
+            let s = self.script("const s = document.getElementById('status'); return [s.dataset.state, s.dataset.root || '', document.getElementById('message').textContent];");
+            if s[0] == "ready" && s[1] == lines {
+                return;
+            }
+            assert!(s[0] != "error", "the page says: {}", s[2]);
+            assert!(start.elapsed() < Duration::from_secs(60), "no answer for {lines} on the page: {s}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The values shown on the board (line index to text) and the lines marked best.
+    fn shown(&self) -> (BTreeMap<u64, String>, Vec<u64>) {
+        let v = self.script(
+            "return [Array.from(document.querySelectorAll('text.value')).map(t => [Number(t.dataset.line), t.textContent]), \
+             Array.from(document.querySelectorAll('line.undrawn.best')).map(l => Number(l.dataset.line))];",
+        );
+        let values = v[0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_u64().unwrap(), p[1].as_str().unwrap().to_string()))
+            .collect();
+        let mut best: Vec<u64> = v[1].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+        best.sort_unstable();
+        (values, best)
+    }
+
+    fn text(&self, id: &str) -> String {
+        self.script(&format!("return document.getElementById('{id}').textContent;")).as_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if self.session.rsplit('/').next() != Some("session") {
+            let _ = agent().delete(&self.session).call();
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// What `dab hint` says the page should show: every undrawn line's value as the page writes
+/// it, and the best lines.
+fn expected(answer: &Value) -> (BTreeMap<u64, String>, Vec<u64>) {
+    let best: Vec<&str> = answer["best"].as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
+    let moves = answer["moves"].as_array().unwrap();
+    let text = |v: i64| if v > 0 { format!("+{v}") } else { v.to_string() };
+    let values = moves.iter().map(|m| (m["index"].as_u64().unwrap(), text(m["value"].as_i64().unwrap()))).collect();
+    let mut lines: Vec<u64> = moves
+        .iter()
+        .filter(|m| best.contains(&m["line"].as_str().unwrap()))
+        .map(|m| m["index"].as_u64().unwrap())
+        .collect();
+    lines.sort_unstable();
+    (values, lines)
+}
+
+fn drawn(lines: &str, line: usize) -> String {
+    let mut b = lines.as_bytes().to_vec();
+    b[line] = b'1';
+    String::from_utf8(b).unwrap()
+}
+
+#[test]
+fn lines_clicked_on_3x3_show_the_values_dab_hint_gives_and_the_game_keeps_its_turns() {
+    let Some(browser) = Browser::start(1200, 900) else { return };
+    let served = Served::start(&["--threads", "1"]);
+    let mut lines = "0".repeat(24);
+    browser.goto(&format!("{}?board=3x3", served.url));
+    browser.answered(&lines);
+    assert_eq!(browser.shown(), expected(&hint("3x3", &lines)));
+    assert_eq!(browser.text("turn"), "A to move");
+    // The sides of the top-left box, h(0,0), h(1,0), v(0,0), v(0,1), by A, B, A, B: B
+    // completes it and moves again; then a line elsewhere, v(2,3).
+    for (line, turn) in [(0, "B to move"), (3, "A to move"), (12, "B to move"), (13, "B to move"), (23, "A to move")] {
+        browser.click(&format!("rect.hit[data-line='{line}']"));
+        lines = drawn(&lines, line);
+        browser.answered(&lines);
+        assert_eq!(browser.shown(), expected(&hint("3x3", &lines)), "after line {line}");
+        assert_eq!(browser.text("turn"), turn, "after line {line}");
+    }
+    assert!(browser.text("score").starts_with("score: A 0, B 1; 8 left"), "{}", browser.text("score"));
+    let value = hint("3x3", &lines)["value"].as_i64().unwrap();
+    assert!(browser.text("verdict").starts_with(&format!("value {}{value} for A", if value > 0 { "+" } else { "" })));
+    // Undo takes back v(2,3): B to move again, the values of that position.
+    browser.click("#undo");
+    lines.replace_range(23..24, "0");
+    browser.answered(&lines);
+    assert_eq!(browser.shown(), expected(&hint("3x3", &lines)));
+    assert_eq!(browser.text("turn"), "B to move");
+    assert_eq!(browser.script("return document.getElementById('lines-out').value;"), lines.as_str());
+}
+
+#[test]
+fn dab_answers_a_move_with_one_of_its_best() {
+    let Some(browser) = Browser::start(1200, 900) else { return };
+    let served = Served::start(&["--threads", "1"]);
+    let empty = "0".repeat(12);
+    browser.goto(&format!("{}?board=2x2&dab=1", served.url));
+    browser.answered(&empty);
+    browser.click("rect.hit[data-line='5']");
+    let after_you = drawn(&empty, 5);
+    let best: Vec<u64> = expected(&hint("2x2", &after_you)).1;
+    let start = Instant::now();
+    let now = loop {
+        let now = browser.script("return document.getElementById('lines-out').value;").as_str().unwrap().to_string();
+        if now.matches('1').count() == 2 {
+            break now;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "dab did not move: {now}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let dabs = now.bytes().enumerate().find(|&(i, b)| b == b'1' && i != 5).unwrap().0 as u64;
+    assert!(best.contains(&dabs), "dab drew line {dabs}, not one of the best {best:?}");
+    browser.answered(&now);
+    assert_eq!(browser.text("turn"), "you to move");
+}
+
+#[test]
+fn a_4x4_position_from_a_stores_book_shows_its_values_and_source() {
+    let Some(browser) = Browser::start(1000, 760) else { return };
+    let store = tempfile::tempdir().unwrap();
+    let st = store.path().to_str().unwrap();
+    let solved = Command::new(env!("CARGO_BIN_EXE_dab"))
+        .args(["solve", "4x4", "--lines", BOOK_4X4, "--store", st])
+        .output()
+        .unwrap();
+    assert!(solved.status.success(), "{}", String::from_utf8_lossy(&solved.stderr));
+    let served = Served::start(&["--store", st]);
+    browser.goto(&format!("{}?board=4x4&lines={BOOK_4X4}", served.url));
+    browser.answered(BOOK_4X4);
+    assert_eq!(browser.shown(), expected(&hint("4x4", BOOK_4X4)));
+    assert!(browser.text("source").starts_with("answered by the store's book in "), "{}", browser.text("source"));
+    if let Ok(path) = std::env::var("DAB_SCREENSHOT") {
+        let shot = browser.call("GET", "/screenshot", None);
+        let png = base64::engine::general_purpose::STANDARD.decode(shot.as_str().unwrap()).unwrap();
+        std::fs::write(&path, png).unwrap();
+        eprintln!("wrote {path}");
+    }
+}
