@@ -175,7 +175,8 @@ fn hints_name_their_source() {
         .args(["hint", "--position", file])
         .assert()
         .success()
-        .stdout(predicate::str::contains("value -2 for the player to move (from the endgame theorems"));
+        .stdout(predicate::str::contains("value -2 (net future boxes for the player to move)\n"))
+        .stdout(predicate::str::contains("source: from the endgame theorems"));
 
     refused(&["hint", "5x5"], None, "60 undrawn lines are more than --engine auto searches (at most 44");
     refused(

@@ -5,11 +5,13 @@
 
 mod analysis;
 pub mod endgame;
+pub mod estimate;
 mod hint;
 pub mod play;
 mod query;
 pub mod search;
 
-pub use analysis::{Analysis, AnalysisError, Engine, analyse, analyse_with, best_list};
+pub use crate::game::best_list;
+pub use analysis::{Analysis, AnalysisError, Engine, analyse, analyse_with};
 pub use hint::{HintError, hint};
-pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, query, source_words};
+pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, answered_by, auto_engine, query, source_words};

@@ -62,13 +62,7 @@ pub fn run(args: HintArgs) -> CliResult {
         println!("{}", serde_json::to_string(&a)?);
         return Ok(());
     }
-    let source = dab::answer::source_words(&a);
-    println!("value {:+} for the player to move ({source}, {:.3} s)", a.value, a.seconds);
-    println!("best {}", dab::answer::best_list(&a.best));
-    println!("moves (line: value, net future boxes for the mover)");
-    for m in &a.moves {
-        let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
-        println!("  {:<8} {:+}{boxes}", m.line, m.value);
-    }
+    print!("{}", a.lines());
+    println!("{}", dab::answer::answered_by(&a));
     Ok(())
 }

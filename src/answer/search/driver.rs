@@ -138,19 +138,30 @@ fn report_progress(
     let every = every.max(0.001);
     let tick = std::time::Duration::from_secs_f64(every.min(0.05));
     let mut last = Instant::now();
+    // When the root's value was first seen proven: the moves' valuing starts then.
+    let mut value_at = None;
     while !done.load(Relaxed) {
         std::thread::sleep(tick);
         if last.elapsed().as_secs_f64() >= every {
             last = Instant::now();
             let (lower, upper) = unpack_bounds(counters.bounds.load(Relaxed));
+            let seconds = start.elapsed().as_secs_f64();
+            if lower >= upper {
+                value_at.get_or_insert(seconds);
+            }
+            let moves_done = counters.root_done.load(Relaxed) as usize;
+            let moves_left_seconds = value_at
+                .filter(|_| moves_done > 0)
+                .map(|at| (seconds - at) / moves_done as f64 * root_moves.saturating_sub(moves_done) as f64);
             progress(&SearchProgress {
                 nodes: counters.nodes.load(Relaxed),
                 table_hits: counters.hits.load(Relaxed),
                 lower,
                 upper,
-                root_moves_done: counters.root_done.load(Relaxed) as usize,
+                root_moves_done: moves_done,
                 root_moves,
-                seconds: start.elapsed().as_secs_f64(),
+                seconds,
+                moves_left_seconds,
             });
         }
     }

@@ -114,6 +114,9 @@ pub struct SearchProgress {
     pub root_moves: usize,
     /// Wall seconds since the search began.
     pub seconds: f64,
+    /// Seconds left to value the rest of the root's moves at the rate of those valued so far
+    /// (None before the first).
+    pub moves_left_seconds: Option<f64>,
 }
 
 /// Nodes a thread counts before adding them to the shared counters the progress reads.

@@ -2,13 +2,16 @@
 //! files (`board,lines,value`, as in `tests/data/search/`), each at every thread count asked
 //! for, in a child process (`dab solve --engine search --value-only --json`) so that its peak
 //! memory is its own; beside it the retrograde in memory where it takes the position, and the
-//! value of a store's book or of the file where given, every value checked against them.
+//! value of a store's book or of the file where given, every value checked against them; with
+//! the retrograde, each engine and `auto` answering as a hint does, and auto's time over the
+//! fastest's.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use dab::answer::Analysis;
+use dab::answer::estimate::EngineTimes;
 use dab::game::{Board, Position};
 use dab::store::Reader;
 
@@ -71,6 +74,14 @@ pub struct Row {
     /// The retrograde in memory on the same threads (positions of at most 32 undrawn lines).
     pub retrograde_seconds: Option<f64>,
     pub retrograde_peak_rss_bytes: Option<u64>,
+    /// With the retrograde: each engine and `auto` answering as a hint does (every move).
+    #[serde(skip)]
+    pub engines: Option<EngineTimes>,
+    pub hint_partition_seconds: Option<f64>,
+    pub hint_search_seconds: Option<f64>,
+    pub auto_engine: Option<String>,
+    pub auto_seconds: Option<f64>,
+    pub auto_over_best: Option<f64>,
 }
 
 /// Runs `dab solve` on `pos` in a child process of `exe` with these extra arguments.
@@ -123,6 +134,11 @@ pub fn run(exe: &Path, cases: &[Case], opts: &Options, report: &mut dyn FnMut(&R
                 (None, None, Some(r)) => ("retrograde", Some(r.value)),
                 _ => ("", None),
             };
+            let engines = opts
+                .retrograde
+                .then(|| dab::answer::estimate::time_engines(case.pos, p))
+                .transpose()
+                .map_err(|e| format!("{}: {e}", case.name))?;
             let row = Row {
                 case: case.name.clone(),
                 board: case.pos.board.to_string(),
@@ -138,6 +154,12 @@ pub fn run(exe: &Path, cases: &[Case], opts: &Options, report: &mut dyn FnMut(&R
                 peak_rss_bytes: a.peak_rss_bytes,
                 retrograde_seconds: retro.as_ref().map(|r| r.seconds),
                 retrograde_peak_rss_bytes: retro.as_ref().and_then(|r| r.peak_rss_bytes),
+                hint_partition_seconds: engines.as_ref().and_then(|e| e.partition_seconds),
+                hint_search_seconds: engines.as_ref().map(|e| e.search_seconds),
+                auto_engine: engines.as_ref().map(|e| e.auto_engine.to_string()),
+                auto_seconds: engines.as_ref().map(|e| e.auto_seconds),
+                auto_over_best: engines.as_ref().map(|e| e.auto_over_best),
+                engines,
             };
             report(&row);
             rows.push(row);
