@@ -1,7 +1,8 @@
 //! Answers about a position (layer 8): its analysis by any engine (the partitioned solver or a
 //! slow twin, or the search engine), queries of a store's book, hints, the loops-and-chains endgame theorems, and
-//! the game in the terminal. Uses `game`, `solver`, `store` and `exec` (a solve on the spot);
-//! nothing in the library uses it.
+//! the game in the terminal, and each engine's price before it runs (what `auto` picks by).
+//! Uses `game`, `solver`, `sched` and `plan` (the cost model), `store` and `exec` (a solve on
+//! the spot); nothing in the library uses it.
 
 mod analysis;
 pub mod endgame;
