@@ -188,7 +188,7 @@ fn five_by_five_36() -> (String, i64) {
 
 #[test]
 fn hint_query_and_play_use_the_search_and_say_so() {
-    // Beyond what auto gives the retrograde (26 undrawn lines): searched.
+    // Beyond what the retrograde takes in memory (32 undrawn lines): searched.
     let (lines, value) = five_by_five_36();
     let a = json_out(&["hint", "5x5", "--lines", &lines, "--json"], None);
     assert_eq!((a["source"].as_str(), a["value"].as_i64()), (Some("search"), Some(value)));
