@@ -240,11 +240,16 @@ fn the_search_benchmark_checks_its_values() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "case,board,undrawn,threads,value,checked_by,expected,agree,search_seconds,positions_searched,table_bytes,peak_rss_bytes,retrograde_seconds,retrograde_peak_rss_bytes"
+        "case,board,undrawn,threads,value,checked_by,expected,agree,search_seconds,positions_searched,table_bytes,peak_rss_bytes,retrograde_seconds,retrograde_peak_rss_bytes,hint_partition_seconds,hint_search_seconds,auto_engine,auto_seconds,auto_over_best"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r[5] == "retrograde" && r[7] == "true"), "{text}");
+    // With the retrograde, each engine and auto timed as a hint: auto's choice and its ratio.
+    assert!(
+        rows.iter().all(|r| ["partition", "search"].contains(&r[16]) && r[18].parse::<f64>().unwrap() > 0.0),
+        "{text}"
+    );
     // A wrong value in the file is reported and fails the run.
     std::fs::write(&cases, "board,lines,value\n2x3,10110000000000000,5\n").unwrap();
     let failed = common::dab()
