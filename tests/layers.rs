@@ -262,6 +262,37 @@ fn literals(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// Files whose strings are command lines for other programs (the scripts a cluster engine
+/// runs, which call `dab job --plan ...`; chromium's, timing the page), not messages.
+const SCRIPT_WRITERS: [&str; 3] = ["cluster/slurm.rs", "cluster/condor.rs", "serve/bench.rs"];
+
+/// Flags of other programs that a library message may name (which `sacct` columns to ask for).
+const OTHER_PROGRAMS_FLAGS: [&str; 2] = ["--parsable2", "--format"];
+
+#[test]
+fn library_messages_name_no_command_line_flag() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for file in library_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if SCRIPT_WRITERS.contains(&rel.as_str()) {
+            continue;
+        }
+        for (n, text) in literals(&std::fs::read_to_string(&file).unwrap()) {
+            let flags = text.match_indices("--").filter(|(at, _)| {
+                let after = &text[at + 2..];
+                let word: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+                after.starts_with(|c: char| c.is_ascii_lowercase())
+                    && !OTHER_PROGRAMS_FLAGS.contains(&format!("--{word}").as_str())
+            });
+            if flags.count() > 0 {
+                found.push(format!("{rel}:{n}: {text}"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "the library names flags (the binary adds them):\n{}", found.join("\n"));
+}
+
 #[test]
 fn the_literal_scanner_finds_strings_and_skips_comments() {
     let text = "let a = \"x --y\"; // \"--z\"\nlet c = '\"'; f(\"two\\\"q\");";

@@ -142,8 +142,12 @@ fn boxes_show_their_owner_and_bad_boards_are_refused() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("you draw v(0,1) (vertical line 3) and take 1\nh col    0\nv col   0 1\nh row 0 +-+\nv row 0 |Y|\nh row 1 +-+\nyou 1, dab 0\n"), "{text}");
     assert!(text.contains("game over: you 1, dab 0: you win by 1"), "{text}");
-    refused(&["play", "5x5"], None, "give --store DIR");
-    refused(&["play", "4x4", "--engine", "partition"], None, "give --store DIR");
+    refused(&["play", "5x5"], None, "(--engine search; --store DIR with a solve that holds it)");
+    refused(
+        &["play", "4x4", "--engine", "partition"],
+        None,
+        "(--engine auto or search; --store DIR with a solve that holds it)",
+    );
     refused(&["play", "3by3"], None, "not of the form MxN");
     refused(&["play", "2x2", "--first", "nobody"], None, "invalid value 'nobody'");
 }
@@ -175,13 +179,14 @@ fn hints_name_their_source() {
         .args(["hint", "--position", file])
         .assert()
         .success()
-        .stdout(predicate::str::contains("value -2 for the player to move (from the endgame theorems"));
+        .stdout(predicate::str::contains("value -2 (net future boxes for the player to move)\n"))
+        .stdout(predicate::str::contains("source: from the endgame theorems"));
 
-    refused(&["hint", "5x5"], None, "60 undrawn lines are more than --engine auto searches (at most 44");
+    refused(&["hint", "5x5"], None, "60 undrawn lines are more than the auto engine searches (at most 44");
     refused(
         &["hint", "5x5", "--engine", "partition"],
         None,
-        "too many to solve in memory (at most 32); --engine search",
+        "too many to solve in memory (at most 32); the search engine takes up to 64 (--engine search",
     );
     refused(&["hint", "6x6"], None, "84 undrawn lines are too many to search (at most 64)");
     refused(&["hint", "5x5"], None, "a box with 4 undrawn sides at (0,0); a box with 4 undrawn sides at (0,1)");

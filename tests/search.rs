@@ -167,7 +167,7 @@ fn dab_solve_runs_the_search_engine() {
     common::refused(
         &["solve", "3x3", "--engine", "search", "--tt-size", "16"],
         None,
-        "--tt-size 16 bytes is too small: the transposition table needs at least 64 bytes",
+        "--tt-size: a transposition table of 16 bytes is too small: it needs at least 64 bytes",
     );
     // Past any machine's address space (2^47 bytes for a process on x86-64): an error, no abort.
     common::refused(
@@ -188,7 +188,7 @@ fn five_by_five_36() -> (String, i64) {
 
 #[test]
 fn hint_query_and_play_use_the_search_and_say_so() {
-    // Beyond what auto gives the retrograde (26 undrawn lines): searched.
+    // Beyond what the retrograde takes in memory (32 undrawn lines): searched.
     let (lines, value) = five_by_five_36();
     let a = json_out(&["hint", "5x5", "--lines", &lines, "--json"], None);
     assert_eq!((a["source"].as_str(), a["value"].as_i64()), (Some("search"), Some(value)));
@@ -240,11 +240,16 @@ fn the_search_benchmark_checks_its_values() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "case,board,undrawn,threads,value,checked_by,expected,agree,search_seconds,positions_searched,table_bytes,peak_rss_bytes,retrograde_seconds,retrograde_peak_rss_bytes"
+        "case,board,undrawn,threads,value,checked_by,expected,agree,search_seconds,positions_searched,table_bytes,peak_rss_bytes,retrograde_seconds,retrograde_peak_rss_bytes,hint_partition_seconds,hint_search_seconds,auto_engine,auto_seconds,auto_over_best"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r[5] == "retrograde" && r[7] == "true"), "{text}");
+    // With the retrograde, each engine and auto timed as a hint: auto's choice and its ratio.
+    assert!(
+        rows.iter().all(|r| ["partition", "search"].contains(&r[16]) && r[18].parse::<f64>().unwrap() > 0.0),
+        "{text}"
+    );
     // A wrong value in the file is reported and fails the run.
     std::fs::write(&cases, "board,lines,value\n2x3,10110000000000000,5\n").unwrap();
     let failed = common::dab()

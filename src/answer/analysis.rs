@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::exec::solve;
-use crate::game::{Line, MoveReport, Position, Value, move_value};
+use crate::game::{Line, MoveReport, Position, Value, ValueLines, move_value};
 use crate::plan::SolveEstimate;
 
 use super::search::{SearchError, SearchOptions, search};
@@ -146,7 +146,7 @@ pub fn analyse_with(
     let outcome = match engine {
         Engine::Partition => {
             if free > MAX_FREE_IN_MEMORY {
-                let model = crate::sched::CostModel::built_in();
+                let model = crate::plan::model_or_built_in();
                 return Err(AnalysisError::TooLarge {
                     estimate: Box::new(SolveEstimate::of(root, &model, opts.threads)),
                 });
@@ -241,18 +241,17 @@ impl Analysis {
     pub fn free_lines(&self) -> usize {
         self.root.bytes().filter(|&b| b == b'0').count()
     }
+
+    /// The value, best moves and every move, as every command prints them.
+    pub fn lines(&self) -> ValueLines<'_> {
+        ValueLines { value: self.value, best: &self.best, moves: &self.moves }
+    }
 }
 
 impl std::fmt::Display for Analysis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "board {}, {} undrawn lines, engine: {}", self.board, self.free_lines(), self.engine)?;
-        writeln!(f, "value {:+} (net future boxes for the player to move)", self.value)?;
-        writeln!(f, "moves (line: value)")?;
-        for m in &self.moves {
-            let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
-            writeln!(f, "  {:<8} {:+}{boxes}", m.line, m.value)?;
-        }
-        writeln!(f, "best {}", best_list(&self.best))?;
+        write!(f, "{}", self.lines())?;
         let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
         // The search counts positions visited (a position reached twice counts twice) and
         // holds a table, not values: its lines say so.
@@ -288,15 +287,10 @@ impl std::fmt::Display for Analysis {
             let per = if self.positions > 0 { bytes as f64 / self.positions as f64 } else { 0.0 };
             writeln!(
                 f,
-                "traffic {:.3} GB read+written ({per:.2} bytes a position), {rate:.2} GB/s (the machine's bandwidth: dab bench --suite bandwidth)",
+                "traffic {:.3} GB read+written ({per:.2} bytes a position), {rate:.2} GB/s (the machine's bandwidth: dab bench's bandwidth suite)",
                 bytes as f64 / 1e9
             )?;
         }
         Ok(())
     }
-}
-
-/// The best moves for people: their names, or a word where there are none (a full board).
-pub fn best_list(best: &[String]) -> String {
-    if best.is_empty() { "none (no lines left to draw)".to_string() } else { best.join(" ") }
 }

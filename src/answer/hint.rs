@@ -6,7 +6,7 @@ use crate::game::Position;
 use crate::store::Reader;
 
 use super::endgame::{NotLoopsAndChains, analyse_position};
-use super::query::{Answer, Answerer, Asking, QUICK_SOLVE_FREE, QueryError, from_book, on_the_spot};
+use super::query::{Answer, Answerer, Asking, QueryError, from_book, on_the_spot};
 
 /// Why no hint could be given.
 #[derive(Debug, thiserror::Error)]
@@ -17,7 +17,7 @@ pub enum HintError {
     Query(#[from] QueryError),
     /// No source can answer: more undrawn lines than the search takes, no store given that
     /// holds the position, and not a position of loops and long chains only.
-    #[error("{query}, and {reason}; a store that holds it (--store DIR) can answer")]
+    #[error("{query}, and {reason}; a store that holds it can answer")]
     Unanswerable {
         /// Why the engine refused it.
         query: QueryError,
@@ -27,13 +27,11 @@ pub enum HintError {
 }
 
 /// The position's answer: from the store when given and it holds the position; else, with
-/// `ask.engine` auto, from the endgame theorems when it is made of loops and long chains and has
-/// more than `QUICK_SOLVE_FREE` undrawn lines (instant, exact), else solved in memory up to
-/// that many lines, else searched; with another engine, by that engine alone. `source` is
-/// `store`, `endgame`, `solved` or `search`.
+/// `ask.engine` auto, from the endgame theorems when it is made of loops and long chains
+/// (instant, exact), else by the engine the cost model prices cheapest; with another engine,
+/// by that engine alone. `source` is `store`, `endgame`, `solved` or `search`.
 pub fn hint(pos: Position, reader: Option<&Reader>, ask: Asking) -> Result<Answer, HintError> {
     let start = std::time::Instant::now();
-    let free = pos.undrawn().len() as usize;
     if let Some(reader) = reader
         && let Some(a) = from_book(reader, pos)?
     {
@@ -51,7 +49,7 @@ pub fn hint(pos: Position, reader: Option<&Reader>, ask: Asking) -> Result<Answe
             seconds: start.elapsed().as_secs_f64(),
         })
     };
-    if ask.engine == Answerer::Auto && free > QUICK_SOLVE_FREE {
+    if ask.engine == Answerer::Auto {
         return match theorems() {
             Ok(a) => Ok(a),
             Err(reason) => match on_the_spot(pos, ask, reader) {

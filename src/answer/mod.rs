@@ -1,15 +1,18 @@
 //! Answers about a position (layer 8): its analysis by any engine (the partitioned solver or a
 //! slow twin, or the search engine), queries of a store's book, hints, the loops-and-chains endgame theorems, and
-//! the game in the terminal. Uses `game`, `solver`, `store` and `exec` (a solve on the spot);
-//! nothing in the library uses it.
+//! the game in the terminal, and each engine's price before it runs (what `auto` picks by).
+//! Uses `game`, `solver`, `sched` and `plan` (the cost model), `store` and `exec` (a solve on
+//! the spot); nothing in the library uses it.
 
 mod analysis;
 pub mod endgame;
+pub mod estimate;
 mod hint;
 pub mod play;
 mod query;
 pub mod search;
 
-pub use analysis::{Analysis, AnalysisError, Engine, analyse, analyse_with, best_list};
+pub use crate::game::best_list;
+pub use analysis::{Analysis, AnalysisError, Engine, analyse, analyse_with};
 pub use hint::{HintError, hint};
-pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, query, source_words};
+pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, answered_by, auto_engine, query, source_words};

@@ -58,15 +58,15 @@ pub enum PlayError {
 fn too_large(free: usize, engine: Answerer, reason: Option<&NotLoopsAndChains>) -> String {
     let what = match engine {
         Answerer::Partition => format!(
-            "play solves positions of at most {MAX_SOLVED_FREE} undrawn lines on the fly (the empty 3x4); --engine auto or search goes to {MAX_FREE_LINES}"
+            "play solves positions of at most {MAX_SOLVED_FREE} undrawn lines on the fly (the empty 3x4); the auto and search engines go to {MAX_FREE_LINES}"
         ),
         Answerer::Search => format!("the search engine takes at most {MAX_FREE_LINES}"),
         Answerer::Auto => format!(
-            "play solves or searches positions of at most {AUTO_SEARCH_FREE} (--engine search goes to {MAX_FREE_LINES}, which may take days), and values larger ones by the endgame theorems only when they are loops and long chains{}",
+            "play solves or searches positions of at most {AUTO_SEARCH_FREE} (the search engine goes to {MAX_FREE_LINES}, which may take days), and values larger ones by the endgame theorems only when they are loops and long chains{}",
             reason.map_or(String::new(), |r| format!(", which this is not ({r})"))
         ),
     };
-    format!("the position has {free} undrawn lines; {what}: give --store DIR with a solve that holds it")
+    format!("the position has {free} undrawn lines; {what}: a store with a solve that holds it can answer")
 }
 
 /// Every undrawn line of a position with the value of playing it, in line order.

@@ -1,12 +1,14 @@
 //! Queries: the value of a position and of every move, read from a store's opening book, or
 //! answered on the spot from the position's own undrawn lines when the book does not reach it:
-//! by the retrograde in memory or by the search engine, as the caller asks or as measured
-//! fastest.
+//! by the retrograde in memory or by the search engine, as the caller asks or as the cost
+//! model prices cheapest ([`EngineCosts`]).
+
+use super::estimate::{EngineCosts, table_bytes_here};
 
 use serde::{Deserialize, Serialize};
 
 use crate::exec::solve;
-use crate::game::{Line, MoveReport, Position, Value, move_value};
+use crate::game::{Line, MoveReport, Position, Value, ValueLines, move_value};
 use crate::solver::{MAX_FREE_LINES, SolveOptions};
 use crate::store::{Book, Reader, StoreError};
 use crate::support::choice;
@@ -47,9 +49,9 @@ choice! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
     #[serde(rename_all = "lowercase")]
     pub enum Answerer {
-        /// The fastest by measurement: the retrograde in memory up to 26 undrawn lines, the
-        /// search engine beyond, to 44 (and, for a hint, the endgame theorems on loops and
-        /// long chains of any size).
+        /// The cheapest by the cost model's estimate of each: the retrograde in memory (up to
+        /// 32 undrawn lines) or the search engine (up to 44); for a hint, the endgame theorems
+        /// first on loops and long chains of any size.
         Auto = "auto",
         /// The retrograde solver in memory (at most 32 undrawn lines).
         Partition = "partition",
@@ -58,15 +60,10 @@ choice! {
     }
 }
 
-/// Most undrawn lines that `auto` gives the search engine: 5x5 positions of 44 undrawn lines
-/// took from two minutes upwards (2026-11-24, 2 threads), and each line more multiplies that;
-/// `--engine search` goes on to 64 for a user who will wait.
+/// Most undrawn lines that `auto` answers: 5x5 positions of 44 undrawn lines take the search
+/// minutes and each line more multiplies that; the search engine asked for by name goes on to
+/// 64 for a user who will wait.
 pub(super) const AUTO_SEARCH_FREE: usize = 44;
-
-/// Most undrawn lines that `auto` gives the retrograde: a fraction of a second there, where
-/// the search took 0.2-0.4 s on 5x5 and 4x4 positions of 28 to 32 undrawn lines that the
-/// retrograde took 1 to 12 s over (2026-11-24, 2 threads).
-pub(super) const QUICK_SOLVE_FREE: usize = 26;
 
 /// Why a query failed.
 #[derive(Debug, thiserror::Error)]
@@ -121,11 +118,11 @@ pub struct Answer {
 fn too_large(free: usize, engine: Answerer) -> String {
     if engine == Answerer::Auto && free <= MAX_FREE_LINES {
         format!(
-            "no store holds this position and its {free} undrawn lines are more than --engine auto searches (at most {AUTO_SEARCH_FREE}: 5x5 positions of 44 took minutes, each line more multiplies it); --engine search tries anyway (up to {MAX_FREE_LINES}), which may take days"
+            "no store holds this position and its {free} undrawn lines are more than the auto engine searches (at most {AUTO_SEARCH_FREE}: 5x5 positions of 44 took minutes, each line more multiplies it); the search engine tries anyway (up to {MAX_FREE_LINES}), which may take days"
         )
     } else if engine == Answerer::Partition && free <= MAX_FREE_LINES {
         format!(
-            "no store holds this position and its {free} undrawn lines are too many to solve in memory (at most {MAX_FREE_IN_MEMORY}); --engine search takes up to {MAX_FREE_LINES}"
+            "no store holds this position and its {free} undrawn lines are too many to solve in memory (at most {MAX_FREE_IN_MEMORY}); the search engine takes up to {MAX_FREE_LINES}"
         )
     } else {
         format!(
@@ -141,9 +138,10 @@ pub(super) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
     let Asking { engine, threads, watch } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
+    let table_bytes = table_bytes_here(pos);
     let retrograde = match engine {
         Answerer::Auto if free > AUTO_SEARCH_FREE => return Err(QueryError::TooLarge(free, engine)),
-        Answerer::Auto => free <= QUICK_SOLVE_FREE,
+        Answerer::Auto => auto_engine(pos, threads, table_bytes) == Answerer::Partition,
         Answerer::Partition if free <= MAX_FREE_IN_MEMORY => true,
         Answerer::Partition => return Err(QueryError::TooLarge(free, engine)),
         Answerer::Search => false,
@@ -162,7 +160,10 @@ pub(super) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
         };
         let progress: Option<&(dyn Fn(&SearchProgress) + Sync)> = watch.map(|_| &line as _);
         let book = store.map(Book::new);
-        let s = search(pos, SearchOptions { threads, progress, book: book.as_ref(), ..Default::default() });
+        let s = search(
+            pos,
+            SearchOptions { tt_bytes: table_bytes, threads, progress, book: book.as_ref(), ..Default::default() },
+        );
         if let Some(w) = watch {
             w.done();
         }
@@ -171,6 +172,14 @@ pub(super) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
         return Ok(Answer { store_leaves: s.book_hits, ..answer(pos, s.value, &moves, "search", start) });
     };
     Ok(answer(pos, value, &moves, source, start))
+}
+
+/// The engine `auto` answers `pos` with on `threads` threads: the one the cost model (the
+/// default model, [`crate::plan::load_model`]) prices cheapest, the search with a table of
+/// `table_bytes`.
+pub fn auto_engine(pos: Position, threads: usize, table_bytes: u64) -> Answerer {
+    let model = crate::plan::model_or_built_in();
+    EngineCosts::of(pos, &model, threads, table_bytes).cheapest().unwrap_or(Answerer::Search)
 }
 
 /// Where an answer came from, for people: "read from the store", "solved now", "searched
@@ -188,6 +197,18 @@ pub fn source_words(a: &Answer) -> String {
         "search" => "searched now".into(),
         _ => "from the endgame theorems (Allcock)".into(),
     }
+}
+
+impl Answer {
+    /// The value, best moves and every move, as every command prints them.
+    pub fn lines(&self) -> ValueLines<'_> {
+        ValueLines { value: self.value, best: &self.best, moves: &self.moves }
+    }
+}
+
+/// The line after an answer's values: where it came from and how long it took.
+pub fn answered_by(a: &Answer) -> String {
+    format!("source: {} ({:.3} s)", source_words(a), a.seconds)
 }
 
 /// The answer of these values.

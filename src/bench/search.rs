@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::answer::estimate::EngineTimes;
 use crate::answer::{Analysis, Engine};
 use crate::game::{Board, Position};
 use crate::store::Reader;
@@ -104,6 +105,19 @@ pub struct Row {
     pub retrograde_seconds: Option<f64>,
     /// The retrograde's process's peak resident set.
     pub retrograde_peak_rss_bytes: Option<u64>,
+    /// With the retrograde: each engine and `auto` answering as a hint does (every move).
+    #[serde(skip)]
+    pub engines: Option<EngineTimes>,
+    /// The retrograde answering as a hint (positions it takes).
+    pub hint_partition_seconds: Option<f64>,
+    /// The search answering as a hint (every move valued).
+    pub hint_search_seconds: Option<f64>,
+    /// The engine `auto` picked.
+    pub auto_engine: Option<String>,
+    /// `auto`'s time as a hint.
+    pub auto_seconds: Option<f64>,
+    /// `auto_seconds` over the fastest engine's.
+    pub auto_over_best: Option<f64>,
 }
 
 /// Most undrawn lines of a position the suite solves by the retrograde too.
@@ -144,7 +158,21 @@ pub fn rows(
             let retro = (opts.retrograde && undrawn <= MAX_RETROGRADE_UNDRAWN)
                 .then(|| solve(case.pos, p, Engine::Partition))
                 .transpose()?;
-            let row = row(case, p, &a, book, retro.as_ref());
+            let engines = opts
+                .retrograde
+                .then(|| crate::answer::estimate::time_engines(case.pos, p))
+                .transpose()
+                .map_err(|e| format!("{}: {e}", case.name))?;
+            let row = Row { engines, ..row(case, p, &a, book, retro.as_ref()) };
+            let e = row.engines.as_ref();
+            let row = Row {
+                hint_partition_seconds: e.and_then(|e| e.partition_seconds),
+                hint_search_seconds: e.map(|e| e.search_seconds),
+                auto_engine: e.map(|e| e.auto_engine.to_string()),
+                auto_seconds: e.map(|e| e.auto_seconds),
+                auto_over_best: e.map(|e| e.auto_over_best),
+                ..row
+            };
             report(&row);
             rows.push(row);
         }
@@ -176,5 +204,11 @@ fn row(case: &Case, threads: usize, a: &Analysis, book: Option<i32>, retro: Opti
         peak_rss_bytes: a.peak_rss_bytes,
         retrograde_seconds: retro.map(|r| r.seconds),
         retrograde_peak_rss_bytes: retro.and_then(|r| r.peak_rss_bytes),
+        engines: None,
+        hint_partition_seconds: None,
+        hint_search_seconds: None,
+        auto_engine: None,
+        auto_seconds: None,
+        auto_over_best: None,
     }
 }

@@ -35,10 +35,7 @@ pub fn run(args: EndgameArgs) -> CliResult {
             println!("  {:<4} boxes {}  lines {}", f.component, f.boxes.join(" "), f.lines.join(" "));
         }
         print_report(&r.endgame);
-        println!("moves (line: value, net future boxes for the mover)");
-        for m in &r.moves {
-            println!("  {:<8} {:+}{}", m.line, m.value, if m.value == r.value { "  best" } else { "" });
-        }
+        print!("{}", dab::game::ValueLines { value: r.value, best: &r.best, moves: &r.moves });
         if let Some(play) = &r.play {
             println!("play {play} (Theorem 1.1)");
         }

@@ -27,9 +27,10 @@ pub struct HintArgs {
 /// What answers a position that no store holds.
 #[derive(Args)]
 pub struct EngineArgs {
-    /// What answers a position no store holds: auto (the endgame theorems on large loops and
-    /// long chains, the retrograde up to 26 undrawn lines, the search engine up to 44),
-    /// partition (the retrograde in memory, up to 32) or search (up to 64).
+    /// What answers a position no store holds: auto (the endgame theorems on loops and long
+    /// chains, else the retrograde or the search engine, whichever the cost model prices
+    /// cheaper, up to 44 undrawn lines), partition (the retrograde in memory, up to 32) or
+    /// search (up to 64).
     #[arg(long, value_parser = choice::<Answerer>(), default_value_t = Answerer::Auto)]
     pub engine: Answerer,
 }
@@ -62,13 +63,7 @@ pub fn run(args: HintArgs) -> CliResult {
         println!("{}", serde_json::to_string(&a)?);
         return Ok(());
     }
-    let source = dab::answer::source_words(&a);
-    println!("value {:+} for the player to move ({source}, {:.3} s)", a.value, a.seconds);
-    println!("best {}", dab::answer::best_list(&a.best));
-    println!("moves (line: value, net future boxes for the mover)");
-    for m in &a.moves {
-        let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
-        println!("  {:<8} {:+}{boxes}", m.line, m.value);
-    }
+    print!("{}", a.lines());
+    println!("{}", dab::answer::answered_by(&a));
     Ok(())
 }

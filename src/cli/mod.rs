@@ -387,12 +387,62 @@ fn flag_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
             _ if let Some(e) = e.downcast_ref::<AnalysisError>() => match e {
                 AnalysisError::Space(e) => Some(e),
                 AnalysisError::Solve(e) => Some(e),
+                AnalysisError::Search(e) => Some(e),
+                _ => None,
+            },
+            _ if let Some(e) = e.downcast_ref::<dab::answer::QueryError>() => match e {
+                dab::answer::QueryError::Search(e) => Some(e),
+                dab::answer::QueryError::Solve(e) => Some(e),
                 _ => None,
             },
             _ if let Some(dab::scale::ScaleError::ZeroRepeats) = e.downcast_ref() => return Some("--repeats"),
+            _ if let Some(e) = e.downcast_ref::<dab::answer::search::SearchError>() => match e {
+                dab::answer::search::SearchError::TableTooSmall(_)
+                | dab::answer::search::SearchError::TableTooLarge(_) => {
+                    return Some("--tt-size");
+                }
+                _ => None,
+            },
             _ => None,
         };
         next = inner.or_else(|| e.source());
+    }
+    None
+}
+
+/// The flags that answer what a library error refuses, which the library names in words only
+/// ("the search engine tries anyway": `--engine search`).
+fn pointer_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    use dab::answer::{Answerer, HintError, QueryError, play::PlayError};
+    let query = |e: &QueryError| match e {
+        QueryError::TooLarge(_, Answerer::Search) => Some("--store DIR with a solve that holds it"),
+        QueryError::TooLarge(..) => Some("--engine search; --store DIR with a solve that holds it"),
+        _ => None,
+    };
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if let Some(e) = e.downcast_ref::<QueryError>() {
+            return query(e);
+        }
+        if let Some(e) = e.downcast_ref::<HintError>() {
+            return match e {
+                HintError::Query(e) => query(e),
+                HintError::Unanswerable { query: QueryError::TooLarge(free, _), .. }
+                    if *free <= dab::solver::MAX_FREE_LINES =>
+                {
+                    Some("--engine search; --store DIR")
+                }
+                HintError::Unanswerable { .. } => Some("--store DIR"),
+            };
+        }
+        if let Some(PlayError::TooLarge { engine, .. }) = e.downcast_ref::<PlayError>() {
+            return Some(match engine {
+                Answerer::Partition => "--engine auto or search; --store DIR with a solve that holds it",
+                Answerer::Auto => "--engine search; --store DIR with a solve that holds it",
+                Answerer::Search => "--store DIR with a solve that holds it",
+            });
+        }
+        next = e.source();
     }
     None
 }
@@ -475,7 +525,8 @@ pub fn run() -> i32 {
         Ok(()) => 0,
         Err(e) => {
             let flag = flag_of(&*e).map_or(String::new(), |f| format!("{f}: "));
-            eprintln!("error: {flag}{}", joined(e.to_string().lines()));
+            let pointer = pointer_of(&*e).map_or(String::new(), |p| format!(" ({p})"));
+            eprintln!("error: {flag}{}{pointer}", joined(e.to_string().lines()));
             if e.is::<Failed>() { EXIT_FAILED_CHECK } else { EXIT_BAD_INPUT }
         }
     }

@@ -182,21 +182,20 @@ impl PlanCommon {
 /// The cost model named by `--cost`; without one, `sims/cost-model.json` in the current folder
 /// if there is one, else the model built into dab (with a note: it was measured elsewhere).
 pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
-    let default = Path::new(BUILT_IN_NAME);
-    if path.is_none() && !default.exists() {
-        let model = CostModel::built_in();
-        super::note!(
-            "note: no {BUILT_IN_NAME} here; using the cost model built into dab, measured on {} \
-             (run dab calibrate to measure this machine)",
-            model.machine
-        );
-        return Ok(model);
-    }
-    CostModel::load(path.unwrap_or(default)).map_err(|e| match e {
+    match dab::plan::load_model(path) {
+        Ok((model, dab::plan::ModelSource::BuiltIn)) => {
+            super::note!(
+                "note: no {BUILT_IN_NAME} here; using the cost model built into dab, measured on {} \
+                 (run dab calibrate to measure this machine)",
+                model.machine
+            );
+            Ok(model)
+        }
+        Ok((model, dab::plan::ModelSource::File(_))) => Ok(model),
         // Its message already says so.
-        CostError::Format { .. } | CostError::NoCost { .. } => e.to_string(),
-        e => format!("{e} (run dab calibrate to make one)"),
-    })
+        Err(e @ (CostError::Format { .. } | CostError::NoCost { .. })) => Err(e.to_string()),
+        Err(e) => Err(format!("{e} (run dab calibrate to make one)")),
+    }
 }
 
 /// `model` carried to this machine by a probe, with a note on standard error of what it did.

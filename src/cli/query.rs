@@ -35,10 +35,8 @@ pub fn run(args: QueryArgs) -> CliResult {
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
     } else {
-        println!("value {} ({}, {:.3} s)", a.value, dab::answer::source_words(&a), a.seconds);
-        for m in &a.moves {
-            println!("  {:<8} {:>3}{}", m.line, m.value, if m.value == a.value { "  best" } else { "" });
-        }
+        print!("{}", a.lines());
+        println!("{}", dab::answer::answered_by(&a));
     }
     Ok(())
 }

@@ -25,9 +25,11 @@ pub struct SolveArgs {
     /// Solver: the partitioned retrograde solver, a slow twin, or the search engine.
     #[arg(long, value_parser = choice::<Engine>(), default_value_t = Engine::Partition)]
     pub engine: Engine,
-    /// Transposition table of the search engine (--engine search): 256MB, 2G, ...
-    #[arg(long, value_name = "BYTES", value_parser = super::bytes, default_value = "256MiB")]
-    pub tt_size: u64,
+    /// Transposition table of the search engine (--engine search): 256MB, 2G, ... (default:
+    /// room for the positions the search is expected to visit, at most a quarter of the memory
+    /// available, at least 4 MiB).
+    #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
+    pub tt_size: Option<u64>,
     /// With --engine search: the position's value only, not every move's (a fraction of the time).
     #[arg(long)]
     pub value_only: bool,
@@ -60,7 +62,22 @@ pub fn run(args: SolveArgs) -> CliResult {
     if let Some(note) = twin_note(args.engine, root.undrawn().len() as i32) {
         super::note!("{note}");
     }
-    let bar = Progress::new(!super::quiet() && std::io::stderr().is_terminal());
+    let shown = !super::quiet() && std::io::stderr().is_terminal();
+    let tt_bytes = args.tt_size.unwrap_or_else(|| dab::answer::estimate::table_bytes_here(root));
+    if shown && args.engine == Engine::Search {
+        let model = dab::plan::model_or_built_in();
+        let costs = dab::answer::estimate::EngineCosts::of(root, &model, threads, tt_bytes);
+        if let Some(seconds) = costs.search {
+            let what = if args.value_only { "less for the value only" } else { "every move valued" };
+            super::note!(
+                "note: the search is priced at about {} ({:.1e} positions, {what}, a {} table); the progress line counts the moves valued",
+                dab::support::about_seconds(seconds),
+                costs.search_positions,
+                dab::support::human_bytes(tt_bytes)
+            );
+        }
+    }
+    let bar = Progress::new(shown);
     let progress = |done: u64, total: u64| bar.update(done, total);
     let opts = SolveOptions {
         groups: args.groups,
@@ -73,7 +90,7 @@ pub fn run(args: SolveArgs) -> CliResult {
     };
     let line = |p: &SearchProgress| bar.message(&search_line(p));
     let search = SearchOptions {
-        tt_bytes: args.tt_size,
+        tt_bytes,
         progress: Some(&line),
         move_values: !args.value_only,
         leaf_lines: args.leaf_lines.into(),
@@ -94,7 +111,9 @@ pub fn run(args: SolveArgs) -> CliResult {
 fn search_line(p: &SearchProgress) -> String {
     let bound = |v: i32| if v.abs() >= 127 { "?".to_string() } else { v.to_string() };
     let stage = if p.root_moves_done > 0 || p.lower == p.upper {
-        format!("value {}, {} of {} moves valued", p.lower, p.root_moves_done, p.root_moves)
+        let left =
+            p.moves_left_seconds.map_or(String::new(), |s| format!(", about {} left", dab::support::about_seconds(s)));
+        format!("value {:+}, {} of {} moves valued{left}", p.lower, p.root_moves_done, p.root_moves)
     } else {
         format!("value in [{}, {}]", bound(p.lower), bound(p.upper))
     };
@@ -107,15 +126,14 @@ fn search_line(p: &SearchProgress) -> String {
     )
 }
 
-/// A note before a slow twin's long solve: its expected time from measured rates (2026-11-24,
-/// the 2-core machine of the README: the minimax twin took 0.69 s on 17 undrawn lines and 88 s
-/// on 22, about 2.6x a line; the dense twin 93 s on 31 and 198 s on 32, 2x a line).
+/// A note before a slow twin's long solve (past a minute or so): its expected time.
 fn twin_note(engine: Engine, undrawn: i32) -> Option<String> {
-    let (seconds, what) = match engine {
-        Engine::Minimax if undrawn > 20 => (0.69 * 2.64f64.powi(undrawn - 17), "minimax"),
-        Engine::Dense if undrawn > 28 => (93.0 * 2f64.powi(undrawn - 31), "dense"),
+    let what = match engine {
+        Engine::Minimax if undrawn > 20 => "minimax",
+        Engine::Dense if undrawn > 28 => "dense",
         _ => return None,
     };
+    let seconds = dab::answer::estimate::twin_seconds(engine, undrawn as usize)?;
     let time = if seconds < 120.0 { format!("{seconds:.0} s") } else { format!("{:.0} min", seconds / 60.0) };
     Some(format!(
         "note: the {what} twin on {undrawn} undrawn lines takes about {time} on a 2-core machine \

@@ -1,6 +1,7 @@
 //! Values and moves: the value of a position (net future boxes for the player to move), the
 //! value of a move given the value of the position after it, and the report of a move every
-//! answer prints. Every engine (the kernel, the twins, the theorems, the search) speaks these.
+//! answer prints, and the one way every command prints an answer ([`ValueLines`]). Every engine
+//! (the kernel, the twins, the theorems, the search) speaks these.
 
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +51,38 @@ impl MoveReport {
     }
 }
 
+/// The best moves for people: their names, or a word where there are none (a full board).
+pub fn best_list(best: &[String]) -> String {
+    if best.is_empty() { "none (no lines left to draw)".to_string() } else { best.join(" ") }
+}
+
+/// A position's answer as every command prints it (`dab solve`, `hint`, `query`, `endgame`):
+/// the value, signed, in Wilson's convention (net future boxes for the player to move), then
+/// the best moves, then every move with its value for the mover, signed, and the boxes it
+/// completes. One line each, each ending in a newline.
+#[derive(Clone, Copy, Debug)]
+pub struct ValueLines<'a> {
+    /// The position's value.
+    pub value: i32,
+    /// The names of the moves worth `value`.
+    pub best: &'a [String],
+    /// Every undrawn line with its value.
+    pub moves: &'a [MoveReport],
+}
+
+impl std::fmt::Display for ValueLines<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "value {:+} (net future boxes for the player to move)", self.value)?;
+        writeln!(f, "best {}", best_list(self.best))?;
+        writeln!(f, "moves (line: value, net future boxes for the mover)")?;
+        for m in self.moves {
+            let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
+            writeln!(f, "  {:<8} {:+}{boxes}", m.line, m.value)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +94,23 @@ mod tests {
         // No box: the opponent moves next, so the mover gets the negation.
         assert_eq!(move_value(0, 4), -4);
         assert_eq!(move_value(0, -2), 2);
+    }
+
+    #[test]
+    fn an_answer_prints_its_value_then_its_best_moves_then_every_move_all_signed() {
+        let board: Board = "1x1".parse().unwrap();
+        let moves: Vec<MoveReport> =
+            (0..4).map(|i| MoveReport::new(board, Line(i), u8::from(i == 3), if i == 3 { 1 } else { -1 })).collect();
+        let best = best_moves(&moves, 1);
+        let text = ValueLines { value: 1, best: &best, moves: &moves }.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "value +1 (net future boxes for the player to move)");
+        assert_eq!(lines[1], format!("best {}", moves[3].line));
+        assert_eq!(lines[3], format!("  {:<8} -1", moves[0].line));
+        assert_eq!(lines[6], format!("  {:<8} +1  completes 1", moves[3].line));
+        assert_eq!(
+            ValueLines { value: 0, best: &[], moves: &[] }.to_string().lines().nth(1),
+            Some("best none (no lines left to draw)")
+        );
     }
 }

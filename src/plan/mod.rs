@@ -1,18 +1,21 @@
 //! Plans (layer 4): the plan file, the checked (run-ready) plan, the planner's candidate
 //! search, the prediction of a plan by simulation (its makespan and its store's disk use), and
-//! the estimate of a whole solve too large to plan.
+//! the estimate of a whole solve too large to plan, and which cost model is used when none is
+//! named.
 //! Uses `support`, `game`, `solver` and `sched`; never the store or the executor, which take a
 //! checked plan from here.
 
 mod estimate;
 mod ready;
 mod file;
+mod model;
 mod predict;
 mod search;
 mod tasks;
 
 pub use estimate::SolveEstimate;
 pub use file::{Candidate, PLAN_FORMAT, Plan, PlanCluster, PlanError, PlanJob, PlanTask, Prediction};
+pub use model::{ModelSource, load_model, model_or_built_in};
 pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};
 pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};

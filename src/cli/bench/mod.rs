@@ -171,7 +171,14 @@ fn search_suite(args: BenchArgs) -> CliResult {
             r.positions_searched as f64,
             opt(r.peak_rss_bytes.map(|b| format!("{:.0}", b as f64 / 1e6))),
             opt(r.retrograde_seconds.map(|s| format!("{s:.3}"))),
-        )
+        );
+        if let Some(e) = &r.engines {
+            let p = opt(e.partition_seconds.map(|s| format!("{s:.3}")));
+            println!(
+                "  as a hint: partition {p} s, search {:.3} s, auto ({}) {:.3} s: {:.2}x the fastest",
+                e.search_seconds, e.auto_engine, e.auto_seconds, e.auto_over_best
+            );
+        }
     })?;
     dab::support::write_csv(&rows, &output)?;
     println!("wrote {}", output.display());

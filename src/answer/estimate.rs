@@ -1,0 +1,202 @@
+//! What each engine would take to answer a position, priced before it runs, and the cheapest:
+//! what `auto` answers with. The retrograde in memory is priced by the cost model (the
+//! solver's count of the positions, [`SolveEstimate`]); the search by a count of the positions
+//! it visits, fitted on 3x4, 2x6, 4x4 and 5x5 positions from the undrawn lines and the *safe*
+//! ones (lines that complete no box and give none a third side: the search's tree grows with
+//! the moves before the chains), at a time per position scaled to the cost model's machine, plus
+//! zeroing its table. A store's book and the endgame theorems answer at once where they apply,
+//! so they are tried first. The fit and the figures it came from are in docs/search-notes.md.
+
+use crate::game::Position;
+use crate::plan::SolveEstimate;
+use crate::sched::CostModel;
+use crate::solver::MAX_FREE_LINES;
+
+use super::analysis::MAX_FREE_IN_MEMORY;
+use super::query::Answerer;
+
+/// The search's positions visited: exp(A + B * undrawn + C * safe) (least squares on the logs
+/// of 17 positions' counts; within about 2x of each).
+const SEARCH_FIT: (f64, f64, f64) = (0.4137, 0.2748, 0.3186);
+
+/// Nanoseconds a search spends on a position on one thread of the machine the built-in cost
+/// model was measured on.
+const SEARCH_NS_PER_POSITION: f64 = 150.0;
+
+/// Nanoseconds to zero a byte of the search's table (on the built-in model's machine).
+const TABLE_NS_PER_BYTE: f64 = 0.56;
+
+/// How much cheaper than the retrograde the search must be priced to be chosen.
+pub const SEARCH_MARGIN: f64 = 2.0;
+
+/// The search's speed-up on `threads` threads over one (root splitting: about 1.8 on two).
+fn search_speedup(threads: usize) -> f64 {
+    (threads.max(1) as f64).powf(0.85)
+}
+
+/// Fewest bytes the default table gets: small searches need little, and zeroing is cheap.
+const MIN_DEFAULT_TABLE: u64 = 4 << 20;
+
+/// Table entries the default table holds for each position the search is expected to visit:
+/// far fewer positions are stored than visited, and a table larger than needed is slower
+/// (zeroing it, and probes missing the processor's caches and page tables).
+const ENTRIES_PER_POSITION: f64 = 0.125;
+
+/// Share of the memory available that the default table may take.
+const TABLE_SHARE_OF_MEMORY: u64 = 4;
+
+/// Undrawn lines of `pos` that complete no box and leave no box with three sides drawn.
+pub fn safe_lines(pos: Position) -> u32 {
+    let board = pos.board;
+    let sides = |b: usize| board.box_sides(b).iter().filter(|&&l| pos.drawn.contains(l)).count();
+    pos.undrawn().iter().filter(|&l| board.line_boxes(l).into_iter().all(|b| sides(b) <= 1)).count() as u32
+}
+
+/// The positions a search of `pos` is expected to visit (every move valued).
+pub fn search_positions(pos: Position) -> f64 {
+    let (a, b, c) = SEARCH_FIT;
+    (a + b * pos.undrawn().len() as f64 + c * safe_lines(pos) as f64).exp()
+}
+
+/// The search's default table for `pos`: room for a few entries per position it is expected to
+/// visit, at least 4 MiB, and at most a quarter of the memory available (`available`, bytes;
+/// None: not known, 256 MiB), rounded down to a power of two as the table is.
+pub fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 {
+    let wanted =
+        (search_positions(pos) * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64);
+    let cap = available.map_or(super::search::DEFAULT_TT_BYTES, |a| a / TABLE_SHARE_OF_MEMORY);
+    let bytes = (wanted as u64).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE));
+    1 << (63 - bytes.leading_zeros())
+}
+
+/// [`default_table_bytes`] with the memory this machine has available now.
+pub fn table_bytes_here(pos: Position) -> u64 {
+    default_table_bytes(pos, crate::support::available_memory_bytes())
+}
+
+/// What each engine would take on a position, in seconds (None: the engine does not take it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineCosts {
+    /// The retrograde in memory, by the cost model.
+    pub partition: Option<f64>,
+    /// The search with every move valued and its default table.
+    pub search: Option<f64>,
+    /// The positions the search is expected to visit.
+    pub search_positions: f64,
+}
+
+impl EngineCosts {
+    /// Prices `pos` on `threads` threads with `model`, the search's table `table_bytes`.
+    pub fn of(pos: Position, model: &CostModel, threads: usize, table_bytes: u64) -> EngineCosts {
+        let free = pos.undrawn().len() as usize;
+        let partition = (free <= MAX_FREE_IN_MEMORY).then(|| SolveEstimate::of(pos, model, threads).seconds);
+        let positions = search_positions(pos);
+        let ns = positions * SEARCH_NS_PER_POSITION / search_speedup(threads) + table_bytes as f64 * TABLE_NS_PER_BYTE;
+        let search = (free <= MAX_FREE_LINES).then(|| ns * machine_scale(model) / 1e9);
+        EngineCosts { partition, search, search_positions: positions }
+    }
+
+    /// The engine of least cost, None when neither takes it. The search must be cheaper by
+    /// [`SEARCH_MARGIN`]: its count is good to about 2x either way, the retrograde's much
+    /// closer, so near a tie the retrograde is the safer choice.
+    pub fn cheapest(&self) -> Option<Answerer> {
+        match (self.partition, self.search) {
+            (Some(p), Some(s)) if s * SEARCH_MARGIN < p => Some(Answerer::Search),
+            (Some(_), _) => Some(Answerer::Partition),
+            (None, Some(_)) => Some(Answerer::Search),
+            (None, None) => None,
+        }
+    }
+}
+
+/// How much slower `model`'s machine is than the built-in model's, by the time both give one
+/// solve: the search's figures, measured on the built-in's machine, scale by it.
+fn machine_scale(model: &CostModel) -> f64 {
+    static BUILT_IN: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    let reference = || Position::empty("3x3".parse().expect("a board"));
+    let theirs = SolveEstimate::of(reference(), model, 1).seconds;
+    let ours = *BUILT_IN.get_or_init(|| SolveEstimate::of(reference(), &CostModel::built_in(), 1).seconds);
+    if ours > 0.0 && theirs.is_finite() && theirs > 0.0 { theirs / ours } else { 1.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_of_the_empty_board_is_safe_and_a_three_sided_box_makes_two_unsafe() {
+        let b = "2x2".parse().unwrap();
+        assert_eq!(safe_lines(Position::empty(b)), 12);
+        // Box (0,0)'s top and left drawn: its bottom and right give it a third side.
+        let pos = Position::from_line_string(b, "100000100000").unwrap();
+        assert_eq!(safe_lines(pos), 8);
+    }
+
+    #[test]
+    fn the_default_table_grows_with_the_search_and_stays_within_memory() {
+        let small = Position::empty("2x2".parse().unwrap());
+        assert_eq!(default_table_bytes(small, Some(1 << 40)), MIN_DEFAULT_TABLE);
+        let large = Position::empty("4x4".parse().unwrap());
+        assert_eq!(default_table_bytes(large, Some(8 << 30)), 2 << 30);
+        assert_eq!(default_table_bytes(large, Some(1 << 20)), MIN_DEFAULT_TABLE);
+        assert_eq!(default_table_bytes(large, None), super::super::search::DEFAULT_TT_BYTES);
+    }
+}
+
+/// Seconds a slow twin takes on a position of `undrawn` lines on the built-in model's machine
+/// (None for the other engines): the minimax twin about 2.64x a line from 0.69 s on 17, the
+/// dense twin 2x a line from 93 s on 31 (docs/search-notes.md).
+pub fn twin_seconds(engine: super::Engine, undrawn: usize) -> Option<f64> {
+    let n = undrawn as i32;
+    match engine {
+        super::Engine::Minimax => Some(0.69 * 2.64f64.powi(n - 17)),
+        super::Engine::Dense => Some(93.0 * 2f64.powi(n - 31)),
+        _ => None,
+    }
+}
+
+/// One position answered by each engine on the spot (every move valued, as a hint does), and
+/// by `auto`: how far `auto`'s choice is from the fastest.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct EngineTimes {
+    /// Seconds of the retrograde in memory (None: more undrawn lines than it takes).
+    pub partition_seconds: Option<f64>,
+    /// Seconds of the search with its default table.
+    pub search_seconds: f64,
+    /// The engine `auto` chose.
+    pub auto_engine: Answerer,
+    /// Seconds of `auto`, its choice made and run.
+    pub auto_seconds: f64,
+    /// `auto_seconds` over the faster engine's seconds.
+    pub auto_over_best: f64,
+}
+
+/// Answers `pos` on the spot by the retrograde, the search and `auto`, on `threads` threads,
+/// and times each (the least of three runs under a second).
+pub fn time_engines(pos: Position, threads: usize) -> Result<EngineTimes, super::QueryError> {
+    // The least of up to three runs, fewer past a second: a short run's time is mostly noise.
+    let run = |engine| -> Result<f64, super::QueryError> {
+        let once = || super::query::on_the_spot(pos, super::Asking::new(engine, threads), None).map(|a| a.seconds);
+        let mut best = once()?;
+        for _ in 1..3 {
+            if best > 1.0 {
+                break;
+            }
+            best = best.min(once()?);
+        }
+        Ok(best)
+    };
+    let partition_seconds =
+        (pos.undrawn().len() as usize <= MAX_FREE_IN_MEMORY).then(|| run(Answerer::Partition)).transpose()?;
+    let search_seconds = run(Answerer::Search)?;
+    let auto_engine = super::query::auto_engine(pos, threads, table_bytes_here(pos));
+    let auto_seconds = run(Answerer::Auto)?;
+    let best = partition_seconds.map_or(search_seconds, |p| p.min(search_seconds));
+    Ok(EngineTimes {
+        partition_seconds,
+        search_seconds,
+        auto_engine,
+        auto_seconds,
+        auto_over_best: auto_seconds / best,
+    })
+}

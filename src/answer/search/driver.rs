@@ -1,0 +1,168 @@
+//! The driver of a search: the table, rules and leaves built for the root, the threads that
+//! find the root's value and then every move's, the progress reports, and the outcome.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::game::{Line, Position, Value};
+use crate::solver::{MAX_FREE_LINES, Space};
+
+use super::book::BookLeaves;
+use super::rules::Rules;
+use super::searcher::{Counters, Searcher, pack_bounds, unpack_bounds};
+use super::table::Table;
+use super::{INF, MAX_LEAF_LINES, SearchError, SearchOptions, SearchOutcome, SearchProgress};
+
+/// What every thread of one search shares.
+pub(super) struct Shared<'a> {
+    pub(super) rules: &'a Rules,
+    pub(super) table: &'a Table,
+    pub(super) counters: &'a Counters,
+    pub(super) theorems: bool,
+    pub(super) leaf_lines: u32,
+    pub(super) threads: usize,
+    pub(super) book: Option<&'a BookLeaves<'a>>,
+}
+
+/// Searches `root` to its exact value and every move's, on `opts.threads` threads.
+pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let start = Instant::now();
+    let free = root.undrawn().len() as usize;
+    if free > MAX_FREE_LINES {
+        return Err(SearchError::TooLarge(free));
+    }
+    let table = Table::new(opts.tt_bytes)?;
+    if free == 0 {
+        return Ok(SearchOutcome {
+            value: 0,
+            moves: Vec::new(),
+            nodes: 1,
+            table_hits: 0,
+            book_hits: 0,
+            table_bytes: table.bytes(),
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    }
+    // One group: the space is used only for its line numbering, classes and symmetries.
+    let space =
+        Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).map_err(|_| SearchError::TooLarge(free))?;
+    let rules = Rules::new(root, &space);
+    let book = opts.book.and_then(|b| BookLeaves::new(b, root, &space));
+    let counters = Counters::default();
+    counters.bounds.store(pack_bounds(-INF, INF), Relaxed);
+    let shared = Shared {
+        rules: &rules,
+        table: &table,
+        counters: &counters,
+        theorems: rules.theorems && opts.theorems,
+        leaf_lines: opts.leaf_lines.min(MAX_LEAF_LINES) as u32,
+        threads: opts.threads.max(1),
+        book: book.as_ref(),
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(shared.threads).build().expect("a thread pool");
+    let done = AtomicBool::new(false);
+    let (value, values) = std::thread::scope(|scope| {
+        if let Some(progress) = opts.progress {
+            let root_moves = if opts.move_values { free } else { 0 };
+            let (counters, done) = (&counters, &done);
+            scope.spawn(move || report_progress(progress, opts.progress_seconds, counters, done, root_moves, start));
+        }
+        let value = root_value(&pool, &shared);
+        let values = if opts.move_values { move_values(&pool, &shared, free, value) } else { Vec::new() };
+        done.store(true, Relaxed);
+        (value, values)
+    });
+    let mut moves: Vec<(Line, u8, Value)> =
+        values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v as Value)).collect();
+    moves.sort_by_key(|m| m.0);
+    if let Some(best) = moves.iter().map(|m| m.2).max() {
+        debug_assert_eq!(best as i32, value, "the best move's value is the position's");
+    }
+    if let Some(e) = opts.book.and_then(|b| b.take_error()) {
+        return Err(SearchError::Book(e.to_string()));
+    }
+    Ok(SearchOutcome {
+        value: value as Value,
+        moves,
+        nodes: counters.nodes.into_inner(),
+        table_hits: counters.hits.into_inner(),
+        book_hits: counters.book_hits.into_inner(),
+        table_bytes: table.bytes(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The root's value: every thread tests the root with a window of its own over the shared
+/// table, all narrowing one pair of bounds.
+fn root_value(pool: &rayon::ThreadPool, shared: &Shared) -> i32 {
+    pool.broadcast(|ctx| {
+        let mut s = Searcher::new(shared, ctx.index());
+        let v = s.root_value(ctx.index());
+        s.flush();
+        v
+    })
+    .into_iter()
+    .next()
+    .expect("a thread")
+}
+
+/// Every root move's value (by its index among the undrawn lines), the moves shared among
+/// the threads, each from a guess made from the root's `value`.
+fn move_values(pool: &rayon::ThreadPool, shared: &Shared, free: usize, value: i32) -> Vec<(usize, i32)> {
+    pool.install(|| {
+        (0..free)
+            .into_par_iter()
+            .map(|i| {
+                let mut s = Searcher::new(shared, 0);
+                let n = shared.rules.completes(0, i);
+                let v = if n > 0 { n + s.mtdf(1 << i, value - n) } else { -s.mtdf(1 << i, -value) };
+                s.flush();
+                shared.counters.root_done.fetch_add(1, Relaxed);
+                (i, v)
+            })
+            .collect()
+    })
+}
+
+/// Calls `progress` every `every` seconds with the shared counts until `done`.
+fn report_progress(
+    progress: &(dyn Fn(&SearchProgress) + Sync),
+    every: f64,
+    counters: &Counters,
+    done: &AtomicBool,
+    root_moves: usize,
+    start: Instant,
+) {
+    let every = every.max(0.001);
+    let tick = std::time::Duration::from_secs_f64(every.min(0.05));
+    let mut last = Instant::now();
+    // When the root's value was first seen proven: the moves' valuing starts then.
+    let mut value_at = None;
+    while !done.load(Relaxed) {
+        std::thread::sleep(tick);
+        if last.elapsed().as_secs_f64() >= every {
+            last = Instant::now();
+            let (lower, upper) = unpack_bounds(counters.bounds.load(Relaxed));
+            let seconds = start.elapsed().as_secs_f64();
+            if lower >= upper {
+                value_at.get_or_insert(seconds);
+            }
+            let moves_done = counters.root_done.load(Relaxed) as usize;
+            let moves_left_seconds = value_at
+                .filter(|_| moves_done > 0)
+                .map(|at| (seconds - at) / moves_done as f64 * root_moves.saturating_sub(moves_done) as f64);
+            progress(&SearchProgress {
+                nodes: counters.nodes.load(Relaxed),
+                table_hits: counters.hits.load(Relaxed),
+                lower,
+                upper,
+                root_moves_done: moves_done,
+                root_moves,
+                seconds,
+                moves_left_seconds,
+            });
+        }
+    }
+}

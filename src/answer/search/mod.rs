@@ -1,0 +1,148 @@
+//! The search engine: alpha-beta over net future boxes, for positions the retrograde cannot
+//! reach whole. A position is renumbered as the solver does (its undrawn lines, at most 64,
+//! in a `u64`: bit i set = undrawn line i drawn) and searched depth first, with
+//! - captures taken at once where no choice that can be best is lost: a box completed by a line
+//!   whose other box does not get its third side, and the first box of a chain of at least 3
+//!   (half open) or 5 (closed) capturable boxes, whose all-but-two (all-but-four) choice comes
+//!   later;
+//! - a transposition table of bounded size, shared by every thread, keyed on the canonical
+//!   state (interchangeable border lines of a box normalised, then the least image under the
+//!   symmetries that fix the root) and holding a lower and an upper bound;
+//! - moves ordered: the table's best move, then captures, then moves that give no box, then
+//!   the rest;
+//! - the root's moves searched in parallel on rayon (root splitting), each to its exact value.
+//!
+//! Values follow the solver's convention: a move that completes n boxes is worth n plus the
+//! value after it (the same player moves again), any other move minus the value after it.
+//!
+//! The files: `table.rs` (the transposition table), `rules.rs` (the capture and chain rules,
+//! canonical states, the theorem and retrograde leaves), `book.rs` (a store's positions as
+//! exact leaves), `bitmap.rs` (state maps by byte tables), `searcher.rs` (one thread's
+//! alpha-beta and MTD(f)), `driver.rs` (the threads, the progress and the outcome).
+
+mod bitmap;
+mod book;
+mod driver;
+mod leaves;
+mod rules;
+mod searcher;
+mod table;
+
+use crate::game::{Line, Value};
+use crate::solver::MAX_FREE_LINES;
+use crate::store::Book;
+
+pub use driver::search;
+pub use table::{ENTRY_BYTES, MIN_TT_BYTES};
+
+/// Why a position could not be searched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// More undrawn lines than a state holds.
+    #[error("the position has {0} undrawn lines; the search engine takes at most {MAX_FREE_LINES}")]
+    TooLarge(usize),
+    /// The table was given less room than one bucket.
+    #[error("a transposition table of {0} bytes is too small: it needs at least {MIN_TT_BYTES} bytes")]
+    TableTooSmall(u64),
+    /// The system would not give the table its memory.
+    #[error("a transposition table of {} is more memory than this machine gives: it could not be allocated", crate::support::about_bytes(*.0 as f64))]
+    TableTooLarge(u64),
+    /// A file of the store given as leaves could not be read (the message names it).
+    #[error("{0}")]
+    Book(String),
+}
+
+/// Default table size: 256 MiB.
+pub const DEFAULT_TT_BYTES: u64 = 256 << 20;
+
+/// What a search is asked.
+#[derive(Clone, Copy)]
+pub struct SearchOptions<'p> {
+    /// Bytes of the transposition table (rounded down to a power of two entries).
+    pub tt_bytes: u64,
+    /// Worker threads (the root's moves are shared out among them).
+    pub threads: usize,
+    /// Called every `progress_seconds` while the search runs, from a thread of its own.
+    pub progress: Option<&'p (dyn Fn(&SearchProgress) + Sync)>,
+    /// Seconds between calls of `progress`.
+    pub progress_seconds: f64,
+    /// Whether every move's exact value is searched too (else only the position's value).
+    pub move_values: bool,
+    /// Whether positions made only of loops and long chains are valued by Allcock's theorems
+    /// (off only to measure what they save).
+    pub theorems: bool,
+    /// Positions of at most this many undrawn lines (at most [`MAX_LEAF_LINES`]) are valued
+    /// by a retrograde pass over their subsets instead of searched. 0 by default: the table
+    /// already makes the last plies cheap (docs/search-notes.md).
+    pub leaf_lines: usize,
+    /// A store whose positions are exact leaves: a node it holds is not searched. Only a
+    /// store solved from a root later than the searched position can hold a node (a store from
+    /// an earlier root that does not hold the position holds none of the positions after it);
+    /// a store of another root is not used.
+    pub book: Option<&'p Book<'p>>,
+}
+
+impl Default for SearchOptions<'_> {
+    fn default() -> Self {
+        SearchOptions {
+            tt_bytes: DEFAULT_TT_BYTES,
+            threads: 1,
+            progress: None,
+            progress_seconds: 1.0,
+            move_values: true,
+            theorems: true,
+            leaf_lines: 0,
+            book: None,
+        }
+    }
+}
+
+/// How far a search has come.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchProgress {
+    /// Positions searched so far (counted in batches of [`FLUSH`]).
+    pub nodes: u64,
+    /// Table probes that answered or narrowed the window so far.
+    pub table_hits: u64,
+    /// The root's value is proven at least this (-127: nothing proven yet).
+    pub lower: i32,
+    /// The root's value is proven at most this (127: nothing proven yet).
+    pub upper: i32,
+    /// The root's moves searched to their values.
+    pub root_moves_done: usize,
+    /// The root's moves.
+    pub root_moves: usize,
+    /// Wall seconds since the search began.
+    pub seconds: f64,
+    /// Seconds left to value the rest of the root's moves at the rate of those valued so far
+    /// (None before the first).
+    pub moves_left_seconds: Option<f64>,
+}
+
+/// Nodes a thread counts before adding them to the shared counters the progress reads.
+pub const FLUSH: u64 = 1 << 16;
+
+/// What a search found and what it took.
+#[derive(Clone, Debug)]
+pub struct SearchOutcome {
+    /// The position's value: net future boxes for the player to move.
+    pub value: Value,
+    /// Every undrawn line, in line order: (line, boxes it completes, value of playing it).
+    pub moves: Vec<(Line, u8, Value)>,
+    /// Positions searched (table hits included).
+    pub nodes: u64,
+    /// Table probes that answered or narrowed the window.
+    pub table_hits: u64,
+    /// Positions valued from the store's book instead of searched.
+    pub book_hits: u64,
+    /// Bytes of the table.
+    pub table_bytes: u64,
+    /// Wall seconds.
+    pub seconds: f64,
+}
+
+/// Most undrawn lines a position valued by the retrograde leaf may have.
+pub const MAX_LEAF_LINES: usize = 12;
+
+/// Larger than any value (at most 64 boxes can be left).
+const INF: i32 = 127;

@@ -1,0 +1,245 @@
+//! The rules a search applies at a node: which captures are made at once (a box that leaves
+//! nothing capturable, the first boxes of a long chain) and which two moves the chain rules
+//! leave (Berlekamp; Barker and Korf), the order the other moves are tried in, and the
+//! canonical state a node is stored under (interchangeable lines, then symmetry).
+
+use crate::game::Position;
+use crate::solver::{LineBoxes, Space, free_box_masks};
+
+use super::bitmap::BitMap;
+use super::searcher::{Capture, Moves};
+
+/// Per undrawn line: the boxes it borders, as the other undrawn sides of each.
+pub(super) struct Rules {
+    /// `boxes[i]`: for each box line i borders, its other undrawn sides (bits of the state).
+    pub(super) boxes: Vec<LineBoxes>,
+    /// `sides[i]`: each box line i borders as all its sides undrawn at the root, line i
+    /// included (0 where the line has one box): what names a box when a chain is walked.
+    pub(super) sides: Vec<[u64; 2]>,
+    /// Every line drawn.
+    pub(super) full: u64,
+    /// Classes of interchangeable lines (border lines of one box), as (mask, prefix masks by
+    /// lines drawn): a state keeps a class's drawn lines as its prefix.
+    pub(super) classes: Vec<(u64, Vec<u64>)>,
+    /// For each symmetry fixing the root (identity excluded): the image
+    /// of `bits` in byte `byte` of a state, so that a state's image is eight lookups.
+    pub(super) sym: Vec<BitMap>,
+    /// Order in which moves are tried among equals: from the middle of the board outwards.
+    pub(super) order: Vec<u8>,
+    /// Each box with an undrawn side at the root: its undrawn sides (bits of the state).
+    pub(super) box_sides: Vec<u64>,
+    /// For each line, the boxes (indices into `box_sides`) it borders; `NO_BOX` past the count.
+    pub(super) line_boxes: Vec<[u8; 2]>,
+    /// Lines on the edge of the live boxes (one box each).
+    pub(super) border: u64,
+    /// Whether the theorems' leaf can be used: at most 64 live boxes (one word of them).
+    pub(super) theorems: bool,
+}
+
+/// What the chain rules allow at a capture that leaves another box capturable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ChainRule {
+    /// The capture is made at once: nothing that can be best is lost.
+    TakeNow,
+    /// Only these two lines can be best: the capture, and the line that declines the last two
+    /// boxes (half open) or four (closed) as hard-hearted handouts (`u8::MAX`: no such line
+    /// found; every move is searched).
+    Either(u8, u8),
+}
+
+/// No box: the second box of a border line.
+pub(super) const NO_BOX: u8 = u8::MAX;
+
+impl Rules {
+    pub(super) fn new(root: Position, space: &Space) -> Rules {
+        let free = &space.lines;
+        let k = free.len();
+        let boxes = free_box_masks(root, free);
+        let sides = boxes
+            .iter()
+            .enumerate()
+            .map(|(i, lb)| std::array::from_fn(|b| if b < lb.count as usize { lb.others[b] | 1 << i } else { 0 }))
+            .collect();
+        let full = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
+        // Classes: consecutive internal lines linked by `class_prev`.
+        let mut classes: Vec<(u64, Vec<u64>)> = Vec::new();
+        for i in 0..k {
+            if space.class_prev[i] == 0 {
+                if i + 1 < k && space.class_prev[i + 1] == 1 << i {
+                    classes.push((1 << i, vec![0, 1 << i]));
+                }
+            } else if let Some((mask, prefixes)) = classes.last_mut() {
+                *mask |= 1 << i;
+                let last = *prefixes.last().expect("a class has a prefix");
+                prefixes.push(last | 1 << i);
+            }
+        }
+        let sym =
+            space.syms.iter().map(|perm| BitMap::new(&(0..k).map(|i| 1u64 << perm[i]).collect::<Vec<_>>())).collect();
+        let board = root.board;
+        let (cy, cx) = (board.rows() as i32, board.cols() as i32);
+        let mut order: Vec<u8> = (0..k as u8).collect();
+        // Distance of a line's midpoint (doubled coordinates) from the board's centre.
+        let dist = |i: u8| {
+            let (y, x) = board.midpoint(free[i as usize]);
+            (y - cy).abs() + (x - cx).abs()
+        };
+        order.sort_by_key(|&i| (dist(i), i));
+        let mut live: Vec<usize> = free.iter().flat_map(|&l| board.line_boxes(l)).collect();
+        live.sort_unstable();
+        live.dedup();
+        let index_of = |b: usize| live.binary_search(&b).expect("a live box") as u8;
+        let line_boxes: Vec<[u8; 2]> = free
+            .iter()
+            .map(|&l| {
+                let bs = board.line_boxes(l);
+                [index_of(bs[0]), bs.get(1).map_or(NO_BOX, |&b| index_of(b))]
+            })
+            .collect();
+        let mut box_sides = vec![0u64; live.len()];
+        for (i, lb) in line_boxes.iter().enumerate() {
+            for &b in lb.iter().filter(|&&b| b != NO_BOX) {
+                box_sides[b as usize] |= 1 << i;
+            }
+        }
+        let border = (0..k).filter(|&i| line_boxes[i][1] == NO_BOX).fold(0u64, |m, i| m | 1 << i);
+        let theorems = live.len() <= 64;
+        Rules { boxes, sides, full, classes, sym, order, box_sides, line_boxes, border, theorems }
+    }
+
+    /// Boxes completed by drawing line `i` in state `s`.
+    #[inline]
+    pub(super) fn completes(&self, s: u64, i: usize) -> i32 {
+        let lb = &self.boxes[i];
+        lb.others[..lb.count as usize].iter().filter(|&&m| s & m == m).count() as i32
+    }
+
+    /// Boxes that get their third side when line `i` is drawn in `s` (boxes left capturable).
+    #[inline]
+    pub(super) fn gives(&self, s: u64, i: usize) -> i32 {
+        let lb = &self.boxes[i];
+        lb.others[..lb.count as usize].iter().filter(|&&m| (m & !s).count_ones() == 1).count() as i32
+    }
+
+    /// What the chain rules say of the capture by line `i` in `s`, which completes one box and
+    /// leaves the next box of a chain capturable (Berlekamp; Barker and Korf): of all the moves,
+    /// only taking every box of the chain, or all but two (half open) or all but four (closed)
+    /// and then declining the rest, can be best. So the capture is made at once while both
+    /// choices stay open after it (half open with 3 boxes or more, closed with 5 or more; a
+    /// closed chain of 3 has no second choice), and otherwise only the capture and the
+    /// declining line are moves.
+    pub(super) fn chain_rule(&self, s: u64, i: usize) -> ChainRule {
+        let mut drawn = s | 1 << i;
+        // The box line i leaves capturable.
+        let Some(&(mut cur)) = self.sides[i].iter().find(|&&m| m != 0 && (m & !drawn).count_ones() == 1) else {
+            return ChainRule::Either(i as u8, u8::MAX);
+        };
+        let mut boxes = 2;
+        let mut first_exit = u8::MAX;
+        for _ in 0..64 {
+            let exit = (cur & !drawn).trailing_zeros() as usize;
+            if first_exit == u8::MAX {
+                first_exit = exit as u8;
+            }
+            let Some(&next) = self.sides[exit].iter().find(|&&m| m != 0 && m != cur) else {
+                // The chain ends on the border.
+                return if boxes >= 3 { ChainRule::TakeNow } else { ChainRule::Either(i as u8, exit as u8) };
+            };
+            match (next & !drawn).count_ones() {
+                // The far end is capturable through the same line: a closed chain.
+                1 => {
+                    return match boxes + 1 {
+                        3 => ChainRule::TakeNow,
+                        4 => ChainRule::Either(i as u8, first_exit),
+                        _ => ChainRule::TakeNow,
+                    };
+                }
+                2 => {
+                    drawn |= 1 << exit;
+                    cur = next;
+                    boxes += 1;
+                }
+                _ => return if boxes >= 3 { ChainRule::TakeNow } else { ChainRule::Either(i as u8, exit as u8) },
+            }
+        }
+        ChainRule::Either(i as u8, u8::MAX)
+    }
+
+    /// The capture at `s` that loses nothing taken at once (a box that leaves no new box
+    /// capturable, or the first of a chain long enough to keep every choice that can be best),
+    /// else the capture and decline a short chain leaves as the only moves, if any.
+    #[inline]
+    pub(super) fn forced_capture(&self, s: u64) -> Capture {
+        // Counting again later is cheaper than keeping these counts.
+        let mut bits = self.full & !s;
+        let mut either = None;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let n = self.completes(s, i);
+            if n == 0 {
+                continue;
+            }
+            let rule = if self.gives(s, i) == 0 {
+                ChainRule::TakeNow
+            } else if n == 1 {
+                self.chain_rule(s, i)
+            } else {
+                ChainRule::Either(i as u8, u8::MAX)
+            };
+            match rule {
+                ChainRule::TakeNow => return Capture::Take(i, n),
+                ChainRule::Either(take, decline) if either.is_none() && decline != u8::MAX => {
+                    either = Some((take, decline));
+                }
+                ChainRule::Either(..) => {}
+            }
+        }
+        Capture::Either(either)
+    }
+
+    /// The moves of `s`, ranked (the table's move `hint`, captures, moves that give no box,
+    /// the rest), each rank in the centre-out order; only the capture and decline of `either`
+    /// where a chain leaves just those. Every open line is a move: the table merges the lines
+    /// of an interchangeable class.
+    #[inline]
+    pub(super) fn ordered_moves(&self, s: u64, either: Option<(u8, u8)>, hint: u8) -> Moves {
+        let allowed = either.map_or(self.full & !s, |(take, decline)| 1u64 << take | 1u64 << decline);
+        let mut moves = Moves { lines: [0; 64], rank: [0; 64], count: 0 };
+        for &i in &self.order {
+            let i = i as usize;
+            if allowed >> i & 1 == 0 {
+                continue;
+            }
+            moves.lines[moves.count] = i as u8;
+            moves.rank[moves.count] = if i as u8 == hint {
+                0
+            } else if self.completes(s, i) > 0 {
+                1
+            } else if self.gives(s, i) == 0 {
+                2
+            } else {
+                3
+            };
+            moves.count += 1;
+        }
+        moves
+    }
+
+    /// The stored representative of `s`: classes normalised, then the least symmetric image.
+    pub(super) fn canonical(&self, s: u64) -> u64 {
+        let mut s = s;
+        for (mask, prefixes) in &self.classes {
+            s = (s & !mask) | prefixes[(s & mask).count_ones() as usize];
+        }
+        let mut best = s;
+        for t in &self.sym {
+            let mut image = t.apply(s);
+            for (mask, prefixes) in &self.classes {
+                image = (image & !mask) | prefixes[(image & mask).count_ones() as usize];
+            }
+            best = best.min(image);
+        }
+        best
+    }
+}

@@ -1,0 +1,305 @@
+//! One thread's search: fail-soft alpha-beta over the shared table, MTD(f) on top of it, and
+//! the root's null-window tests shared with the other threads. `Searcher::search` is the node:
+//! a forced capture, else a leaf (retrograde, table, theorems, store), else the moves in order.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+use super::book::BookLeaves;
+use super::driver::Shared;
+use super::rules::Rules;
+use super::table::Table;
+use super::{FLUSH, INF};
+
+/// One thread's search: the shared rules, table and counters, its own counts not yet added.
+pub(super) struct Searcher<'a> {
+    rules: &'a Rules,
+    table: &'a Table,
+    counters: &'a Counters,
+    /// The root's test this thread runs (value >= beta?), dropped once the shared bounds
+    /// decide it: the search then unwinds without writing the table.
+    beta: Option<i32>,
+    aborted: bool,
+    nodes: u64,
+    hits: u64,
+    /// 0 for the first thread, k for helper k: helpers take the root's moves from the other
+    /// end, each starting at its own point, so that they fill the shared table with other
+    /// subtrees first.
+    shift: usize,
+    /// Whether loops-and-chains positions are valued by the theorems.
+    theorems: bool,
+    /// Threads of the search.
+    threads: usize,
+    /// Positions of at most this many undrawn lines are valued by the retrograde leaf.
+    leaf_lines: u32,
+    /// Positions this thread has searched (never reset: subtree sizes are differences).
+    total: u64,
+    /// The store whose positions are leaves.
+    book: Option<&'a BookLeaves<'a>>,
+    /// Positions valued from the book, not yet added to the shared count.
+    book_hits: u64,
+}
+
+/// The counters every thread adds to, read by the progress.
+#[derive(Default)]
+pub(super) struct Counters {
+    pub(super) nodes: AtomicU64,
+    pub(super) hits: AtomicU64,
+    pub(super) book_hits: AtomicU64,
+    pub(super) root_done: AtomicU64,
+    /// The root's bounds proven so far, packed by [`pack_bounds`].
+    pub(super) bounds: AtomicU64,
+    /// The latest result of a test of the root (as i64 bits).
+    pub(super) guess: AtomicU64,
+    /// Set when a store file of the book failed a check: every thread stops, and the search
+    /// refuses instead of answering without the leaves it was given.
+    pub(super) stopped: AtomicBool,
+}
+
+/// The root's proven bounds (lower, upper) in one word.
+pub(super) fn pack_bounds(lower: i32, upper: i32) -> u64 {
+    (lower as i8 as u8 as u64) | (upper as i8 as u8 as u64) << 8
+}
+
+pub(super) fn unpack_bounds(b: u64) -> (i32, i32) {
+    (b as u8 as i8 as i32, (b >> 8) as u8 as i8 as i32)
+}
+
+impl<'a> Searcher<'a> {
+    pub(super) fn new(shared: &Shared<'a>, shift: usize) -> Searcher<'a> {
+        Searcher {
+            rules: shared.rules,
+            table: shared.table,
+            counters: shared.counters,
+            beta: None,
+            aborted: false,
+            nodes: 0,
+            hits: 0,
+            shift,
+            theorems: shared.theorems,
+            total: 0,
+            leaf_lines: shared.leaf_lines,
+            threads: shared.threads,
+            book: shared.book,
+            book_hits: 0,
+        }
+    }
+
+    /// Adds this thread's counts to the shared ones, and sees whether to stop.
+    pub(super) fn flush(&mut self) {
+        self.counters.nodes.fetch_add(std::mem::take(&mut self.nodes), Relaxed);
+        self.counters.hits.fetch_add(std::mem::take(&mut self.hits), Relaxed);
+        self.counters.book_hits.fetch_add(std::mem::take(&mut self.book_hits), Relaxed);
+        if let Some(beta) = self.beta {
+            let (lower, upper) = unpack_bounds(self.counters.bounds.load(Relaxed));
+            self.aborted |= beta <= lower || beta > upper;
+        }
+        if self.book.is_some_and(|b| b.book.failed()) {
+            self.counters.stopped.store(true, Relaxed);
+        }
+        self.aborted |= self.counters.stopped.load(Relaxed);
+    }
+}
+
+impl Searcher<'_> {
+    /// The exact value of `s` by MTD(f): null-window searches from `guess` until the bounds
+    /// meet (no test here is dropped: only the root's tests, in [`Searcher::root_value`], are).
+    pub(super) fn mtdf(&mut self, s: u64, guess: i32) -> i32 {
+        let (mut lower, mut upper, mut g) = (-INF, INF, guess);
+        while lower < upper {
+            let beta = if g == lower { g + 1 } else { g };
+            g = self.search(s, beta - 1, beta);
+            if g < beta {
+                upper = g;
+            } else {
+                lower = g;
+            }
+        }
+        g
+    }
+
+    /// The root's value, with the other threads: each runs null-window tests of its own beta
+    /// near the latest result (the first thread MTD(f)'s, the others one above, one below,
+    /// ...), and every result narrows the shared bounds, until they meet. A test whose beta
+    /// the bounds have passed is dropped.
+    pub(super) fn root_value(&mut self, thread: usize) -> i32 {
+        const OFFSETS: [i32; 2] = [0, 1];
+        let root = self.counters;
+        loop {
+            let (lower, upper) = unpack_bounds(root.bounds.load(Relaxed));
+            if lower >= upper || root.stopped.load(Relaxed) {
+                return lower;
+            }
+            // This thread's beta: its pick of the tests near the guess still open.
+            let guess = root.guess.load(Relaxed) as i32;
+            let open = || OFFSETS.iter().map(move |d| guess + d).filter(move |&b| lower < b && b <= upper);
+            let beta = match open().count() {
+                0 => guess.clamp(lower + 1, upper),
+                n => open().nth(thread % n).expect("a test"),
+            };
+            self.beta = Some(beta);
+            self.aborted = false;
+            let v = self.search(0, beta - 1, beta);
+            if self.aborted {
+                continue;
+            }
+            root.guess.store(v as i64 as u64, Relaxed);
+            let _ = root.bounds.fetch_update(Relaxed, Relaxed, |b| {
+                let (lo, hi) = unpack_bounds(b);
+                Some(if v < beta { pack_bounds(lo, hi.min(v)) } else { pack_bounds(lo.max(v), hi) })
+            });
+        }
+    }
+
+    /// Fail-soft alpha-beta: the value of `s` if it lies inside (alpha, beta), else a bound on
+    /// the same side of the window.
+    fn search(&mut self, s: u64, alpha: i32, beta: i32) -> i32 {
+        if self.count_node() {
+            return 0;
+        }
+        let r = self.rules;
+        if s == r.full {
+            return 0;
+        }
+        let either = match r.forced_capture(s) {
+            Capture::Take(i, n) => return n + self.search(s | 1 << i, alpha - n, beta - n),
+            Capture::Either(either) => either,
+        };
+        if (r.full & !s).count_ones() <= self.leaf_lines {
+            return r.retrograde_value(s);
+        }
+        let key = r.canonical(s);
+        let (alpha, beta, hint) = match self.probe(s, key, alpha, beta) {
+            Probe::Value(v) => return v,
+            Probe::Window(alpha, beta, hint) => (alpha, beta, hint),
+        };
+        let before = self.total;
+        let moves = r.ordered_moves(s, either, hint);
+        let (best, best_move) = self.best_of(s, &moves, alpha, beta);
+        if self.aborted {
+            return 0;
+        }
+        // The subtree's size decides which entry a full bucket gives up.
+        let size = 64 - (self.total - before).leading_zeros();
+        let (lower, upper) = if best <= alpha {
+            (-INF, best)
+        } else if best >= beta {
+            (best, INF)
+        } else {
+            (best, best)
+        };
+        self.table.put(key, lower, upper, best_move, size);
+        best
+    }
+
+    /// Counts a node (adding the counts to the shared ones every [`FLUSH`]); true when the
+    /// search is to unwind.
+    #[inline]
+    fn count_node(&mut self) -> bool {
+        self.nodes += 1;
+        self.total += 1;
+        if self.nodes == FLUSH {
+            self.flush();
+        }
+        self.aborted
+    }
+
+    /// The value of `s` where a leaf gives it (the table's entry, the theorems, the store),
+    /// else the window narrowed by the table's bounds and the table's best move
+    /// (`u8::MAX`: none).
+    #[inline]
+    fn probe(&mut self, s: u64, key: u64, alpha: i32, beta: i32) -> Probe {
+        if let Some((lo, hi, best)) = self.table.get(key) {
+            self.hits += 1;
+            if lo >= beta {
+                return Probe::Value(lo);
+            }
+            if hi <= alpha {
+                return Probe::Value(hi);
+            }
+            if lo == hi {
+                return Probe::Value(lo);
+            }
+            return Probe::Window(alpha.max(lo), beta.min(hi), best);
+        }
+        if self.theorems
+            && let Some(v) = self.rules.theorem_value(s)
+        {
+            self.table.put(key, v, v, u8::MAX, 0);
+            return Probe::Value(v);
+        }
+        // After the table (a book probe costs more than a table probe) and the theorems.
+        if let Some(v) = self.book.and_then(|b| b.value(s)) {
+            self.book_hits += 1;
+            self.table.put(key, v, v, u8::MAX, 0);
+            return Probe::Value(v);
+        }
+        Probe::Window(alpha, beta, u8::MAX)
+    }
+
+    /// The best of `moves` from `s` in the window (alpha, beta), searched rank by rank, and
+    /// the line that gave it (`u8::MAX`: none better than -INF); stops at a cutoff.
+    ///
+    /// A helper thread takes the root's moves from the other end (ranks and order reversed,
+    /// the helpers after the first spread out): where every move must be refuted, the threads
+    /// meet in the middle, each finding the other's results in the table. Below the root every
+    /// thread keeps the one best-first order, which shares the table best.
+    #[inline]
+    fn best_of(&mut self, s: u64, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
+        let r = self.rules;
+        let count = moves.count;
+        let mut best = -INF;
+        let mut best_move = u8::MAX;
+        let reverse = s == 0 && self.shift > 0;
+        let spread = if reverse { (self.shift - 1) * count / self.threads.saturating_sub(1).max(1) } else { 0 };
+        for want in 0..4 {
+            let want = if reverse { 3 - want } else { want };
+            for j in 0..count {
+                let j = if reverse { (2 * count - 1 - j - spread) % count } else { j };
+                if moves.rank[j] != want {
+                    continue;
+                }
+                let i = moves.lines[j] as usize;
+                let n = r.completes(s, i);
+                let v = if n > 0 {
+                    n + self.search(s | 1 << i, alpha - n, beta - n)
+                } else {
+                    -self.search(s | 1 << i, -beta, -alpha)
+                };
+                if self.aborted {
+                    return (best, best_move);
+                }
+                if v > best {
+                    best = v;
+                    best_move = i as u8;
+                }
+                alpha = alpha.max(v);
+                if alpha >= beta {
+                    return (best, best_move);
+                }
+            }
+        }
+        (best, best_move)
+    }
+}
+
+/// What a node's leaves say: its value, or the window left to search with the table's move.
+enum Probe {
+    Value(i32),
+    Window(i32, i32, u8),
+}
+
+/// What a node's captures say (see [`Rules::forced_capture`]).
+pub(super) enum Capture {
+    /// Take line `.0`, completing `.1` boxes, at once.
+    Take(usize, i32),
+    /// No capture is forced; where a chain leaves only its capture and its decline, those two.
+    Either(Option<(u8, u8)>),
+}
+
+/// A node's moves in the order they are tried: each line with its rank (0 the table's move,
+/// 1 captures, 2 moves that give no box, 3 the rest).
+pub(super) struct Moves {
+    pub(super) lines: [u8; 64],
+    pub(super) rank: [u8; 64],
+    pub(super) count: usize,
+}

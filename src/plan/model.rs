@@ -1,0 +1,44 @@
+//! Which cost model prices a plan or an estimate when none is named: the one rule every
+//! command and the answers use.
+
+use std::path::{Path, PathBuf};
+
+use crate::sched::{BUILT_IN_NAME, CostError, CostModel};
+
+/// Where a cost model came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelSource {
+    /// A model file: the one named, or `sims/cost-model.json` in the current folder.
+    File(PathBuf),
+    /// The model built into dab (measured on another machine): no file was named and there is
+    /// none at `sims/cost-model.json`.
+    BuiltIn,
+}
+
+/// The cost model at `path`; without one, `sims/cost-model.json` in the current folder if
+/// there is one, else the model built into dab.
+pub fn load_model(path: Option<&Path>) -> Result<(CostModel, ModelSource), CostError> {
+    let default = Path::new(BUILT_IN_NAME);
+    if path.is_none() && !default.exists() {
+        return Ok((CostModel::built_in(), ModelSource::BuiltIn));
+    }
+    let path = path.unwrap_or(default);
+    Ok((CostModel::load(path)?, ModelSource::File(path.to_path_buf())))
+}
+
+/// The model [`load_model`] finds without a path, or the built-in one where the file there
+/// cannot be read: for an estimate that must not fail (an engine's choice, a refusal's price).
+pub fn model_or_built_in() -> CostModel {
+    load_model(None).map_or_else(|_| CostModel::built_in(), |(m, _)| m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_named_model_that_cannot_be_read_is_an_error_naming_it() {
+        let err = load_model(Some(Path::new("/nonexistent/model.json"))).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/model.json"), "{err}");
+    }
+}

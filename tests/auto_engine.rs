@@ -1,0 +1,51 @@
+//! The `auto` engine answers with the engine the cost model prices cheapest, and on the
+//! positions of `tests/data/answer/auto-cases.csv` that is the engine measured fastest there
+//! (3x4 and 2x6 by the retrograde, 4x4 and 5x5 positions of 24 to 36 undrawn lines by the
+//! search; `dab bench --suite search --retrograde --search-cases tests/data/answer/auto-cases.csv`
+//! measures it, on 2 threads).
+
+mod common;
+
+use dab::answer::Answerer;
+use dab::answer::estimate::{EngineCosts, table_bytes_here};
+use dab::{CostModel, Position};
+
+fn cases() -> Vec<(Position, Answerer)> {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/answer/auto-cases.csv");
+    let mut out = Vec::new();
+    for row in std::fs::read_to_string(file).unwrap().lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let pos = Position::from_line_string(f[0].parse().unwrap(), f[1]).unwrap();
+        out.push((pos, f[2].parse().unwrap()));
+    }
+    out
+}
+
+#[test]
+fn auto_picks_the_engine_the_model_prices_cheapest_and_that_is_the_measured_fastest() {
+    let cases = cases();
+    assert!(cases.len() >= 12, "{} cases", cases.len());
+    for (pos, fastest) in cases {
+        let table = table_bytes_here(pos);
+        for threads in [1, 2] {
+            let model = dab::plan::model_or_built_in();
+            let cheapest = EngineCosts::of(pos, &model, threads, table).cheapest().unwrap();
+            assert_eq!(dab::answer::auto_engine(pos, threads, table), cheapest, "{}", pos.to_line_string());
+        }
+        // Measured on the 2 threads of the machine the built-in model comes from.
+        let built_in = EngineCosts::of(pos, &CostModel::built_in(), 2, table);
+        assert_eq!(built_in.cheapest(), Some(fastest), "{} {}: {built_in:?}", pos.board, pos.to_line_string());
+    }
+}
+
+#[test]
+fn a_hint_answers_with_the_cheapest_engine() {
+    let cases = cases();
+    // The quickest of each kind: a 3x4 position the retrograde takes, a 5x5 one the search takes.
+    for (board, want) in [("3x4", "solved"), ("5x5", "search")] {
+        let (pos, _) =
+            cases.iter().filter(|(p, _)| p.board.to_string() == board).min_by_key(|(p, _)| p.undrawn().len()).unwrap();
+        let a = common::json_out(&["hint", board, "--lines", &pos.to_line_string(), "--json"], None);
+        assert_eq!(a["source"], want, "{a}");
+    }
+}
