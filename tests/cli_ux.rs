@@ -31,7 +31,7 @@ fn the_quick_start_writes_into_reports_runs_and_names_every_file() {
     let committed = dir.path().join("reports/3x4/plan.json");
     std::fs::create_dir_all(committed.parent().unwrap()).unwrap();
     std::fs::write(&committed, "committed").unwrap();
-    let out = dab().current_dir(dir.path()).args(["run", "--threads", "2", "--quiet"]).assert().success();
+    let out = dab().current_dir(dir.path()).args(["run", "--threads", "2"]).assert().success();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     let runs = dir.path().join("reports/runs/3x4");
     let files = names(&runs);
