@@ -144,9 +144,14 @@ fn page_http(addr: SocketAddr, repeats: usize) -> Result<Row, BenchError> {
         }
         times.push(start.elapsed().as_secs_f64());
     }
+    Ok(page_row("page-http", repeats, times, bytes))
+}
+
+/// A row of the page's load times.
+fn page_row(case: &str, repeats: usize, times: Vec<f64>, bytes: usize) -> Row {
     let (median_seconds, min_seconds) = spread(times);
-    Ok(Row {
-        case: "page-http".into(),
+    Row {
+        case: case.into(),
         board: String::new(),
         undrawn: None,
         source: "page".into(),
@@ -155,7 +160,7 @@ fn page_http(addr: SocketAddr, repeats: usize) -> Result<Row, BenchError> {
         min_seconds,
         engine_seconds: None,
         bytes,
-    })
+    }
 }
 
 /// The browser this benchmark uses when it is installed.
@@ -186,18 +191,7 @@ fn page_browser(url: &str, repeats: usize) -> Result<Option<Row>, BenchError> {
             .ok_or_else(|| fail(format!("chromium printed no load time (status {})", out.status)))?;
         times.push(ms / 1000.0);
     }
-    let (median_seconds, min_seconds) = spread(times);
-    Ok(Some(Row {
-        case: "page-browser".into(),
-        board: String::new(),
-        undrawn: None,
-        source: "page".into(),
-        repeats,
-        median_seconds,
-        min_seconds,
-        engine_seconds: None,
-        bytes: ASSETS.iter().map(|a| a.body.len()).sum(),
-    }))
+    Ok(Some(page_row("page-browser", repeats, times, ASSETS.iter().map(|a| a.body.len()).sum())))
 }
 
 /// Runs a server on a free port for `f`, and stops it after.
