@@ -336,115 +336,83 @@ pub fn run_threads(p: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The flag that set what a library error refuses: the library says what is wrong in words,
-/// and the command line names the flag (`error: --groups: 9 groups are too many: ...`). Wrappers
-/// whose message is their inner error's are looked through, then each error's source.
-fn flag_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
-    use dab::answer::AnalysisError;
-    use dab::exec::{ExecError, SolveError};
+/// An error and what it wraps, outermost first. A wrapper whose message is its inner error's
+/// (`#[error(transparent)]`, whose `source` skips that error) is looked through.
+fn causes<'a>(e: &'a (dyn std::error::Error + 'static)) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    use dab::answer::{AnalysisError, HintError, QueryError};
+    use dab::exec::SolveError;
     use dab::pipeline::RunError;
-    use dab::plan::PlannerError;
-    use dab::sched::{SchemeError, SimError};
-    use dab::solver::SpaceError;
-    let mut next = Some(e);
-    while let Some(e) = next {
-        let inner: Option<&(dyn std::error::Error + 'static)> = match () {
-            _ if let Some(e) = e.downcast_ref::<SpaceError>() => {
-                return match e {
-                    SpaceError::TooManyLines { .. } | SpaceError::Full => None,
-                    _ => Some("--groups"),
-                };
-            }
-            _ if let Some(e) = e.downcast_ref::<SimError>() => match e {
-                SimError::MemLimit { .. } => return Some("--mem-limit"),
-                SimError::ZeroBandwidth => return Some("--bandwidth"),
-                _ => None,
-            },
-            _ if let Some(e) = e.downcast_ref::<SchemeError>() => match e {
-                SchemeError::BadSplit => return Some("--split"),
-                SchemeError::FineNeedsOrbits => return Some("--scheme"),
-                SchemeError::Option(what, _) if what.contains("symmetry") => return Some("--symmetry"),
-                SchemeError::Option(..) => return Some("--groups"),
-                _ => None,
-            },
-            _ if let Some(ExecError::Stuck { .. }) = e.downcast_ref::<ExecError>() => return Some("--mem-limit"),
-            _ if let Some(e) = e.downcast_ref::<PlannerError>() => match e {
-                PlannerError::ZeroThreads => return Some("--threads"),
-                PlannerError::NoFit { .. } => return Some("--mem-limit"),
-                _ => None,
-            },
-            _ if let Some(e) = e.downcast_ref::<RunError>() => match e {
-                RunError::MemLimitWithoutStore => return Some("--mem-limit"),
-                RunError::Simulation(e) => Some(e),
-                RunError::Exec(e) => Some(e),
-                _ => None,
-            },
-            _ if let Some(e) = e.downcast_ref::<SolveError>() => match e {
-                SolveError::Space(e) => Some(e),
-                SolveError::Exec(e) => Some(e),
-                _ => None,
-            },
-            _ if let Some(e) = e.downcast_ref::<AnalysisError>() => match e {
-                AnalysisError::Space(e) => Some(e),
-                AnalysisError::Solve(e) => Some(e),
-                AnalysisError::Search(e) => Some(e),
-                _ => None,
-            },
-            _ if let Some(e) = e.downcast_ref::<dab::answer::QueryError>() => match e {
-                dab::answer::QueryError::Search(e) => Some(e),
-                dab::answer::QueryError::Solve(e) => Some(e),
-                _ => None,
-            },
-            _ if let Some(dab::scale::ScaleError::ZeroRepeats) = e.downcast_ref() => return Some("--repeats"),
-            _ if let Some(e) = e.downcast_ref::<dab::answer::search::SearchError>() => match e {
-                dab::answer::search::SearchError::TableTooSmall(_)
-                | dab::answer::search::SearchError::TableTooLarge(_) => {
-                    return Some("--tt-size");
-                }
-                _ => None,
-            },
+    fn inner<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a (dyn std::error::Error + 'static)> {
+        match () {
+            _ if let Some(RunError::Simulation(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(RunError::Exec(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(SolveError::Space(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(SolveError::Exec(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(AnalysisError::Space(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(AnalysisError::Solve(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(AnalysisError::Search(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(QueryError::Search(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(QueryError::Solve(e)) = e.downcast_ref() => Some(e),
+            _ if let Some(HintError::Query(e)) = e.downcast_ref() => Some(e),
             _ => None,
-        };
-        next = inner.or_else(|| e.source());
+        }
     }
-    None
+    std::iter::successors(Some(e), |&e| inner(e).or_else(|| e.source()))
+}
+
+/// The flag that set what a library error refuses: the library says what is wrong in words,
+/// and the command line names the flag (`error: --groups: 9 groups are too many: ...`).
+fn flag_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    use dab::answer::search::SearchError;
+    use dab::sched::{SchemeError, SchemeSetting, SimError};
+    use dab::solver::SpaceError;
+    causes(e).find_map(|e| match () {
+        _ if let Some(e) = e.downcast_ref::<SpaceError>() => match e {
+            SpaceError::TooManyLines { .. } | SpaceError::Full => None,
+            _ => Some("--groups"),
+        },
+        _ if let Some(SimError::MemLimit { .. }) = e.downcast_ref() => Some("--mem-limit"),
+        _ if let Some(SimError::ZeroBandwidth) = e.downcast_ref() => Some("--bandwidth"),
+        _ if let Some(e) = e.downcast_ref::<SchemeError>() => match e {
+            SchemeError::BadSplit => Some("--split"),
+            SchemeError::FineNeedsOrbits => Some("--scheme"),
+            SchemeError::Option(SchemeSetting::Symmetry, _) => Some("--symmetry"),
+            SchemeError::Option(SchemeSetting::Groups, _) => Some("--groups"),
+            _ => None,
+        },
+        _ if let Some(dab::exec::ExecError::Stuck { .. }) = e.downcast_ref() => Some("--mem-limit"),
+        _ if let Some(dab::plan::PlannerError::ZeroThreads) = e.downcast_ref() => Some("--threads"),
+        _ if let Some(dab::plan::PlannerError::NoFit { .. }) = e.downcast_ref() => Some("--mem-limit"),
+        _ if let Some(dab::pipeline::RunError::MemLimitWithoutStore) = e.downcast_ref() => Some("--mem-limit"),
+        _ if let Some(dab::scale::ScaleError::ZeroRepeats) = e.downcast_ref() => Some("--repeats"),
+        _ if let Some(SearchError::TableTooSmall(_) | SearchError::TableTooLarge(_)) = e.downcast_ref() => {
+            Some("--tt-size")
+        }
+        _ => None,
+    })
 }
 
 /// The flags that answer what a library error refuses, which the library names in words only
 /// ("the search engine tries anyway": `--engine search`).
 fn pointer_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
     use dab::answer::{Answerer, HintError, QueryError, play::PlayError};
-    let query = |e: &QueryError| match e {
-        QueryError::TooLarge(_, Answerer::Search) => Some("--store DIR with a solve that holds it"),
-        QueryError::TooLarge(..) => Some("--engine search; --store DIR with a solve that holds it"),
+    const STORE: &str = "--store DIR with a solve that holds it";
+    causes(e).find_map(|e| match () {
+        _ if let Some(QueryError::TooLarge(_, engine)) = e.downcast_ref() => Some(match engine {
+            Answerer::Search => STORE,
+            _ => "--engine search; --store DIR with a solve that holds it",
+        }),
+        _ if let Some(HintError::Unanswerable { query, .. }) = e.downcast_ref() => Some(match query {
+            QueryError::TooLarge(free, _) if *free <= dab::solver::MAX_FREE_LINES => "--engine search; --store DIR",
+            _ => "--store DIR",
+        }),
+        _ if let Some(PlayError::TooLarge { engine, .. }) = e.downcast_ref() => Some(match engine {
+            Answerer::Partition => "--engine auto or search; --store DIR with a solve that holds it",
+            Answerer::Auto => "--engine search; --store DIR with a solve that holds it",
+            Answerer::Search => STORE,
+        }),
         _ => None,
-    };
-    let mut next = Some(e);
-    while let Some(e) = next {
-        if let Some(e) = e.downcast_ref::<QueryError>() {
-            return query(e);
-        }
-        if let Some(e) = e.downcast_ref::<HintError>() {
-            return match e {
-                HintError::Query(e) => query(e),
-                HintError::Unanswerable { query: QueryError::TooLarge(free, _), .. }
-                    if *free <= dab::solver::MAX_FREE_LINES =>
-                {
-                    Some("--engine search; --store DIR")
-                }
-                HintError::Unanswerable { .. } => Some("--store DIR"),
-            };
-        }
-        if let Some(PlayError::TooLarge { engine, .. }) = e.downcast_ref::<PlayError>() {
-            return Some(match engine {
-                Answerer::Partition => "--engine auto or search; --store DIR with a solve that holds it",
-                Answerer::Auto => "--engine search; --store DIR with a solve that holds it",
-                Answerer::Search => "--store DIR with a solve that holds it",
-            });
-        }
-        next = e.source();
-    }
-    None
+    })
 }
 
 /// Lines of a message as one: blank lines dropped, a line that ends in ':' followed by the

@@ -81,6 +81,24 @@ pub struct Split {
     pub deps: PieceDeps,
 }
 
+/// A setting that applies to one scheme only, as [`SchemeError::Option`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemeSetting {
+    /// The quadrants' symmetry.
+    Symmetry,
+    /// The orbits' group count.
+    Groups,
+}
+
+impl std::fmt::Display for SchemeSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SchemeSetting::Symmetry => "a symmetry",
+            SchemeSetting::Groups => "a group count",
+        })
+    }
+}
+
 /// Why a graph could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemeError {
@@ -96,10 +114,9 @@ pub enum SchemeError {
     /// A split with a threshold or a piece count of 0.
     #[error("a split needs a threshold of at least 1 state and at least 1 piece")]
     BadSplit,
-    /// An option (the first string) was given to a scheme other than the one it applies to
-    /// (the second).
+    /// A setting was given to a scheme other than the one it applies to (named).
     #[error("{0} applies only to the {1} scheme")]
-    Option(&'static str, &'static str),
+    Option(SchemeSetting, &'static str),
     /// A split that would make more jobs, or more dependencies, than a graph may hold.
     #[error(
         "the graph would have {jobs} jobs with up to {deps} dependencies; at most {MAX_JOBS} jobs and {MAX_DEPS} \
@@ -498,13 +515,13 @@ impl GraphSpec {
         match self.scheme {
             Scheme::Orbits => {
                 if self.symmetry.is_some() {
-                    return Err(SchemeError::Option("a symmetry", "quadrants"));
+                    return Err(SchemeError::Option(SchemeSetting::Symmetry, "quadrants"));
                 }
                 orbits(&Space::new(self.root, self.groups)?, &self.cost, self.split.as_ref())
             }
             Scheme::Quadrants => {
                 if self.groups.is_some() {
-                    return Err(SchemeError::Option("a group count", "orbits"));
+                    return Err(SchemeError::Option(SchemeSetting::Groups, "orbits"));
                 }
                 if !self.root.drawn.is_empty() {
                     return Err(SchemeError::QuadrantsFromPosition);
