@@ -12,7 +12,6 @@ pub mod play;
 mod query;
 pub mod search;
 
-pub use crate::game::best_list;
 pub use analysis::{Analysis, AnalysisError, Engine, analyse, analyse_with};
 pub use hint::{HintError, hint};
-pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, answered_by, auto_engine, query, source_words};
+pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, auto_engine, query};

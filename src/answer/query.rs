@@ -138,10 +138,11 @@ pub(super) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
     let Asking { engine, threads, watch } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
-    let table_bytes = table_bytes_here(pos);
+    // Sized only where a search may run: it reads the machine's memory and prices the search.
+    let table_bytes = std::cell::LazyCell::new(|| table_bytes_here(pos));
     let retrograde = match engine {
         Answerer::Auto if free > AUTO_SEARCH_FREE => return Err(QueryError::TooLarge(free, engine)),
-        Answerer::Auto => auto_engine(pos, threads, table_bytes) == Answerer::Partition,
+        Answerer::Auto => auto_engine(pos, threads, *table_bytes) == Answerer::Partition,
         Answerer::Partition if free <= MAX_FREE_IN_MEMORY => true,
         Answerer::Partition => return Err(QueryError::TooLarge(free, engine)),
         Answerer::Search => false,
@@ -162,7 +163,7 @@ pub(super) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
         let book = store.map(Book::new);
         let s = search(
             pos,
-            SearchOptions { tt_bytes: table_bytes, threads, progress, book: book.as_ref(), ..Default::default() },
+            SearchOptions { tt_bytes: *table_bytes, threads, progress, book: book.as_ref(), ..Default::default() },
         );
         if let Some(w) = watch {
             w.done();
@@ -184,7 +185,7 @@ pub fn auto_engine(pos: Position, threads: usize, table_bytes: u64) -> Answerer 
 
 /// Where an answer came from, for people: "read from the store", "solved now", "searched
 /// now" (with how many positions the store gave the search), or the endgame theorems.
-pub fn source_words(a: &Answer) -> String {
+fn source_words(a: &Answer) -> String {
     match a.source.as_str() {
         "store" => "read from the store".into(),
         "solved" => "solved now".into(),
@@ -206,9 +207,12 @@ impl Answer {
     }
 }
 
-/// The line after an answer's values: where it came from and how long it took.
-pub fn answered_by(a: &Answer) -> String {
-    format!("source: {} ({:.3} s)", source_words(a), a.seconds)
+/// As every command prints an answer: its values, then where it came from and how long it took.
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.lines())?;
+        writeln!(f, "source: {} ({:.3} s)", source_words(self), self.seconds)
+    }
 }
 
 /// The answer of these values.

@@ -63,7 +63,6 @@ pub fn run(args: HintArgs) -> CliResult {
         println!("{}", serde_json::to_string(&a)?);
         return Ok(());
     }
-    print!("{}", a.lines());
-    println!("{}", dab::answer::answered_by(&a));
+    print!("{a}");
     Ok(())
 }

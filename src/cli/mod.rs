@@ -70,6 +70,12 @@ pub fn quiet() -> bool {
     QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Whether progress lines are drawn: on a terminal, unless `-q/--quiet`.
+pub fn progress_shown() -> bool {
+    use std::io::IsTerminal;
+    !quiet() && std::io::stderr().is_terminal()
+}
+
 /// A note for the person at the terminal, on standard error, unless `-q/--quiet`.
 macro_rules! note {
     ($($arg:tt)*) => {

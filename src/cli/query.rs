@@ -35,8 +35,7 @@ pub fn run(args: QueryArgs) -> CliResult {
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
     } else {
-        print!("{}", a.lines());
-        println!("{}", dab::answer::answered_by(&a));
+        print!("{a}");
     }
     Ok(())
 }

@@ -1,7 +1,6 @@
 //! `dab run`: plan (or load a plan), execute it on a rayon pool, write the trace, and compare
 //! the prediction with what happened.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -57,7 +56,7 @@ pub fn run(args: RunArgs) -> CliResult {
             p
         }
     };
-    let bar = Progress::new(!super::quiet() && std::io::stderr().is_terminal());
+    let bar = Progress::new(super::progress_shown());
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| super::note!("{m}");
     let outcome = dab::pipeline::run(

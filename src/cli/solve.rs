@@ -1,6 +1,5 @@
 //! `dab solve`: the value of a position and of every move.
 
-use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -62,7 +61,7 @@ pub fn run(args: SolveArgs) -> CliResult {
     if let Some(note) = twin_note(args.engine, root.undrawn().len() as i32) {
         super::note!("{note}");
     }
-    let shown = !super::quiet() && std::io::stderr().is_terminal();
+    let shown = super::progress_shown();
     let tt_bytes = args.tt_size.unwrap_or_else(|| dab::answer::estimate::table_bytes_here(root));
     if shown && args.engine == Engine::Search {
         let model = dab::plan::model_or_built_in();
@@ -177,7 +176,7 @@ pub struct SearchLine {
 impl SearchLine {
     /// A line on stderr when it is a terminal, else nothing.
     pub fn on_terminal() -> SearchLine {
-        SearchLine { enabled: !super::quiet() && std::io::stderr().is_terminal(), bar: std::sync::Mutex::new(None) }
+        SearchLine { enabled: super::progress_shown(), bar: std::sync::Mutex::new(None) }
     }
 }
 

@@ -8,4 +8,4 @@ mod value;
 
 pub use board::{Board, BoardError, Line, LineCoord, LineSet, MAX_LINES, Symmetry};
 pub use position::{FormatError, Position};
-pub use value::{MoveReport, MoveValue, Value, ValueLines, best_list, best_moves, move_value};
+pub use value::{MoveReport, MoveValue, Value, ValueLines, best_moves, move_value};

@@ -52,7 +52,7 @@ impl MoveReport {
 }
 
 /// The best moves for people: their names, or a word where there are none (a full board).
-pub fn best_list(best: &[String]) -> String {
+fn best_list(best: &[String]) -> String {
     if best.is_empty() { "none (no lines left to draw)".to_string() } else { best.join(" ") }
 }
 

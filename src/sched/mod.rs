@@ -23,7 +23,7 @@ pub use memory::{
     values_limit,
 };
 pub use schemes::{
-    GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, SchemeError, SchemeSetting, Split, orbits, orbits_with_features, quadrant_lines,
-    quadrants,
+    GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, SchemeError, SchemeSetting, Split, orbits, orbits_with_features,
+    quadrant_lines, quadrants,
 };
 pub use sim::{Policy, Procs, ProcsError, ProcsList, Run, SimError, SimOptions, Simulator, Span, SweepRow};

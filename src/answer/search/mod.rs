@@ -16,8 +16,8 @@
 //! value after it (the same player moves again), any other move minus the value after it.
 //!
 //! The files: `table.rs` (the transposition table), `rules.rs` (the capture and chain rules,
-//! canonical states, the theorem and retrograde leaves), `book.rs` (a store's positions as
-//! exact leaves), `bitmap.rs` (state maps by byte tables), `searcher.rs` (one thread's
+//! canonical states), `leaves.rs` (the theorem and retrograde leaves), `book.rs` (a store's
+//! positions as exact leaves), `bitmap.rs` (state maps by byte tables), `searcher.rs` (one thread's
 //! alpha-beta and MTD(f)), `driver.rs` (the threads, the progress and the outcome).
 
 mod bitmap;
