@@ -60,7 +60,7 @@ pub enum AnalysisError {
 }
 
 /// Most undrawn lines a solve in memory takes.
-pub(super) const MAX_FREE_IN_MEMORY: usize = 32;
+pub const MAX_FREE_IN_MEMORY: usize = 32;
 
 /// What answers a position of `free` undrawn lines that a solve in memory does not take.
 fn instead(free: usize) -> String {

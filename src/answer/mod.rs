@@ -12,6 +12,6 @@ pub mod play;
 mod query;
 pub mod search;
 
-pub use analysis::{Analysis, AnalysisError, Engine, analyse, analyse_with};
+pub use analysis::{Analysis, AnalysisError, Engine, MAX_FREE_IN_MEMORY, analyse, analyse_with};
 pub use hint::{HintError, hint};
 pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, auto_engine, query};

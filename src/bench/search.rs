@@ -120,9 +120,6 @@ pub struct Row {
     pub auto_over_best: Option<f64>,
 }
 
-/// Most undrawn lines of a position the suite solves by the retrograde too.
-pub const MAX_RETROGRADE_UNDRAWN: u32 = 32;
-
 /// What the suite is asked.
 pub struct Options<'a> {
     /// Thread counts.
@@ -155,7 +152,7 @@ pub fn rows(
         };
         for &p in opts.threads {
             let a = solve(case.pos, p, Engine::Search)?;
-            let retro = (opts.retrograde && undrawn <= MAX_RETROGRADE_UNDRAWN)
+            let retro = (opts.retrograde && undrawn as usize <= crate::answer::MAX_FREE_IN_MEMORY)
                 .then(|| solve(case.pos, p, Engine::Partition))
                 .transpose()?;
             let engines = opts
@@ -163,16 +160,7 @@ pub fn rows(
                 .then(|| crate::answer::estimate::time_engines(case.pos, p))
                 .transpose()
                 .map_err(|e| format!("{}: {e}", case.name))?;
-            let row = Row { engines, ..row(case, p, &a, book, retro.as_ref()) };
-            let e = row.engines.as_ref();
-            let row = Row {
-                hint_partition_seconds: e.and_then(|e| e.partition_seconds),
-                hint_search_seconds: e.map(|e| e.search_seconds),
-                auto_engine: e.map(|e| e.auto_engine.to_string()),
-                auto_seconds: e.map(|e| e.auto_seconds),
-                auto_over_best: e.map(|e| e.auto_over_best),
-                ..row
-            };
+            let row = row(case, p, &a, book, retro.as_ref(), engines);
             report(&row);
             rows.push(row);
         }
@@ -181,8 +169,17 @@ pub fn rows(
 }
 
 /// The row of search `a` of `case` on `threads`, checked against the file's value, else the
-/// store's `book` value, else the retrograde's `retro`.
-fn row(case: &Case, threads: usize, a: &Analysis, book: Option<i32>, retro: Option<&Analysis>) -> Row {
+/// store's `book` value, else the retrograde's `retro`; with `engines`, each engine timed as a
+/// hint.
+fn row(
+    case: &Case,
+    threads: usize,
+    a: &Analysis,
+    book: Option<i32>,
+    retro: Option<&Analysis>,
+    engines: Option<EngineTimes>,
+) -> Row {
+    let e = engines.as_ref();
     let (checked_by, expected) = match (case.expected, book, retro) {
         (Some(v), ..) => ("file", Some(v)),
         (None, Some(v), _) => ("store", Some(v)),
@@ -204,11 +201,11 @@ fn row(case: &Case, threads: usize, a: &Analysis, book: Option<i32>, retro: Opti
         peak_rss_bytes: a.peak_rss_bytes,
         retrograde_seconds: retro.map(|r| r.seconds),
         retrograde_peak_rss_bytes: retro.and_then(|r| r.peak_rss_bytes),
-        engines: None,
-        hint_partition_seconds: None,
-        hint_search_seconds: None,
-        auto_engine: None,
-        auto_seconds: None,
-        auto_over_best: None,
+        hint_partition_seconds: e.and_then(|e| e.partition_seconds),
+        hint_search_seconds: e.map(|e| e.search_seconds),
+        auto_engine: e.map(|e| e.auto_engine.to_string()),
+        auto_seconds: e.map(|e| e.auto_seconds),
+        auto_over_best: e.map(|e| e.auto_over_best),
+        engines,
     }
 }

@@ -37,21 +37,40 @@ pub fn plan_for_cluster(
     opts: &PlanOptions,
     cluster: &ClusterShape,
 ) -> Result<ClusterPlan, PlanError> {
-    let packable = |c: &&SimulatedCandidate| c.candidate.fits && c.graph.len() <= MAX_PACKED_JOBS;
-    let tried = choice.candidates.iter().filter(packable).count();
-    let key = |(i, _, p): &(usize, ReadyPlan, Packing)| (p.makespan_seconds, p.tasks.len(), *i);
-    let best = choice
-        .candidates
-        .par_iter()
-        .enumerate()
-        .filter(|(_, c)| packable(c))
-        .filter_map(|(i, c)| pack_candidate(c, opts, cluster).ok().map(|(ready, p)| (i, ready, p)))
+    plan_for_cluster_with(choice, opts, cluster, &ready_plans(choice))
+}
+
+/// Whether candidate `c` is packed for a cluster at all.
+fn packable(c: &SimulatedCandidate) -> bool {
+    c.candidate.fits && c.graph.len() <= MAX_PACKED_JOBS
+}
+
+/// Each candidate checked against its space, once for any number of node counts (None: not
+/// packed, or not sound).
+fn ready_plans(choice: &PlanChoice) -> Vec<Option<ReadyPlan>> {
+    let ready = |c: &SimulatedCandidate| ReadyPlan::from_graph(c.space.clone(), c.graph.clone()).ok();
+    choice.candidates.par_iter().map(|c| packable(c).then(|| ready(c)).flatten()).collect()
+}
+
+/// [`plan_for_cluster`] from the candidates' checked plans.
+fn plan_for_cluster_with(
+    choice: &PlanChoice,
+    opts: &PlanOptions,
+    cluster: &ClusterShape,
+    ready: &[Option<ReadyPlan>],
+) -> Result<ClusterPlan, PlanError> {
+    let tried = choice.candidates.iter().filter(|c| packable(c)).count();
+    let key = |(i, _, p): &(usize, &ReadyPlan, Packing)| (p.makespan_seconds, p.tasks.len(), *i);
+    let best = (ready.par_iter().enumerate())
+        .filter_map(|(i, r)| r.as_ref().map(|r| (i, r, pack_candidate(&choice.candidates[i], r, opts, cluster))))
         .min_by(|a, b| key(a).partial_cmp(&key(b)).expect("finite predictions"));
+    let fallback;
     let (chosen, ready, packing) = match best {
         Some(b) => b,
         None => {
-            let (ready, p) = pack_candidate(&choice.candidates[choice.chosen], opts, cluster)?;
-            (choice.chosen, ready, p)
+            let c = &choice.candidates[choice.chosen];
+            fallback = ReadyPlan::from_graph(c.space.clone(), c.graph.clone())?;
+            (choice.chosen, &fallback, pack_candidate(c, &fallback, opts, cluster))
         }
     };
     let c = &choice.candidates[chosen];
@@ -68,7 +87,7 @@ pub fn plan_for_cluster(
         choice.plan.reason
     );
     let memory =
-        packing.tasks.iter().map(|t| task_memory_bytes(&ready, &t.jobs, plan.predicted_peak_memory)).max().unwrap_or(0);
+        packing.tasks.iter().map(|t| task_memory_bytes(ready, &t.jobs, plan.predicted_peak_memory)).max().unwrap_or(0);
     let cl = plan.cluster.as_ref().expect("packed");
     let row = ClusterRow {
         board: plan.board.clone(),
@@ -85,18 +104,12 @@ pub fn plan_for_cluster(
     Ok(ClusterPlan { chosen, row, plan })
 }
 
-/// Candidate `c` checked and packed for `cluster`, its node's simulation options those the
-/// planner simulated it with, at the node's threads.
-fn pack_candidate(
-    c: &SimulatedCandidate,
-    opts: &PlanOptions,
-    cluster: &ClusterShape,
-) -> Result<(ReadyPlan, Packing), PlanError> {
-    let ready = ReadyPlan::from_graph(c.space.clone(), c.graph.clone())?;
+/// Candidate `c` (checked as `ready`) packed for `cluster`, its node's simulation options
+/// those the planner simulated it with, at the node's threads.
+fn pack_candidate(c: &SimulatedCandidate, ready: &ReadyPlan, opts: &PlanOptions, cluster: &ClusterShape) -> Packing {
     let threads = cluster.threads_per_node as u32;
     let node = super::search::sim_options(opts, values_limit(opts.mem_limit, c.fixed_bytes, threads));
-    let packing = pack(&ready, &opts.model.contention, node, cluster, 1e9);
-    Ok((ready, packing))
+    pack(ready, &opts.model.contention, node, cluster, 1e9)
 }
 
 /// A cluster as the packing sees it.
@@ -209,7 +222,8 @@ pub fn cluster_sweep(
     cluster: &ClusterShape,
     nodes: &[usize],
 ) -> Result<Vec<ClusterPlan>, PlanError> {
-    nodes.iter().map(|&n| plan_for_cluster(choice, opts, &ClusterShape { nodes: n, ..*cluster })).collect()
+    let ready = ready_plans(choice);
+    nodes.iter().map(|&n| plan_for_cluster_with(choice, opts, &ClusterShape { nodes: n, ..*cluster }, &ready)).collect()
 }
 
 /// Tasks and what the simulation predicts of them.

@@ -74,17 +74,18 @@ macro_rules! terms {
         }
 
         /// Number of terms of the cost model.
-        pub const TERMS: usize = [$($name),*].len();
+        pub const TERMS: usize = Term::NAMES.len();
 
         impl Term {
             /// Every term, in the order of the model file and of [`PerTerm`].
             pub const ALL: [Term; TERMS] = [$(Term::$term),*];
 
+            /// The coefficients' names, in the order of [`Term::ALL`]: the model file's fields.
+            pub const NAMES: [&'static str; [$($name),*].len()] = [$($name),*];
+
             /// The coefficient's name: its field in the model file (`per_state_ns`, ...).
             pub const fn name(self) -> &'static str {
-                match self {
-                    $(Term::$term => $name,)*
-                }
+                Term::NAMES[self as usize]
             }
 
             /// The term's value for a job with these features.
@@ -204,16 +205,7 @@ impl<'de> Deserialize<'de> for PerTerm {
                 Ok(c)
             }
         }
-        const NAMES: [&str; TERMS] = {
-            let mut names = [""; TERMS];
-            let mut k = 0;
-            while k < TERMS {
-                names[k] = Term::ALL[k].name();
-                k += 1;
-            }
-            names
-        };
-        d.deserialize_struct("PerTerm", &NAMES, Fields)
+        d.deserialize_struct("PerTerm", &Term::NAMES, Fields)
     }
 }
 

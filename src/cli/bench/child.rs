@@ -57,11 +57,9 @@ pub fn solve_position(
     tt_size: &str,
 ) -> Result<Analysis, String> {
     let (board, lines, threads) = (pos.board.to_string(), pos.to_line_string(), threads.to_string());
-    let mut args = vec!["--engine", if engine == Engine::Search { "search" } else { "partition" }];
+    let mut args = vec!["--engine", dab::support::Choice::name(engine), "--threads", &threads];
     if engine == Engine::Search {
-        args.extend(["--value-only", "--threads", &threads, "--tt-size", tt_size]);
-    } else {
-        args.extend(["--threads", &threads]);
+        args.extend(["--value-only", "--tt-size", tt_size]);
     }
     let all: Vec<&str> = [board.as_str(), "--lines", &lines].into_iter().chain(args.iter().copied()).collect();
     solve_in_child(exe, &all, None).map_err(|e| format!("dab solve {board} --lines {lines} {}: {e}", args.join(" ")))
