@@ -15,12 +15,10 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
+use dab::serve::bench::{BOOK_4X4, CHROMIUM};
 use serve_common::{Served, agent, hint};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-/// The 4x4 position of the picture: 16 lines drawn, 24 undrawn, two boxes to take.
-const BOOK_4X4: &str = "1100101010010000111011100001000000001101";
 
 /// A chromedriver with one headless chromium session, both ended when dropped.
 struct Browser {

@@ -46,7 +46,7 @@ impl Asking<'static> {
 choice! {
     "engine",
     /// What answers a position that no store holds.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     #[serde(rename_all = "lowercase")]
     pub enum Answerer {
         /// The cheapest by the cost model's estimate of each: the retrograde in memory (up to

@@ -31,7 +31,7 @@ pub const HEAVY_SLOTS: usize = 2;
 pub const CACHED_ANSWERS: usize = 512;
 
 /// Why no answer came.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Failure {
     /// The engines refused or failed: the hint's error, as one line, and whether it is about
     /// the position (too large for every engine, another board than the store's) rather than
@@ -42,7 +42,7 @@ pub(super) enum Failure {
     NotSolved { seconds: f64, busy: bool },
 }
 
-type Outcome = Result<Answer, (String, bool)>;
+type Outcome = Result<Answer, Failure>;
 
 /// One analysis, finished or not, and who waits for it.
 struct Job {
@@ -51,7 +51,7 @@ struct Job {
 }
 
 /// The position and engine an answer is for.
-type Key = (String, String, String);
+type Key = (Position, Answerer);
 
 #[derive(Default)]
 struct Table {
@@ -87,11 +87,13 @@ impl Analyses {
     ) -> Result<Answer, Failure> {
         let deadline = Instant::now() + limit;
         let not_solved = |busy| Failure::NotSolved { seconds: limit.as_secs_f64(), busy };
-        let reader = self.reader(pos)?;
-        let key = (pos.board.to_string(), pos.to_line_string(), engine.to_string());
+        let answer_of = |job: &Job| wait(job, deadline).ok_or_else(|| not_solved(false))?;
+        let key = (pos, engine);
         if let Some(job) = lock(&self.table).jobs.get(&key).cloned() {
-            return wait(&job, deadline).ok_or(not_solved(false))?.map_err(refused);
+            return answer_of(&job);
         }
+        // Opened only for an analysis to start: an answer known or under way needs no store.
+        let reader = self.reader(pos)?;
         let heavy = is_heavy(pos, engine, reader.as_ref());
         if heavy && !self.take_slot(deadline) {
             return Err(not_solved(true));
@@ -104,10 +106,10 @@ impl Analyses {
                 if heavy {
                     self.free_slot();
                 }
-                return wait(&job, deadline).ok_or(not_solved(false))?.map_err(refused);
+                return answer_of(&job);
             }
             let job = Arc::new(Job { outcome: Mutex::new(None), done: Condvar::new() });
-            table.jobs.insert(key.clone(), Arc::clone(&job));
+            table.jobs.insert(key, Arc::clone(&job));
             job
         };
         let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), heavy };
@@ -117,7 +119,7 @@ impl Analyses {
         let _ = std::thread::Builder::new().name("dab-analysis".into()).spawn(move || {
             worker.complete(outcome(hint(pos, reader.as_ref(), ask)));
         });
-        wait(&job, deadline).ok_or(not_solved(false))?.map_err(refused)
+        answer_of(&job)
     }
 
     /// The store's reader for `pos`: None without a store, or when it holds no solve of the
@@ -177,10 +179,6 @@ fn is_heavy(pos: Position, engine: Answerer, reader: Option<&Reader>) -> bool {
     !(engine == Answerer::Auto && analyse_position(pos).is_ok())
 }
 
-fn refused((message, position): (String, bool)) -> Failure {
-    Failure::Refused { message, position }
-}
-
 /// Waits for `job` until `deadline`: its outcome, or None at the deadline.
 fn wait(job: &Job, deadline: Instant) -> Option<Outcome> {
     let mut outcome = lock(&job.outcome);
@@ -217,7 +215,8 @@ impl Drop for Worker {
         let answered = {
             let mut outcome = lock(&self.job.outcome);
             if outcome.is_none() {
-                *outcome = Some(Err(("the analysis stopped without an answer".into(), false)));
+                let message = "the analysis stopped without an answer".into();
+                *outcome = Some(Err(Failure::Refused { message, position: false }));
             }
             matches!(*outcome, Some(Ok(_)))
         };
@@ -225,7 +224,7 @@ impl Drop for Worker {
         if self.heavy {
             self.analyses.free_slot();
         }
-        self.analyses.finish(self.key.clone(), answered);
+        self.analyses.finish(self.key, answered);
     }
 }
 
@@ -237,6 +236,6 @@ fn outcome(result: Result<Answer, HintError>) -> Outcome {
             e,
             HintError::Unanswerable { .. } | HintError::Query(QueryError::TooLarge(..) | QueryError::Board { .. })
         );
-        (crate::support::one_line(&e.to_string()), position)
+        Failure::Refused { message: crate::support::one_line(&e.to_string()), position }
     })
 }

@@ -25,7 +25,7 @@ pub fn run(args: BenchArgs) -> CliResult {
             r.bytes
         )
     })?;
-    dab::support::write_csv(&rows, &output)?;
+    super::write(&rows, &output)?;
     println!("wrote {} (the solves and the search on {threads} threads)", output.display());
     Ok(())
 }

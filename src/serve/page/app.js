@@ -53,6 +53,8 @@ function lineBoxes(i) {
 
 const complete = (drawn, b) => boxSides(b).every((s) => drawn[s]);
 const lineString = () => S.drawn.map((d) => (d ? "1" : "0")).join("");
+// The answer of the position on the board, or null while it is not known.
+const current = () => (S.answer && S.answer.root === lineString() ? S.answer : null);
 const boardName = () => `${S.rows}x${S.cols}`;
 const undrawnCount = () => S.drawn.filter((d) => !d).length;
 
@@ -149,7 +151,7 @@ function render() {
       t.textContent = playerName(own[b]);
     }
   }
-  const shown = S.answer && S.answer.root === lineString() ? S.answer : null;
+  const shown = current();
   const values = new Map();
   if (shown) for (const m of shown.moves) values.set(m.index, m.value);
   const last = S.history.length ? S.history[S.history.length - 1].line : -1;
@@ -216,7 +218,7 @@ function describe() {
   if (pre) score += `; ${pre} taken before`;
   if (!over) score += `; ${left} left`;
   $("score").textContent = score;
-  const shown = S.answer && S.answer.root === lineString() ? S.answer : null;
+  const shown = current();
   if (over) {
     const d = taken[0] - taken[1];
     $("verdict").textContent = d === 0 ? "a draw" : `${playerName(d > 0 ? 0 : 1)} wins by ${Math.abs(d)}`;
@@ -345,7 +347,7 @@ function start() {
     S.dab = $("dab").value;
     describe();
     render();
-    if (S.answer && S.answer.root === lineString()) dabMoves(S.seq);
+    if (current()) dabMoves(S.seq);
   });
   $("show-values").addEventListener("change", render);
   $("engine").addEventListener("change", update);
