@@ -19,7 +19,7 @@
 //! - [`calibrate`]: timing this machine and fitting the cost model.
 //! - [`pipeline`]: plan, run and compare: the body of `dab run`.
 //! - [`scale`]: a position run at several thread counts, measured against predicted speedup.
-//! - [`serve`]: the web analysis board: the page, its JSON API, and their benchmark.
+//! - [`serve`]: the web analysis board: the page and its JSON API.
 //! - [`bench`]: the rows of `dab bench`'s suites.
 //!
 //! The value of a position is the best net number of future boxes for the player to move:

@@ -264,7 +264,7 @@ fn literals(text: &str) -> Vec<(usize, String)> {
 
 /// Files whose strings are command lines for other programs (the scripts a cluster engine
 /// runs, which call `dab job --plan ...`; chromium's, timing the page), not messages.
-const SCRIPT_WRITERS: [&str; 3] = ["cluster/slurm.rs", "cluster/condor.rs", "serve/bench.rs"];
+const SCRIPT_WRITERS: [&str; 3] = ["cluster/slurm.rs", "cluster/condor.rs", "bench/serve.rs"];
 
 /// Flags of other programs that a library message may name (which `sacct` columns to ask for).
 const OTHER_PROGRAMS_FLAGS: [&str; 2] = ["--parsable2", "--format"];

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use dab::serve::bench::{BOOK_4X4, CHROMIUM};
+use dab::bench::serve::{BOOK_4X4, CHROMIUM};
 use serve_common::{Served, agent, hint};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";

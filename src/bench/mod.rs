@@ -2,8 +2,8 @@
 //! written by the binary. The solver against its twins with its memory traffic (`solve`), the
 //! simulator's speed and schedule quality (`sim`), plans run against their predictions
 //! (`run`), the endgame theorems against the solver (`endgame`), the process's peak memory
-//! against a limit (`memory`), the search engine (`search`) and planning for a cluster
-//! (`cluster`). Where a row's figures must be a process's own (peak memory), the suite takes
+//! against a limit (`memory`), the search engine (`search`), planning for a cluster
+//! (`cluster`) and the web board's answers and page (`serve`). Where a row's figures must be a process's own (peak memory), the suite takes
 //! the solve or run as a function that the binary implements with a child process of itself;
 //! the rows, their checks and their columns are here.
 //!
@@ -14,5 +14,6 @@ pub mod endgame;
 pub mod memory;
 pub mod run;
 pub mod search;
+pub mod serve;
 pub mod sim;
 pub mod solve;

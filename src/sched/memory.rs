@@ -139,11 +139,6 @@ impl Residency {
         }
     }
 
-    /// Bytes of `job`'s output.
-    pub fn bytes(&self, job: usize) -> u64 {
-        self.bytes[job]
-    }
-
     /// Bytes `job` needs to start with nothing else resident: its output and every input.
     pub fn alone(&self, job: usize, needs: &[u32]) -> u64 {
         with_inputs(&self.bytes, job, needs)

@@ -1,13 +1,11 @@
 //! The web analysis board (layer 14): `dab serve`'s HTTP server on 127.0.0.1, the page it
 //! serves (HTML, CSS and JavaScript embedded in the binary), its JSON API (a position's
-//! answer, the same object as `dab hint --json`, and a position in both text formats), and the
-//! benchmark of both. Every answer comes from `answer::hint`; the server only reads: a store is
-//! opened read-only, and nothing is written anywhere. A top layer: nothing in the library uses
-//! it.
+//! answer, the same object as `dab hint --json`, and a position in both text formats). Every
+//! answer comes from `answer::hint`; the server only reads: a store is opened read-only, and
+//! nothing is written anywhere. Only the benchmarks (`bench::serve`) use it.
 
 mod analyses;
 mod api;
-pub mod bench;
 mod http;
 mod page;
 

@@ -1,4 +1,4 @@
-//! `dab bench --suite serve`: prints the rows of `dab::serve::bench` (the web board's answer
+//! `dab bench --suite serve`: prints the rows of `dab::bench::serve` (the web board's answer
 //! and page load times) and writes their CSV.
 
 use super::BenchArgs;
@@ -11,7 +11,7 @@ pub fn run(args: BenchArgs) -> CliResult {
         "{:<13} {:<5} {:>7} {:<8} {:>7} {:>10} {:>10} {:>10} {:>8}",
         "case", "board", "undrawn", "source", "repeats", "median s", "min s", "engine s", "bytes"
     );
-    let rows = dab::serve::bench::run(threads, args.repeats, &mut |r| {
+    let rows = dab::bench::serve::run(threads, args.repeats, &mut |r| {
         println!(
             "{:<13} {:<5} {:>7} {:<8} {:>7} {:>10.4} {:>10.4} {:>10} {:>8}",
             r.case,

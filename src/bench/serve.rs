@@ -15,8 +15,7 @@ use serde::Serialize;
 use crate::game::{Board, Position};
 use crate::solver::SolveOptions;
 
-use super::http::{ServeError, ServeOptions, Server};
-use super::page::ASSETS;
+use crate::serve::{ASSETS, MAX_SECONDS, ServeError, ServeOptions, Server};
 
 /// The 4x4 position of the book case: 16 lines drawn, 24 undrawn, two boxes to take.
 pub const BOOK_4X4: &str = "1100101010010000111011100001000000001101";
@@ -96,8 +95,7 @@ fn spread(mut times: Vec<f64>) -> (f64, f64) {
 
 /// Times `repeats` answers of `pos` from the server at `addr`.
 fn answers(addr: SocketAddr, case: &str, pos: Position, repeats: usize) -> Result<Row, BenchError> {
-    let path =
-        format!("/api/analyse?board={}&lines={}&seconds={}", pos.board, pos.to_line_string(), super::MAX_SECONDS);
+    let path = format!("/api/analyse?board={}&lines={}&seconds={}", pos.board, pos.to_line_string(), MAX_SECONDS);
     let (mut wall, mut engine) = (Vec::new(), Vec::new());
     let (mut source, mut bytes) = (String::new(), 0);
     for _ in 0..repeats {
