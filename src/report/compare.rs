@@ -343,12 +343,17 @@ impl Comparison {
     }
 }
 
+impl Comparison {
+    /// What ran it: "3 nodes" for a cluster's tasks, else "2 threads".
+    pub fn procs(&self) -> String {
+        let unit = if self.task_count.is_some() { "node" } else { "thread" };
+        crate::support::count_of(u64::from(self.threads), unit)
+    }
+}
+
 impl std::fmt::Display for Comparison {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (procs, count) = match self.task_count {
-            Some(n) => (crate::support::count_of(u64::from(self.threads), "node"), n),
-            None => (crate::support::count_of(u64::from(self.threads), "thread"), self.job_count),
-        };
+        let (procs, count) = (self.procs(), self.task_count.unwrap_or(self.job_count));
         writeln!(
             f,
             "{} on {procs}: predicted {:.3} s, actual {:.3} s: {}",

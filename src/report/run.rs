@@ -129,7 +129,7 @@ pub fn write_compare(d: &Detail, dir: &Path) -> Result<Vec<PathBuf>, WriteError>
         &format!(
             "{}, {}: predicted {:.3} s, actual {:.3} s ({}); per-{} actual / predicted median {}",
             c.board,
-            crate::support::count_of(u64::from(c.threads), if c.task_count.is_some() { "node" } else { "thread" }),
+            c.procs(),
             c.predicted_seconds,
             c.actual_seconds,
             chart::times(c.actual_over_predicted),
