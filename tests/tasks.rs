@@ -156,6 +156,52 @@ fn a_plan_packed_for_nodes_runs_task_by_task_with_dab_job() {
     assert!(err.contains("has no task 't9999'"), "{err}");
 }
 
+/// A task killed (SIGKILL, no chance to clean up) at moments spread over its run, several
+/// times over, leaves only files a reader may trust: every job file present is the clean
+/// run's byte for byte and `verify` finds nothing damaged; run again, the task ends with the
+/// clean run's files.
+#[test]
+fn a_task_killed_while_it_writes_leaves_no_file_a_reader_takes_as_sound() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    dab()
+        .current_dir(d)
+        .args(["plan", "3x4", "--nodes", "1", "--threads-per-node", "2", "--no-probe", "-q", "-o", "plan.json"])
+        .args(["--out", "r"])
+        .assert()
+        .success();
+    let task = |store: &str| {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"));
+        c.current_dir(d).args(["job", "--plan", "plan.json", "--store", store, "--task", "t0"]);
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        c
+    };
+    assert!(task("clean").status().unwrap().success());
+    let clean = files_under(&d.join("clean"));
+    let mut kills = 0;
+    for ms in [30, 90, 160, 240, 330, 450] {
+        let mut child = task("killed").spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+        if !d.join("killed").exists() {
+            continue;
+        }
+        for (name, bytes) in files_under(&d.join("killed")) {
+            assert!(clean.get(&name) == Some(&bytes), "after a kill at {ms} ms, {name} differs from the clean run's");
+        }
+        let v = dab::store::verify(&d.join("killed")).unwrap();
+        assert!(v.damaged.is_empty() && v.unreadable.is_empty(), "after a kill at {ms} ms: {:?}", v.damaged);
+    }
+    assert!(kills >= 3, "only {kills} of the task's runs were still going when killed");
+    assert!(task("killed").status().unwrap().success());
+    assert_eq!(files_under(&d.join("killed")), clean);
+    assert!(dab::store::verify(&d.join("killed")).unwrap().sound());
+}
+
 /// `dab plan 3x3 --nodes N` (nodes of 2 threads) into `d/plan.json`, read back.
 fn plan_for_nodes(d: &Path, nodes: &str) -> serde_json::Value {
     dab()
