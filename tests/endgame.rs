@@ -167,4 +167,9 @@ fn the_command_answers_lists_and_positions() {
     assert_eq!(v["value"], -2);
     assert_eq!(v["moves"].as_array().unwrap().len(), 32);
     assert_eq!(v["play"], "h(0,1)");
+    // In text, the value once: the value format's line, not the list's line as well.
+    let out = dab().args(["endgame", "--position", file]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert_eq!(text.matches("value -2 ").count(), 1, "{text}");
+    assert!(!text.contains("player to move (the opener)"), "{text}");
 }

@@ -34,7 +34,8 @@ pub fn run(args: EndgameArgs) -> CliResult {
         for f in &r.components {
             println!("  {:<4} boxes {}  lines {}", f.component, f.boxes.join(" "), f.lines.join(" "));
         }
-        print_report(&r.endgame);
+        // The value format's first line gives the value; the report does not repeat it.
+        print_report(&r.endgame, false);
         print!("{}", dab::game::ValueLines { value: r.value, best: &r.best, moves: &r.moves });
         if let Some(play) = &r.play {
             println!("play {play} (Theorem 1.1)");
@@ -47,12 +48,14 @@ pub fn run(args: EndgameArgs) -> CliResult {
     if args.json {
         println!("{}", serde_json::to_string(&r)?);
     } else {
-        print_report(&r);
+        print_report(&r, true);
     }
     Ok(())
 }
 
-fn print_report(r: &Report) {
+/// Prints Allcock's analysis of `r`; `with_value`: also the value for the player to move (a
+/// component list has no other line that gives it).
+fn print_report(r: &Report, with_value: bool) {
     println!(
         "endgame {}: {} boxes; 3-chains {}, 4-loops {}, 6-loops {}",
         if r.components.is_empty() { "(empty)" } else { &r.components },
@@ -66,7 +69,9 @@ fn print_report(r: &Report) {
         "value v(G) = {} ({}; Theorem 4.2 gives {}): the controller beats the opener by {}",
         r.v, r.value_case, r.v_procedural, r.v
     );
-    println!("value for the player to move (the opener): {:+} net future boxes", r.value);
+    if with_value {
+        println!("value for the player to move (the opener): {:+} net future boxes", r.value);
+    }
     if let (Some(open), Some(rule)) = (&r.open, &r.open_rule) {
         println!("open {open} ({rule})");
     }
