@@ -105,9 +105,6 @@ pub struct Row {
     pub retrograde_seconds: Option<f64>,
     /// The retrograde's process's peak resident set.
     pub retrograde_peak_rss_bytes: Option<u64>,
-    /// With the retrograde: each engine and `auto` answering as a hint does (every move).
-    #[serde(skip)]
-    pub engines: Option<EngineTimes>,
     /// The retrograde answering as a hint (positions it takes).
     pub hint_partition_seconds: Option<f64>,
     /// The search answering as a hint (every move valued).
@@ -206,6 +203,5 @@ fn row(
         auto_engine: e.map(|e| e.auto_engine.to_string()),
         auto_seconds: e.map(|e| e.auto_seconds),
         auto_over_best: e.map(|e| e.auto_over_best),
-        engines,
     }
 }

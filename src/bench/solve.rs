@@ -100,14 +100,12 @@ pub struct Solver {
     pub kernel: Option<KernelPath>,
     /// Threads.
     pub threads: usize,
-    /// Groups of the partitioned solver (its default where `None`).
-    pub groups: Option<usize>,
 }
 
 impl Solver {
     /// `engine` on one thread, with its defaults.
     pub fn alone(engine: Engine) -> Solver {
-        Solver { engine, kernel: None, threads: 1, groups: None }
+        Solver { engine, kernel: None, threads: 1 }
     }
 }
 

@@ -26,9 +26,7 @@ pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_ARRAY_BYTES, DEFAULT_REPE
 pub use fit::{ErrorStats, Fit, fit};
 pub use machine::{host, machine, physical_cores};
 pub use measure::{Sample, Timing, measure};
-pub use probe::{
-    PROBE_BOARD, PaceSpread, UNSTEADY, busy_seconds, contention_curve, curve, describe, probe, probe_model,
-};
+pub use probe::{PROBE_BOARD, PaceSpread, busy_seconds, contention_curve, curve, describe, probe, probe_model};
 pub use run::{
     BetweenJobs, CURVE_BOARD, Calibration, Case, CaseTime, DEFAULT_CASES, DEFAULT_HOLDOUT, Stage, describe_curve, run,
 };

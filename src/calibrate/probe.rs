@@ -99,7 +99,7 @@ pub struct PaceSpread {
 /// Above this spread (90th over 10th percentile of the paces, less 1) a calibration says the
 /// machine was not steady: the paces are how a user can tell a calibration taken while the
 /// machine drifted.
-pub const UNSTEADY: f64 = 0.10;
+const UNSTEADY: f64 = 0.10;
 
 impl PaceSpread {
     fn of(seconds: &[f64]) -> Option<PaceSpread> {

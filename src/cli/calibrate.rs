@@ -178,9 +178,7 @@ pub fn run(args: CalibrateArgs) -> CliResult {
         estimate(threads)
     );
     let cal = calibrate::run(&args.cases, &args.holdout, threads, args.repeats, &mut |s| super::note!("{}", stage(s)))?;
-    if !super::quiet() {
-        eprint!("{}", measured(&cal, threads, args.repeats));
-    }
+    super::note!("{}", measured(&cal, threads, args.repeats).trim_end());
     let mut model = cal.model.clone();
     store_terms(&args, &mut model)?;
     let m = &model;

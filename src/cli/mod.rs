@@ -382,8 +382,8 @@ fn flag_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
         _ if let Some(e) = e.downcast_ref::<SchemeError>() => match e {
             SchemeError::BadSplit => Some("--split"),
             SchemeError::FineNeedsOrbits => Some("--scheme"),
-            SchemeError::Option(SchemeSetting::Symmetry, _) => Some("--symmetry"),
-            SchemeError::Option(SchemeSetting::Groups, _) => Some("--groups"),
+            SchemeError::Option(SchemeSetting::Symmetry) => Some("--symmetry"),
+            SchemeError::Option(SchemeSetting::Groups) => Some("--groups"),
             _ => None,
         },
         _ if let Some(dab::exec::ExecError::Stuck { .. }) = e.downcast_ref() => Some("--mem-limit"),

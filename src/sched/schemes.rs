@@ -90,6 +90,16 @@ pub enum SchemeSetting {
     Groups,
 }
 
+impl SchemeSetting {
+    /// The scheme the setting applies to.
+    pub fn scheme(self) -> Scheme {
+        match self {
+            SchemeSetting::Symmetry => Scheme::Quadrants,
+            SchemeSetting::Groups => Scheme::Orbits,
+        }
+    }
+}
+
 impl std::fmt::Display for SchemeSetting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -115,8 +125,8 @@ pub enum SchemeError {
     #[error("a split needs a threshold of at least 1 state and at least 1 piece")]
     BadSplit,
     /// A setting was given to a scheme other than the one it applies to (named).
-    #[error("{0} applies only to the {1} scheme")]
-    Option(SchemeSetting, &'static str),
+    #[error("{0} applies only to the {scheme} scheme", scheme = .0.scheme())]
+    Option(SchemeSetting),
     /// A split that would make more jobs, or more dependencies, than a graph may hold.
     #[error(
         "the graph would have {jobs} jobs with up to {deps} dependencies; at most {MAX_JOBS} jobs and {MAX_DEPS} \
@@ -515,13 +525,13 @@ impl GraphSpec {
         match self.scheme {
             Scheme::Orbits => {
                 if self.symmetry.is_some() {
-                    return Err(SchemeError::Option(SchemeSetting::Symmetry, "quadrants"));
+                    return Err(SchemeError::Option(SchemeSetting::Symmetry));
                 }
                 orbits(&Space::new(self.root, self.groups)?, &self.cost, self.split.as_ref())
             }
             Scheme::Quadrants => {
                 if self.groups.is_some() {
-                    return Err(SchemeError::Option(SchemeSetting::Groups, "orbits"));
+                    return Err(SchemeError::Option(SchemeSetting::Groups));
                 }
                 if !self.root.drawn.is_empty() {
                     return Err(SchemeError::QuadrantsFromPosition);

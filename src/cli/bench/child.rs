@@ -30,9 +30,8 @@ fn solve_in_child(exe: &Path, args: &[&str], stdin: Option<&str>) -> Result<Anal
 
 /// One solve of a case of the solve suite.
 pub fn solve_case(exe: &Path, case: &Case, solver: Solver) -> Result<Analysis, String> {
-    let Solver { engine, kernel, threads, groups } = solver;
-    let (engine, threads, kernel, groups) =
-        (engine.to_string(), threads.to_string(), kernel.map(|k| k.to_string()), groups.map(|g| g.to_string()));
+    let Solver { engine, kernel, threads } = solver;
+    let (engine, threads, kernel) = (engine.to_string(), threads.to_string(), kernel.map(|k| k.to_string()));
     let (mut args, art): (Vec<&str>, _) = match case {
         Case::Board(b) => (vec![b.as_str()], None),
         Case::Art { art, .. } => (vec!["--position", "-"], Some(art.as_str())),
@@ -40,9 +39,6 @@ pub fn solve_case(exe: &Path, case: &Case, solver: Solver) -> Result<Analysis, S
     args.extend(["--engine", &engine, "--threads", &threads]);
     if let Some(k) = &kernel {
         args.extend(["--kernel", k]);
-    }
-    if let Some(g) = &groups {
-        args.extend(["--groups", g]);
     }
     solve_in_child(exe, &args, art)
 }

@@ -172,11 +172,12 @@ fn search_suite(args: BenchArgs) -> CliResult {
             opt(r.peak_rss_bytes.map(|b| format!("{:.0}", b as f64 / 1e6))),
             opt(r.retrograde_seconds.map(|s| format!("{s:.3}"))),
         );
-        if let Some(e) = &r.engines {
-            let p = opt(e.partition_seconds.map(|s| format!("{s:.3}")));
+        if let (Some(search), Some(engine), Some(auto), Some(ratio)) =
+            (r.hint_search_seconds, &r.auto_engine, r.auto_seconds, r.auto_over_best)
+        {
+            let p = opt(r.hint_partition_seconds.map(|s| format!("{s:.3}")));
             println!(
-                "  as a hint: partition {p} s, search {:.3} s, auto ({}) {:.3} s: {:.2}x the fastest",
-                e.search_seconds, e.auto_engine, e.auto_seconds, e.auto_over_best
+                "  as a hint: partition {p} s, search {search:.3} s, auto ({engine}) {auto:.3} s: {ratio:.2}x the fastest"
             );
         }
     })?;
