@@ -15,25 +15,25 @@ use crate::store::{Store, StoreError};
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The plan failed its check ([`Plan::check`]).
-    #[error(transparent)]
+    #[error("{0}")]
     Plan(#[from] PlanError),
     /// The trace could not be compared with the plan.
-    #[error(transparent)]
+    #[error("{0}")]
     Compare(#[from] CompareError),
     /// The comparison chart could not be written.
-    #[error(transparent)]
+    #[error("{0}")]
     Write(#[from] WriteError),
     /// `trace.csv` could not be written.
-    #[error(transparent)]
+    #[error("{0}")]
     Trace(#[from] TraceError),
     /// The plan's schedule could not be simulated to predict the store's peak.
     #[error("the plan: {0}")]
     Simulation(#[from] SimError),
     /// The store could not be opened.
-    #[error(transparent)]
+    #[error("{0}")]
     Store(#[from] StoreError),
     /// The execution failed: a store file, or a job that does not fit the memory limit.
-    #[error(transparent)]
+    #[error("{0}")]
     Exec(#[from] ExecError),
     /// The plan has a memory limit but no store was given to drop values to.
     #[error("a memory limit needs a store: values that do not fit in memory are dropped and read back from the store")]

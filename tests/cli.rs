@@ -144,6 +144,11 @@ fn bad_input_is_refused_with_status_2() {
     bad(&["solve", "3x3", "--bogus"], None, "unexpected argument '--bogus'");
     bad(&["solve", "3x4", "--groups", "1"], None, "at most 20 are allowed");
     bad(&["solve", "3x3", "--groups", "0"], None, "--groups: the group count must be at least 1");
+    // The flag is named however deep the library wrapped the error (a graph, a plan, a run).
+    bad(&["graph", "3x3", "--groups", "99"], None, "error: --groups: 99 groups are too many");
+    for cmd in ["plan", "run"] {
+        bad(&[cmd, "3x3", "--groups", "99", "--no-probe"], None, "error: --groups: no grouping");
+    }
     bad(&["solve", "3x3", "--threads", "0"], None, "--threads must be at least 1");
     bad(&["solve", "4x4", "--engine", "dense"], None, "at most 32");
     bad(&["solve", "4x4"], None, "at most 32");

@@ -35,16 +35,16 @@ choice! {
 pub enum AnalysisError {
     /// The space could not be built with the groups asked for ([`analyse`] itself reports this
     /// inside [`AnalysisError::Solve`]).
-    #[error(transparent)]
+    #[error("{0}")]
     Space(#[from] SpaceError),
     /// A slow twin refused the position: too many undrawn lines for it.
-    #[error(transparent)]
+    #[error("{0}")]
     Twin(#[from] TwinError),
     /// The search refused the position or its table size.
-    #[error(transparent)]
+    #[error("{0}")]
     Search(#[from] SearchError),
     /// The partitioned solve failed.
-    #[error(transparent)]
+    #[error("{0}")]
     Solve(#[from] crate::exec::SolveError),
     /// The partitioned engine was given more than 32 undrawn lines: what a whole solve would
     /// cost, and what can answer instead.

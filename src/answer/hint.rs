@@ -13,7 +13,7 @@ use super::query::{Answer, Answerer, Asking, QueryError, from_book, on_the_spot}
 pub enum HintError {
     /// The store or the engine could not answer: a read, solve or search failed, the store's
     /// board is not the position's, or the position is too large for the engine asked for.
-    #[error(transparent)]
+    #[error("{0}")]
     Query(#[from] QueryError),
     /// No source can answer: more undrawn lines than the search takes, no store given that
     /// holds the position, and not a position of loops and long chains only.

@@ -41,13 +41,13 @@ pub enum PlayError {
     #[error("dab cannot value this position of the game: {0}")]
     Hint(#[from] HintError),
     /// Solving the whole board failed.
-    #[error(transparent)]
+    #[error("{0}")]
     Solve(#[from] SolveError),
     /// The store could not be opened.
-    #[error(transparent)]
+    #[error("{0}")]
     Store(#[from] StoreError),
     /// The store could not give a position's moves: a read, or a solve beyond its book, failed.
-    #[error(transparent)]
+    #[error("{0}")]
     Query(#[from] QueryError),
     /// Reading the player's commands or writing the game failed.
     #[error("cannot write the game: {0}")]

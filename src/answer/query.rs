@@ -69,13 +69,13 @@ pub(super) const AUTO_SEARCH_FREE: usize = 44;
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
     /// Reading a value from the store failed.
-    #[error(transparent)]
+    #[error("{0}")]
     Store(#[from] StoreError),
     /// Solving a position the store does not hold failed.
-    #[error(transparent)]
+    #[error("{0}")]
     Solve(#[from] crate::exec::SolveError),
     /// Searching a position the store does not hold failed.
-    #[error(transparent)]
+    #[error("{0}")]
     Search(#[from] SearchError),
     /// No store holds the position, and its undrawn lines (the count) are more than the engine
     /// asked for takes.

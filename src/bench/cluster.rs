@@ -54,10 +54,10 @@ pub struct Row {
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterBenchError {
     /// A board could not be planned.
-    #[error(transparent)]
+    #[error("{0}")]
     Planner(#[from] crate::plan::PlannerError),
     /// A plan could not be packed into tasks.
-    #[error(transparent)]
+    #[error("{0}")]
     Pack(#[from] crate::plan::PlanError),
 }
 

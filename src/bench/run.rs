@@ -15,10 +15,10 @@ use crate::report::Comparison;
 #[derive(Debug, thiserror::Error)]
 pub enum RunBenchError {
     /// A board could not be planned.
-    #[error(transparent)]
+    #[error("{0}")]
     Planner(#[from] PlannerError),
     /// A plan could not be run, compared or written.
-    #[error(transparent)]
+    #[error("{0}")]
     Run(#[from] RunError),
 }
 

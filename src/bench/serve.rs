@@ -53,7 +53,7 @@ pub struct Row {
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     /// The server did not start.
-    #[error(transparent)]
+    #[error("{0}")]
     Serve(#[from] ServeError),
     /// Building the store of the book case failed.
     #[error("building the 4x4 store: {0}")]

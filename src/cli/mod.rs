@@ -342,28 +342,9 @@ pub fn run_threads(p: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// An error and what it wraps, outermost first. A wrapper whose message is its inner error's
-/// (`#[error(transparent)]`, whose `source` skips that error) is looked through.
+/// An error and what it wraps, outermost first (a wrapper's `source` is the error it wraps).
 fn causes<'a>(e: &'a (dyn std::error::Error + 'static)) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
-    use dab::answer::{AnalysisError, HintError, QueryError};
-    use dab::exec::SolveError;
-    use dab::pipeline::RunError;
-    fn inner<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a (dyn std::error::Error + 'static)> {
-        match () {
-            _ if let Some(RunError::Simulation(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(RunError::Exec(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(SolveError::Space(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(SolveError::Exec(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(AnalysisError::Space(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(AnalysisError::Solve(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(AnalysisError::Search(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(QueryError::Search(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(QueryError::Solve(e)) = e.downcast_ref() => Some(e),
-            _ if let Some(HintError::Query(e)) = e.downcast_ref() => Some(e),
-            _ => None,
-        }
-    }
-    std::iter::successors(Some(e), |&e| inner(e).or_else(|| e.source()))
+    std::iter::successors(Some(e), |&e| e.source())
 }
 
 /// The flag that set what a library error refuses: the library says what is wrong in words,

@@ -79,7 +79,7 @@ pub struct ExecOptions<'a> {
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
     /// A store file could not be read, written or removed.
-    #[error(transparent)]
+    #[error("{0}")]
     Store(#[from] StoreError),
     /// A job needs more memory at once than the limit.
     #[error(

@@ -17,13 +17,13 @@ use super::trace::TraceRow;
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
     /// The space could not be built with the groups asked for.
-    #[error(transparent)]
+    #[error("{0}")]
     Space(#[from] SpaceError),
     /// The store could not be opened (created, locked or read).
-    #[error(transparent)]
+    #[error("{0}")]
     Store(#[from] StoreError),
     /// The run stopped: a store file failed, or a memory limit could not be kept.
-    #[error(transparent)]
+    #[error("{0}")]
     Exec(#[from] ExecError),
 }
 

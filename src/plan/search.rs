@@ -88,10 +88,10 @@ pub enum PlannerError {
     },
     /// No group count tried makes a space; holds the first error.
     #[error("no grouping of this position can be solved: {0}")]
-    NoGrouping(SpaceError),
+    NoGrouping(#[source] SpaceError),
     /// Every grouping and split tried makes a graph too big to hold; holds the first refusal.
     #[error("every grouping and split tried makes too big a graph: {0}")]
-    TooManyJobs(SchemeError),
+    TooManyJobs(#[source] SchemeError),
     /// No candidate runs under the memory limit on the thread count.
     #[error(
         "no candidate fits in the memory limit of {limit} bytes on {threads} threads: the smallest needs {least} bytes (its largest job with every partition that job reads, the program, its tables and threads)"
@@ -105,14 +105,14 @@ pub enum PlannerError {
         least: u64,
     },
     /// The chosen candidate could not be made into a plan.
-    #[error(transparent)]
+    #[error("{0}")]
     Plan(#[from] PlanError),
     /// A candidate's graph could not be built (a split too fine to hold) or costed (a cost past
     /// `u64` nanoseconds).
-    #[error(transparent)]
+    #[error("{0}")]
     Graph(#[from] SchemeError),
     /// A candidate could not be simulated (durations or a makespan past `u64` ticks).
-    #[error(transparent)]
+    #[error("{0}")]
     Simulation(#[from] SimError),
 }
 

@@ -22,7 +22,7 @@ use crate::support::quantile;
 pub enum CompareError {
     /// The trace could not be read; [`compare`] never returns it, it is for callers that read
     /// the trace and compare under one error.
-    #[error(transparent)]
+    #[error("{0}")]
     Trace(#[from] TraceError),
     /// The trace is not of this plan: another board, a job the plan lacks, a job twice, or
     /// plan jobs missing (what is wrong).

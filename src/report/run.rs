@@ -15,10 +15,10 @@ use super::compare::Detail;
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     /// The plan file.
-    #[error(transparent)]
+    #[error("{0}")]
     Plan(#[from] PlanError),
     /// A chart.
-    #[error(transparent)]
+    #[error("{0}")]
     Chart(#[from] ChartError),
     /// A table could not be written.
     #[error("cannot write '{path}': {source}")]

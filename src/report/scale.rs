@@ -92,7 +92,7 @@ pub enum ScaleWriteError {
         source: std::io::Error,
     },
     /// The chart.
-    #[error(transparent)]
+    #[error("{0}")]
     Chart(#[from] ChartError),
 }
 

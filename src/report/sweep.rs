@@ -103,7 +103,7 @@ pub enum ReportError {
         source: SimError,
     },
     /// A chart could not be drawn or written.
-    #[error(transparent)]
+    #[error("{0}")]
     Chart(#[from] ChartError),
     /// `sweep.csv` could not be written.
     #[error("cannot write '{path}': {source}")]

@@ -139,7 +139,7 @@ pub enum SchemeError {
         deps: u64,
     },
     /// The orbits scheme's space could not be built (e.g. a bad group count).
-    #[error(transparent)]
+    #[error("{0}")]
     Space(#[from] SpaceError),
     /// A job's cost under the cost model does not fit `u64` nanoseconds.
     #[error("job '{job}': its cost under the cost model, {ns:e} ns, exceeds the limit of {limit} ns", limit = u64::MAX)]
