@@ -702,7 +702,7 @@ pub fn analyse_position(pos: Position) -> Result<PositionReport, NotLoopsAndChai
     }
     moves.sort_by_key(|m| m.index);
     let value = -endgame.v as i32;
-    let best = moves.iter().filter(|m| m.value == value).map(|m| m.line.clone()).collect();
+    let best = crate::game::best_moves(&moves, value);
     let play = g
         .opener_choice()
         .and_then(|(c, _)| found.iter().filter(|f| f.kind == c).filter_map(|f| f.line_set.iter().next()).min());

@@ -33,7 +33,7 @@ pub fn run(args: ServeArgs) -> CliResult {
     // The line above is how a script (or a test) learns a port picked with --port 0.
     use std::io::Write;
     std::io::stdout().flush()?;
-    eprintln!("the analysis board is at {} (Ctrl-C stops the server)", server.url());
+    super::note!("the analysis board is at {} (Ctrl-C stops the server)", server.url());
     server.run();
     Ok(())
 }

@@ -10,7 +10,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::answer::endgame::analyse_position;
+use crate::answer::endgame::components;
 use crate::answer::{Answer, Answerer, Asking, HintError, hint};
 use crate::game::Position;
 use crate::store::{Reader, StoreError};
@@ -21,14 +21,14 @@ use super::http::ServeOptions;
 /// here a position is solved in memory in a fraction of a second (the hint's own threshold);
 /// beyond it, unless the store or the endgame theorems answer it, it is searched, which may
 /// take minutes.
-pub const HEAVY_FREE: usize = 26;
+pub(super) const HEAVY_FREE: usize = 26;
 
 /// Analyses of more than [`HEAVY_FREE`] undrawn lines running at once, by default: each
 /// already uses every thread it is given.
-pub const HEAVY_SLOTS: usize = 2;
+pub(super) const HEAVY_SLOTS: usize = 2;
 
 /// Finished answers kept, by default (a few kilobytes each).
-pub const CACHED_ANSWERS: usize = 512;
+pub(super) const CACHED_ANSWERS: usize = 512;
 
 /// Why no answer came.
 #[derive(Clone, Debug)]
@@ -112,12 +112,13 @@ impl Analyses {
             table.jobs.insert(key, Arc::clone(&job));
             job
         };
-        let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), heavy };
+        let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), heavy, outcome: None };
         let ask = Asking::new(engine, self.opts.threads);
         // Should the system refuse a thread, the closure is dropped with the worker in it,
         // which answers the job with a failure.
         let _ = std::thread::Builder::new().name("dab-analysis".into()).spawn(move || {
-            worker.complete(outcome(hint(pos, reader.as_ref(), ask)));
+            let mut worker = worker;
+            worker.outcome = Some(outcome(hint(pos, reader.as_ref(), ask)));
         });
         answer_of(&job)
     }
@@ -176,7 +177,7 @@ fn is_heavy(pos: Position, engine: Answerer, reader: Option<&Reader>) -> bool {
     if reader.is_some_and(|r| matches!(r.value(pos.drawn), Ok(Some(_)))) {
         return false;
     }
-    !(engine == Answerer::Auto && analyse_position(pos).is_ok())
+    !(engine == Answerer::Auto && components(pos).is_ok())
 }
 
 /// Waits for `job` until `deadline`: its outcome, or None at the deadline.
@@ -201,25 +202,18 @@ struct Worker {
     key: Key,
     job: Arc<Job>,
     heavy: bool,
-}
-
-impl Worker {
-    fn complete(&self, outcome: Outcome) {
-        *lock(&self.job.outcome) = Some(outcome);
-        self.job.done.notify_all();
-    }
+    /// The analysis's outcome once it has one; published to the job when the worker drops.
+    outcome: Option<Outcome>,
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        let answered = {
-            let mut outcome = lock(&self.job.outcome);
-            if outcome.is_none() {
-                let message = "the analysis stopped without an answer".into();
-                *outcome = Some(Err(Failure::Refused { message, position: false }));
-            }
-            matches!(*outcome, Some(Ok(_)))
-        };
+        let outcome = self.outcome.take().unwrap_or_else(|| {
+            let message = "the analysis stopped without an answer".into();
+            Err(Failure::Refused { message, position: false })
+        });
+        let answered = outcome.is_ok();
+        *lock(&self.job.outcome) = Some(outcome);
         self.job.done.notify_all();
         if self.heavy {
             self.analyses.free_slot();
@@ -236,6 +230,6 @@ fn outcome(result: Result<Answer, HintError>) -> Outcome {
             e,
             HintError::Unanswerable { .. } | HintError::Query(QueryError::TooLarge(..) | QueryError::Board { .. })
         );
-        Failure::Refused { message: crate::support::one_line(&e.to_string()), position }
+        Failure::Refused { message: e.to_string(), position }
     })
 }

@@ -14,7 +14,7 @@ use crate::game::{Board, Position};
 use super::analyses::{Analyses, Failure};
 
 /// The time limit of an answer when the request names none, in seconds.
-pub const DEFAULT_SECONDS: f64 = 10.0;
+pub(super) const DEFAULT_SECONDS: f64 = 10.0;
 /// The longest time limit a request may ask for, in seconds.
 pub const MAX_SECONDS: f64 = 3600.0;
 
@@ -26,7 +26,8 @@ pub(super) struct Reply {
 }
 
 impl Reply {
-    /// A one-line plain-text message with `status`.
+    /// A one-line plain-text message with `status` (control characters of what a request
+    /// sent are escaped here, for every message).
     pub(super) fn error(status: u16, message: String) -> Reply {
         Reply { status, content_type: "text/plain; charset=utf-8", body: crate::support::one_line(&message) }
     }
@@ -39,7 +40,7 @@ impl Reply {
 
 /// A position in both text formats: what `GET /api/position` answers.
 #[derive(Clone, Debug, Serialize)]
-pub struct PositionText {
+pub(super) struct PositionText {
     /// The board, `MxN`.
     pub board: String,
     /// The line string: one `0`/`1` per line in the external order.
@@ -52,7 +53,7 @@ pub struct PositionText {
 
 impl PositionText {
     /// The texts of `pos`.
-    pub fn of(pos: Position) -> PositionText {
+    pub(super) fn of(pos: Position) -> PositionText {
         PositionText {
             board: pos.board.to_string(),
             lines: pos.to_line_string(),
@@ -73,7 +74,7 @@ impl Query {
             let (name, value) = part.split_once('=').unwrap_or((part, ""));
             let (name, value) = (decode(name)?, decode(value)?);
             if pairs.iter().any(|(n, _)| *n == name) {
-                return Err(format!("parameter '{}' is given twice", crate::support::one_line(&name)));
+                return Err(format!("parameter '{name}' is given twice"));
             }
             pairs.push((name, value));
         }
@@ -87,9 +88,7 @@ impl Query {
     /// Refuses a parameter not in `known`, so that a misspelt one is not silently ignored.
     fn only(&self, known: &[&str]) -> Result<(), String> {
         match self.0.iter().find(|(n, _)| !known.contains(&n.as_str())) {
-            Some((n, _)) => {
-                Err(format!("unknown parameter '{}' (known: {})", crate::support::one_line(n), known.join(", ")))
-            }
+            Some((n, _)) => Err(format!("unknown parameter '{n}' (known: {})", known.join(", "))),
             None => Ok(()),
         }
     }
@@ -107,10 +106,7 @@ fn decode(text: &str) -> Result<String, String> {
                 let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
                 let byte = hex.and_then(|h| u8::from_str_radix(h, 16).ok());
                 let Some(byte) = byte else {
-                    return Err(format!(
-                        "'{}' has a '%' not followed by two hex digits",
-                        crate::support::one_line(text)
-                    ));
+                    return Err(format!("'{text}' has a '%' not followed by two hex digits"));
                 };
                 out.push(byte);
                 i += 2;
@@ -184,8 +180,7 @@ pub(super) fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
                 Ok(x) if x > 0.0 && x <= MAX_SECONDS => x,
                 _ => {
                     return Err(format!(
-                        "seconds: '{}' is not a time limit in seconds above 0 and at most {MAX_SECONDS}",
-                        crate::support::one_line(s)
+                        "seconds: '{s}' is not a time limit in seconds above 0 and at most {MAX_SECONDS}"
                     ));
                 }
             },

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tiny_http::{Header, Method, Request, Response};
 
-use super::analyses::{Analyses, HEAVY_SLOTS};
+use super::analyses::{Analyses, CACHED_ANSWERS, HEAVY_SLOTS};
 use super::api::{self, Reply};
 use super::page::ASSETS;
 
@@ -18,7 +18,7 @@ pub struct ServeOptions {
     pub store: Option<PathBuf>,
     /// Worker threads of each solve or search.
     pub threads: usize,
-    /// Analyses of more than [`super::HEAVY_FREE`] undrawn lines that may run at once.
+    /// Analyses of more than [`HEAVY_FREE`](super::analyses::HEAVY_FREE) undrawn lines that may run at once.
     pub heavy_slots: usize,
     /// Finished answers kept for positions asked again (0: none kept).
     pub cached_answers: usize,
@@ -27,7 +27,7 @@ pub struct ServeOptions {
 impl ServeOptions {
     /// No store, `threads` threads, the default slots and cache.
     pub fn new(threads: usize) -> ServeOptions {
-        ServeOptions { store: None, threads, heavy_slots: HEAVY_SLOTS, cached_answers: super::CACHED_ANSWERS }
+        ServeOptions { store: None, threads, heavy_slots: HEAVY_SLOTS, cached_answers: CACHED_ANSWERS }
     }
 }
 
@@ -141,7 +141,7 @@ fn handle(request: Request, analyses: &Arc<Analyses>) {
         match path {
             "/api/analyse" => api::analyse(query, analyses),
             "/api/position" => api::position_reply(query),
-            _ => Reply::error(404, format!("no such page: {}", crate::support::one_line(path))),
+            _ => Reply::error(404, format!("no such page: {path}")),
         }
     };
     let response = Response::from_string(reply.body)

@@ -9,7 +9,6 @@ mod api;
 mod http;
 mod page;
 
-pub use analyses::{CACHED_ANSWERS, HEAVY_FREE, HEAVY_SLOTS};
-pub use api::{DEFAULT_SECONDS, MAX_SECONDS, PositionText};
+pub use api::MAX_SECONDS;
 pub use http::{ServeError, ServeOptions, Server, Stopper};
 pub use page::{ASSETS, Asset};

@@ -70,7 +70,8 @@ function owners() {
   const drawn = S.start.slice();
   for (const m of S.history) {
     drawn[m.line] = 1;
-    for (const b of lineBoxes(m.line)) if (own[b] === undefined && complete(drawn, b)) own[b] = m.player;
+    // A box is taken by the move that draws its last side: the one that completes it.
+    for (const b of lineBoxes(m.line)) if (complete(drawn, b)) own[b] = m.player;
   }
   return own;
 }
@@ -88,9 +89,9 @@ function newGame(rows, cols, lines) {
 
 function play(i) {
   if (S.drawn[i]) return;
-  const before = S.drawn.slice();
   S.drawn[i] = 1;
-  const boxes = lineBoxes(i).filter((b) => !complete(before, b) && complete(S.drawn, b)).length;
+  // Line i was undrawn, so every box it completes now was not complete before.
+  const boxes = lineBoxes(i).filter((b) => complete(S.drawn, b)).length;
   S.history.push({ line: i, player: S.toMove, boxes });
   if (boxes === 0) S.toMove ^= 1;
   update();
