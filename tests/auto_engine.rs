@@ -29,7 +29,7 @@ fn auto_picks_the_engine_the_model_prices_cheapest_and_that_is_the_measured_fast
         let table = table_bytes_here(pos);
         for threads in [1, 2] {
             let model = dab::plan::model_or_built_in();
-            let cheapest = EngineCosts::of(pos, &model, threads, table).cheapest().unwrap();
+            let cheapest = EngineCosts::of(pos, model, threads, table).cheapest().unwrap();
             assert_eq!(dab::answer::auto_engine(pos, threads, table), cheapest, "{}", pos.to_line_string());
         }
         // Measured on the 2 threads of the machine the built-in model comes from.

@@ -148,7 +148,7 @@ pub fn analyse_with(
             if free > MAX_FREE_IN_MEMORY {
                 let model = crate::plan::model_or_built_in();
                 return Err(AnalysisError::TooLarge {
-                    estimate: Box::new(SolveEstimate::of(root, &model, opts.threads)),
+                    estimate: Box::new(SolveEstimate::of(root, model, opts.threads)),
                 });
             }
             let s = solve(root, opts)?;

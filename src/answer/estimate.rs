@@ -119,6 +119,18 @@ fn machine_scale(model: &CostModel) -> f64 {
     if ours > 0.0 && theirs.is_finite() && theirs > 0.0 { theirs / ours } else { 1.0 }
 }
 
+/// Seconds a slow twin takes on a position of `undrawn` lines on the built-in model's machine
+/// (None for the other engines): the minimax twin about 2.64x a line from 0.69 s on 17, the
+/// dense twin 2x a line from 93 s on 31 (docs/search-notes.md).
+pub fn twin_seconds(engine: super::Engine, undrawn: usize) -> Option<f64> {
+    let n = undrawn as i32;
+    match engine {
+        super::Engine::Minimax => Some(0.69 * 2.64f64.powi(n - 17)),
+        super::Engine::Dense => Some(93.0 * 2f64.powi(n - 31)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,62 +153,4 @@ mod tests {
         assert_eq!(default_table_bytes(large, Some(1 << 20)), MIN_DEFAULT_TABLE);
         assert_eq!(default_table_bytes(large, None), super::super::search::DEFAULT_TT_BYTES);
     }
-}
-
-/// Seconds a slow twin takes on a position of `undrawn` lines on the built-in model's machine
-/// (None for the other engines): the minimax twin about 2.64x a line from 0.69 s on 17, the
-/// dense twin 2x a line from 93 s on 31 (docs/search-notes.md).
-pub fn twin_seconds(engine: super::Engine, undrawn: usize) -> Option<f64> {
-    let n = undrawn as i32;
-    match engine {
-        super::Engine::Minimax => Some(0.69 * 2.64f64.powi(n - 17)),
-        super::Engine::Dense => Some(93.0 * 2f64.powi(n - 31)),
-        _ => None,
-    }
-}
-
-/// One position answered by each engine on the spot (every move valued, as a hint does), and
-/// by `auto`: how far `auto`'s choice is from the fastest.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct EngineTimes {
-    /// Seconds of the retrograde in memory (None: more undrawn lines than it takes).
-    pub partition_seconds: Option<f64>,
-    /// Seconds of the search with its default table.
-    pub search_seconds: f64,
-    /// The engine `auto` chose.
-    pub auto_engine: Answerer,
-    /// Seconds of `auto`, its choice made and run.
-    pub auto_seconds: f64,
-    /// `auto_seconds` over the faster engine's seconds.
-    pub auto_over_best: f64,
-}
-
-/// Answers `pos` on the spot by the retrograde, the search and `auto`, on `threads` threads,
-/// and times each (the least of three runs under a second).
-pub fn time_engines(pos: Position, threads: usize) -> Result<EngineTimes, super::QueryError> {
-    // The least of up to three runs, fewer past a second: a short run's time is mostly noise.
-    let run = |engine| -> Result<f64, super::QueryError> {
-        let once = || super::query::on_the_spot(pos, super::Asking::new(engine, threads), None).map(|a| a.seconds);
-        let mut best = once()?;
-        for _ in 1..3 {
-            if best > 1.0 {
-                break;
-            }
-            best = best.min(once()?);
-        }
-        Ok(best)
-    };
-    let partition_seconds =
-        (pos.undrawn().len() as usize <= MAX_FREE_IN_MEMORY).then(|| run(Answerer::Partition)).transpose()?;
-    let search_seconds = run(Answerer::Search)?;
-    let auto_engine = super::query::auto_engine(pos, threads, table_bytes_here(pos));
-    let auto_seconds = run(Answerer::Auto)?;
-    let best = partition_seconds.map_or(search_seconds, |p| p.min(search_seconds));
-    Ok(EngineTimes {
-        partition_seconds,
-        search_seconds,
-        auto_engine,
-        auto_seconds,
-        auto_over_best: auto_seconds / best,
-    })
 }

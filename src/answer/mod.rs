@@ -14,4 +14,5 @@ pub mod search;
 
 pub use analysis::{Analysis, AnalysisError, Engine, MAX_FREE_IN_MEMORY, analyse, analyse_with};
 pub use hint::{HintError, hint};
+pub(crate) use query::on_the_spot;
 pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, auto_engine, query};

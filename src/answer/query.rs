@@ -134,7 +134,7 @@ fn too_large(free: usize, engine: Answerer) -> String {
 /// Answers `pos` from its own undrawn lines with `engine` (the retrograde in memory, or the
 /// search engine with every move valued, taking the positions `store` holds as exact leaves);
 /// `source` is `solved` or `search`.
-pub(super) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) -> Result<Answer, QueryError> {
+pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) -> Result<Answer, QueryError> {
     let Asking { engine, threads, watch } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
@@ -180,7 +180,7 @@ pub(super) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
 /// `table_bytes`.
 pub fn auto_engine(pos: Position, threads: usize, table_bytes: u64) -> Answerer {
     let model = crate::plan::model_or_built_in();
-    EngineCosts::of(pos, &model, threads, table_bytes).cheapest().unwrap_or(Answerer::Search)
+    EngineCosts::of(pos, model, threads, table_bytes).cheapest().unwrap_or(Answerer::Search)
 }
 
 /// Where an answer came from, for people: "read from the store", "solved now", "searched

@@ -191,7 +191,7 @@ pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
             );
             Ok(model)
         }
-        Ok((model, dab::plan::ModelSource::File(_))) => Ok(model),
+        Ok((model, dab::plan::ModelSource::File)) => Ok(model),
         // Its message already says so.
         Err(e @ (CostError::Format { .. } | CostError::NoCost { .. })) => Err(e.to_string()),
         Err(e) => Err(format!("{e} (run dab calibrate to make one)")),

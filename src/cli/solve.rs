@@ -62,10 +62,15 @@ pub fn run(args: SolveArgs) -> CliResult {
         super::note!("{note}");
     }
     let shown = super::progress_shown();
-    let tt_bytes = args.tt_size.unwrap_or_else(|| dab::answer::estimate::table_bytes_here(root));
+    // The table is sized (from the memory available) only where a search runs.
+    let tt_bytes = match (args.tt_size, args.engine) {
+        (Some(bytes), _) => bytes,
+        (None, Engine::Search) => dab::answer::estimate::table_bytes_here(root),
+        (None, _) => dab::answer::search::DEFAULT_TT_BYTES,
+    };
     if shown && args.engine == Engine::Search {
         let model = dab::plan::model_or_built_in();
-        let costs = dab::answer::estimate::EngineCosts::of(root, &model, threads, tt_bytes);
+        let costs = dab::answer::estimate::EngineCosts::of(root, model, threads, tt_bytes);
         if let Some(seconds) = costs.search {
             let what = if args.value_only { "less for the value only" } else { "every move valued" };
             super::note!(
@@ -125,17 +130,12 @@ fn search_line(p: &SearchProgress) -> String {
     )
 }
 
-/// A note before a slow twin's long solve (past a minute or so): its expected time.
+/// A note before a slow twin's long solve (past about 15 s): its expected time.
 fn twin_note(engine: Engine, undrawn: i32) -> Option<String> {
-    let what = match engine {
-        Engine::Minimax if undrawn > 20 => "minimax",
-        Engine::Dense if undrawn > 28 => "dense",
-        _ => return None,
-    };
-    let seconds = dab::answer::estimate::twin_seconds(engine, undrawn as usize)?;
+    let seconds = dab::answer::estimate::twin_seconds(engine, undrawn as usize).filter(|&s| s > 15.0)?;
     let time = if seconds < 120.0 { format!("{seconds:.0} s") } else { format!("{:.0} min", seconds / 60.0) };
     Some(format!(
-        "note: the {what} twin on {undrawn} undrawn lines takes about {time} on a 2-core machine \
+        "note: the {engine} twin on {undrawn} undrawn lines takes about {time} on a 2-core machine \
          (--engine partition takes a fraction of that)"
     ))
 }

@@ -129,17 +129,7 @@ pub enum BoardError {
     /// Rows or columns is zero; holds the size as written.
     #[error("board '{0}' has no boxes: rows and columns must both be at least 1")]
     Empty(String),
-    /// The board has more lines than a [`LineSet`] holds.
-    #[error("board {rows}x{cols} has {lines} lines; at most {MAX_LINES} are supported (16x16 has 544)")]
-    TooManyLines {
-        /// Rows of boxes asked for.
-        rows: usize,
-        /// Columns of boxes asked for.
-        cols: usize,
-        /// Lines such a board would have.
-        lines: usize,
-    },
-    /// A board as typed has more lines than a [`LineSet`] holds; the message names it as typed.
+    /// A board has more lines than a [`LineSet`] holds; the message names it as typed.
     #[error("board {board} has {}; at most {MAX_LINES} are supported (16x16 has 544)",
         .lines.map_or("more lines than can be counted".to_string(), |l| format!("{l} lines")))]
     TooLarge {
@@ -176,7 +166,7 @@ impl Board {
         let lines =
             rows.saturating_mul(cols.saturating_add(1)).saturating_add(rows.saturating_add(1).saturating_mul(cols));
         if lines > MAX_LINES {
-            return Err(BoardError::TooManyLines { rows, cols, lines });
+            return Err(BoardError::TooLarge { board: format!("{rows}x{cols}"), lines: Some(lines as u128) });
         }
         Ok(Board { rows: rows as u8, cols: cols as u8 })
     }
@@ -384,9 +374,7 @@ impl FromStr for Board {
         let lines = m.zip(n).and_then(|(m, n)| m.checked_mul(n + 1)?.checked_add((m + 1).checked_mul(n)?));
         let too_large = || BoardError::TooLarge { board: s.trim().to_string(), lines };
         match (m, n) {
-            (Some(m), Some(n)) if lines.is_some_and(|l| l <= MAX_LINES as u128) => {
-                Board::new(m as usize, n as usize).map_err(|_| too_large())
-            }
+            (Some(m), Some(n)) if lines.is_some_and(|l| l <= MAX_LINES as u128) => Board::new(m as usize, n as usize),
             _ => Err(too_large()),
         }
     }

@@ -1,7 +1,8 @@
 //! Which cost model prices a plan or an estimate when none is named: the one rule every
 //! command and the answers use.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::OnceLock;
 
 use crate::sched::{BUILT_IN_NAME, CostError, CostModel};
 
@@ -9,7 +10,7 @@ use crate::sched::{BUILT_IN_NAME, CostError, CostModel};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModelSource {
     /// A model file: the one named, or `sims/cost-model.json` in the current folder.
-    File(PathBuf),
+    File,
     /// The model built into dab (measured on another machine): no file was named and there is
     /// none at `sims/cost-model.json`.
     BuiltIn,
@@ -23,13 +24,15 @@ pub fn load_model(path: Option<&Path>) -> Result<(CostModel, ModelSource), CostE
         return Ok((CostModel::built_in(), ModelSource::BuiltIn));
     }
     let path = path.unwrap_or(default);
-    Ok((CostModel::load(path)?, ModelSource::File(path.to_path_buf())))
+    Ok((CostModel::load(path)?, ModelSource::File))
 }
 
 /// The model [`load_model`] finds without a path, or the built-in one where the file there
 /// cannot be read: for an estimate that must not fail (an engine's choice, a refusal's price).
-pub fn model_or_built_in() -> CostModel {
-    load_model(None).map_or_else(|_| CostModel::built_in(), |(m, _)| m)
+/// Read once per process: `auto` prices every answer with it, and `dab serve` answers many.
+pub fn model_or_built_in() -> &'static CostModel {
+    static MODEL: OnceLock<CostModel> = OnceLock::new();
+    MODEL.get_or_init(|| load_model(None).map_or_else(|_| CostModel::built_in(), |(m, _)| m))
 }
 
 #[cfg(test)]

@@ -11,20 +11,9 @@ use crate::solver::{MAX_FREE_LINES, Space};
 
 use super::book::BookLeaves;
 use super::rules::Rules;
-use super::searcher::{Counters, Searcher, pack_bounds, unpack_bounds};
+use super::searcher::{Counters, Searcher, Shared, pack_bounds, unpack_bounds};
 use super::table::Table;
 use super::{INF, MAX_LEAF_LINES, SearchError, SearchOptions, SearchOutcome, SearchProgress};
-
-/// What every thread of one search shares.
-pub(super) struct Shared<'a> {
-    pub(super) rules: &'a Rules,
-    pub(super) table: &'a Table,
-    pub(super) counters: &'a Counters,
-    pub(super) theorems: bool,
-    pub(super) leaf_lines: u32,
-    pub(super) threads: usize,
-    pub(super) book: Option<&'a BookLeaves<'a>>,
-}
 
 /// Searches `root` to its exact value and every move's, on `opts.threads` threads.
 pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, SearchError> {

@@ -7,7 +7,6 @@ use crate::game::Position;
 use crate::solver::{LineBoxes, Space, free_box_masks};
 
 use super::bitmap::BitMap;
-use super::searcher::{Capture, Moves};
 
 /// Per undrawn line: the boxes it borders, as the other undrawn sides of each.
 pub(super) struct Rules {
@@ -242,4 +241,20 @@ impl Rules {
         }
         best
     }
+}
+
+/// What a node's captures say (see [`Rules::forced_capture`]).
+pub(super) enum Capture {
+    /// Take line `.0`, completing `.1` boxes, at once.
+    Take(usize, i32),
+    /// No capture is forced; where a chain leaves only its capture and its decline, those two.
+    Either(Option<(u8, u8)>),
+}
+
+/// A node's moves in the order they are tried: each line with its rank (0 the table's move,
+/// 1 captures, 2 moves that give no box, 3 the rest).
+pub(super) struct Moves {
+    pub(super) lines: [u8; 64],
+    pub(super) rank: [u8; 64],
+    pub(super) count: usize,
 }

@@ -5,10 +5,20 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::driver::Shared;
-use super::rules::Rules;
+use super::rules::{Capture, Moves, Rules};
 use super::table::Table;
 use super::{FLUSH, INF};
+
+/// What every thread of one search shares.
+pub(super) struct Shared<'a> {
+    pub(super) rules: &'a Rules,
+    pub(super) table: &'a Table,
+    pub(super) counters: &'a Counters,
+    pub(super) theorems: bool,
+    pub(super) leaf_lines: u32,
+    pub(super) threads: usize,
+    pub(super) book: Option<&'a BookLeaves<'a>>,
+}
 
 /// One thread's search: the shared rules, table and counters, its own counts not yet added.
 pub(super) struct Searcher<'a> {
@@ -286,20 +296,4 @@ impl Searcher<'_> {
 enum Probe {
     Value(i32),
     Window(i32, i32, u8),
-}
-
-/// What a node's captures say (see [`Rules::forced_capture`]).
-pub(super) enum Capture {
-    /// Take line `.0`, completing `.1` boxes, at once.
-    Take(usize, i32),
-    /// No capture is forced; where a chain leaves only its capture and its decline, those two.
-    Either(Option<(u8, u8)>),
-}
-
-/// A node's moves in the order they are tried: each line with its rank (0 the table's move,
-/// 1 captures, 2 moves that give no box, 3 the rest).
-pub(super) struct Moves {
-    pub(super) lines: [u8; 64],
-    pub(super) rank: [u8; 64],
-    pub(super) count: usize,
 }
