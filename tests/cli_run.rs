@@ -292,6 +292,17 @@ fn bad_plans_exit_2_and_traces_that_disagree_with_them_exit_1() {
     );
     let cases: Vec<(Vec<String>, String)> = vec![
         (vec!["run".into(), "3x3".into(), "--plan".into(), path(&d.join("plan.json")).into()], "is for 2x3".into()),
+        // Lines alone name a position too (of the default board), which the plan must be for.
+        (
+            vec![
+                "run".into(),
+                "--plan".into(),
+                path(&d.join("plan.json")).into(),
+                "--lines".into(),
+                format!("1{}", "0".repeat(30)),
+            ],
+            "is for 2x3".into(),
+        ),
         (vec!["run".into(), "--plan".into(), path(&old).into()], "format 0 is not supported".into()),
         (vec!["run".into(), "--plan".into(), path(&missing).into()], "no job for rows".into()),
         (

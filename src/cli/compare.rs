@@ -60,7 +60,7 @@ pub fn run(args: CompareArgs) -> CliResult {
         compare_with(&plan, &trace, &info, args.threads, ticks)
     }
     .map_err(|e| Failed(format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display())))?;
-    let dir = args.out.unwrap_or_else(|| args.trace.parent().map_or_else(|| ".".into(), |p| p.to_path_buf()));
+    let dir = args.out.unwrap_or_else(|| super::folder_of(&args.trace));
     let files = dab::report::write_compare(&detail, &dir)?;
     if args.json {
         println!("{}", serde_json::to_string(&detail.to_json())?);

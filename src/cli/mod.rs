@@ -165,9 +165,10 @@ pub struct PositionArgs {
 pub type CliResult = Result<(), Box<dyn std::error::Error>>;
 
 impl PositionArgs {
-    /// Whether a position was named at all (a board or a position file).
+    /// Whether a position was named at all (a board, a position file, or lines of the default
+    /// board).
     pub fn named(&self) -> bool {
-        self.board.is_some() || self.position.is_some()
+        self.board.is_some() || self.position.is_some() || self.lines.is_some()
     }
 
     pub fn position(&self) -> Result<Position, Box<dyn std::error::Error>> {
@@ -208,6 +209,15 @@ pub fn wrote(dir: &std::path::Path, files: &[PathBuf]) {
     let names: Vec<String> = files.iter().map(|f| f.strip_prefix(dir).unwrap_or(f).display().to_string()).collect();
     let count = dab::support::count_of(files.len() as u64, "file");
     note!("wrote {count} in {}: {}", dir.display(), names.join(", "));
+}
+
+/// The folder a file named on the command line is in: `.` for a bare name (whose parent is
+/// the empty path).
+pub fn folder_of(file: &std::path::Path) -> PathBuf {
+    match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 /// `--threads` on a command that sweeps counts: refused with a pointer to `--sweep`, since

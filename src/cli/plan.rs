@@ -240,7 +240,7 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     opts.at_threads_only = args.nodes.is_some();
     let mut planned = dab::plan::plan(root, &opts)?;
     let board = planned.plan.board.clone();
-    let beside = args.output.as_deref().map(|f| f.parent().unwrap_or(Path::new("")).to_path_buf());
+    let beside = args.output.as_deref().map(super::folder_of);
     let dir = args.out.or(beside).unwrap_or_else(|| match sweep {
         true => Path::new(dab::support::RUNS_DIR).join("cluster").join(&board),
         false => dab::pipeline::default_dir(&board, root.drawn.is_empty()),

@@ -13,8 +13,6 @@ use super::plan::{PlanCommon, print_choice};
 use super::solve::Progress;
 use super::{CliResult, PositionArgs};
 
-/// The board `dab run` plans, runs and compares without arguments.
-
 #[derive(Args)]
 pub struct RunArgs {
     #[command(flatten)]

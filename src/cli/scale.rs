@@ -114,7 +114,7 @@ fn print_rows(rows: &[ScaleRow]) {
             r.threads,
             r.predicted_seconds,
             r.actual_seconds,
-            format!("actual {:.2}x the prediction", r.actual_seconds / r.predicted_seconds),
+            format!("actual {} the prediction", dab::report::chart::times(r.actual_over_predicted())),
             r.predicted_speedup,
             r.actual_speedup,
             r.efficiency
