@@ -455,9 +455,9 @@ where
 {
     let mut chart = ChartBuilder::on(root)
         .caption(f.title, (FONT, 24))
-        .margin(16)
+        .margin(FRAME_MARGIN)
         .x_label_area_size(48)
-        .y_label_area_size(72)
+        .y_label_area_size(Y_LABEL_AREA)
         .build_cartesian_2d(x, y)?;
     let x_scale = f.x_scale;
     let x_format = move |v: &f64| compact(*v * x_scale);
@@ -851,10 +851,15 @@ fn merged(bars: &[GanttBar], per_pixel: f64) -> Vec<GanttBar> {
     out
 }
 
+/// Pixels of a frame's margin on each side.
+const FRAME_MARGIN: u32 = 16;
+/// Pixels of a frame's y labels (a Gantt panel's lane names).
+const Y_LABEL_AREA: u32 = 72;
+
 /// Time units a pixel of a Gantt panel `width` pixels wide spans (its frame's margins and lane
 /// names taken off).
 fn per_pixel(scale: &GanttScale, width: u32) -> f64 {
-    scale.x_max / f64::from(width.saturating_sub(2 * 16 + 72).max(1))
+    scale.x_max / f64::from(width.saturating_sub(2 * FRAME_MARGIN + Y_LABEL_AREA).max(1))
 }
 
 /// One Gantt chart filling `root`, on the lanes and time axis of `scale`; its caption is

@@ -272,10 +272,10 @@ fn levels(plan: &Plan, graph: &Graph, unit: &str) -> (Vec<u32>, &'static str) {
         .flatten();
     match drawn {
         Some(levels) => (levels, "lines drawn"),
-        None => {
-            let depth = graph.top_levels(|_| 1).into_iter().map(|d| u32::try_from(d).unwrap_or(u32::MAX)).collect();
-            (depth, if unit == "task" { "task depth (tasks before it on the longest chain)" } else { "job depth" })
-        }
+        None => (
+            graph.depths(),
+            if unit == "task" { "task depth (tasks before it on the longest chain)" } else { "job depth" },
+        ),
     }
 }
 

@@ -263,6 +263,7 @@ fn write_gantts(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Ve
     let Some(p) = opts.gantt else { return Ok(Vec::new()) };
     let mut written = Vec::new();
     for input in inputs {
+        let depths = input.graph.depths();
         for &policy in &opts.policies {
             let mut name = "gantt".to_string();
             if inputs.len() > 1 {
@@ -271,7 +272,7 @@ fn write_gantts(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Ve
             if opts.policies.len() > 1 {
                 name += &format!("-{policy}");
             }
-            write_gantt(&dir.join(&name), input, policy, p, opts)?;
+            write_gantt(&dir.join(&name), input, &depths, policy, p, opts)?;
             written.extend(chart_files(dir, &name));
         }
     }
@@ -279,13 +280,18 @@ fn write_gantts(dir: &Path, inputs: &[Input], opts: &ReportOptions) -> Result<Ve
 }
 
 /// The Gantt chart `<stem>.svg`/`.png` of one graph's schedule under `policy` on `p`
-/// processors (unlimited: as many lanes as were ever busy at once).
-fn write_gantt(stem: &Path, input: &Input, policy: Policy, p: Procs, opts: &ReportOptions) -> Result<(), ReportError> {
+/// processors (unlimited: as many lanes as were ever busy at once), each bar coloured by its
+/// job's depth in `depths` ([`Graph::depths`](crate::sched::Graph::depths)).
+fn write_gantt(
+    stem: &Path,
+    input: &Input,
+    depths: &[u32],
+    policy: Policy,
+    p: Procs,
+    opts: &ReportOptions,
+) -> Result<(), ReportError> {
     let sim = simulator(input, policy, opts)?;
     let run = sim.run(p, true).map_err(sim_error(input, policy))?;
-    // A job's level is its depth: jobs before it on the longest chain of inputs (for a solve's
-    // graph, the lines drawn counted down from the full board).
-    let depth = input.graph.top_levels(|_| 1);
     let bars: Vec<GanttBar> = run
         .spans
         .iter()
@@ -294,7 +300,7 @@ fn write_gantt(stem: &Path, input: &Input, policy: Policy, p: Procs, opts: &Repo
             start: s.start,
             end: s.end,
             label: input.graph.jobs[s.job as usize].name.clone(),
-            level: u32::try_from(depth[s.job as usize]).unwrap_or(u32::MAX),
+            level: depths[s.job as usize],
         })
         .collect();
     // A schedule of n jobs never has more than n busy at once: more lanes would be empty.

@@ -329,6 +329,12 @@ impl Graph {
         level
     }
 
+    /// Each job's depth: the jobs before it on the longest chain of inputs (for a solve's
+    /// graph, its level counted from the full board), as the charts colour it.
+    pub fn depths(&self) -> Vec<u32> {
+        self.top_levels(|_| 1).into_iter().map(|d| u32::try_from(d).unwrap_or(u32::MAX)).collect()
+    }
+
     /// Longest path (sum of `weight`) from the start of the graph to the start of each job.
     pub fn top_levels(&self, weight: impl Fn(usize) -> u64) -> Vec<u64> {
         let order = self.topological_order().expect("a validated graph has no cycle");
