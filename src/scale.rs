@@ -147,10 +147,10 @@ pub fn scale(
     let factor: Vec<f64> = factors.iter_mut().map(|f| median(f)).collect();
     let job_error: Vec<f64> = job_times.iter_mut().zip(&factor).map(|(jobs, &f)| median_job_error(jobs, f)).collect();
 
+    // The one-thread prediction as planned (unscaled), and the actual time it is compared with.
     let first = &plans[0];
-    let factor_one = if first.threads == 1 { factor[0] } else { 1.0 };
     let one = if first.threads == 1 {
-        OneThread { predicted_seconds: first.plan.predicted_seconds * factor[0], actual_seconds: actual[0] }
+        OneThread { predicted_seconds: first.plan.predicted_seconds, actual_seconds: actual[0] }
     } else {
         let t1 = first.plan.predicted(1).ok_or(ScaleError::NoOneThread { threads: first.threads })?.makespan_seconds;
         report(&format!(
@@ -164,7 +164,7 @@ pub fn scale(
         // The one-thread prediction a row's speedup is over is scaled by that row's own probe:
         // the probes of different counts differ with the machine's load, and dividing one
         // count's scaled prediction by another's made a speedup above P of a probe's noise.
-        let one = OneThread { predicted_seconds: one.predicted_seconds / factor_one * f, ..one };
+        let one = OneThread { predicted_seconds: one.predicted_seconds * f, ..one };
         ScaleRow::new(p.threads, p.plan.predicted_seconds * f, actual, p.lower_bound_seconds * f, job_error, one)
     });
     Ok(rows.collect())
