@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::sched::{CostModel, JobFeatures, PerTerm, TERMS, Term};
+use crate::sched::{CostModel, PerTerm, TERMS, Term};
 use crate::support::quantile;
 
 use super::in_solve::mean_factor;
@@ -103,10 +103,6 @@ fn least_squares(normal: &Normal, mask: [bool; TERMS]) -> Option<([f64; TERMS], 
     Some((coef, normal.objective(&coef)))
 }
 
-fn predict(coef: &[f64; TERMS], f: JobFeatures) -> f64 {
-    PerTerm(*coef).dot(&f.terms())
-}
-
 /// The fitted coefficients and the terms kept.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fit {
@@ -132,9 +128,9 @@ pub fn fit(samples: &[Sample]) -> Fit {
     }
     let mut state_only = [false; TERMS];
     state_only[Term::State as usize] = true;
-    let mut unit = [0.0; TERMS];
-    unit[Term::State as usize] = 1.0;
-    let (mut coef, mut obj, mut mask) = best.unwrap_or((unit, f64::INFINITY, state_only));
+    let mut unit = PerTerm::default();
+    unit[Term::State] = 1.0;
+    let (mut coef, mut obj, mut mask) = best.unwrap_or((unit.0, f64::INFINITY, state_only));
     loop {
         let mut dropped = false;
         for k in 0..TERMS {
@@ -157,11 +153,11 @@ pub fn fit(samples: &[Sample]) -> Fit {
     }
     // The fit weighs jobs by their time, so tiny jobs hardly count: their fixed cost is
     // fitted apart, as what they take beyond the terms' prediction.
-    let job = Term::Job as usize;
-    coef[job] += fixed_cost(&coef, samples);
-    mask[job] |= coef[job] > 0.0;
+    let mut coefficients = PerTerm(coef);
+    coefficients[Term::Job] += fixed_cost(&coefficients, samples);
+    mask[Term::Job as usize] |= coefficients[Term::Job] > 0.0;
     let kept = Term::ALL.into_iter().filter(|&t| mask[t as usize]).map(Term::name).collect();
-    Fit { coefficients: PerTerm(coef), kept }
+    Fit { coefficients, kept }
 }
 
 /// Jobs predicted under this many nanoseconds are tiny: dispatch, not work, decides their time.
@@ -169,12 +165,12 @@ const TINY_NS: f64 = 10_000.0;
 
 /// The fixed cost of a job: the median of actual minus predicted time over the tiny jobs (at
 /// least 0; 0 with fewer than 5 tiny jobs to tell).
-fn fixed_cost(coef: &[f64; TERMS], samples: &[Sample]) -> f64 {
+fn fixed_cost(coef: &PerTerm, samples: &[Sample]) -> f64 {
     let mut residuals: Vec<f64> = samples
         .iter()
         .filter(|s| s.seconds > 0.0)
         .filter_map(|s| {
-            let p = predict(coef, s.features());
+            let p = coef.dot(&s.features().terms());
             (p < TINY_NS).then_some(s.seconds * 1e9 - p)
         })
         .collect();
@@ -270,24 +266,8 @@ mod tests {
 
     /// A one-thread sample of `board` priced on its states, rows and cold input bytes alone.
     fn sample(board: &str, job: String, states: u64, rows: u64, cold_input_bytes: u64, ns: f64) -> Sample {
-        Sample {
-            board: board.into(),
-            groups: 1,
-            threads: 1,
-            job,
-            states,
-            rows,
-            outer_moves: 0,
-            inner_moves: 0,
-            run_inner_moves: 0,
-            lane_inner_moves: 0,
-            input_bytes: 0,
-            outer_passes: 0,
-            inner_passes: 0,
-            turned_moves: 0,
-            cold_input_bytes,
-            seconds: ns * 1e-9,
-        }
+        let f = crate::sched::JobFeatures { states, rows, cold_input_bytes, ..Default::default() };
+        Sample::new(board, 1, 1, job, &f, ns * 1e-9)
     }
 
     /// Jobs of 10 to a million states taking `fixed` ns plus 2 ns a state, and every third

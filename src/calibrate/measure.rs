@@ -53,6 +53,29 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// Job `job` of `board`'s space in `groups` groups, timed on `threads` threads at `seconds`,
+    /// with its features `f` (the inverse of [`Sample::features`]).
+    pub fn new(board: &str, groups: usize, threads: usize, job: String, f: &JobFeatures, seconds: f64) -> Sample {
+        Sample {
+            board: board.to_string(),
+            groups,
+            threads,
+            job,
+            states: f.states,
+            rows: f.rows,
+            outer_moves: f.outer_moves,
+            inner_moves: f.inner_moves,
+            run_inner_moves: f.run_inner_moves,
+            lane_inner_moves: f.lane_inner_moves,
+            input_bytes: f.input_bytes,
+            outer_passes: f.outer_passes,
+            inner_passes: f.inner_passes,
+            turned_moves: f.turned_moves,
+            cold_input_bytes: f.cold_input_bytes,
+            seconds,
+        }
+    }
+
     /// The features the cost model prices.
     pub fn features(&self) -> JobFeatures {
         JobFeatures {
@@ -244,23 +267,8 @@ impl<'a> CaseRuns<'a> {
                     .zip(times.iter_mut())
                     .enumerate()
                     .filter(|&(j, _)| timed(j))
-                    .map(|(_, ((job, f), t))| Sample {
-                        board: name.to_string(),
-                        groups: plan.space.groups.len(),
-                        threads: p,
-                        job: job.name.clone(),
-                        states: f.states,
-                        rows: f.rows,
-                        outer_moves: f.outer_moves,
-                        inner_moves: f.inner_moves,
-                        run_inner_moves: f.run_inner_moves,
-                        lane_inner_moves: f.lane_inner_moves,
-                        input_bytes: f.input_bytes,
-                        outer_passes: f.outer_passes,
-                        inner_passes: f.inner_passes,
-                        turned_moves: f.turned_moves,
-                        cold_input_bytes: f.cold_input_bytes,
-                        seconds: median(t),
+                    .map(|(_, ((job, f), t))| {
+                        Sample::new(name, plan.space.groups.len(), p, job.name.clone(), f, median(t))
                     })
                     .collect();
                 Timing { samples, seconds: median(walls), busy, gaps }

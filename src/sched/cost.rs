@@ -63,7 +63,8 @@ pub struct JobFeatures {
 /// Declares the cost model's terms in one list, each with its coefficient's name (its field in
 /// the model file) and its value for a job's features: [`Term`], [`TERMS`], [`Term::ALL`],
 /// [`Term::name`] and [`Term::of`] all come from it, so a new term is one line here (and its
-/// feature in [`JobFeatures`]).
+/// feature in [`JobFeatures`], and in the calibration's `Sample`, which lists the features as
+/// columns of its table: `Sample::new` and `Sample::features` convert).
 macro_rules! terms {
     ($($(#[doc = $doc:literal])* $term:ident $name:literal |$f:ident| $value:expr;)*) => {
         /// A term of the cost model: a job's cost is the sum over the terms of the term's
