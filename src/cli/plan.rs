@@ -270,12 +270,11 @@ pub fn run(mut args: PlanArgs) -> CliResult {
             overhead_seconds: overhead,
             store_bytes_per_second: args.store_bandwidth.map_or(f64::INFINITY, |b| b as f64),
         };
-        let counts: Vec<usize> = nodes.iter().map(|&n| n as usize).collect();
         let start = std::time::Instant::now();
-        let mut swept = dab::plan::cluster_sweep(&planned, &opts, &shape, &counts)?;
-        let took = start.elapsed().as_secs_f64();
         if sweep {
-            let rows: Vec<dab::plan::ClusterRow> = swept.into_iter().map(|c| c.row).collect();
+            let counts: Vec<usize> = nodes.iter().map(|&n| n as usize).collect();
+            let rows = dab::plan::cluster_sweep(&planned, &opts, &shape, &counts)?;
+            let took = start.elapsed().as_secs_f64();
             match args.json {
                 true => println!("{}", serde_json::to_string_pretty(&rows)?),
                 false => print_sweep(&rows, took),
@@ -289,7 +288,8 @@ pub fn run(mut args: PlanArgs) -> CliResult {
             super::wrote(&dir, &files);
             return Ok(());
         }
-        let dab::plan::ClusterPlan { chosen, row, plan } = swept.pop().expect("one count");
+        let dab::plan::ClusterPlan { chosen, row, plan } = dab::plan::plan_for_cluster(&planned, &opts, &shape)?;
+        let took = start.elapsed().as_secs_f64();
         (planned.chosen, planned.plan) = (chosen, plan);
         let plan = &planned.plan;
         let c = plan.cluster.as_ref().expect("packed");

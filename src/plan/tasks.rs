@@ -37,7 +37,21 @@ pub fn plan_for_cluster(
     opts: &PlanOptions,
     cluster: &ClusterShape,
 ) -> Result<ClusterPlan, PlanError> {
-    plan_for_cluster_with(choice, opts, cluster, &ready_plans(choice))
+    let packed = best_packing(choice, opts, cluster, &ready_plans(choice))?;
+    let c = &choice.candidates[packed.chosen];
+    let mut plan = plan_for(c, opts)?;
+    plan.record_packing(&packed.packing, cluster);
+    plan.reason = format!(
+        "{}: predicted {:.2} s on {} of {} threads as {}, of {} packed for the cluster; on one node: {}",
+        c.label(),
+        round4(packed.packing.makespan_seconds),
+        count_of(cluster.nodes as u64, "node"),
+        cluster.threads_per_node,
+        count_of(plan.tasks.len() as u64, "task"),
+        count_of(packed.tried as u64, "candidate"),
+        choice.plan.reason
+    );
+    Ok(ClusterPlan { chosen: packed.chosen, row: packed.row(choice, cluster), plan })
 }
 
 /// Whether candidate `c` is packed for a cluster at all.
@@ -52,20 +66,50 @@ fn ready_plans(choice: &PlanChoice) -> Vec<Option<ReadyPlan>> {
     choice.candidates.par_iter().map(|c| packable(c).then(|| ready(c)).flatten()).collect()
 }
 
-/// [`plan_for_cluster`] from the candidates' checked plans.
-fn plan_for_cluster_with(
+/// The shortest cluster run among the candidates' packings, with what a sweep's row needs.
+struct Packed {
+    /// The candidate packed.
+    chosen: usize,
+    packing: Packing,
+    /// Candidates packed to choose it.
+    tried: usize,
+    /// The most values one of its tasks holds.
+    node_memory_bytes: u64,
+}
+
+impl Packed {
+    /// Its row of a sweep of node counts.
+    fn row(&self, choice: &PlanChoice, cluster: &ClusterShape) -> ClusterRow {
+        let c = &choice.candidates[self.chosen];
+        ClusterRow {
+            board: c.space.board().to_string(),
+            nodes: cluster.nodes as u32,
+            threads_per_node: cluster.threads_per_node as u32,
+            candidate: c.label(),
+            jobs: c.graph.len(),
+            tasks: self.packing.tasks.len(),
+            predicted_seconds: round4(self.packing.makespan_seconds),
+            store_read_bytes: self.packing.read_bytes,
+            store_write_bytes: self.packing.write_bytes,
+            node_memory_bytes: self.node_memory_bytes,
+        }
+    }
+}
+
+/// The candidates' checked plans `ready` packed for `cluster`, the shortest run kept (fewer
+/// tasks on a tie; the planner's choice, packed, when none can be).
+fn best_packing(
     choice: &PlanChoice,
     opts: &PlanOptions,
     cluster: &ClusterShape,
     ready: &[Option<ReadyPlan>],
-) -> Result<ClusterPlan, PlanError> {
-    let tried = choice.candidates.iter().filter(|c| packable(c)).count();
+) -> Result<Packed, PlanError> {
     let key = |(i, _, p): &(usize, &ReadyPlan, Packing)| (p.makespan_seconds, p.tasks.len(), *i);
     let best = (ready.par_iter().enumerate())
         .filter_map(|(i, r)| r.as_ref().map(|r| (i, r, pack_candidate(&choice.candidates[i], r, opts, cluster))))
         .min_by(|a, b| key(a).partial_cmp(&key(b)).expect("finite predictions"));
     let fallback;
-    let (chosen, ready, packing) = match best {
+    let (chosen, ready_plan, packing) = match best {
         Some(b) => b,
         None => {
             let c = &choice.candidates[choice.chosen];
@@ -73,35 +117,10 @@ fn plan_for_cluster_with(
             (choice.chosen, &fallback, pack_candidate(c, &fallback, opts, cluster))
         }
     };
-    let c = &choice.candidates[chosen];
-    let mut plan = plan_for(c, opts)?;
-    plan.record_packing(&packing, cluster);
-    plan.reason = format!(
-        "{}: predicted {:.2} s on {} of {} threads as {}, of {} packed for the cluster; on one node: {}",
-        c.label(),
-        round4(packing.makespan_seconds),
-        count_of(cluster.nodes as u64, "node"),
-        cluster.threads_per_node,
-        count_of(plan.tasks.len() as u64, "task"),
-        count_of(tried as u64, "candidate"),
-        choice.plan.reason
-    );
-    let memory =
-        packing.tasks.iter().map(|t| task_memory_bytes(ready, &t.jobs, plan.predicted_peak_memory)).max().unwrap_or(0);
-    let cl = plan.cluster.as_ref().expect("packed");
-    let row = ClusterRow {
-        board: plan.board.clone(),
-        nodes: cl.nodes,
-        threads_per_node: cl.threads_per_node,
-        candidate: c.label(),
-        jobs: plan.jobs.len(),
-        tasks: plan.tasks.len(),
-        predicted_seconds: cl.predicted_seconds,
-        store_read_bytes: cl.store_read_bytes,
-        store_write_bytes: cl.store_write_bytes,
-        node_memory_bytes: memory,
-    };
-    Ok(ClusterPlan { chosen, row, plan })
+    let peak = choice.candidates[chosen].candidate.peak_memory;
+    let node_memory_bytes =
+        packing.tasks.iter().map(|t| task_memory_bytes(ready_plan, &t.jobs, peak)).max().unwrap_or(0);
+    Ok(Packed { chosen, packing, tried: ready.iter().flatten().count(), node_memory_bytes })
 }
 
 /// Candidate `c` (checked as `ready`) packed for `cluster`, its node's simulation options
@@ -205,25 +224,31 @@ pub struct ClusterRow {
     pub node_memory_bytes: u64,
 }
 
-/// One node count's two-level plan, from [`cluster_sweep`].
+/// One node count's two-level plan, from [`plan_for_cluster`].
 pub struct ClusterPlan {
     /// The index of the candidate chosen.
     pub chosen: usize,
-    /// What the sweep's table shows of it.
+    /// What a sweep's table shows of it.
     pub row: ClusterRow,
     /// The plan, tasks recorded.
     pub plan: Plan,
 }
 
-/// [`plan_for_cluster`] for each of `nodes` (the other fields of `cluster` as given), in order.
+/// The row of [`plan_for_cluster`]'s plan for each of `nodes` (the other fields of `cluster`
+/// as given), in order, each candidate checked once for all of them and no plan made.
 pub fn cluster_sweep(
     choice: &PlanChoice,
     opts: &PlanOptions,
     cluster: &ClusterShape,
     nodes: &[usize],
-) -> Result<Vec<ClusterPlan>, PlanError> {
+) -> Result<Vec<ClusterRow>, PlanError> {
     let ready = ready_plans(choice);
-    nodes.iter().map(|&n| plan_for_cluster_with(choice, opts, &ClusterShape { nodes: n, ..*cluster }, &ready)).collect()
+    (nodes.iter())
+        .map(|&n| {
+            let shape = ClusterShape { nodes: n, ..*cluster };
+            Ok(best_packing(choice, opts, &shape, &ready)?.row(choice, &shape))
+        })
+        .collect()
 }
 
 /// Tasks and what the simulation predicts of them.
