@@ -246,49 +246,28 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
         .clone()
         .unwrap_or_else(|| [default.saturating_sub(1), default, default + 1].into_iter().filter(|&g| g >= 1).collect());
     let cost = CostSpec::Model(Box::new(opts.model.clone()));
-    let mut candidates = Vec::new();
     let mut first_error = None;
-    let mut too_big = None;
+    let mut tried = Vec::new();
     for &g in &group_counts {
-        let space = match Space::new(root, Some(g)) {
-            Ok(s) => s,
+        match Space::new(root, Some(g)) {
+            Ok(space) => tried.extend(splits(&space, opts.split).into_iter().map(|split| (g, space.clone(), split))),
             Err(e) => {
                 first_error.get_or_insert(e);
-                continue;
             }
-        };
-        for split in splits(&space, opts.split) {
-            let forced = opts.split.is_some();
-            let Some(mut graph) = candidate_graph(orbits(&space, &cost, split.as_ref()), forced, &mut too_big)? else {
-                continue;
-            };
-            if opts.store {
-                for j in &mut graph.jobs {
-                    // Saturating: the simulator then refuses the sum rather than see it wrap.
-                    j.cost = j.cost.saturating_add(opts.model.store_nanoseconds(j.bytes));
-                }
+        }
+    }
+    // Candidates built and simulated side by side (a plan for a cluster simulates each at one
+    // count only, which would otherwise keep one thread busy), then taken in order.
+    let built: Vec<_> =
+        tried.into_par_iter().map(|(g, space, split)| simulate_candidate(g, space, split, &cost, opts)).collect();
+    let mut candidates = Vec::new();
+    let mut too_big = None;
+    for b in built {
+        match b? {
+            Ok(c) => candidates.push(c),
+            Err(e) => {
+                too_big.get_or_insert(e);
             }
-            let fixed = run_fixed_bytes(&space, graph.len());
-            let sim_counts = if opts.at_threads_only { vec![opts.threads] } else { counts(opts.threads, false) };
-            let predictions = predict(&graph, fixed, opts, &sim_counts)?;
-            let at = predictions.iter().find(|(n, _)| *n == opts.threads).and_then(|(_, p)| p.clone());
-            let at = at.as_ref();
-            let cp = graph.critical_path().max(1);
-            candidates.push(SimulatedCandidate {
-                candidate: Candidate {
-                    groups: g,
-                    split,
-                    jobs: graph.len(),
-                    predicted_seconds: at.map_or(f64::INFINITY, |p| p.makespan_seconds),
-                    peak_memory: at.map_or(0, |p| p.peak_memory),
-                    fits: at.is_some(),
-                },
-                ceiling: graph.work() as f64 / cp as f64,
-                fixed_bytes: fixed,
-                predictions: predictions.into_iter().filter_map(|(_, p)| p).collect(),
-                space: space.clone(),
-                graph,
-            });
         }
     }
     if candidates.is_empty() {
@@ -313,6 +292,49 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     plan.candidates = candidates.iter().map(|c| c.candidate.clone()).collect();
     plan.reason = reason(&candidates, chosen, opts);
     Ok(PlanChoice { plan, candidates, chosen })
+}
+
+/// Candidate `g` groups with `split` built and simulated under `opts`; the inner error a split
+/// the planner chose that makes too big a graph (one candidate fewer, see [`candidate_graph`]).
+fn simulate_candidate(
+    g: usize,
+    space: Space,
+    split: Option<Split>,
+    cost: &CostSpec,
+    opts: &PlanOptions,
+) -> Result<Result<SimulatedCandidate, SchemeError>, PlannerError> {
+    let forced = opts.split.is_some();
+    let mut too_big = None;
+    let Some(mut graph) = candidate_graph(orbits(&space, cost, split.as_ref()), forced, &mut too_big)? else {
+        return Ok(Err(too_big.expect("a refusal is kept where no graph is")));
+    };
+    if opts.store {
+        for j in &mut graph.jobs {
+            // Saturating: the simulator then refuses the sum rather than see it wrap.
+            j.cost = j.cost.saturating_add(opts.model.store_nanoseconds(j.bytes));
+        }
+    }
+    let fixed = run_fixed_bytes(&space, graph.len());
+    let sim_counts = if opts.at_threads_only { vec![opts.threads] } else { counts(opts.threads, false) };
+    let predictions = predict(&graph, fixed, opts, &sim_counts)?;
+    let at = predictions.iter().find(|(n, _)| *n == opts.threads).and_then(|(_, p)| p.clone());
+    let at = at.as_ref();
+    let cp = graph.critical_path().max(1);
+    Ok(Ok(SimulatedCandidate {
+        candidate: Candidate {
+            groups: g,
+            split,
+            jobs: graph.len(),
+            predicted_seconds: at.map_or(f64::INFINITY, |p| p.makespan_seconds),
+            peak_memory: at.map_or(0, |p| p.peak_memory),
+            fits: at.is_some(),
+        },
+        ceiling: graph.work() as f64 / cp as f64,
+        fixed_bytes: fixed,
+        predictions: predictions.into_iter().filter_map(|(_, p)| p).collect(),
+        space,
+        graph,
+    }))
 }
 
 /// A candidate's graph, or None where a split the planner chose (or a grouping) makes it too
