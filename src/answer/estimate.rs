@@ -65,8 +65,8 @@ pub fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 {
     let wanted =
         (search_positions(pos) * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64);
     let cap = available.map_or(super::search::DEFAULT_TT_BYTES, |a| a / TABLE_SHARE_OF_MEMORY);
-    let bytes = (wanted as u64).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE));
-    1 << (63 - bytes.leading_zeros())
+    // Rounded down as the table rounds it, so the size named is the size zeroed.
+    super::search::usable_bytes((wanted as u64).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE)))
 }
 
 /// [`default_table_bytes`] with the memory this machine has available now.

@@ -33,6 +33,7 @@ use crate::solver::MAX_FREE_LINES;
 use crate::store::Book;
 
 pub use driver::search;
+pub(crate) use table::usable_bytes;
 pub use table::{ENTRY_BYTES, MIN_TT_BYTES};
 
 /// Why a position could not be searched.

@@ -40,12 +40,21 @@ pub(super) fn unpack(data: u64) -> (i32, i32, u8, u32) {
     (data as u8 as i8 as i32, (data >> 8) as u8 as i8 as i32, (data >> 16) as u8, (data >> 24) as u8 as u32)
 }
 
+/// Bytes a table asked for `bytes` holds: the most buckets that fit, a power of two of them
+/// (0 below one bucket).
+pub(crate) fn usable_bytes(bytes: u64) -> u64 {
+    match bytes / MIN_TT_BYTES {
+        0 => 0,
+        n => (1u64 << (63 - n.leading_zeros())) * MIN_TT_BYTES,
+    }
+}
+
 impl Table {
     pub(super) fn new(bytes: u64) -> Result<Table, SearchError> {
         if bytes < MIN_TT_BYTES {
             return Err(SearchError::TableTooSmall(bytes));
         }
-        let count = 1u64 << (63 - (bytes / MIN_TT_BYTES).leading_zeros());
+        let count = usable_bytes(bytes) / MIN_TT_BYTES;
         // Zeroed by writing, in order: pages zeroed by the system on first touch would fault in
         // the hashed, random order of every thread's first writes.
         let mut buckets = Vec::new();
