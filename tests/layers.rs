@@ -8,11 +8,28 @@ use std::path::{Path, PathBuf};
 /// The source with comments and string literals blanked out, so that only code is scanned
 /// (a doc link or a message may name any module).
 fn code_only(text: &str) -> String {
+    scan(text).0
+}
+
+/// The string literals of a source text, each with its line (comments skipped; `#[cfg(test)]`
+/// modules are kept, so a test's own strings must pass too).
+fn literals(text: &str) -> Vec<(usize, String)> {
+    scan(text).1
+}
+
+/// One pass over a source text: its code with comments and string literals blanked out (line
+/// breaks kept), and its string literals with their lines (an escape kept as the character
+/// after the backslash).
+fn scan(text: &str) -> (String, Vec<(usize, String)>) {
     let mut out = String::with_capacity(text.len());
+    let (mut found, mut line) = (Vec::new(), 1);
     let mut chars = text.chars().peekable();
-    let (mut in_str, mut in_line_comment, mut block_depth) = (false, false, 0);
+    let (mut literal, mut in_line_comment, mut block_depth) = (None::<String>, false, 0);
     while let Some(c) = chars.next() {
         let next = chars.peek().copied();
+        if c == '\n' {
+            line += 1;
+        }
         if in_line_comment {
             if c == '\n' {
                 in_line_comment = false;
@@ -28,13 +45,19 @@ fn code_only(text: &str) -> String {
             } else if c == '\n' {
                 out.push('\n');
             }
-        } else if in_str {
+        } else if let Some(s) = &mut literal {
             if c == '\\' {
-                chars.next();
+                if let Some(escaped) = chars.next() {
+                    line += usize::from(escaped == '\n');
+                    s.push(escaped);
+                }
             } else if c == '"' {
-                in_str = false;
-            } else if c == '\n' {
-                out.push('\n');
+                found.push((line, literal.take().expect("in a literal")));
+            } else {
+                s.push(c);
+                if c == '\n' {
+                    out.push('\n');
+                }
             }
         } else if c == '/' && next == Some('/') {
             in_line_comment = true;
@@ -42,20 +65,26 @@ fn code_only(text: &str) -> String {
             chars.next();
             block_depth = 1;
         } else if c == '"' {
-            in_str = true;
-        } else if c == '\'' && next.is_some_and(|n| n != '\\') && {
-            // A char literal such as '"' is skipped whole; a lifetime is kept.
+            literal = Some(String::new());
+        } else if c == '\'' && {
+            // A char literal such as '"' or '\"' is skipped whole; a lifetime is kept.
             let mut ahead = chars.clone();
-            ahead.next();
+            if ahead.next() == Some('\\') {
+                ahead.next();
+            }
             ahead.next() == Some('\'')
         } {
+            let escaped = next == Some('\\');
             chars.next();
             chars.next();
+            if escaped {
+                chars.next();
+            }
         } else {
             out.push(c);
         }
     }
-    out
+    (out, found)
 }
 
 /// The top-level modules of the library in the order `src/lib.rs` declares them.
@@ -227,41 +256,6 @@ fn library_files(src: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The string literals of a source text, each with its line (comments skipped; `#[cfg(test)]`
-/// modules are kept, so a test's own strings must pass too).
-fn literals(text: &str) -> Vec<(usize, String)> {
-    let (mut out, mut line, mut current) = (Vec::new(), 1, None::<String>);
-    let code = text.as_bytes();
-    let mut i = 0;
-    while i < code.len() {
-        let c = code[i] as char;
-        match &mut current {
-            Some(s) => match c {
-                '\\' => {
-                    s.push(code.get(i + 1).map_or(' ', |&b| b as char));
-                    i += 1;
-                }
-                '"' => out.push((line, current.take().unwrap())),
-                _ => s.push(c),
-            },
-            None if c == '/' && code.get(i + 1) == Some(&b'/') => {
-                while i < code.len() && code[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            None if c == '\'' && code.get(i + 2) == Some(&b'\'') => i += 2,
-            None if c == '"' => current = Some(String::new()),
-            None => {}
-        }
-        if code.get(i) == Some(&b'\n') {
-            line += 1;
-        }
-        i += 1;
-    }
-    out
-}
-
 /// Files whose strings are command lines for other programs (the scripts a cluster engine
 /// runs, which call `dab job --plan ...`; chromium's, timing the page), not messages.
 const SCRIPT_WRITERS: [&str; 3] = ["cluster/slurm.rs", "cluster/condor.rs", "bench/serve.rs"];
@@ -370,8 +364,8 @@ fn unsafe_lives_only_where_the_map_says_each_block_with_its_safety_note() {
     let mut wrong = Vec::new();
     for file in library_files(&src).into_iter().chain(files_of(&src, "cli")) {
         let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
-        let code = code_only(&std::fs::read_to_string(&file).unwrap());
         let text = std::fs::read_to_string(&file).unwrap();
+        let code = code_only(&text);
         let lines: Vec<&str> = text.lines().collect();
         for (n, line) in code.lines().enumerate() {
             if !line.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "unsafe") {
