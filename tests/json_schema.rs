@@ -85,6 +85,7 @@ fn every_json_output_uses_only_documented_names() {
         ("dab solve --json", vec!["solve", "2x2", "--engine", "dense", "--json"]),
         ("dab partitions --json", vec!["partitions", "2x3", "--json"]),
         ("dab hint --json", vec!["hint", "2x2", "--json"]),
+        ("dab nimstring --json", vec!["nimstring", "2x3", "--json"]),
         ("dab endgame --json", vec!["endgame", "C3 C3 L4", "--json"]),
     ] {
         check(what, &stdout(&args));

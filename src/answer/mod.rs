@@ -8,6 +8,7 @@ mod analysis;
 pub mod endgame;
 pub mod estimate;
 mod hint;
+pub mod nimstring;
 pub mod play;
 mod query;
 pub mod search;

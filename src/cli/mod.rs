@@ -22,6 +22,7 @@ mod graph;
 mod hint;
 mod job;
 mod man;
+mod nimstring;
 mod partitions;
 mod plan;
 mod play;
@@ -134,6 +135,8 @@ enum Command {
     Endgame(endgame::EndgameArgs),
     /// Every move's value and the best moves: from a store, a solve, or the endgame theorems.
     Hint(hint::HintArgs),
+    /// Nimstring value (a nimber, or loony) of a position and of every move, and who wins.
+    Nimstring(nimstring::NimstringArgs),
     /// Play a game in the terminal against a perfect opponent.
     Play(play::PlayArgs),
     /// The analysis board in a web browser: click lines, see every move's value, play dab.
@@ -289,6 +292,16 @@ pub fn nanoseconds(option: &str, seconds: f64) -> Result<u64, String> {
     }
     dab::support::rounded_u64(seconds * 1e9)
         .ok_or_else(|| format!("{option} {seconds} s exceeds the limit of {limit:.0} s (u64 nanoseconds)"))
+}
+
+/// A time budget in seconds: a finite number above 0, at most a year (a budget is a wait a
+/// person chose, and a deadline past that is a mistyped one).
+pub fn seconds(text: &str) -> Result<f64, String> {
+    const YEAR: f64 = 365.0 * 86400.0;
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= YEAR => Ok(s),
+        _ => Err(format!("'{text}' is not a number of seconds above 0 and at most {YEAR} (a year)")),
+    }
 }
 
 /// The parser of a library's named choice (policy, engine, scheme, ...): its names, each with
@@ -478,6 +491,7 @@ pub fn run() -> i32 {
         Command::Query(a) => query::run(a),
         Command::Endgame(a) => endgame::run(a),
         Command::Hint(a) => hint::run(a),
+        Command::Nimstring(a) => nimstring::run(a),
         Command::Play(a) => play::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Job(a) => job::run(a),
