@@ -22,12 +22,6 @@ use super::net::{GROUND, Net};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfTime;
 
-/// What a part's shape tells at once, or the key it is remembered by.
-enum Shape {
-    Known(u8),
-    Key(Box<[u8]>),
-}
-
 /// The calculator's memory of shapes valued, shared by every region and move of an analysis.
 pub struct Calculator {
     memo: HashMap<Box<[u8]>, u8, FxBuildHasher>,
@@ -49,10 +43,10 @@ impl Calculator {
     /// The nimber of a settled state of `net` (no capturable coin left; see [`Net::settle`]):
     /// its parts valued apart and combined by XOR.
     pub(super) fn settled(&mut self, net: &Net, state: u64) -> Result<u8, OutOfTime> {
-        let mut parts = Vec::new();
-        net.parts(state, &mut parts);
+        let mut parts = [0u64; 64];
+        let n = net.parts(state, &mut parts);
         let mut x = 0;
-        for p in parts {
+        for &p in &parts[..n] {
             x ^= self.part(net, p)?;
         }
         Ok(x)
@@ -60,11 +54,11 @@ impl Calculator {
 
     /// The nimber of one settled, connected part.
     fn part(&mut self, net: &Net, state: u64) -> Result<u8, OutOfTime> {
-        let key = match shape(net, state) {
-            Shape::Known(v) => return Ok(v),
-            Shape::Key(k) => k,
-        };
-        if let Some(&v) = self.memo.get(&key) {
+        let mut key = KeyBuf::default();
+        if let Some(v) = shape(net, state, &mut key) {
+            return Ok(v);
+        }
+        if let Some(&v) = self.memo.get(key.bytes()) {
             return Ok(v);
         }
         self.tick()?;
@@ -72,15 +66,15 @@ impl Calculator {
         let mut seen = 0u128;
         let mut bits = state;
         while bits != 0 {
-            let i = bits.trailing_zeros();
+            let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             // A settled part has every coin on two strings or more: no cut completes a box.
-            if let Some(after) = net.settle(state & !(1 << i)) {
+            if let Some(after) = net.settle_cut(state, i) {
                 seen |= 1 << self.settled(net, after)?;
             }
         }
         let v = (!seen).trailing_zeros() as u8;
-        self.memo.insert(key, v);
+        self.memo.insert(key.bytes().into(), v);
         Ok(v)
     }
 
@@ -104,14 +98,33 @@ fn mix(a: u64, b: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The shape of a settled, connected part: its value where it has no joint, else its joints
-/// and chains as bytes, the joints numbered by colour refinement (so that most relabellings
-/// of one graph give one key; two keys alike are always one graph, which is what exactness
-/// needs).
-fn shape(net: &Net, state: u64) -> Shape {
-    // Joint number of each coin (u8::MAX: not a joint), and the joints' coins in order.
+/// A shape's key: the number of joints, then each chain as (end, end, coins) with the ground
+/// numbered 255, sorted. At most 64 chains (each holds a string).
+struct KeyBuf {
+    bytes: [u8; 1 + 3 * 64],
+    len: usize,
+}
+
+impl Default for KeyBuf {
+    fn default() -> KeyBuf {
+        KeyBuf { bytes: [0; 1 + 3 * 64], len: 0 }
+    }
+}
+
+impl KeyBuf {
+    fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// The shape of a settled, connected part into `key`, or its value where it has no joint. The
+/// joints are numbered by colour refinement, so that most relabellings of one graph give one
+/// key; two keys alike are always one graph, which is what exactness needs.
+fn shape(net: &Net, state: u64, key: &mut KeyBuf) -> Option<u8> {
+    // Joint number of each coin, and the joints' coins in coin order.
     let mut label = [u8::MAX; 256];
-    let mut joints: Vec<u8> = Vec::new();
+    let mut joints = [0u8; 64];
+    let mut n = 0;
     let mut coins = 0usize;
     let mut on_ground = 0u32;
     let mut seen = [0u64; 4];
@@ -129,22 +142,25 @@ fn shape(net: &Net, state: u64) -> Shape {
                 seen[w] |= 1 << b;
                 coins += 1;
                 if net.degree(state, k) >= 3 {
-                    joints.push(k);
+                    joints[n] = k;
+                    n += 1;
                 }
             }
         }
     }
-    if joints.is_empty() {
+    if n == 0 {
         // A loop (no string to the ground) or a chain from the ground to the ground.
-        return Shape::Known(u8::from(on_ground > 0 && coins <= 2));
+        return Some(u8::from(on_ground > 0 && coins <= 2));
     }
+    let joints = &mut joints[..n];
     joints.sort_unstable();
     for (j, &k) in joints.iter().enumerate() {
         label[k as usize] = j as u8;
     }
     // Chains: (joint, other end's joint or GROUND, coins between, capped at 3).
-    let mut edges: Vec<(u8, u8, u8)> = Vec::new();
-    for &k in &joints {
+    let mut edges = [(0u8, 0u8, 0u8); 64];
+    let mut m = 0;
+    for &k in joints.iter() {
         let mut strings = state & net.touch[k as usize];
         while strings != 0 {
             let first = strings.trailing_zeros() as usize;
@@ -164,74 +180,71 @@ fn shape(net: &Net, state: u64) -> Shape {
                 continue;
             }
             let other = if end == GROUND { GROUND } else { label[end as usize] };
-            edges.push((label[k as usize], other, len.min(3)));
+            edges[m] = (label[k as usize], other, len.min(3));
+            m += 1;
         }
     }
-    let order = refine(joints.len(), &edges);
-    let mut key: Vec<u8> = Vec::with_capacity(1 + 3 * edges.len());
-    key.push(joints.len() as u8);
-    let mut relabelled: Vec<[u8; 3]> = edges
-        .iter()
-        .map(|&(a, b, len)| {
-            let a = order[a as usize];
-            let b = if b == GROUND { GROUND } else { order[b as usize] };
-            [a.min(b), a.max(b), len]
-        })
-        .collect();
-    relabelled.sort_unstable();
-    key.extend(relabelled.iter().flatten());
-    Shape::Key(key.into_boxed_slice())
+    let edges = &edges[..m];
+    let order = refine(n, edges);
+    let mut chains = [[0u8; 3]; 64];
+    for (c, &(a, b, len)) in chains.iter_mut().zip(edges) {
+        let a = order[a as usize];
+        let b = if b == GROUND { GROUND } else { order[b as usize] };
+        *c = [a.min(b), a.max(b), len];
+    }
+    let chains = &mut chains[..m];
+    chains.sort_unstable();
+    key.bytes[0] = n as u8;
+    for (k, c) in chains.iter().enumerate() {
+        key.bytes[1 + 3 * k..4 + 3 * k].copy_from_slice(c);
+    }
+    key.len = 1 + 3 * m;
+    None
 }
 
 /// New numbers for `n` joints joined by `edges`: by colour (the chains at a joint, then the
 /// colours at their other ends, refined until the colours stop splitting), ties by old number.
-fn refine(n: usize, edges: &[(u8, u8, u8)]) -> Vec<u8> {
-    let end_kind = |a: u8, b: u8| -> u64 {
-        if b == GROUND {
-            0
-        } else if a == b {
-            1
-        } else {
-            2
-        }
-    };
-    let mut colour = vec![0u64; n];
-    let mut around: Vec<Vec<u64>> = vec![Vec::new(); n];
-    let mut distinct = 0;
-    for round in 0..=n {
-        for v in &mut around {
-            v.clear();
-        }
+/// A joint's colour sums what it sees, so no list is sorted.
+fn refine(n: usize, edges: &[(u8, u8, u8)]) -> [u8; 64] {
+    let mut colour = [0u64; 64];
+    let mut next = [0u64; 64];
+    let mut distinct = 1;
+    for _ in 0..n {
+        next[..n].copy_from_slice(&colour[..n]);
         for &(a, b, len) in edges {
-            let side = |x: u8, y: u8| {
-                let far = if y == GROUND || x == y { 0 } else { colour[y as usize] };
-                mix(u64::from(len) << 2 | end_kind(x, y), far)
+            let (sa, sb) = if b == GROUND {
+                (mix(u64::from(len), 0), 0)
+            } else if a == b {
+                (mix(u64::from(len) | 4, 0), 0)
+            } else {
+                let l = u64::from(len) | 8;
+                (mix(l, colour[b as usize]), mix(l, colour[a as usize]))
             };
-            around[a as usize].push(side(a, b));
+            next[a as usize] = next[a as usize].wrapping_add(sa);
             if b != GROUND && b != a {
-                around[b as usize].push(side(b, a));
+                next[b as usize] = next[b as usize].wrapping_add(sb);
             }
         }
-        let next: Vec<u64> = (0..n)
-            .map(|j| {
-                around[j].sort_unstable();
-                around[j].iter().fold(mix(colour[j], around[j].len() as u64), |h, &x| mix(h, x))
-            })
-            .collect();
-        let mut sorted = next.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        colour = next;
-        if round > 0 && sorted.len() == distinct {
+        for c in &mut next[..n] {
+            *c = mix(*c, 0x5bd1_e995);
+        }
+        colour[..n].copy_from_slice(&next[..n]);
+        let mut sorted = next;
+        sorted[..n].sort_unstable();
+        let now = 1 + sorted[..n].windows(2).filter(|w| w[0] != w[1]).count();
+        if now == distinct || now == n {
             break;
         }
-        distinct = sorted.len();
+        distinct = now;
     }
-    let mut by: Vec<usize> = (0..n).collect();
-    by.sort_by_key(|&j| (colour[j], j));
-    let mut order = vec![0u8; n];
-    for (new, &old) in by.iter().enumerate() {
-        order[old] = new as u8;
+    let mut by = [0u8; 64];
+    for (j, b) in by[..n].iter_mut().enumerate() {
+        *b = j as u8;
+    }
+    by[..n].sort_unstable_by_key(|&j| (colour[j as usize], j));
+    let mut order = [0u8; 64];
+    for (new, &old) in by[..n].iter().enumerate() {
+        order[old as usize] = new as u8;
     }
     order
 }

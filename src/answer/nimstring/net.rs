@@ -24,6 +24,33 @@ pub(super) struct Net {
     pub touch: Vec<u64>,
 }
 
+/// Coins waiting to be looked at by [`Net::settle`]: a capture pushes at most one coin, each
+/// string is cut once, and the first push is at most every coin, so 256 + 64 places do.
+struct Stack {
+    coins: [u8; 320],
+    len: usize,
+}
+
+impl Default for Stack {
+    fn default() -> Stack {
+        Stack { coins: [0; 320], len: 0 }
+    }
+}
+
+impl Stack {
+    fn push(&mut self, k: u8) {
+        if k != GROUND {
+            self.coins[self.len] = k;
+            self.len += 1;
+        }
+    }
+
+    fn pop(&mut self) -> Option<u8> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.coins[self.len])
+    }
+}
+
 /// A region too large for one `u64` of strings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RegionTooLarge {
@@ -153,63 +180,78 @@ impl Net {
     ///
     /// Loony shapes are never undone by free captures (these only take coins of one string
     /// and lower the count of coins with three or more), so the order of capture is immaterial.
-    pub(super) fn settle(&self, mut state: u64) -> Option<u64> {
-        loop {
-            let mut taken = false;
-            for k in 0..self.touch.len() as u8 {
-                let s = state & self.touch[k as usize];
-                if s.count_ones() != 1 {
-                    continue;
-                }
-                let i = s.trailing_zeros() as usize;
-                let x = self.other(i, k);
-                if x == GROUND || self.degree(state, x) != 2 {
-                    state &= !(1 << i);
-                    taken = true;
-                    continue;
-                }
-                let t = (state & self.touch[x as usize] & !(1 << i)).trailing_zeros() as usize;
-                let y = self.other(t, x);
-                if y != GROUND && self.degree(state, y) == 1 {
-                    state &= !(1 << i | 1 << t);
-                    taken = true;
-                    continue;
-                }
-                return None;
-            }
-            if !taken {
-                return Some(state);
-            }
+    pub(super) fn settle(&self, state: u64) -> Option<u64> {
+        let mut stack = Stack::default();
+        for k in 0..self.touch.len() as u8 {
+            stack.push(k);
         }
+        self.settle_from(state, stack)
+    }
+
+    /// [`Net::settle`] of a settled state with string `i` cut: only its ends can have become
+    /// capturable, and then only the coins whose strings the captures cut.
+    pub(super) fn settle_cut(&self, state: u64, i: usize) -> Option<u64> {
+        let mut stack = Stack::default();
+        for &k in &self.ends[i] {
+            stack.push(k);
+        }
+        self.settle_from(state & !(1 << i), stack)
+    }
+
+    /// Takes the free captures, starting from the coins on `stack` and going on to every coin
+    /// whose strings a capture cuts (the only coins that can become capturable), until none is
+    /// left; None at the first loony shape.
+    fn settle_from(&self, mut state: u64, mut stack: Stack) -> Option<u64> {
+        while let Some(k) = stack.pop() {
+            let s = state & self.touch[k as usize];
+            if s.count_ones() != 1 {
+                continue;
+            }
+            let i = s.trailing_zeros() as usize;
+            let x = self.other(i, k);
+            if x == GROUND || self.degree(state, x) != 2 {
+                state &= !(1 << i);
+                stack.push(x);
+                continue;
+            }
+            let t = (state & self.touch[x as usize] & !(1 << i)).trailing_zeros() as usize;
+            let y = self.other(t, x);
+            if y != GROUND && self.degree(state, y) == 1 {
+                state &= !(1 << i | 1 << t);
+                continue;
+            }
+            return None;
+        }
+        Some(state)
     }
 
     /// The connected parts of `state` (strings joined through coins; the ground joins
-    /// nothing), each as the strings it holds, into `out`.
-    pub(super) fn parts(&self, state: u64, out: &mut Vec<u64>) {
-        out.clear();
+    /// nothing), each as the strings it holds, into `out`; returns how many.
+    pub(super) fn parts(&self, state: u64, out: &mut [u64; 64]) -> usize {
+        let mut n = 0;
         let mut left = state;
         while left != 0 {
             let mut part = left & left.wrapping_neg();
-            loop {
-                let mut grown = part;
-                let mut bits = part;
-                while bits != 0 {
-                    let i = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
+            let mut new = part;
+            while new != 0 {
+                let mut grown = 0;
+                while new != 0 {
+                    let i = new.trailing_zeros() as usize;
+                    new &= new - 1;
                     for &k in &self.ends[i] {
                         if k != GROUND {
-                            grown |= self.touch[k as usize] & state;
+                            grown |= self.touch[k as usize];
                         }
                     }
                 }
-                if grown == part {
-                    break;
-                }
-                part = grown;
+                new = grown & state & !part;
+                part |= new;
             }
-            out.push(part);
+            out[n] = part;
+            n += 1;
             left &= !part;
         }
+        n
     }
 }
 
