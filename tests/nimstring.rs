@@ -8,7 +8,7 @@ use common::{Rng, board, random_position};
 use proptest::prelude::*;
 
 use dab::answer::nimstring::{NimValue, RawGame, nimstring, whole_value};
-use dab::game::{Board, LineSet, Position};
+use dab::game::{Board, LineSet, Position, is_loony, is_loony_position};
 
 /// Asserts the calculator and the raw game agree on who wins at `pos` and after every move.
 fn agrees_with_the_raw_game(pos: Position) {
@@ -17,9 +17,14 @@ fn agrees_with_the_raw_game(pos: Position) {
     let what = format!("{} {}", pos.board, pos.to_line_string());
     assert_eq!(a.wins, wins, "who wins at {what} (value {})", a.value);
     assert_eq!(a.moves.len(), moves.len());
+    // The board's own loony test (any board size) and the calculator's nets agree.
+    assert_eq!(a.value == NimValue::Loony, is_loony_position(pos), "loony position at {what}");
     for (m, (line, w)) in a.moves.iter().zip(moves) {
         assert_eq!(m.index, line.0);
         assert_eq!(m.wins, w, "{} at {what}: value {}", m.line, m.value);
+        if a.value != NimValue::Loony {
+            assert_eq!(m.boxes == 0 && m.value == NimValue::Loony, is_loony(pos, line), "{} loony at {what}", m.line);
+        }
     }
 }
 

@@ -197,7 +197,7 @@ pub fn analyse_with(
     let seconds = start.elapsed().as_secs_f64();
     let board = root.board;
     let moves: Vec<MoveReport> =
-        outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(board, l, boxes, v as i32)).collect();
+        outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(root, l, boxes, v as i32)).collect();
     let best = crate::game::best_moves(&moves, outcome.value as i32);
     Ok(Analysis {
         board: board.to_string(),

@@ -698,7 +698,7 @@ pub fn analyse_position(pos: Position) -> Result<PositionReport, NotLoopsAndChai
     let mut moves: Vec<MoveReport> = Vec::new();
     for f in &found {
         let margin = g.after_opening(f.kind).expect("a component of the endgame").margin;
-        moves.extend(f.line_set.iter().map(|l| MoveReport::new(board, l, 0, -margin as i32)));
+        moves.extend(f.line_set.iter().map(|l| MoveReport::new(pos, l, 0, -margin as i32)));
     }
     moves.sort_by_key(|m| m.index);
     let value = -endgame.v as i32;

@@ -218,7 +218,7 @@ impl std::fmt::Display for Answer {
 /// The answer of these values.
 fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str, start: std::time::Instant) -> Answer {
     let moves: Vec<MoveReport> =
-        moves.iter().map(|&(l, boxes, v)| MoveReport::new(pos.board, l, boxes as u8, v as i32)).collect();
+        moves.iter().map(|&(l, boxes, v)| MoveReport::new(pos, l, boxes as u8, v as i32)).collect();
     let best = crate::game::best_moves(&moves, value as i32);
     Answer {
         board: pos.board.to_string(),

@@ -50,9 +50,9 @@ pub fn run(args: JobArgs) -> CliResult {
     let store = Store::open_shared(&args.store, &checked.space)?;
     if let Some(path) = &args.value {
         let (value, moves) = exec::stored_root(&checked, &store)?;
-        let board = checked.space.board();
+        let root = checked.space.root;
         let moves: Vec<_> =
-            moves.iter().map(|m| dab::game::MoveReport::new(board, m.line, m.boxes, m.value as i32)).collect();
+            moves.iter().map(|m| dab::game::MoveReport::new(root, m.line, m.boxes, m.value as i32)).collect();
         let best = dab::game::best_moves(&moves, value as i32);
         let json =
             serde_json::json!({"board": plan.board, "root": plan.root, "value": value, "moves": moves, "best": best});

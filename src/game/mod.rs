@@ -3,9 +3,11 @@
 //! `support`; everything else builds on it.
 
 mod board;
+mod loony;
 mod position;
 mod value;
 
 pub use board::{Board, BoardError, Line, LineCoord, LineSet, MAX_LINES, Symmetry};
+pub use loony::{is_loony, is_loony_position, settle};
 pub use position::{FormatError, Position};
 pub use value::{MoveReport, MoveValue, Value, ValueLines, best_moves, move_value};

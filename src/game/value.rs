@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::board::{Board, Line};
+use super::board::Line;
+use super::position::Position;
 
 /// A value of a position: net future boxes for the player to move.
 pub type Value = i8;
@@ -37,6 +38,10 @@ pub struct MoveReport {
     pub boxes: u8,
     /// Net future boxes for the mover after playing it, counting the boxes it completes.
     pub value: i32,
+    /// Whether it is a loony move: it completes no box and offers the opponent the choice to
+    /// take some boxes or decline them ([`super::is_loony`]).
+    #[serde(default)]
+    pub loony: bool,
 }
 
 /// The names of the moves in `moves` worth `value` (the position's value: its best moves).
@@ -45,9 +50,10 @@ pub fn best_moves(moves: &[MoveReport], value: i32) -> Vec<String> {
 }
 
 impl MoveReport {
-    /// The report of playing `line` on `board`: it completes `boxes` and is worth `value`.
-    pub fn new(board: Board, line: Line, boxes: u8, value: i32) -> MoveReport {
-        MoveReport { line: board.line_name(line), index: line.0, boxes, value }
+    /// The report of playing `line` in `pos`: it completes `boxes` and is worth `value`.
+    pub fn new(pos: Position, line: Line, boxes: u8, value: i32) -> MoveReport {
+        let loony = super::is_loony(pos, line);
+        MoveReport { line: pos.board.line_name(line), index: line.0, boxes, value, loony }
     }
 }
 
@@ -77,7 +83,8 @@ impl std::fmt::Display for ValueLines<'_> {
         writeln!(f, "moves (line: value, net future boxes for the mover)")?;
         for m in self.moves {
             let boxes = if m.boxes > 0 { format!("  completes {}", m.boxes) } else { String::new() };
-            writeln!(f, "  {:<8} {:+}{boxes}", m.line, m.value)?;
+            let loony = if m.loony { "  loony" } else { "" };
+            writeln!(f, "  {:<8} {:+}{boxes}{loony}", m.line, m.value)?;
         }
         Ok(())
     }
@@ -98,9 +105,10 @@ mod tests {
 
     #[test]
     fn an_answer_prints_its_value_then_its_best_moves_then_every_move_all_signed() {
-        let board: Board = "1x1".parse().unwrap();
+        let board: crate::game::Board = "1x1".parse().unwrap();
+        let pos = Position::empty(board);
         let moves: Vec<MoveReport> =
-            (0..4).map(|i| MoveReport::new(board, Line(i), u8::from(i == 3), if i == 3 { 1 } else { -1 })).collect();
+            (0..4).map(|i| MoveReport::new(pos, Line(i), u8::from(i == 3), if i == 3 { 1 } else { -1 })).collect();
         let best = best_moves(&moves, 1);
         let text = ValueLines { value: 1, best: &best, moves: &moves }.to_string();
         let lines: Vec<&str> = text.lines().collect();
