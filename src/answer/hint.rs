@@ -45,6 +45,8 @@ pub fn hint(pos: Position, reader: Option<&Reader>, ask: Asking) -> Result<Answe
             moves: r.moves,
             best: r.best,
             source: "endgame".into(),
+            proven: true,
+            engine: "endgame".into(),
             store_leaves: 0,
             seconds: start.elapsed().as_secs_f64(),
         })

@@ -4,6 +4,7 @@
 //! Uses `game`, `solver`, `sched` and `plan` (the cost model), `store` and `exec` (a solve on
 //! the spot); nothing in the library uses it.
 
+mod advice;
 mod analysis;
 pub mod endgame;
 pub mod estimate;
@@ -13,6 +14,7 @@ pub mod play;
 mod query;
 pub mod search;
 
+pub use advice::{Advice, RulesAnswer, advise};
 pub use analysis::{Analysis, AnalysisError, Engine, MAX_FREE_IN_MEMORY, analyse, analyse_with};
 pub use hint::{HintError, hint};
 pub(crate) use query::on_the_spot;

@@ -15,6 +15,7 @@ use crate::solver::{MAX_FREE_LINES, Solution, SolveOptions};
 use crate::store::{Reader, StoreError};
 use crate::support::choice;
 
+use super::advice::{Advice, RulesAnswer, advise};
 use super::endgame::{NotLoopsAndChains, analyse_position};
 use super::hint::{HintError, hint};
 use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError};
@@ -49,6 +50,10 @@ pub enum PlayError {
     /// The store could not give a position's moves: a read, or a solve beyond its book, failed.
     #[error("{0}")]
     Query(#[from] QueryError),
+    /// The position has no exact values within the budget: a move by rules instead (what
+    /// [`Oracle::advice`] gives; [`Oracle::moves`] answers only with exact values).
+    #[error("no exact values of this position within the budget: {}", .0.why)]
+    NotProven(Box<RulesAnswer>),
     /// Reading the player's commands or writing the game failed.
     #[error("cannot write the game: {0}")]
     Io(#[from] std::io::Error),
@@ -95,6 +100,15 @@ pub enum Oracle<'w> {
         /// How each position is answered.
         ask: Asking<'w>,
     },
+    /// Each position answered within a time budget, as `dab hint --seconds` answers it: exact
+    /// where an exact source is priced to finish within it, else a move by rules (a board of
+    /// any size).
+    Advised {
+        /// How each position is answered exactly.
+        ask: Asking<'w>,
+        /// The budget of each of dab's moves, in seconds.
+        seconds: f64,
+    },
 }
 
 impl<'w> Oracle<'w> {
@@ -103,6 +117,12 @@ impl<'w> Oracle<'w> {
     /// position (`auto`: up to 44 undrawn lines, or loops and long chains of any size; `search`:
     /// up to 64); refused otherwise.
     pub fn new(start: Position, ask: Asking<'w>) -> Result<Oracle<'w>, PlayError> {
+        Oracle::within(start, ask, None)
+    }
+
+    /// [`Oracle::new`], or with `seconds`, for `auto` past what one solve takes: each position
+    /// answered within that budget (exact where it can be, else by rules), on any board.
+    pub fn within(start: Position, ask: Asking<'w>, seconds: Option<f64>) -> Result<Oracle<'w>, PlayError> {
         let Asking { engine, threads, .. } = ask;
         let free = start.undrawn().len() as usize;
         let refused = |reason| Err(PlayError::TooLarge { free, engine, reason });
@@ -111,6 +131,9 @@ impl<'w> Oracle<'w> {
             Answerer::Search => return refused(None),
             _ if free <= MAX_SOLVED_FREE => {}
             Answerer::Partition => return refused(None),
+            Answerer::Auto if seconds.is_some() => {
+                return Ok(Oracle::Advised { ask, seconds: seconds.expect("a budget") });
+            }
             Answerer::Auto if free <= AUTO_SEARCH_FREE => return Ok(Oracle::Hinted { ask }),
             Answerer::Auto => {
                 return match analyse_position(start) {
@@ -145,6 +168,9 @@ impl<'w> Oracle<'w> {
             Oracle::Hinted { .. } => {
                 "position by position: the endgame theorems on loops and long chains, else the search engine, then solves"
             }
+            Oracle::Advised { .. } => {
+                "position by position within a time budget: exact where an engine is priced to finish in it, else by rules (endgame theorems, Nimstring, safe moves)"
+            }
         }
     }
 
@@ -176,6 +202,10 @@ impl<'w> Oracle<'w> {
             Oracle::Solved(_) => return Ok((self.moves(pos)?, None)),
             Oracle::Store { reader, ask } => hint(pos, Some(reader), *ask)?,
             Oracle::Hinted { ask } => hint(pos, None, *ask)?,
+            Oracle::Advised { ask, seconds } => match advise(pos, None, *ask, *seconds)? {
+                Advice::Proven(a) => a,
+                Advice::Rules(r) => return Err(PlayError::NotProven(Box::new(r))),
+            },
         };
         Ok((move_values(&a), Some(a.source)))
     }
@@ -395,9 +425,13 @@ pub fn run(
     let mut history: Vec<Game> = Vec::new();
     // Lines as bytes: one that is not UTF-8 is a bad command to refuse, not the end of the game.
     let mut lines = input.split(b'\n');
+    let opponent = match oracle {
+        Oracle::Advised { seconds, .. } => format!("dab (D), {seconds} s a move: exact where it can be, else by rules"),
+        _ => "a perfect opponent (D)".to_string(),
+    };
     writeln!(
         out,
-        "board {board}: you (Y) against a perfect opponent (D). Type a line as h(r,c), v(r,c) or its number, or hint, undo, quit."
+        "board {board}: you (Y) against {opponent}. Type a line as h(r,c), v(r,c) or its number, or hint, undo, quit."
     )?;
     if !start.drawn.is_empty() {
         writeln!(
@@ -442,8 +476,14 @@ fn game_over(game: &Game, out: &mut impl Write) -> std::io::Result<()> {
 /// Plays the opponent's move (the lowest line of best value), says what it took and shows the
 /// board.
 fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(), PlayError> {
-    let (moves, source) = oracle.answered(game.pos)?;
-    let (line, _) = best_move(&moves).expect("a game not over has a move");
+    let (line, source) = match oracle.answered(game.pos) {
+        Ok((moves, source)) => (best_move(&moves).expect("a game not over has a move").0, source),
+        Err(PlayError::NotProven(r)) => {
+            let line = Advice::Rules(*r.clone()).chosen().expect("a move by rules");
+            (line, Some(format!("rules: {}", r.rule)))
+        }
+        Err(e) => return Err(e),
+    };
     let taken = game.play(line);
     let boxes = match taken {
         0 => String::new(),
@@ -454,6 +494,7 @@ fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(
         Some("endgame") => " (by the endgame theorems)",
         Some("solved") => " (solved)",
         Some("search") => " (searched)",
+        Some(rule) if rule.starts_with("rules") => &format!(" (by {rule})"),
         _ => "",
     };
     writeln!(out, "dab draws {}{boxes}{by}", describe(game.pos.board, line))?;
@@ -534,7 +575,14 @@ fn undo(game: &mut Game, history: &mut Vec<Game>, out: &mut impl Write) -> std::
 /// Writes what the player nets with best play from `pos`, the best moves and every move's value.
 fn show_hint(oracle: &Oracle, pos: Position, out: &mut impl Write) -> Result<(), PlayError> {
     let board = pos.board;
-    let moves = oracle.moves(pos)?;
+    let moves = match oracle.moves(pos) {
+        Err(PlayError::NotProven(r)) => {
+            let nim = r.nimstring.map_or(String::new(), |v| format!(" (Nimstring value {v})"));
+            writeln!(out, "hint: {} by rules ({}), not proven best{nim}; {}", r.best.join(" "), r.rule, r.why)?;
+            return Ok(());
+        }
+        m => m?,
+    };
     let best = best_move(&moves).map_or(0, |m| m.1);
     let names = |keep: &dyn Fn(Value) -> bool| {
         moves.iter().filter(|m| keep(m.1)).map(|m| board.line_name(m.0)).collect::<Vec<_>>().join(" ")

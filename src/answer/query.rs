@@ -107,6 +107,11 @@ pub struct Answer {
     /// `store` (the book), `solved` (its own undrawn lines, solved now by the retrograde),
     /// `search` (searched now) or, for a hint, `endgame` (the loops-and-chains theorems).
     pub source: String,
+    /// Always true: every value is exact (a hint within a budget may instead give a move by
+    /// rules, [`super::RulesAnswer`], whose `proven` is false).
+    pub proven: bool,
+    /// What computed the values: `store`, `endgame`, `partition` (the retrograde) or `search`.
+    pub engine: String,
     /// Positions of the search valued from the store instead of searched: a store solved from
     /// a later root than the position's (0 for any other source).
     pub store_leaves: u64,
@@ -215,6 +220,11 @@ impl std::fmt::Display for Answer {
     }
 }
 
+/// The engine behind a source: the retrograde for `solved`, else the source's own name.
+pub(super) fn engine_of(source: &str) -> &str {
+    if source == "solved" { "partition" } else { source }
+}
+
 /// The answer of these values.
 fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str, start: std::time::Instant) -> Answer {
     let moves: Vec<MoveReport> =
@@ -227,6 +237,8 @@ fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str
         moves,
         best,
         source: source.into(),
+        proven: true,
+        engine: engine_of(source).into(),
         store_leaves: 0,
         seconds: start.elapsed().as_secs_f64(),
     }

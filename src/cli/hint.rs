@@ -19,6 +19,11 @@ pub struct HintArgs {
     /// Worker threads for a solve or search (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    /// The time budget with --engine auto: an exact answer where one is priced to finish
+    /// within it, else a move chosen by rules (the endgame theorems, the Nimstring calculator,
+    /// safe moves), marked not proven. Other engines answer exactly, however long it takes.
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_SECONDS, value_parser = super::seconds)]
+    pub seconds: f64,
     /// Print one JSON object: every move's value, the best moves and what answered.
     #[arg(long)]
     pub json: bool,
@@ -53,12 +58,16 @@ pub struct StoreArgs {
     pub groups: Option<usize>,
 }
 
+/// The budget of a hint, and of each of dab's moves in a game, when none is given.
+pub const DEFAULT_SECONDS: f64 = 5.0;
+
 pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
     let reader =
         args.store.store.as_deref().map(|s| dab::store::Reader::open_for(s, pos, args.store.groups)).transpose()?;
     let line = super::solve::SearchLine::on_terminal();
-    let a = dab::answer::hint(pos, reader.as_ref(), args.engine.asking(super::threads(args.threads)?, &line))?;
+    let ask = args.engine.asking(super::threads(args.threads)?, &line);
+    let a = dab::answer::advise(pos, reader.as_ref(), ask, args.seconds)?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
         return Ok(());

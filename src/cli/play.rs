@@ -25,6 +25,11 @@ pub struct PlayArgs {
     /// Worker threads for solving (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    /// The time budget of each of dab's moves past what one solve of the start takes (more
+    /// than 31 undrawn lines, --engine auto): exact where an engine is priced to finish within
+    /// it, else a move by rules; any board up to 16x16.
+    #[arg(long, value_name = "S", default_value_t = super::hint::DEFAULT_SECONDS, value_parser = super::seconds)]
+    pub seconds: f64,
 }
 
 pub fn run(args: PlayArgs) -> CliResult {
@@ -35,7 +40,7 @@ pub fn run(args: PlayArgs) -> CliResult {
     let ask = args.engine.asking(threads, &line);
     let oracle = match &args.store.store {
         Some(dir) => Oracle::store(dir, pos, args.store.groups, ask)?,
-        None => Oracle::new(pos, ask)?,
+        None => Oracle::within(pos, ask, Some(args.seconds))?,
     };
     if let Oracle::Solved(_) = oracle {
         let what = if pos.drawn.is_empty() { pos.board.to_string() } else { "the position".to_string() };

@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::answer::endgame::components;
-use crate::answer::{Answer, Answerer, Asking, HintError, hint};
+use crate::answer::{Advice, Answerer, Asking, HintError, advise, hint};
 use crate::game::Position;
 use crate::store::{Reader, StoreError};
 
@@ -42,7 +42,7 @@ pub(super) enum Failure {
     NotSolved { seconds: f64, busy: bool },
 }
 
-type Outcome = Result<Answer, Failure>;
+type Outcome = Result<Advice, Failure>;
 
 /// One analysis, finished or not, and who waits for it.
 struct Job {
@@ -50,8 +50,9 @@ struct Job {
     done: Condvar,
 }
 
-/// The position and engine an answer is for.
-type Key = (Position, Answerer);
+/// The position and engine an answer is for, and for `auto` its budget in milliseconds (a
+/// move by rules within one budget is no answer for a request that allows more).
+type Key = (Position, Answerer, u64);
 
 #[derive(Default)]
 struct Table {
@@ -84,11 +85,14 @@ impl Analyses {
         pos: Position,
         engine: Answerer,
         limit: Duration,
-    ) -> Result<Answer, Failure> {
+    ) -> Result<Advice, Failure> {
         let deadline = Instant::now() + limit;
         let not_solved = |busy| Failure::NotSolved { seconds: limit.as_secs_f64(), busy };
         let answer_of = |job: &Job| wait(job, deadline).ok_or_else(|| not_solved(false))?;
-        let key = (pos, engine);
+        // Auto answers within the request's limit (by rules where nothing exact fits in it);
+        // the rest of the limit is the wait for a slot and the reply.
+        let budget = (engine == Answerer::Auto).then(|| limit.mul_f64(0.9));
+        let key = (pos, engine, budget.map_or(0, |b| b.as_millis() as u64));
         if let Some(job) = lock(&self.table).jobs.get(&key).cloned() {
             return answer_of(&job);
         }
@@ -118,7 +122,11 @@ impl Analyses {
         // which answers the job with a failure.
         let _ = std::thread::Builder::new().name("dab-analysis".into()).spawn(move || {
             let mut worker = worker;
-            worker.outcome = Some(outcome(hint(pos, reader.as_ref(), ask)));
+            let advice = match budget {
+                Some(b) => advise(pos, reader.as_ref(), ask, b.as_secs_f64()),
+                None => hint(pos, reader.as_ref(), ask).map(Advice::Proven),
+            };
+            worker.outcome = Some(outcome(advice));
         });
         answer_of(&job)
     }
@@ -223,7 +231,7 @@ impl Drop for Worker {
 }
 
 /// What a hint's error says, and whether it is about the position.
-fn outcome(result: Result<Answer, HintError>) -> Outcome {
+fn outcome(result: Result<Advice, HintError>) -> Outcome {
     use crate::answer::QueryError;
     result.map_err(|e| {
         let position = matches!(

@@ -154,22 +154,24 @@ function render() {
   }
   const shown = current();
   const values = new Map();
-  if (shown) for (const m of shown.moves) values.set(m.index, m.value);
+  const loony = new Set();
+  const byRules = shown && shown.proven === false;
+  if (shown && !byRules) for (const m of shown.moves) { values.set(m.index, m.value); if (m.loony) loony.add(m.index); }
   const last = S.history.length ? S.history[S.history.length - 1].line : -1;
   const labels = [];
-  const worst = shown && shown.moves.length ? Math.min(...shown.moves.map((m) => m.value)) : 0;
+  const worst = shown && !byRules && shown.moves.length ? Math.min(...shown.moves.map((m) => m.value)) : 0;
   for (let i = 0; i < lineCount(); i++) {
     const k = coord(i);
     const x1 = pad + k.c * cell, y1 = pad + k.r * cell;
     const x2 = k.horizontal ? x1 + cell : x1, y2 = k.horizontal ? y1 : y1 + cell;
     const value = values.get(i);
-    const best = shown && value === shown.value;
+    const best = shown && (byRules ? shown.index === i : value === shown.value);
     const line = el("line", { x1, y1, x2, y2, "data-line": i }, svg);
     if (S.drawn[i]) {
       line.setAttribute("class", i === last ? "drawn last" : "drawn");
       continue;
     }
-    line.setAttribute("class", best ? "undrawn best" : "undrawn");
+    line.setAttribute("class", (best ? "undrawn best" : "undrawn") + (loony.has(i) ? " loony" : ""));
     if (best) line.style.stroke = colour(0, 1);
     const hw = cell * 0.2;
     const hit = k.horizontal
@@ -177,7 +179,7 @@ function render() {
       : { x: x1 - hw, y: y1 + cell * 0.12, width: 2 * hw, height: cell * 0.76 };
     const area = el("rect", { class: "hit", "data-line": i, ...hit }, svg);
     const title = el("title", {}, area);
-    title.textContent = lineName(i) + (value !== undefined ? `: ${signed(value)}` : "");
+    title.textContent = lineName(i) + (value !== undefined ? `: ${signed(value)}` : "") + (loony.has(i) ? " (loony)" : "");
     area.addEventListener("click", () => {
       if (String(S.toMove) === S.dab) return;
       play(i);
@@ -224,6 +226,10 @@ function describe() {
     const d = taken[0] - taken[1];
     $("verdict").textContent = d === 0 ? "a draw" : `${playerName(d > 0 ? 0 : 1)} wins by ${Math.abs(d)}`;
     $("best").textContent = "";
+  } else if (shown && shown.proven === false) {
+    const nim = shown.nimstring === null || shown.nimstring === undefined ? "" : `; Nimstring value ${shown.nimstring === "loony" ? "loony" : shown.nimstring === 0 ? "0" : "*" + shown.nimstring}`;
+    $("verdict").textContent = `suggested ${shown.best.join(", ")} for ${mover} (by rules: ${shown.rule}; not proven best)${nim}`;
+    $("best").textContent = shown.why;
   } else if (shown) {
     const other = playerName(1 - S.toMove);
     const end = [taken[0], taken[1]];
@@ -243,6 +249,7 @@ const SOURCES = {
   endgame: "the endgame theorems (loops and chains)",
   solved: "a solve (retrograde in memory)",
   search: "the search engine",
+  rules: "rules (no exact answer within the time limit)",
 };
 
 function setState(state, message) {
@@ -297,7 +304,7 @@ async function analyse() {
 function dabMoves(seq) {
   if (S.dab === "none" || String(S.toMove) !== S.dab || !S.answer || !S.answer.best.length) return;
   const name = S.answer.best[0];
-  const move = S.answer.moves.find((m) => m.line === name);
+  const move = S.answer.proven === false ? { index: S.answer.index } : S.answer.moves.find((m) => m.line === name);
   setTimeout(() => {
     if (seq === S.seq && move) play(move.index);
   }, 500);

@@ -1,0 +1,335 @@
+//! Advice within a time budget on any board (Blom's player): the exact answer where an exact
+//! source finishes within the budget (a store's book, the endgame theorems, the retrograde or
+//! the search, each priced by the cost model before it starts), else a move chosen by rules,
+//! saying what is proven of it. The rules: free captures taken; in a loony position the player
+//! keeps control (declines the last two boxes, or four of a loop) when the Nimstring calculator
+//! shows that taking all would hand over control; in the middle game a move that wins
+//! Nimstring (control of the endgame), handing out as few boxes as it can; in the opening,
+//! where the calculator is out of reach, a safe move (one that hands out no box); and when no
+//! safe move is left, the smallest handout, a hard-hearted one where it can.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::game::{Line, LineSet, Position, is_loony, is_loony_position};
+use crate::store::Reader;
+
+use super::endgame::analyse_position;
+use super::estimate::{EngineCosts, table_bytes_here};
+use super::nimstring::{Calculator, NimValue, NimstringError, Regions};
+use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, from_book, on_the_spot};
+use super::{HintError, hint};
+
+/// Share of the budget an exact engine may be priced at and still be started: the retrograde's
+/// price is close, so half the budget leaves room for its error.
+const RETROGRADE_SHARE: f64 = 0.5;
+
+/// The search's price is good to about 2x either way: a quarter of the budget keeps a search
+/// that runs twice its price within half of it.
+const SEARCH_SHARE: f64 = 0.25;
+
+/// Share of the budget the rules may use, leaving the rest for choosing among the moves.
+const RULES_SHARE: f64 = 0.9;
+
+/// A move chosen by rules: what the rule is and what is proven of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RulesAnswer {
+    /// The board size, as `MxN`.
+    pub board: String,
+    /// The position, as a line string.
+    pub root: String,
+    /// Always false: no exact engine finished within the budget.
+    pub proven: bool,
+    /// Always `rules`.
+    pub engine: &'static str,
+    /// Always `rules`.
+    pub source: &'static str,
+    /// The move chosen (one name).
+    pub best: Vec<String>,
+    /// Its line number in the external order.
+    pub index: u16,
+    /// The rule that chose it: `capture`, `keep control`, `take all`, `nimstring`, `safe` or
+    /// `smallest handout`.
+    pub rule: &'static str,
+    /// One line: what is proven of the move, and what was out of reach.
+    pub why: String,
+    /// The position's Nimstring value, where the calculator finished within the budget.
+    pub nimstring: Option<NimValue>,
+    /// Whether the chosen move is loony.
+    pub loony: bool,
+    /// Wall seconds.
+    pub seconds: f64,
+}
+
+/// A hint within a budget: exact, or by rules.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Advice {
+    /// An exact answer: every move's value (`proven` true).
+    Proven(Answer),
+    /// A move chosen by rules.
+    Rules(RulesAnswer),
+}
+
+impl Advice {
+    /// The move dab would play: the lowest line among the best (None on a full board).
+    pub fn chosen(&self) -> Option<Line> {
+        match self {
+            Advice::Proven(a) => a.moves.iter().find(|m| m.value == a.value).map(|m| Line(m.index)),
+            Advice::Rules(r) => Some(Line(r.index)),
+        }
+    }
+}
+
+impl std::fmt::Display for Advice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Advice::Proven(a) => write!(f, "{a}"),
+            Advice::Rules(r) => {
+                writeln!(f, "suggested {} (by rules: {}; not proven best)", r.best.join(" "), r.rule)?;
+                if let Some(v) = r.nimstring {
+                    writeln!(f, "nimstring value {v}")?;
+                }
+                writeln!(f, "why: {}", r.why)?;
+                writeln!(f, "source: rules ({:.3} s)", r.seconds)
+            }
+        }
+    }
+}
+
+/// The advice on `pos` within `seconds`: the store's book or the endgame theorems where they
+/// answer (at once), else the exact engine `auto` prices cheapest if its price leaves room
+/// within the budget, else the rules. `ask.engine` other than auto asks for that engine alone,
+/// whatever it takes (an exact answer or an error, as `dab hint` gives).
+pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64) -> Result<Advice, HintError> {
+    let start = Instant::now();
+    if ask.engine != Answerer::Auto || pos.undrawn().is_empty() {
+        return Ok(Advice::Proven(hint(pos, reader, ask)?));
+    }
+    if let Some(reader) = reader
+        && let Some(a) = from_book(reader, pos)?
+    {
+        return Ok(Advice::Proven(a));
+    }
+    if analyse_position(pos).is_ok() {
+        return Ok(Advice::Proven(hint(pos, None, ask)?));
+    }
+    let free = pos.undrawn().len() as usize;
+    let mut out_of_reach = format!("no exact engine takes {free} undrawn lines within {seconds} s");
+    if free <= AUTO_SEARCH_FREE {
+        let model = crate::plan::model_or_built_in();
+        let costs = EngineCosts::of(pos, model, ask.threads, table_bytes_here(pos));
+        let fits = |price: Option<f64>, share: f64| price.filter(|&p| p <= share * seconds);
+        let engine = match (fits(costs.partition, RETROGRADE_SHARE), fits(costs.search, SEARCH_SHARE)) {
+            (Some(p), Some(s)) if s * super::estimate::SEARCH_MARGIN < p => Some(Answerer::Search),
+            (Some(_), _) => Some(Answerer::Partition),
+            (None, Some(_)) => Some(Answerer::Search),
+            (None, None) => None,
+        };
+        if let Some(engine) = engine {
+            return Ok(Advice::Proven(on_the_spot(pos, Asking { engine, ..ask }, reader)?));
+        }
+        let price = [costs.partition, costs.search].into_iter().flatten().fold(f64::INFINITY, f64::min);
+        out_of_reach = format!(
+            "an exact answer is priced at {}, too close to the {seconds} s budget to start",
+            crate::support::about_seconds(price)
+        );
+    }
+    let deadline = start + Duration::from_secs_f64(seconds * RULES_SHARE);
+    Ok(Advice::Rules(by_rules(pos, deadline, start, &out_of_reach)))
+}
+
+/// Boxes the player to move in `drawn` can take in a row (every box with one undrawn side,
+/// again and again), and the lines after taking them all.
+fn take_all(board: crate::game::Board, mut drawn: LineSet) -> (u32, LineSet) {
+    let mut taken = 0;
+    loop {
+        let capture = (0..board.boxes()).find_map(|b| {
+            let sides = board.box_sides(b);
+            let undrawn: Vec<Line> = sides.into_iter().filter(|&s| !drawn.contains(s)).collect();
+            (undrawn.len() == 1).then(|| undrawn[0])
+        });
+        let Some(line) = capture else { return (taken, drawn) };
+        taken += board.completes(drawn, line);
+        drawn = drawn.with(line);
+    }
+}
+
+/// The move chosen by the rules (see the module's page), before `deadline`.
+fn by_rules(pos: Position, deadline: Instant, start: Instant, out_of_reach: &str) -> RulesAnswer {
+    let board = pos.board;
+    let mut calc = Calculator::new(Some(deadline));
+    // Priced first: a calculation expected to take ten times what is left is not started.
+    let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
+    let expected = super::nimstring::expected_seconds(pos);
+    let nim = if expected > 10.0 * left && expected.is_finite() {
+        Err(NimstringError::OutOfTime { seconds: expected, shapes: 0 })
+    } else {
+        Regions::of(pos, &mut calc)
+    };
+    let nim_note = match &nim {
+        Ok(_) => String::new(),
+        Err(NimstringError::OutOfTime { shapes: 0, seconds }) => format!(
+            "; the Nimstring calculator is out of reach (priced at {})",
+            crate::support::about_seconds(*seconds)
+        ),
+        Err(NimstringError::RegionTooLarge { lines }) => {
+            format!("; the Nimstring calculator is out of reach (a region of {lines} undrawn lines)")
+        }
+        Err(NimstringError::OutOfTime { .. }) => "; the Nimstring calculator did not finish in time".into(),
+    };
+    let lines: Vec<Line> = pos.undrawn().iter().collect();
+    let handout = |l: Line| take_all(board, pos.drawn.with(l)).0;
+    let choose = |line: Line, rule: &'static str, why: String| RulesAnswer {
+        board: board.to_string(),
+        root: pos.to_line_string(),
+        proven: false,
+        engine: "rules",
+        source: "rules",
+        best: vec![board.line_name(line)],
+        index: line.0,
+        rule,
+        why: format!("{why}; {out_of_reach}{nim_note}"),
+        nimstring: nim.as_ref().ok().map(Regions::value),
+        loony: is_loony(pos, line),
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    let captures: Vec<Line> = lines.iter().copied().filter(|&l| board.completes(pos.drawn, l) > 0).collect();
+    if !captures.is_empty() {
+        // A capture that leaves the position as loony as it was (or not loony) is free.
+        let offered = is_loony_position(pos);
+        let free_capture = captures
+            .iter()
+            .copied()
+            .find(|&l| !offered || is_loony_position(Position { board, drawn: pos.drawn.with(l) }));
+        if !offered {
+            let l = free_capture.unwrap_or(captures[0]);
+            return choose(l, "capture", "takes a box: declining it gains nothing".into());
+        }
+        if let Some(l) = free_capture {
+            return choose(
+                l,
+                "capture",
+                "takes a box of the boxes offered; the choice to decline the last of them stays open".into(),
+            );
+        }
+        let (_, rest) = take_all(board, pos.drawn);
+        let rest = Position { board, drawn: rest };
+        let after_all = if rest.undrawn().is_empty() {
+            Some(NimValue::Nimber(0))
+        } else {
+            Regions::of(rest, &mut calc).ok().map(|r| r.value())
+        };
+        let decline = declining_move(pos);
+        return match (after_all, decline) {
+            (Some(v), Some(d)) if !v.mover_wins() && !rest.undrawn().is_empty() => choose(
+                d,
+                "keep control",
+                format!(
+                    "declines the last boxes offered (a double-dealing move): taking them all would leave a Nimstring value of {v}, losing control"
+                ),
+            ),
+            (Some(v), _) if v.mover_wins() => choose(
+                captures[0],
+                "take all",
+                format!("takes the boxes offered: the rest is worth {v} in Nimstring, a win for the taker"),
+            ),
+            (None, Some(d)) => choose(
+                d,
+                "keep control",
+                "declines the last boxes offered, keeping control (the rest is beyond the Nimstring calculator in time)"
+                    .into(),
+            ),
+            _ => choose(captures[0], "take all", "takes the boxes offered".into()),
+        };
+    }
+    // No capture: the middle game by Nimstring where the calculator reaches, else safe moves.
+    let fewest = |moves: &[Line]| -> Option<(Line, u32)> {
+        moves
+            .iter()
+            .map(|&l| (l, handout(l), is_loony(pos, l)))
+            .min_by_key(|&(l, h, loony)| (h, loony, spread(pos, l)))
+            .map(|(l, h, _)| (l, h))
+    };
+    if let Ok(regions) = &nim {
+        let mut winning = Vec::new();
+        for &l in &lines {
+            match regions.wins(l, &mut calc) {
+                Ok(true) => winning.push(l),
+                Ok(false) => {}
+                Err(_) => {
+                    winning.clear();
+                    break;
+                }
+            }
+        }
+        if let Some((l, h)) = fewest(&winning) {
+            let given = if h == 0 { "hands out no box".to_string() } else { format!("hands out {h}") };
+            return choose(
+                l,
+                "nimstring",
+                format!(
+                    "wins Nimstring (control of the endgame: the position is {} in Nimstring) and {given}",
+                    regions.value()
+                ),
+            );
+        }
+    }
+    let (l, h) = fewest(&lines).expect("a position with an undrawn line");
+    if h == 0 {
+        let lost = if nim.as_ref().is_ok_and(|r| !r.value().mover_wins()) {
+            "no move wins Nimstring here (value 0); "
+        } else {
+            ""
+        };
+        choose(l, "safe", format!("{lost}a safe move: it hands out no box"))
+    } else {
+        choose(l, "smallest handout", format!("no safe move is left: it hands out {h}, the fewest any move hands out"))
+    }
+}
+
+/// A tie-break among equally good moves that varies with the position: games against the
+/// rules differ, yet the same position always gets the same move.
+fn spread(pos: Position, line: Line) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(&(pos.drawn, line), &mut h);
+    std::hash::Hasher::finish(&h)
+}
+
+/// The move that declines the last boxes of a loony offer: where a box with one undrawn side
+/// hangs on a box of two whose other side reaches the edge or a box that will not become
+/// capturable (two boxes left), or, in an opened loop, where the last four form two pairs;
+/// the line drawn is the far side of the pair, which completes nothing.
+fn declining_move(pos: Position) -> Option<Line> {
+    let board = pos.board;
+    let undrawn =
+        |b: usize| -> Vec<Line> { board.box_sides(b).into_iter().filter(|&s| !pos.drawn.contains(s)).collect() };
+    let across = |l: Line, b: usize| board.line_boxes(l).into_iter().find(|&x| x != b);
+    for c in 0..board.boxes() {
+        let [s] = undrawn(c)[..] else { continue };
+        let Some(x) = across(s, c) else { continue };
+        let xs = undrawn(x);
+        if xs.len() != 2 {
+            continue;
+        }
+        let t = if xs[0] == s { xs[1] } else { xs[0] };
+        match across(t, x) {
+            None => return Some(t),
+            Some(y) => {
+                let ys = undrawn(y);
+                if ys.len() >= 3 {
+                    return Some(t);
+                }
+                // A loop's last four: y has two sides, its other one reaching a box of one.
+                if ys.len() == 2 {
+                    let u = if ys[0] == t { ys[1] } else { ys[0] };
+                    if across(u, y).is_some_and(|z| z != c && undrawn(z).len() == 1) {
+                        return Some(t);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
