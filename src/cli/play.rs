@@ -25,6 +25,8 @@ pub struct PlayArgs {
     /// Worker threads for solving (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub penalty: super::PenaltyArgs,
 }
 
 pub fn run(args: PlayArgs) -> CliResult {
@@ -32,7 +34,7 @@ pub fn run(args: PlayArgs) -> CliResult {
     let threads = super::threads(args.threads)?;
     let start = std::time::Instant::now();
     let line = super::solve::SearchLine::on_terminal();
-    let ask = args.engine.asking(threads, &line);
+    let ask = args.engine.asking(threads, &line).under(args.penalty.penalty);
     let oracle = match &args.store.store {
         Some(dir) => Oracle::store(dir, pos, args.store.groups, ask)?,
         None => Oracle::new(pos, ask)?,

@@ -20,11 +20,14 @@ pub struct ServeArgs {
     /// Worker threads of each solve or search (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    // The penalty of every analysis whose request names none (the API's `penalty` overrides it).
+    #[command(flatten)]
+    pub penalty: super::PenaltyArgs,
 }
 
 pub fn run(args: ServeArgs) -> CliResult {
     let threads = super::threads(args.threads)?;
-    let opts = ServeOptions { store: args.store, ..ServeOptions::new(threads) };
+    let opts = ServeOptions { store: args.store, penalty: args.penalty.penalty, ..ServeOptions::new(threads) };
     let server = Server::bind(args.port, opts).map_err(|e| match e {
         ServeError::Busy { .. } => format!("{e}: choose another with --port N, or --port 0 for a free one"),
         e => format!("{e}"),

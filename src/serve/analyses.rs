@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::answer::endgame::components;
 use crate::answer::{Answer, Answerer, Asking, HintError, hint};
-use crate::game::Position;
+use crate::game::{Penalty, Position};
 use crate::store::{Reader, StoreError};
 
 use super::http::ServeOptions;
@@ -50,8 +50,8 @@ struct Job {
     done: Condvar,
 }
 
-/// The position and engine an answer is for.
-type Key = (Position, Answerer);
+/// The position, engine and last-move penalty an answer is for.
+type Key = (Position, Answerer, Penalty);
 
 #[derive(Default)]
 struct Table {
@@ -78,23 +78,26 @@ impl Analyses {
         Analyses { opts, table: Mutex::default(), heavy_running: Mutex::new(0), slot_freed: Condvar::new() }
     }
 
-    /// The answer for `pos` by `engine`, waiting at most `limit`.
+    /// The answer for `pos` by `engine` under `penalty` (None: the server's), waiting at most
+    /// `limit`.
     pub(super) fn answer(
         self: &Arc<Self>,
         pos: Position,
         engine: Answerer,
+        penalty: Option<Penalty>,
         limit: Duration,
     ) -> Result<Answer, Failure> {
         let deadline = Instant::now() + limit;
         let not_solved = |busy| Failure::NotSolved { seconds: limit.as_secs_f64(), busy };
         let answer_of = |job: &Job| wait(job, deadline).ok_or_else(|| not_solved(false))?;
-        let key = (pos, engine);
+        let penalty = penalty.unwrap_or(self.opts.penalty);
+        let key = (pos, engine, penalty);
         if let Some(job) = lock(&self.table).jobs.get(&key).cloned() {
             return answer_of(&job);
         }
         // Opened only for an analysis to start: an answer known or under way needs no store.
-        let reader = self.reader(pos)?;
-        let heavy = is_heavy(pos, engine, reader.as_ref());
+        let reader = self.reader(pos, penalty)?;
+        let heavy = is_heavy(pos, engine, penalty, reader.as_ref());
         if heavy && !self.take_slot(deadline) {
             return Err(not_solved(true));
         }
@@ -113,7 +116,7 @@ impl Analyses {
             job
         };
         let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), heavy, outcome: None };
-        let ask = Asking::new(engine, self.opts.threads);
+        let ask = Asking::new(engine, self.opts.threads).under(penalty);
         // Should the system refuse a thread, the closure is dropped with the worker in it,
         // which answers the job with a failure.
         let _ = std::thread::Builder::new().name("dab-analysis".into()).spawn(move || {
@@ -123,11 +126,12 @@ impl Analyses {
         answer_of(&job)
     }
 
-    /// The store's reader for `pos`: None without a store, or when it holds no solve of the
-    /// position's board from a root related to it (the engines answer then).
-    fn reader(&self, pos: Position) -> Result<Option<Reader>, Failure> {
+    /// The store's reader for `pos` under `penalty`: None without a store, or when it holds no
+    /// solve of the position's board from a root related to it under that penalty (the engines
+    /// answer then).
+    fn reader(&self, pos: Position, penalty: Penalty) -> Result<Option<Reader>, Failure> {
         let Some(base) = &self.opts.store else { return Ok(None) };
-        match Reader::open_for(base, pos, None) {
+        match Reader::open_under(base, pos, None, penalty) {
             Ok(r) => Ok(Some(r)),
             Err(StoreError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Failure::Refused { message: e.to_string(), position: false }),
@@ -169,15 +173,15 @@ impl Analyses {
 }
 
 /// Whether an analysis may take long: more than [`HEAVY_FREE`] undrawn lines, unless (for
-/// `auto`) the store's book or the endgame theorems answer it at once.
-fn is_heavy(pos: Position, engine: Answerer, reader: Option<&Reader>) -> bool {
+/// `auto`) the store's book or the endgame theorems (plain game only) answer it at once.
+fn is_heavy(pos: Position, engine: Answerer, penalty: Penalty, reader: Option<&Reader>) -> bool {
     if pos.undrawn().len() as usize <= HEAVY_FREE {
         return false;
     }
     if reader.is_some_and(|r| matches!(r.value(pos.drawn), Ok(Some(_)))) {
         return false;
     }
-    !(engine == Answerer::Auto && components(pos).is_ok())
+    !(engine == Answerer::Auto && penalty.is_none() && components(pos).is_ok())
 }
 
 /// Waits for `job` until `deadline`: its outcome, or None at the deadline.
@@ -228,7 +232,10 @@ fn outcome(result: Result<Answer, HintError>) -> Outcome {
     result.map_err(|e| {
         let position = matches!(
             e,
-            HintError::Unanswerable { .. } | HintError::Query(QueryError::TooLarge(..) | QueryError::Board { .. })
+            HintError::Unanswerable { .. }
+                | HintError::Query(
+                    QueryError::TooLarge(..) | QueryError::Board { .. } | QueryError::Unpenalised { .. }
+                )
         );
         Failure::Refused { message: e.to_string(), position }
     })

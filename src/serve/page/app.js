@@ -224,6 +224,11 @@ function describe() {
     const d = taken[0] - taken[1];
     $("verdict").textContent = d === 0 ? "a draw" : `${playerName(d > 0 ? 0 : 1)} wins by ${Math.abs(d)}`;
     $("best").textContent = "";
+  } else if (shown && shown.penalty) {
+    // Under the server's last-move penalty the value is no split of the boxes left.
+    $("verdict").textContent =
+      `value ${signed(shown.value)} for ${mover}, the player who draws the last line losing ${shown.penalty}`;
+    $("best").textContent = `best: ${shown.best.join(", ")}`;
   } else if (shown) {
     const other = playerName(1 - S.toMove);
     const end = [taken[0], taken[1]];
