@@ -173,6 +173,11 @@ fn run_solves_under_the_penalty_into_its_own_store_folder() {
     assert!(folders.iter().all(|f| f.ends_with("-p3")), "{folders:?}");
     let q = json_out(&["query", "2x3", "--store", path(&store), "--penalty", "3", "--json"], None);
     assert_eq!(q["source"], "store");
+    // A plan split into pieces: the same value.
+    let split = ["run", "2x4", "--penalty", "2", "--split", "300", "--no-probe", "--json", "-q", "--out"];
+    let v = json_out(&[&split[..], &[path(&dir.path().join("split"))]].concat(), None);
+    assert!(v["job_count"].as_u64().unwrap() > 100, "{v}");
+    assert_eq!(v["value"].as_i64(), Some(solved(&["2x4"], "2")));
     let text = dab().args(["run", "2x3", "--penalty", "3", "--no-probe", "--out", path(&out)]).assert().success();
     let stdout = String::from_utf8(text.get_output().stdout.clone()).unwrap();
     assert!(stdout.contains("last-move penalty 3: the player who draws the last line loses 3 boxes"), "{stdout}");

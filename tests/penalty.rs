@@ -12,7 +12,7 @@ use proptest::prelude::*;
 
 use dab::exec::solve;
 use dab::game::{Board, LineSet, Penalty, Position};
-use dab::solver::{Dense, Solution, SolveOptions, minimax_under, solve_in_order};
+use dab::solver::{Dense, KernelPath, Solution, SolveOptions, minimax_under, solve_in_order};
 
 fn penalty(n: u8) -> Penalty {
     Penalty::new(n).unwrap()
@@ -98,6 +98,9 @@ proptest! {
         }
         let twin = solve_in_order(pos, SolveOptions { penalty: penalty(n), ..Default::default() }).unwrap();
         prop_assert_eq!((twin.value, &twin.moves), (s.value, &s.moves), "{}", what);
+        let scalar = SolveOptions { penalty: penalty(n), kernel: KernelPath::Scalar, ..Default::default() };
+        let scalar = solve(pos, scalar).unwrap();
+        prop_assert_eq!((scalar.value, &scalar.moves), (s.value, &s.moves), "{}: the scalar path", what);
         let dense = Dense::solve_under(pos, penalty(n)).unwrap();
         prop_assert_eq!(dense.values[0] as i32, value, "{}", what);
         prop_assert_eq!(minimax_under(pos, penalty(n)).unwrap() as i32, value, "{}", what);
