@@ -1,11 +1,14 @@
 //! The pipeline of `dab run` (the top layer): a plan checked, executed on the rayon pool
 //! (with a store, resumed from what it holds), its trace written, compared with the
 //! prediction and charted, into one report folder: `plan.json`, `speedup`, `candidates`,
-//! `trace.csv` and `compare`. Uses every layer below it; nothing uses it but the binary.
+//! `trace.csv` and `compare`; under a last-move penalty, the values are that game's (the plan
+//! and its prediction do not depend on it). Uses every layer below it; nothing uses it but the
+//! binary.
 
 use std::path::{Path, PathBuf};
 
 use crate::exec::{ExecError, ExecOptions, Execution, TraceError, TraceInfo, execute_with, write_trace};
+use crate::game::{Penalty, PenaltyError};
 use crate::plan::{Plan, PlanError, predict_store};
 use crate::report::{CompareError, Detail, WriteError, compare, write_compare};
 use crate::sched::SimError;
@@ -17,6 +20,9 @@ pub enum RunError {
     /// The plan failed its check ([`Plan::check`]).
     #[error("{0}")]
     Plan(#[from] PlanError),
+    /// The last-move penalty does not fit the values of the plan's root.
+    #[error("{0}")]
+    Penalty(#[from] PenaltyError),
     /// The trace could not be compared with the plan.
     #[error("{0}")]
     Compare(#[from] CompareError),
@@ -69,16 +75,19 @@ pub struct RunOutcome {
 
 /// Runs a plan on `threads` threads, writes `trace.csv` into `dir`, and compares. With a
 /// store (and its opening book's line limit), jobs it holds are not run again and every other
-/// job is written to it; a resumed run is not compared (its trace misses the jobs it skipped).
+/// job is written to it (in the folder of the `penalty`'s values); a resumed run is not
+/// compared (its trace misses the jobs it skipped).
 pub fn run(
     plan: &Plan,
     threads: usize,
     dir: &Path,
     store: Option<(&Path, Option<usize>)>,
+    penalty: Penalty,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     report: Option<&(dyn Fn(&str) + Sync)>,
 ) -> Result<RunOutcome, RunError> {
-    let checked = plan.check()?;
+    let mut checked = plan.check()?;
+    checked.space.penalty = penalty.check(checked.space.root)?;
     if plan.mem_limit.is_some() && store.is_none() {
         return Err(RunError::MemLimitWithoutStore);
     }

@@ -86,6 +86,8 @@ fn every_json_output_uses_only_documented_names() {
         ("dab partitions --json", vec!["partitions", "2x3", "--json"]),
         ("dab hint --json", vec!["hint", "2x2", "--json"]),
         ("dab nimstring --json", vec!["nimstring", "2x3", "--json"]),
+        ("dab solve --json", vec!["solve", "2x2", "--penalty", "1", "--json"]),
+        ("dab hint --json", vec!["hint", "2x2", "--penalty", "1", "--json"]),
         ("dab endgame --json", vec!["endgame", "C3 C3 L4", "--json"]),
     ] {
         check(what, &stdout(&args));
@@ -94,6 +96,9 @@ fn every_json_output_uses_only_documented_names() {
     check("dab endgame --json", &stdout(&["endgame", "--position", path(&position), "--json"]));
     let run = ["run", "2x3", "--threads", "2", "--store", path(&store), "--out", path(&report), "--json", "-q"];
     check("dab run --json", &stdout(&run));
+    let penalised_out = d("rp");
+    let penalised = ["run", "2x2", "--penalty", "1", "--no-probe", "--out", path(&penalised_out), "--json", "-q"];
+    check("dab run --json", &stdout(&penalised));
     let plan = report.join("plan.json");
     check("plan.json", &std::fs::read_to_string(&plan).unwrap());
     let trace = report.join("trace.csv");

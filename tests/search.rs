@@ -138,7 +138,7 @@ fn a_hint_that_searches_reports_to_its_watch_and_says_when_it_is_done() {
     // A 4x4 position of 8 drawn lines: about 5 s of search on one thread, reports every second.
     let pos = Position::from_line_string(board("4x4"), "0000000100010010001000001010000001100000").unwrap();
     let watch = Recorder::default();
-    let a = hint(pos, None, Asking { engine: Answerer::Search, threads: 1, watch: Some(&watch) }).unwrap();
+    let a = hint(pos, None, Asking { watch: Some(&watch), ..Asking::new(Answerer::Search, 1) }).unwrap();
     assert_eq!((a.value, a.source.as_str()), (2, "search"));
     let heard = watch.0.into_inner().unwrap();
     // Reports, positions growing, then done once, last.
@@ -148,7 +148,7 @@ fn a_hint_that_searches_reports_to_its_watch_and_says_when_it_is_done() {
     // A hint solved in memory (auto, few lines) runs no search: nothing heard.
     let watch = Recorder::default();
     let solved = Position::from_line_string(board("2x2"), "101010101010").unwrap();
-    hint(solved, None, Asking { engine: Answerer::Auto, threads: 1, watch: Some(&watch) }).unwrap();
+    hint(solved, None, Asking { watch: Some(&watch), ..Asking::new(Answerer::Auto, 1) }).unwrap();
     assert!(watch.0.into_inner().unwrap().is_empty());
 }
 

@@ -101,14 +101,16 @@ impl std::fmt::Display for Advice {
 /// The advice on `pos` within `seconds`: the store's book or the endgame theorems where they
 /// answer (at once), else the exact engine `auto` prices cheapest if its price leaves room
 /// within the budget, else the rules. `ask.engine` other than auto asks for that engine alone,
-/// whatever it takes (an exact answer or an error, as `dab hint` gives).
+/// whatever it takes (an exact answer or an error, as `dab hint` gives); so does a last-move
+/// penalty, which no rule honours.
 pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64) -> Result<Advice, HintError> {
     let start = Instant::now();
-    if ask.engine != Answerer::Auto || pos.undrawn().is_empty() {
+    // Under a last-move penalty only the retrograde is exact, and no rule honours it.
+    if ask.engine != Answerer::Auto || pos.undrawn().is_empty() || !ask.penalty.is_none() {
         return Ok(Advice::Proven(hint(pos, reader, ask)?));
     }
     if let Some(reader) = reader
-        && let Some(a) = from_book(reader, pos)?
+        && let Some(a) = from_book(reader, pos, ask.penalty)?
     {
         return Ok(Advice::Proven(a));
     }

@@ -1,15 +1,16 @@
 //! One analysis of a position by any engine (the partitioned solver or a slow twin), as the
 //! command line and the benchmark report it: the value, every move's value, the best moves and
-//! what it cost.
+//! what it cost. Under a last-move penalty only the retrograde engines answer (the partitioned
+//! solver and its twins); the search engine refuses it by name.
 
 use serde::{Deserialize, Serialize};
 
 use crate::exec::solve;
-use crate::game::{Line, MoveReport, Position, Value, ValueLines, move_value};
+use crate::game::{Line, MoveReport, Penalty, PenaltyError, Position, Value, ValueLines, move_value};
 use crate::plan::SolveEstimate;
 
 use super::search::{SearchError, SearchOptions, search};
-use crate::solver::{Dense, MAX_FREE_LINES, SolveOptions, SpaceError, Traffic, TwinError, minimax};
+use crate::solver::{Dense, MAX_FREE_LINES, SolveOptions, SpaceError, Traffic, TwinError, minimax_under};
 use crate::support::{choice, peak_rss_bytes};
 
 choice! {
@@ -57,7 +58,18 @@ pub enum AnalysisError {
         /// The whole solve's size and time.
         estimate: Box<SolveEstimate>,
     },
+    /// The last-move penalty does not fit the position's values.
+    #[error("{0}")]
+    Penalty(#[from] PenaltyError),
+    /// The search engine was asked under a last-move penalty, which it cannot take.
+    #[error(
+        "{SEARCH_PLAIN}: it cannot value the game under a last-move penalty of {0}; the partition engine and the slow twins can"
+    )]
+    SearchUnderPenalty(Penalty),
 }
+
+/// Why the search engine takes no last-move penalty.
+pub(super) const SEARCH_PLAIN: &str = "the search engine values the plain game only (its capture and chain rules and its endgame leaves assume no penalty)";
 
 /// Most undrawn lines a solve in memory takes.
 pub const MAX_FREE_IN_MEMORY: usize = 32;
@@ -113,6 +125,10 @@ pub struct Analysis {
     /// bandwidth the solve used; None for the twins.
     #[serde(default)]
     pub gigabytes_per_second: Option<f64>,
+    /// Wilson's last-move penalty the values are under: the player who draws the last line
+    /// loses this many boxes (left out when none).
+    #[serde(default, skip_serializing_if = "Penalty::is_none")]
+    pub penalty: Penalty,
 }
 
 /// What an engine found, before it is reported.
@@ -142,6 +158,10 @@ pub fn analyse_with(
     search_opts: SearchOptions,
 ) -> Result<Analysis, AnalysisError> {
     let free = root.undrawn().len() as usize;
+    let penalty = opts.penalty.check(root)?;
+    if engine == Engine::Search && !penalty.is_none() {
+        return Err(AnalysisError::SearchUnderPenalty(penalty));
+    }
     let start = std::time::Instant::now();
     let outcome = match engine {
         Engine::Partition => {
@@ -163,7 +183,7 @@ pub fn analyse_with(
             }
         }
         Engine::Dense => {
-            let d = Dense::solve(root)?;
+            let d = Dense::solve_under(root, penalty)?;
             let moves = twin_moves(root, |after| Ok(d.value(after.drawn)))?;
             let len = d.values.len() as u64;
             Outcome {
@@ -189,6 +209,7 @@ pub fn analyse_with(
             }
         }
         Engine::Minimax => {
+            let minimax = |pos| minimax_under(pos, penalty);
             let moves = twin_moves(root, minimax)?;
             let value = minimax(root)?;
             Outcome { value, moves, positions: 0, groups: vec![], partitions: 0, peak_value_bytes: 0, traffic: None }
@@ -217,6 +238,7 @@ pub fn analyse_with(
         threads: if matches!(engine, Engine::Partition | Engine::Search) { opts.threads } else { 1 },
         bytes_moved: outcome.traffic.map(|t| t.bytes()),
         gigabytes_per_second: outcome.traffic.map(|t| t.gigabytes_per_second(seconds)),
+        penalty,
     })
 }
 
@@ -250,7 +272,11 @@ impl Analysis {
 
 impl std::fmt::Display for Analysis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "board {}, {} undrawn lines, engine: {}", self.board, self.free_lines(), self.engine)?;
+        write!(f, "board {}, {} undrawn lines, engine: {}", self.board, self.free_lines(), self.engine)?;
+        if !self.penalty.is_none() {
+            write!(f, ", last-move penalty {} ({})", self.penalty, self.penalty.words())?;
+        }
+        writeln!(f)?;
         write!(f, "{}", self.lines())?;
         let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
         // The search counts positions visited (a position reached twice counts twice) and

@@ -1,6 +1,7 @@
 //! Hints: every move's value and the best moves of a position, from whichever source can answer
 //! it — a store's book, the endgame theorems for a large position of loops and long chains, a
-//! solve in memory, or the search engine — and which source it was.
+//! solve in memory, or the search engine — and which source it was. Under a last-move penalty
+//! the theorems are passed over: they value the plain game only.
 
 use crate::game::Position;
 use crate::store::Reader;
@@ -29,13 +30,17 @@ pub enum HintError {
 /// The position's answer: from the store when given and it holds the position; else, with
 /// `ask.engine` auto, from the endgame theorems when it is made of loops and long chains
 /// (instant, exact), else by the engine the cost model prices cheapest; with another engine,
-/// by that engine alone. `source` is `store`, `endgame`, `solved` or `search`.
+/// by that engine alone; under a last-move penalty, by the retrograde alone. `source` is
+/// `store`, `endgame`, `solved` or `search`.
 pub fn hint(pos: Position, reader: Option<&Reader>, ask: Asking) -> Result<Answer, HintError> {
     let start = std::time::Instant::now();
     if let Some(reader) = reader
-        && let Some(a) = from_book(reader, pos)?
+        && let Some(a) = from_book(reader, pos, ask.penalty)?
     {
         return Ok(a);
+    }
+    if !ask.penalty.is_none() {
+        return Ok(on_the_spot(pos, ask, reader)?);
     }
     let theorems = || {
         analyse_position(pos).map(|r| Answer {
@@ -49,6 +54,7 @@ pub fn hint(pos: Position, reader: Option<&Reader>, ask: Asking) -> Result<Answe
             engine: "endgame".into(),
             store_leaves: 0,
             seconds: start.elapsed().as_secs_f64(),
+            penalty: ask.penalty,
         })
     };
     if ask.engine == Answerer::Auto {

@@ -4,13 +4,15 @@
 //! position as `dab hint` does (the endgame theorems on loops and long chains, the search
 //! engine, solves in memory once few enough lines are left). The game
 //! reads one command a line (a move, `hint`, `undo`, `quit`) so that a script can drive it, and
-//! draws the board after every move with the owner's letter in each completed box.
+//! draws the board after every move with the owner's letter in each completed box. Under a
+//! last-move penalty the opponent plays that game (the start solved on the fly, or a store's
+//! solve under the same penalty), and the final score takes the penalty off the last mover.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
 
 use crate::exec::{SolveError, solve};
-use crate::game::{Board, Line, LineCoord, Position, Value, move_value};
+use crate::game::{Board, Line, LineCoord, Penalty, Position, Value, move_value};
 use crate::solver::{MAX_FREE_LINES, Solution, SolveOptions};
 use crate::store::{Reader, StoreError};
 use crate::support::choice;
@@ -57,6 +59,17 @@ pub enum PlayError {
     /// Reading the player's commands or writing the game failed.
     #[error("cannot write the game: {0}")]
     Io(#[from] std::io::Error),
+    /// Under a last-move penalty, no store was given and the start is too large to solve on
+    /// the fly, or the search engine was asked for.
+    #[error("{}", unpenalised(*.free, *.penalty, *.search))]
+    Unpenalised {
+        /// Undrawn lines of the starting position.
+        free: usize,
+        /// The penalty asked for.
+        penalty: Penalty,
+        /// Whether the search engine was asked for by name.
+        search: bool,
+    },
 }
 
 /// Why a game from a position of `free` undrawn lines cannot be played with `engine`.
@@ -72,6 +85,19 @@ fn too_large(free: usize, engine: Answerer, reason: Option<&NotLoopsAndChains>) 
         ),
     };
     format!("the position has {free} undrawn lines; {what}: a store with a solve that holds it can answer")
+}
+
+/// Why a game from a position of `free` undrawn lines cannot be played under `penalty`.
+fn unpenalised(free: usize, penalty: Penalty, search: bool) -> String {
+    if search {
+        format!(
+            "the search engine values the plain game only, so it cannot play under a last-move penalty of {penalty}; the partition and auto engines solve the start on the fly (at most {MAX_SOLVED_FREE} undrawn lines)"
+        )
+    } else {
+        format!(
+            "under a last-move penalty of {penalty}, play solves the starting position on the fly (at most {MAX_SOLVED_FREE} undrawn lines; this one has {free}) or reads a store's solve under the same penalty: the search engine and the endgame theorems value the plain game only"
+        )
+    }
 }
 
 /// Every undrawn line of a position with the value of playing it, in line order.
@@ -123,9 +149,14 @@ impl<'w> Oracle<'w> {
     /// [`Oracle::new`], or with `seconds`, for `auto` past what one solve takes: each position
     /// answered within that budget (exact where it can be, else by rules), on any board.
     pub fn within(start: Position, ask: Asking<'w>, seconds: Option<f64>) -> Result<Oracle<'w>, PlayError> {
-        let Asking { engine, threads, .. } = ask;
+        let Asking { engine, threads, penalty, .. } = ask;
         let free = start.undrawn().len() as usize;
         let refused = |reason| Err(PlayError::TooLarge { free, engine, reason });
+        if !penalty.check(start).map_err(QueryError::from)?.is_none()
+            && (engine == Answerer::Search || free > MAX_SOLVED_FREE)
+        {
+            return Err(PlayError::Unpenalised { free, penalty, search: engine == Answerer::Search });
+        }
         match engine {
             Answerer::Search if free <= MAX_FREE_LINES => return Ok(Oracle::Hinted { ask }),
             Answerer::Search => return refused(None),
@@ -142,7 +173,7 @@ impl<'w> Oracle<'w> {
                 };
             }
         }
-        let s = solve(start, SolveOptions { threads, keep_all: true, ..Default::default() })?;
+        let s = solve(start, SolveOptions { threads, keep_all: true, penalty, ..Default::default() })?;
         Ok(Oracle::Solved(Box::new(s)))
     }
 
@@ -154,7 +185,16 @@ impl<'w> Oracle<'w> {
         groups: Option<usize>,
         ask: Asking<'w>,
     ) -> Result<Oracle<'w>, PlayError> {
-        Ok(Oracle::Store { reader: Box::new(Reader::open_for(base, start, groups)?), ask })
+        let reader = Reader::open_under(base, start, groups, ask.penalty)?;
+        Ok(Oracle::Store { reader: Box::new(reader), ask })
+    }
+
+    /// The last-move penalty the oracle's values are under.
+    pub fn penalty(&self) -> Penalty {
+        match self {
+            Oracle::Solved(s) => s.space.penalty,
+            Oracle::Store { ask, .. } | Oracle::Hinted { ask } | Oracle::Advised { ask, .. } => ask.penalty,
+        }
     }
 
     /// Where this oracle's answers come from, for the game's first line.
@@ -184,7 +224,7 @@ impl<'w> Oracle<'w> {
                 .map(|l| {
                     let after = pos.drawn.with(l);
                     let v = if after == pos.board.full() {
-                        0
+                        s.space.penalty.full_board_value()
                     } else {
                         s.value_of(s.space.state_of(after)).expect("the solve keeps every partition")
                     };
@@ -441,10 +481,15 @@ pub fn run(
             oracle.source()
         )?;
     }
+    // A game from a full board has no last move to take the penalty from.
+    let penalty = if start.undrawn().is_empty() { Penalty::NONE } else { oracle.penalty() };
+    if !penalty.is_none() {
+        writeln!(out, "last-move penalty {penalty}: {}", penalty.words())?;
+    }
     show(&game, out)?;
     loop {
         if game.is_over() {
-            game_over(&game, out)?;
+            game_over(&game, penalty, out)?;
             return Ok((game, Ending::Finished));
         }
         if game.to_move == Player::Dab {
@@ -462,9 +507,23 @@ pub fn run(
     }
 }
 
-/// Writes the final score and who won.
-fn game_over(game: &Game, out: &mut impl Write) -> std::io::Result<()> {
+/// Writes the final score and who won; under a penalty, the last mover (the player to move at
+/// the end: the last line completes a box) loses it.
+fn game_over(game: &Game, penalty: Penalty, out: &mut impl Write) -> std::io::Result<()> {
     let (you, dab) = game.score();
+    let (you, dab) = (you as i64, dab as i64);
+    let (you, dab) = if penalty.is_none() {
+        (you, dab)
+    } else {
+        let n = penalty.boxes() as i64;
+        let (last, you, dab) = match game.to_move {
+            Player::You => ("you", you - n, dab),
+            Player::Dab => ("dab", you, dab - n),
+        };
+        let boxes = if n == 1 { "1 box".to_string() } else { format!("{n} boxes") };
+        writeln!(out, "{last} drew the last line: the penalty takes {boxes} off {last}")?;
+        (you, dab)
+    };
     let verdict = match you.cmp(&dab) {
         std::cmp::Ordering::Greater => format!("you win by {}", you - dab),
         std::cmp::Ordering::Less => format!("dab wins by {}", dab - you),
@@ -587,7 +646,14 @@ fn show_hint(oracle: &Oracle, pos: Position, out: &mut impl Write) -> Result<(),
     let names = |keep: &dyn Fn(Value) -> bool| {
         moves.iter().filter(|m| keep(m.1)).map(|m| board.line_name(m.0)).collect::<Vec<_>>().join(" ")
     };
-    writeln!(out, "hint: with best play you net {best:+} of the boxes still to take; best {}", names(&|v| v == best))?;
+    let penalty = oracle.penalty();
+    let counted =
+        if penalty.is_none() { String::new() } else { format!(" (the last-move penalty of {penalty} counted)") };
+    writeln!(
+        out,
+        "hint: with best play you net {best:+} of the boxes still to take{counted}; best {}",
+        names(&|v| v == best)
+    )?;
     let all: Vec<String> = moves.iter().map(|m| format!("{} {:+}", board.line_name(m.0), m.1)).collect();
     writeln!(out, "every move: {}", all.join(", "))?;
     Ok(())

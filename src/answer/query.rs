@@ -1,19 +1,21 @@
 //! Queries: the value of a position and of every move, read from a store's opening book, or
 //! answered on the spot from the position's own undrawn lines when the book does not reach it:
 //! by the retrograde in memory or by the search engine, as the caller asks or as the cost
-//! model prices cheapest ([`EngineCosts`]).
+//! model prices cheapest ([`EngineCosts`]). Under a last-move penalty, the book must be a solve
+//! under the same penalty, and only the retrograde answers on the spot: the search engine (and,
+//! for a hint, the endgame theorems) value the plain game only.
 
 use super::estimate::{EngineCosts, table_bytes_here};
 
 use serde::{Deserialize, Serialize};
 
 use crate::exec::solve;
-use crate::game::{Line, MoveReport, Position, Value, ValueLines, move_value};
+use crate::game::{Line, MoveReport, Penalty, PenaltyError, Position, Value, ValueLines, move_value};
 use crate::solver::{MAX_FREE_LINES, SolveOptions};
 use crate::store::{Book, Reader, StoreError};
 use crate::support::choice;
 
-use super::analysis::MAX_FREE_IN_MEMORY;
+use super::analysis::{MAX_FREE_IN_MEMORY, SEARCH_PLAIN};
 use super::search::{SearchError, SearchOptions, SearchProgress, search};
 
 /// Hears how far a long search is (a progress line on a terminal), and that it ended.
@@ -34,12 +36,21 @@ pub struct Asking<'w> {
     pub threads: usize,
     /// What hears a search's progress (None: nothing).
     pub watch: Option<&'w dyn SearchWatch>,
+    /// Wilson's last-move penalty the answer is under (none: the plain game).
+    pub penalty: Penalty,
 }
 
 impl Asking<'static> {
-    /// `engine` on `threads` threads, with nothing watching.
+    /// `engine` on `threads` threads, with nothing watching, for the plain game.
     pub fn new(engine: Answerer, threads: usize) -> Asking<'static> {
-        Asking { engine, threads, watch: None }
+        Asking { engine, threads, watch: None, penalty: Penalty::NONE }
+    }
+}
+
+impl<'w> Asking<'w> {
+    /// The same, under the last-move `penalty`.
+    pub fn under(self, penalty: Penalty) -> Asking<'w> {
+        Asking { penalty, ..self }
     }
 }
 
@@ -89,6 +100,46 @@ pub enum QueryError {
         /// The store's board size.
         store: String,
     },
+    /// The last-move penalty does not fit the position's values.
+    #[error("{0}")]
+    Penalty(#[from] PenaltyError),
+    /// The store's solve is under another last-move penalty than the one asked for.
+    #[error(
+        "the store's solve in '{}' holds values under a last-move penalty of {book}, not {asked}: they are another game's",
+        dir.display()
+    )]
+    BookPenalty {
+        /// The solve's folder.
+        dir: std::path::PathBuf,
+        /// The penalty of its values.
+        book: Penalty,
+        /// The penalty asked for.
+        asked: Penalty,
+    },
+    /// Under a last-move penalty, the engine asked for values the plain game only, or the
+    /// position has more undrawn lines than the one engine that takes a penalty.
+    #[error("{}", unpenalised(*.engine, *.free, *.penalty))]
+    Unpenalised {
+        /// The engine asked for.
+        engine: Answerer,
+        /// Undrawn lines of the position.
+        free: usize,
+        /// The penalty asked for.
+        penalty: Penalty,
+    },
+}
+
+/// Why `engine` cannot answer a position of `free` undrawn lines under `penalty`.
+fn unpenalised(engine: Answerer, free: usize, penalty: Penalty) -> String {
+    if engine == Answerer::Search {
+        format!(
+            "{SEARCH_PLAIN}: it cannot answer under a last-move penalty of {penalty}; the partition engine can, up to {MAX_FREE_IN_MEMORY} undrawn lines"
+        )
+    } else {
+        format!(
+            "no store holds this position under a last-move penalty of {penalty}, and its {free} undrawn lines are too many for the one engine that takes a penalty, the retrograde in memory (at most {MAX_FREE_IN_MEMORY}); the search engine and the endgame theorems value the plain game only"
+        )
+    }
 }
 
 /// The answer, shaped like `dab solve --json`.
@@ -117,6 +168,10 @@ pub struct Answer {
     pub store_leaves: u64,
     /// Wall seconds the answer took.
     pub seconds: f64,
+    /// Wilson's last-move penalty the values are under: the player who draws the last line
+    /// loses this many boxes (left out when none).
+    #[serde(skip_serializing_if = "Penalty::is_none")]
+    pub penalty: Penalty,
 }
 
 /// Why a position of `free` undrawn lines is beyond `engine`, and what can answer it.
@@ -140,9 +195,21 @@ fn too_large(free: usize, engine: Answerer) -> String {
 /// search engine with every move valued, taking the positions `store` holds as exact leaves);
 /// `source` is `solved` or `search`.
 pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) -> Result<Answer, QueryError> {
-    let Asking { engine, threads, watch } = ask;
+    let Asking { engine, threads, watch, penalty } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
+    if let Some(r) = store.filter(|r| r.space().penalty != penalty) {
+        return Err(QueryError::BookPenalty { dir: r.dir().to_path_buf(), book: r.space().penalty, asked: penalty });
+    }
+    if !penalty.check(pos)?.is_none() {
+        // Only the retrograde takes a penalty: auto picks nothing else.
+        if engine == Answerer::Search || free > MAX_FREE_IN_MEMORY {
+            return Err(QueryError::Unpenalised { engine, free, penalty });
+        }
+        let s = solve(pos, SolveOptions { threads, penalty, ..Default::default() })?;
+        let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect();
+        return Ok(answer(pos, penalty, s.value, &moves, "solved", start));
+    }
     // Sized only where a search may run: it reads the machine's memory and prices the search.
     let table_bytes = std::cell::LazyCell::new(|| table_bytes_here(pos));
     let retrograde = match engine {
@@ -175,9 +242,9 @@ pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
         }
         let s = s?;
         let moves: Vec<_> = s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect();
-        return Ok(Answer { store_leaves: s.book_hits, ..answer(pos, s.value, &moves, "search", start) });
+        return Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &moves, "search", start) });
     };
-    Ok(answer(pos, value, &moves, source, start))
+    Ok(answer(pos, penalty, value, &moves, source, start))
 }
 
 /// The engine `auto` answers `pos` with on `threads` threads: the one the cost model (the
@@ -216,6 +283,9 @@ impl Answer {
 impl std::fmt::Display for Answer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.lines())?;
+        if !self.penalty.is_none() {
+            writeln!(f, "last-move penalty {} ({})", self.penalty, self.penalty.words())?;
+        }
         writeln!(f, "source: {} ({:.3} s)", source_words(self), self.seconds)
     }
 }
@@ -225,8 +295,15 @@ pub(super) fn engine_of(source: &str) -> &str {
     if source == "solved" { "partition" } else { source }
 }
 
-/// The answer of these values.
-fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str, start: std::time::Instant) -> Answer {
+/// The answer of these values, under `penalty`.
+fn answer(
+    pos: Position,
+    penalty: Penalty,
+    value: Value,
+    moves: &[(Line, i8, Value)],
+    source: &str,
+    start: std::time::Instant,
+) -> Answer {
     let moves: Vec<MoveReport> =
         moves.iter().map(|&(l, boxes, v)| MoveReport::new(pos, l, boxes as u8, v as i32)).collect();
     let best = crate::game::best_moves(&moves, value as i32);
@@ -241,21 +318,27 @@ fn answer(pos: Position, value: Value, moves: &[(Line, i8, Value)], source: &str
         engine: engine_of(source).into(),
         store_leaves: 0,
         seconds: start.elapsed().as_secs_f64(),
+        penalty,
     }
 }
 
 /// Answers from the store when it holds the position and every position after one move;
 /// otherwise answers on the spot as `ask` says.
 pub fn query(reader: &Reader, pos: Position, ask: Asking) -> Result<Answer, QueryError> {
-    match from_book(reader, pos)? {
+    match from_book(reader, pos, ask.penalty)? {
         Some(a) => Ok(a),
         None => on_the_spot(pos, ask, Some(reader)),
     }
 }
 
-/// The store's answer, when it holds the position and every position after one move.
-pub(super) fn from_book(reader: &Reader, pos: Position) -> Result<Option<Answer>, QueryError> {
+/// The store's answer, when it holds the position and every position after one move; refused
+/// where the store's solve is under another penalty than `penalty`.
+pub(super) fn from_book(reader: &Reader, pos: Position, penalty: Penalty) -> Result<Option<Answer>, QueryError> {
     let start = std::time::Instant::now();
+    let book = reader.space().penalty;
+    if book != penalty {
+        return Err(QueryError::BookPenalty { dir: reader.dir().to_path_buf(), book, asked: penalty });
+    }
     let board = reader.space().board();
     if pos.board != board {
         return Err(QueryError::Board { pos: pos.board.to_string(), store: board.to_string() });
@@ -267,5 +350,5 @@ pub(super) fn from_book(reader: &Reader, pos: Position) -> Result<Option<Answer>
         let Some(v) = reader.value(pos.drawn.with(line))? else { return Ok(None) };
         moves.push((line, boxes, move_value(boxes, v)));
     }
-    Ok(Some(answer(pos, value, &moves, "store", start)))
+    Ok(Some(answer(pos, penalty, value, &moves, "store", start)))
 }

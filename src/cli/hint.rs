@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use dab::answer::{Answerer, Asking};
+use dab::store::Reader;
 
 use super::{CliResult, PositionArgs, choice};
 
@@ -27,6 +28,8 @@ pub struct HintArgs {
     /// Print one JSON object: every move's value, the best moves and what answered.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub penalty: super::PenaltyArgs,
 }
 
 /// What answers a position that no store holds.
@@ -43,7 +46,7 @@ pub struct EngineArgs {
 impl EngineArgs {
     /// The engine on `threads` threads, its searches reporting to `line`.
     pub fn asking<'w>(&self, threads: usize, line: &'w super::solve::SearchLine) -> Asking<'w> {
-        Asking { engine: self.engine, threads, watch: Some(line) }
+        Asking { engine: self.engine, threads, watch: Some(line), penalty: dab::game::Penalty::NONE }
     }
 }
 
@@ -63,10 +66,11 @@ pub const DEFAULT_SECONDS: f64 = 5.0;
 
 pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
+    let penalty = args.penalty.penalty;
     let reader =
-        args.store.store.as_deref().map(|s| dab::store::Reader::open_for(s, pos, args.store.groups)).transpose()?;
+        args.store.store.as_deref().map(|s| Reader::open_under(s, pos, args.store.groups, penalty)).transpose()?;
     let line = super::solve::SearchLine::on_terminal();
-    let ask = args.engine.asking(super::threads(args.threads)?, &line);
+    let ask = args.engine.asking(super::threads(args.threads)?, &line).under(penalty);
     let a = dab::answer::advise(pos, reader.as_ref(), ask, args.seconds)?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
-use dab::game::{Board, Position};
+use dab::game::{Board, Penalty, Position};
 use dab::support::Choice;
 
 mod bench;
@@ -162,6 +162,20 @@ pub struct PositionArgs {
     /// Line string: one '0'/'1' per line in the external order, of BOARD.
     #[arg(long, value_name = "STRING")]
     pub lines: Option<String>,
+}
+
+/// Wilson's last-move penalty, as `solve`, `hint`, `query`, `run`, `play` and `serve` take it.
+#[derive(Args, Clone, Copy)]
+pub struct PenaltyArgs {
+    /// Wilson's last-move penalty: the player who draws the last line loses N boxes, so every
+    /// value is that game's (a whole number, 0 or more; 0: the plain game).
+    #[arg(long, value_name = "N", default_value_t = Penalty::NONE, allow_hyphen_values = true, value_parser = penalty)]
+    pub penalty: Penalty,
+}
+
+/// A last-move penalty: a whole number of boxes, 0 or more.
+fn penalty(text: &str) -> Result<Penalty, String> {
+    text.parse::<Penalty>().map_err(|e| e.to_string())
 }
 
 /// An error for the user: printed as one line, exit status 2.
@@ -379,8 +393,17 @@ fn flag_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
     causes(e).find_map(|e| match () {
         _ if let Some(e) = e.downcast_ref::<SpaceError>() => match e {
             SpaceError::TooManyLines { .. } | SpaceError::Full => None,
+            SpaceError::Penalty(_) => Some("--penalty"),
             _ => Some("--groups"),
         },
+        _ if e.downcast_ref::<dab::game::PenaltyError>().is_some() => Some("--penalty"),
+        _ if let Some(dab::answer::AnalysisError::SearchUnderPenalty(_)) = e.downcast_ref() => Some("--penalty"),
+        _ if let Some(dab::answer::QueryError::Unpenalised { .. } | dab::answer::QueryError::BookPenalty { .. }) =
+            e.downcast_ref() =>
+        {
+            Some("--penalty")
+        }
+        _ if let Some(dab::answer::play::PlayError::Unpenalised { .. }) = e.downcast_ref() => Some("--penalty"),
         _ if let Some(SimError::MemLimit { .. }) = e.downcast_ref() => Some("--mem-limit"),
         _ if let Some(SimError::ZeroBandwidth) = e.downcast_ref() => Some("--bandwidth"),
         _ if let Some(e) = e.downcast_ref::<SchemeError>() => match e {

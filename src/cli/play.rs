@@ -30,6 +30,8 @@ pub struct PlayArgs {
     /// it, else a move by rules; any board up to 16x16.
     #[arg(long, value_name = "S", default_value_t = super::hint::DEFAULT_SECONDS, value_parser = super::seconds)]
     pub seconds: f64,
+    #[command(flatten)]
+    pub penalty: super::PenaltyArgs,
 }
 
 pub fn run(args: PlayArgs) -> CliResult {
@@ -37,7 +39,7 @@ pub fn run(args: PlayArgs) -> CliResult {
     let threads = super::threads(args.threads)?;
     let start = std::time::Instant::now();
     let line = super::solve::SearchLine::on_terminal();
-    let ask = args.engine.asking(threads, &line);
+    let ask = args.engine.asking(threads, &line).under(args.penalty.penalty);
     let oracle = match &args.store.store {
         Some(dir) => Oracle::store(dir, pos, args.store.groups, ask)?,
         None => Oracle::within(pos, ask, Some(args.seconds))?,

@@ -24,14 +24,17 @@ pub struct QueryArgs {
     /// Print one JSON object (as dab solve --json, with `source`).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub penalty: super::PenaltyArgs,
 }
 
 pub fn run(args: QueryArgs) -> CliResult {
     let pos = args.position.position()?;
     let threads = super::threads(args.threads)?;
-    let reader = dab::store::Reader::open_for(&args.store, pos, args.groups)?;
+    let penalty = args.penalty.penalty;
+    let reader = dab::store::Reader::open_under(&args.store, pos, args.groups, penalty)?;
     let line = super::solve::SearchLine::on_terminal();
-    let a = dab::answer::query(&reader, pos, args.engine.asking(threads, &line))?;
+    let a = dab::answer::query(&reader, pos, args.engine.asking(threads, &line).under(penalty))?;
     if args.json {
         println!("{}", serde_json::to_string(&a)?);
     } else {

@@ -34,6 +34,8 @@ pub struct RunArgs {
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub penalty: super::PenaltyArgs,
 }
 
 pub fn run(args: RunArgs) -> CliResult {
@@ -62,6 +64,7 @@ pub fn run(args: RunArgs) -> CliResult {
         threads,
         &dir,
         args.book.store(args.store.as_deref())?,
+        args.penalty.penalty,
         Some(&progress),
         Some(&report),
     )
@@ -74,9 +77,17 @@ pub fn run(args: RunArgs) -> CliResult {
         super::note!("resumed: {} of {} jobs were already in the store", outcome.run.resumed, plan.jobs.len());
     }
     bar.finish();
+    let penalty = args.penalty.penalty;
     if args.json {
-        println!("{}", json(&plan, threads, &outcome, args.store.is_some())?);
+        let mut out = json(&plan, threads, &outcome, args.store.is_some())?;
+        if !penalty.is_none() {
+            out["penalty"] = penalty.boxes().into();
+        }
+        println!("{out}");
     } else {
+        if !penalty.is_none() {
+            println!("last-move penalty {penalty}: {}", penalty.words());
+        }
         print_outcome(&plan, threads, &outcome, args.store.is_some());
     }
     files.extend(outcome.files.iter().cloned());
@@ -126,6 +137,8 @@ fn loaded_plan(args: &RunArgs, path: &Path) -> Result<(Plan, PathBuf), Box<dyn s
 /// with its charts into the report folder; the files written.
 fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf, Vec<PathBuf>), Box<dyn std::error::Error>> {
     let root = args.position.position()?;
+    // Refused before planning writes anything (the run would refuse it after).
+    args.penalty.penalty.check(root)?;
     let planned = dab::plan::plan(root, &args.common.options(args.store.is_some())?)?;
     if !args.json {
         print_choice(&planned);

@@ -20,11 +20,15 @@ pub struct ServeArgs {
     /// Worker threads of each solve or search (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    // The penalty of every analysis whose request names none (the API's `penalty` overrides it).
+    #[command(flatten)]
+    pub penalty: super::PenaltyArgs,
 }
 
 pub fn run(args: ServeArgs) -> CliResult {
     let threads = super::threads(args.threads)?;
-    let opts = ServeOptions { store: args.store, ..ServeOptions::new(threads) };
+    let penalty = args.penalty.penalty;
+    let opts = ServeOptions { store: args.store, penalty, ..ServeOptions::new(threads) };
     let server = Server::bind(args.port, opts).map_err(|e| match e {
         ServeError::Busy { .. } => format!("{e}: choose another with --port N, or --port 0 for a free one"),
         e => format!("{e}"),
@@ -34,6 +38,9 @@ pub fn run(args: ServeArgs) -> CliResult {
     use std::io::Write;
     std::io::stdout().flush()?;
     super::note!("the analysis board is at {} (Ctrl-C stops the server)", server.url());
+    if !penalty.is_none() {
+        super::note!("every analysis is under a last-move penalty of {penalty} unless its request names another");
+    }
     server.run();
     Ok(())
 }

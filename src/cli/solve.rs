@@ -47,6 +47,8 @@ pub struct SolveArgs {
     pub store: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub book: BookArgs,
+    #[command(flatten)]
+    pub penalty: super::PenaltyArgs,
 }
 
 pub fn run(args: SolveArgs) -> CliResult {
@@ -91,6 +93,7 @@ pub fn run(args: SolveArgs) -> CliResult {
         store: args.store.as_deref(),
         keep_lines: args.book.store(args.store.as_deref())?.and_then(|(_, k)| k),
         kernel: args.kernel,
+        penalty: args.penalty.penalty,
     };
     let line = |p: &SearchProgress| bar.message(&search_line(p));
     let search = SearchOptions {

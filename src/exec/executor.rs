@@ -223,9 +223,10 @@ fn run_jobs(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Resu
 fn prepare(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Result<(Shared, usize), ExecError> {
     let mut shared = Shared::new(plan, opts.mem_limit, opts.store.is_some());
     // Jobs whose values are in the store, not in memory; fixed for the whole run.
-    let on_disk = opts
-        .store
-        .map_or_else(|| vec![false; plan.graph.len()], |store| finished_in_store(plan, store, only, opts.report));
+    let on_disk = match opts.store {
+        Some(store) => finished_in_store(plan, store, only, opts.report)?,
+        None => vec![false; plan.graph.len()],
+    };
     let mut skip = to_skip(plan, &on_disk, opts.keep_lines);
     if let Some(task) = only {
         skip.iter_mut().zip(task).for_each(|(s, &t)| *s |= !t);

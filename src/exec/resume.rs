@@ -9,32 +9,32 @@ use crate::plan::ReadyPlan;
 use crate::store::{Store, StoreError};
 
 /// The jobs the store already holds, checked (of `only`'s jobs alone, where given: a task
-/// looks only at its own); a file that fails its check is reported and its job runs again.
+/// looks only at its own); a file that fails its check is reported and its job runs again. A
+/// file under another last-move penalty is another game's sound values, not damage: the run
+/// stops before anything is written rather than overwrite it.
 pub(crate) fn finished_in_store(
     plan: &ReadyPlan,
     store: &Store,
     only: Option<&[bool]>,
     report: Option<&(dyn Fn(&str) + Sync)>,
-) -> Vec<bool> {
-    plan.graph
-        .jobs
-        .iter()
-        .zip(&plan.layout)
-        .enumerate()
-        .map(|(i, (j, l))| {
-            only.is_none_or(|t| t[i])
-                && store.has(&j.name)
-                && match store.read(&j.name, l, j.states) {
-                    Ok(_) => true,
-                    Err(e) => {
-                        if let Some(r) = report {
-                            r(&format!("{e}; computing it again"));
-                        }
-                        false
+) -> Result<Vec<bool>, StoreError> {
+    let mut held = Vec::with_capacity(plan.graph.len());
+    for (i, (j, l)) in plan.graph.jobs.iter().zip(&plan.layout).enumerate() {
+        let ours = only.is_none_or(|t| t[i]) && store.has(&j.name);
+        held.push(
+            ours && match store.read(&j.name, l, j.states) {
+                Ok(_) => true,
+                Err(e @ StoreError::OtherPenalty { .. }) => return Err(e),
+                Err(e) => {
+                    if let Some(r) = report {
+                        r(&format!("{e}; computing it again"));
                     }
+                    false
                 }
-        })
-        .collect()
+            },
+        );
+    }
+    Ok(held)
 }
 
 /// The jobs not to run: those the store holds and, with an opening book, those it pruned: a

@@ -31,7 +31,7 @@ pub enum SolveError {
 /// and moves.
 pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError> {
     let start = Instant::now();
-    let space = Space::new(root, opts.groups)?;
+    let space = Space::new(root, opts.groups)?.with_penalty(opts.penalty)?;
     if space.free() == 0 {
         return Ok(Solution::trivial(space, start));
     }

@@ -1,13 +1,15 @@
 //! The game (layer 1): boards and their line numbering, symmetries, positions and their two
-//! text formats, values and move values, and the move report every answer prints. Uses only
-//! `support`; everything else builds on it.
+//! text formats, values and move values, Wilson's last-move penalty, and the move report every
+//! answer prints. Uses only `support`; everything else builds on it.
 
 mod board;
 mod loony;
+mod penalty;
 mod position;
 mod value;
 
 pub use board::{Board, BoardError, Line, LineCoord, LineSet, MAX_LINES, Symmetry};
 pub use loony::{is_loony, is_loony_position, settle};
+pub use penalty::{Penalty, PenaltyError};
 pub use position::{FormatError, Position};
 pub use value::{MoveReport, MoveValue, Value, ValueLines, best_moves, move_value};

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::answer::endgame::components;
 use crate::answer::{Advice, Answerer, Asking, HintError, advise, hint};
-use crate::game::Position;
+use crate::game::{Penalty, Position};
 use crate::store::{Reader, StoreError};
 
 use super::http::ServeOptions;
@@ -50,9 +50,9 @@ struct Job {
     done: Condvar,
 }
 
-/// The position and engine an answer is for, and for `auto` its budget in milliseconds (a
-/// move by rules within one budget is no answer for a request that allows more).
-type Key = (Position, Answerer, u64);
+/// The position, engine and last-move penalty an answer is for, and for `auto` its budget in
+/// milliseconds (a move by rules within one budget is no answer for a request that allows more).
+type Key = (Position, Answerer, Penalty, u64);
 
 #[derive(Default)]
 struct Table {
@@ -79,11 +79,13 @@ impl Analyses {
         Analyses { opts, table: Mutex::default(), heavy_running: Mutex::new(0), slot_freed: Condvar::new() }
     }
 
-    /// The answer for `pos` by `engine`, waiting at most `limit`.
+    /// The answer for `pos` by `engine` under `penalty` (None: the server's), waiting at most
+    /// `limit`.
     pub(super) fn answer(
         self: &Arc<Self>,
         pos: Position,
         engine: Answerer,
+        penalty: Option<Penalty>,
         limit: Duration,
     ) -> Result<Advice, Failure> {
         let deadline = Instant::now() + limit;
@@ -92,13 +94,14 @@ impl Analyses {
         // Auto answers within the request's limit (by rules where nothing exact fits in it);
         // the rest of the limit is the wait for a slot and the reply.
         let budget = (engine == Answerer::Auto).then(|| limit.mul_f64(0.9));
-        let key = (pos, engine, budget.map_or(0, |b| b.as_millis() as u64));
+        let penalty = penalty.unwrap_or(self.opts.penalty);
+        let key = (pos, engine, penalty, budget.map_or(0, |b| b.as_millis() as u64));
         if let Some(job) = lock(&self.table).jobs.get(&key).cloned() {
             return answer_of(&job);
         }
         // Opened only for an analysis to start: an answer known or under way needs no store.
-        let reader = self.reader(pos)?;
-        let heavy = is_heavy(pos, engine, reader.as_ref());
+        let reader = self.reader(pos, penalty)?;
+        let heavy = is_heavy(pos, engine, penalty, reader.as_ref());
         if heavy && !self.take_slot(deadline) {
             return Err(not_solved(true));
         }
@@ -117,7 +120,7 @@ impl Analyses {
             job
         };
         let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), heavy, outcome: None };
-        let ask = Asking::new(engine, self.opts.threads);
+        let ask = Asking::new(engine, self.opts.threads).under(penalty);
         // Should the system refuse a thread, the closure is dropped with the worker in it,
         // which answers the job with a failure.
         let _ = std::thread::Builder::new().name("dab-analysis".into()).spawn(move || {
@@ -131,11 +134,12 @@ impl Analyses {
         answer_of(&job)
     }
 
-    /// The store's reader for `pos`: None without a store, or when it holds no solve of the
-    /// position's board from a root related to it (the engines answer then).
-    fn reader(&self, pos: Position) -> Result<Option<Reader>, Failure> {
+    /// The store's reader for `pos` under `penalty`: None without a store, or when it holds no
+    /// solve of the position's board from a root related to it under that penalty (the engines
+    /// answer then).
+    fn reader(&self, pos: Position, penalty: Penalty) -> Result<Option<Reader>, Failure> {
         let Some(base) = &self.opts.store else { return Ok(None) };
-        match Reader::open_for(base, pos, None) {
+        match Reader::open_under(base, pos, None, penalty) {
             Ok(r) => Ok(Some(r)),
             Err(StoreError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Failure::Refused { message: e.to_string(), position: false }),
@@ -177,15 +181,15 @@ impl Analyses {
 }
 
 /// Whether an analysis may take long: more than [`HEAVY_FREE`] undrawn lines, unless (for
-/// `auto`) the store's book or the endgame theorems answer it at once.
-fn is_heavy(pos: Position, engine: Answerer, reader: Option<&Reader>) -> bool {
+/// `auto`) the store's book or the endgame theorems (plain game only) answer it at once.
+fn is_heavy(pos: Position, engine: Answerer, penalty: Penalty, reader: Option<&Reader>) -> bool {
     if pos.undrawn().len() as usize <= HEAVY_FREE {
         return false;
     }
     if reader.is_some_and(|r| matches!(r.value(pos.drawn), Ok(Some(_)))) {
         return false;
     }
-    !(engine == Answerer::Auto && components(pos).is_ok())
+    !(engine == Answerer::Auto && penalty.is_none() && components(pos).is_ok())
 }
 
 /// Waits for `job` until `deadline`: its outcome, or None at the deadline.
@@ -236,7 +240,10 @@ fn outcome(result: Result<Advice, HintError>) -> Outcome {
     result.map_err(|e| {
         let position = matches!(
             e,
-            HintError::Unanswerable { .. } | HintError::Query(QueryError::TooLarge(..) | QueryError::Board { .. })
+            HintError::Unanswerable { .. }
+                | HintError::Query(
+                    QueryError::TooLarge(..) | QueryError::Board { .. } | QueryError::Unpenalised { .. }
+                )
         );
         Failure::Refused { message: e.to_string(), position }
     })

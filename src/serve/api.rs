@@ -1,7 +1,8 @@
 //! The JSON API: `GET /api/analyse` (a position's answer: the object `dab hint --json` prints)
 //! and `GET /api/position` (a position in both text formats). A position is named by `board`
 //! and `lines` (a line string), by `art` (ASCII art), or by `text` (either: a line string,
-//! of `board`, or art). Bad input is HTTP 400 with one line saying what is wrong.
+//! of `board`, or art). `/api/analyse` takes `penalty` (Wilson's last-move penalty; default:
+//! the server's). Bad input is HTTP 400 with one line saying what is wrong.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,7 +10,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::answer::Answerer;
-use crate::game::{Board, Position};
+use crate::game::{Board, Penalty, Position};
 
 use super::analyses::{Analyses, Failure};
 
@@ -169,7 +170,7 @@ pub(super) fn position_reply(query: &str) -> Reply {
 /// position; 503 when the time limit passed first; 500 when the store could not be read.
 pub(super) fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
     let parsed = Query::parse(query).and_then(|q| {
-        q.only(&["board", "lines", "art", "text", "engine", "seconds"])?;
+        q.only(&["board", "lines", "art", "text", "engine", "seconds", "penalty"])?;
         let pos = position(&q)?;
         let engine = match q.get("engine") {
             Some(e) => e.parse::<Answerer>().map_err(|e| format!("engine: {e}"))?,
@@ -186,13 +187,17 @@ pub(super) fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
             },
             None => DEFAULT_SECONDS,
         };
-        Ok((pos, engine, seconds))
+        let penalty = match q.get("penalty") {
+            Some(p) => Some(p.parse::<Penalty>().and_then(|p| p.check(pos)).map_err(|e| format!("penalty: {e}"))?),
+            None => None,
+        };
+        Ok((pos, engine, seconds, penalty))
     });
-    let (pos, engine, seconds) = match parsed {
+    let (pos, engine, seconds, penalty) = match parsed {
         Ok(p) => p,
         Err(e) => return Reply::error(400, e),
     };
-    match analyses.answer(pos, engine, Duration::from_secs_f64(seconds)) {
+    match analyses.answer(pos, engine, penalty, Duration::from_secs_f64(seconds)) {
         Ok(answer) => Reply::json(&answer),
         Err(Failure::Refused { message, position: true }) => Reply::error(422, message),
         Err(Failure::Refused { message, position: false }) => Reply::error(500, message),

@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use tiny_http::{Header, Method, Request, Response};
 
+use crate::game::Penalty;
+
 use super::analyses::{Analyses, CACHED_ANSWERS, HEAVY_SLOTS};
 use super::api::{self, Reply};
 use super::page::ASSETS;
@@ -22,12 +24,20 @@ pub struct ServeOptions {
     pub heavy_slots: usize,
     /// Finished answers kept for positions asked again (0: none kept).
     pub cached_answers: usize,
+    /// The last-move penalty of an analysis that names none (a request's `penalty` overrides it).
+    pub penalty: Penalty,
 }
 
 impl ServeOptions {
-    /// No store, `threads` threads, the default slots and cache.
+    /// No store, `threads` threads, the default slots and cache, the plain game.
     pub fn new(threads: usize) -> ServeOptions {
-        ServeOptions { store: None, threads, heavy_slots: HEAVY_SLOTS, cached_answers: CACHED_ANSWERS }
+        ServeOptions {
+            store: None,
+            threads,
+            heavy_slots: HEAVY_SLOTS,
+            cached_answers: CACHED_ANSWERS,
+            penalty: Penalty::NONE,
+        }
     }
 }
 

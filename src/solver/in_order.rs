@@ -19,7 +19,7 @@ use super::traffic::Traffic;
 /// chunks across `threads` threads.
 pub fn solve_in_order(root: Position, opts: SolveOptions) -> Result<Solution, SpaceError> {
     let start = Instant::now();
-    let space = Space::new(root, opts.groups)?;
+    let space = Space::new(root, opts.groups)?.with_penalty(opts.penalty)?;
     if space.free() == 0 {
         return Ok(Solution::trivial(space, start));
     }

@@ -236,7 +236,9 @@ impl<'a> Kernel<'a> {
     pub fn compute<R: Rows>(&self, key: &PartitionKey, succ: &[R], out: &mut [Value], first_row: usize) {
         let full = key.counts().iter().zip(&self.space.groups).all(|(&c, g)| c as u32 == g.size);
         if full {
-            out.fill(0);
+            // The player to move on the full board drew the last line: under a penalty, it
+            // loses that many boxes.
+            out.fill(self.space.penalty.full_board_value());
             return;
         }
         match &self.rows {

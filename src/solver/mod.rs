@@ -31,4 +31,4 @@ pub use solution::{Solution, SolveOptions};
 pub(crate) use space::BINOMIAL;
 pub use space::{Group, LineBoxes, MAX_FREE_LINES, Space, SpaceError, State, free_box_masks};
 pub use traffic::Traffic;
-pub use twins::{Dense, TwinError, minimax};
+pub use twins::{Dense, TwinError, minimax, minimax_under};

@@ -1,11 +1,11 @@
 //! What a whole solve is asked and what it gives back: the options (groups, threads, whether
-//! to keep every partition, a store and its book) and the solution (the root's value, every
-//! move's value, positions, peak memory, time, memory traffic, and the tables when kept). Shared by the
-//! executor's solve and its slow twin, [`super::solve_in_order`].
+//! to keep every partition, a store and its book, the last-move penalty) and the solution (the
+//! root's value, every move's value, positions, peak memory, time, memory traffic, and the
+//! tables when kept). Shared by the executor's solve and its slow twin, [`super::solve_in_order`].
 
 use std::time::Instant;
 
-use crate::game::{Line, MoveValue, Value};
+use crate::game::{Line, MoveValue, Penalty, Value};
 
 use super::kernel::KernelPath;
 use super::space::{Space, State};
@@ -29,6 +29,8 @@ pub struct SolveOptions<'p> {
     pub keep_lines: Option<usize>,
     /// The kernel's path (the row path unless a benchmark or test asks for its twin).
     pub kernel: KernelPath,
+    /// Wilson's last-move penalty: the full board is worth minus it (none: the plain game).
+    pub penalty: Penalty,
 }
 
 impl Default for SolveOptions<'_> {
@@ -41,6 +43,7 @@ impl Default for SolveOptions<'_> {
             store: None,
             keep_lines: None,
             kernel: KernelPath::Rows,
+            penalty: Penalty::NONE,
         }
     }
 }
@@ -81,11 +84,11 @@ impl Solution {
         Some(tables[self.space.key_index(&key)][index])
     }
 
-    /// The solve of a position with no undrawn line.
+    /// The solve of a position with no undrawn line: worth minus the space's penalty.
     pub(crate) fn trivial(space: Space, start: Instant) -> Solution {
         Solution {
+            value: space.penalty.full_board_value(),
             space,
-            value: 0,
             moves: Vec::new(),
             positions: 1,
             partitions: 1,

@@ -14,7 +14,7 @@
 //! A partition (a [`PartitionKey`]) holds its states row-major over the groups' ranks, group 0
 //! most significant; the last group (the *inner* group) is contiguous, which the kernel uses.
 
-use crate::game::{Board, Line, LineSet, Position};
+use crate::game::{Board, Line, LineSet, Penalty, PenaltyError, Position};
 
 use super::key::{MAX_GROUPS, PartitionKey};
 
@@ -74,6 +74,9 @@ pub enum SpaceError {
     /// The root has no undrawn line: nothing to group, plan or run (its value is 0).
     #[error("the position is full: no lines left to draw, its value is 0")]
     Full,
+    /// The last-move penalty does not fit the values of the root's positions.
+    #[error("{0}")]
+    Penalty(#[from] PenaltyError),
 }
 
 /// One group of lines with its tables. Local bit j is internal line `offset + j`.
@@ -144,6 +147,10 @@ pub struct Space {
     pub class_prev: Vec<u64>,
     /// Group of each internal line.
     pub line_group: Vec<u8>,
+    /// The last-move penalty the values are under: the full board is worth minus it. Part of
+    /// the space so that every kernel built from it, and every store folder opened for it,
+    /// takes it with the positions.
+    pub penalty: Penalty,
 }
 
 /// For each of `free`'s lines (at most 64), the masks (over indexes into `free`) of the other undrawn sides
@@ -343,7 +350,14 @@ impl Space {
                 build_group(off as u32, size as u32, gi == 0 && !syms.is_empty(), &syms, &class_prev)
             })
             .collect();
-        Ok(Space { root, lines, groups, syms, boxes, class_prev, line_group })
+        Ok(Space { root, lines, groups, syms, boxes, class_prev, line_group, penalty: Penalty::NONE })
+    }
+
+    /// The space with its values under the last-move `penalty`, refused where the root's boxes
+    /// still to take plus the penalty could pass the largest value.
+    pub fn with_penalty(mut self, penalty: Penalty) -> Result<Space, SpaceError> {
+        self.penalty = penalty.check(self.root)?;
+        Ok(self)
     }
 
     /// The root's board.

@@ -1,10 +1,11 @@
 //! The slow twins the fast solver is checked against: a memoised minimax over positions, and a
 //! dense retrograde over all 2^k subsets of the k undrawn lines (one byte per state, no
-//! symmetry, no interchangeable lines).
+//! symmetry, no interchangeable lines). Both take the last-move penalty as the kernel does: the
+//! full board is worth minus it.
 
 use std::collections::HashMap;
 
-use crate::game::{Line, LineSet, Position, Value, move_value};
+use crate::game::{Line, LineSet, Penalty, PenaltyError, Position, Value, move_value};
 
 use super::space::{LineBoxes, free_box_masks};
 
@@ -26,6 +27,9 @@ pub enum TwinError {
         /// Most undrawn lines that twin takes.
         max: usize,
     },
+    /// The last-move penalty does not fit the position's values.
+    #[error("{0}")]
+    Penalty(#[from] PenaltyError),
 }
 
 /// Values of every subset of a root's undrawn lines. State bit i = `free[i]` drawn, with the
@@ -42,14 +46,21 @@ pub struct Dense {
 impl Dense {
     /// Solves every subset of the root's undrawn lines, most lines first; refused above 32 undrawn lines.
     pub fn solve(root: Position) -> Result<Dense, TwinError> {
+        Dense::solve_under(root, Penalty::NONE)
+    }
+
+    /// [`Dense::solve`] with the last mover losing `penalty` boxes.
+    pub fn solve_under(root: Position, penalty: Penalty) -> Result<Dense, TwinError> {
         let free: Vec<Line> = root.undrawn().iter().collect();
         let k = free.len();
         if k > DENSE_MAX_FREE {
             return Err(TwinError::TooLarge { twin: "dense", free: k, max: DENSE_MAX_FREE });
         }
+        let full_value = penalty.check(root)?.full_board_value();
         let boxes: Vec<LineBoxes> = free_box_masks(root, &free);
         let full = (1u64 << k) - 1;
         let mut values = vec![0 as Value; 1usize << k];
+        values[full as usize] = full_value;
         for s in (0..full).rev() {
             let mut best = Value::MIN;
             let mut open = !s & full;
@@ -74,22 +85,28 @@ impl Dense {
 
 /// Memoised minimax value of a position (small positions only).
 pub fn minimax(pos: Position) -> Result<Value, TwinError> {
+    minimax_under(pos, Penalty::NONE)
+}
+
+/// [`minimax`] with the last mover losing `penalty` boxes.
+pub fn minimax_under(pos: Position, penalty: Penalty) -> Result<Value, TwinError> {
     let free = pos.undrawn().len() as usize;
     if free > MINIMAX_MAX_FREE {
         return Err(TwinError::TooLarge { twin: "minimax", free, max: MINIMAX_MAX_FREE });
     }
-    fn go(pos: Position, memo: &mut HashMap<LineSet, Value>) -> Value {
+    let full_value = penalty.check(pos)?.full_board_value();
+    fn go(pos: Position, full_value: Value, memo: &mut HashMap<LineSet, Value>) -> Value {
         if let Some(&v) = memo.get(&pos.drawn) {
             return v;
         }
-        let mut best = if pos.undrawn().is_empty() { 0 } else { Value::MIN };
+        let mut best = if pos.undrawn().is_empty() { full_value } else { Value::MIN };
         for l in pos.undrawn().iter() {
             let n = pos.board.completes(pos.drawn, l) as i8;
-            let after = go(Position { board: pos.board, drawn: pos.drawn.with(l) }, memo);
+            let after = go(Position { board: pos.board, drawn: pos.drawn.with(l) }, full_value, memo);
             best = best.max(move_value(n, after));
         }
         memo.insert(pos.drawn, best);
         best
     }
-    Ok(go(pos, &mut HashMap::new()))
+    Ok(go(pos, full_value, &mut HashMap::new()))
 }

@@ -58,4 +58,20 @@ pub enum StoreError {
         /// Which check failed, and how.
         reason: String,
     },
+    /// A file holds values under another last-move penalty than its folder's: another game's
+    /// values, sound but out of place (a folder renamed, a file moved), so never overwritten.
+    #[error(
+        "'{}' holds values under {}, but lies in the folder of values under {}: left as it is (it belongs in the folder of its own penalty)",
+        path.display(),
+        super::format::penalty_words(*held),
+        super::format::penalty_words(*folder)
+    )]
+    OtherPenalty {
+        /// The file.
+        path: PathBuf,
+        /// The penalty its header says.
+        held: crate::game::Penalty,
+        /// The penalty of the folder it lies in.
+        folder: crate::game::Penalty,
+    },
 }

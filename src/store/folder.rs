@@ -1,5 +1,5 @@
 //! A store folder opened for a run: one file per job (a partition, or a row range of one),
-//! named by the job, in a folder per board, root and grouping. A file is written under a
+//! named by the job, in a folder per board, root, grouping and last-move penalty. A file is written under a
 //! temporary name, flushed to disk, then renamed, so a file that exists under its own name was
 //! complete when written; a file that fails any check is reported by name and never used. One
 //! run at a time holds the folder's lock, taken on the folder itself (flock on an open
@@ -10,11 +10,11 @@
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use crate::game::Value;
+use crate::game::{Penalty, Value};
 use crate::solver::{Layout, Space};
 
 use super::error::StoreError;
-use super::format::{CHUNK, ENCODING, EXT, Header, differs, open, write_to};
+use super::format::{CHUNK, EXT, Header, differs, encoding, open, write_to};
 use super::place::{LOCK, TMP, folder_name, parse_name};
 
 /// The store folder of one space, locked for this run.
@@ -29,11 +29,13 @@ pub struct Store {
     board: String,
     root: String,
     groups: usize,
+    penalty: Penalty,
     /// Lines per group: which keys name a partition of the space.
     sizes: Vec<u32>,
 }
 
-/// The folder of a space inside a store: board, then root (when not empty) and grouping.
+/// The folder of a space inside a store: board, then root (when not empty), grouping and
+/// penalty (when any).
 pub fn folder(base: &Path, space: &Space) -> PathBuf {
     base.join(space.board().to_string()).join(folder_name(space))
 }
@@ -95,6 +97,7 @@ impl Store {
             board: space.board().to_string(),
             root: space.root.to_line_string(),
             groups: space.groups.len(),
+            penalty: space.penalty,
             sizes: space.groups.iter().map(|g| g.size).collect(),
         })
     }
@@ -128,7 +131,8 @@ impl Store {
             first_row: layout.first_row as u64,
             rows: layout.rows as u64,
             positions,
-            encoding: ENCODING.into(),
+            encoding: encoding(self.penalty),
+            penalty: self.penalty,
         }
     }
 
@@ -152,10 +156,17 @@ impl Store {
         File::open(&self.dir).and_then(|d| d.sync_all()).map_err(err)
     }
 
-    /// Deletes job `name`'s file (the opening book keeps only the small partitions).
+    /// Deletes job `name`'s file (the opening book keeps only the small partitions); a file
+    /// whose header says another last-move penalty is another game's values, out of place, and
+    /// is left as it is ([`StoreError::OtherPenalty`]).
     pub fn remove(&self, name: &str) -> Result<(), StoreError> {
         self.check_held()?;
         let path = self.path(name);
+        if let Ok(opened) = open(&path)
+            && opened.header.penalty != self.penalty
+        {
+            return Err(StoreError::OtherPenalty { path, held: opened.header.penalty, folder: self.penalty });
+        }
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Write { path, source: e }),
             _ => Ok(()),
@@ -187,10 +198,14 @@ impl Store {
     }
 
     /// Reads and checks job `name`'s values against what the plan says they are: the header
-    /// first (so a file is never read past what the plan allows), then every checksum.
+    /// first (so a file is never read past what the plan allows; one under another penalty is
+    /// [`StoreError::OtherPenalty`]), then every checksum.
     pub fn read(&self, name: &str, layout: &Layout, positions: u64) -> Result<Vec<Value>, StoreError> {
         let path = self.path(name);
         let opened = open(&path)?;
+        if opened.header.penalty != self.penalty {
+            return Err(StoreError::OtherPenalty { path, held: opened.header.penalty, folder: self.penalty });
+        }
         match differs(&opened.header, &self.header(layout, positions)) {
             Some(reason) => Err(StoreError::Damaged { path, reason }),
             None => opened.values(),

@@ -1,5 +1,6 @@
 //! The store's file format: magic, format version, a JSON header naming the board, root,
-//! grouping, key, rows, positions and value encoding, the values (one byte a position), a
+//! grouping, key, rows, positions, value encoding and last-move penalty (absent when none, as
+//! in every file written before penalties), the values (one byte a position), a
 //! table of CRC-32s (the header's, then one per [`CHUNK`] of values), and a CRC-32 of
 //! everything before it. A reader that takes a few values from a large file checks the
 //! header's CRC and then each chunk it touches, once, before the first value it uses from it;
@@ -14,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::Value;
+use crate::game::{Penalty, Value};
 
 use super::error::StoreError;
 
@@ -29,6 +30,21 @@ pub const STORE_FORMAT_1: u32 = 1;
 pub const CHUNK: u64 = 1 << 16;
 /// What a value byte means.
 pub const ENCODING: &str = "i8: net future boxes for the player to move";
+
+/// What a value byte means under `penalty`: [`ENCODING`] without one; with one, words that
+/// a dab from before penalties refuses, so that it never reads such values as plain ones.
+pub(crate) fn encoding(penalty: Penalty) -> String {
+    if penalty.is_none() {
+        ENCODING.into()
+    } else {
+        format!("{ENCODING}, the player who draws the last line losing {penalty}")
+    }
+}
+
+/// A penalty as an error names it.
+pub(crate) fn penalty_words(penalty: Penalty) -> String {
+    if penalty.is_none() { "no last-move penalty".into() } else { format!("a last-move penalty of {penalty}") }
+}
 /// File name extension of a job's values.
 pub(crate) const EXT: &str = "dab";
 
@@ -49,8 +65,11 @@ pub struct Header {
     pub rows: u64,
     /// Values in this file.
     pub positions: u64,
-    /// What a value byte means ([`ENCODING`]).
+    /// What a value byte means ([`encoding`]).
     pub encoding: String,
+    /// Wilson's last-move penalty the values are under; absent (none) in a plain solve's files.
+    #[serde(default, skip_serializing_if = "Penalty::is_none")]
+    pub penalty: Penalty,
 }
 
 /// Where the parts of a file lie, from its format, header length and positions. Sums
@@ -440,6 +459,8 @@ pub(crate) fn differs(found: &Header, want: &Header) -> Option<String> {
         Some(format!("it holds {} of partition {}, not {}", rows(found), found.key, rows(want)))
     } else if found.positions != want.positions {
         Some(format!("it holds {} positions, not {}", found.positions, want.positions))
+    } else if found.penalty != want.penalty {
+        Some(format!("it holds values under {}, not {}", penalty_words(found.penalty), penalty_words(want.penalty)))
     } else if found.encoding != want.encoding {
         Some(format!("its values are encoded as '{}', not as '{}'", found.encoding, want.encoding))
     } else {
@@ -500,6 +521,7 @@ mod tests {
             rows: 1,
             positions: values.len() as u64,
             encoding: ENCODING.into(),
+            penalty: Penalty::NONE,
         };
         (bytes, header, values)
     }
@@ -619,6 +641,7 @@ mod tests {
             rows: 1,
             positions: n as u64,
             encoding: ENCODING.into(),
+            penalty: Penalty::NONE,
         };
         (header, values)
     }

@@ -1,20 +1,20 @@
 //! Where a store file belongs, and whether it says so. A space folder's path names one space
 //! (`<board>/g<N>`, or `<board>/root-<lines>-g<N>` for another root, the lines in hexadecimal
-//! past 200), a file's name one
+//! past 200; `-p<P>` after either for values under a last-move penalty of P), a file's name one
 //! partition and piece (`<key>.dab`, or `<key>_<piece>.dab`), and a file is used only when its
-//! header says the same board, root, grouping and key, with rows and positions that the space
-//! allows and that its piece number allows beside its sibling pieces. Every reader that finds
+//! header says the same board, root, grouping, key and penalty, with rows and positions that
+//! the space allows and that its piece number allows beside its sibling pieces. Every reader that finds
 //! files by looking in a folder (`Reader`, `dab verify` and its `--recompute`) surveys the
 //! folder here, so that they all refuse the same files with the same words.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::game::{Board, Position, Value};
+use crate::game::{Board, Penalty, Position, Value};
 use crate::solver::{PartitionKey, Space};
 
 use super::error::StoreError;
-use super::format::{Chunked, ENCODING, EXT, Header, open};
+use super::format::{Chunked, EXT, Header, encoding, open, penalty_words};
 
 /// The lock file of a space folder.
 pub(crate) const LOCK: &str = "LOCK";
@@ -27,8 +27,16 @@ const LINE_STRING_NAME: usize = 200;
 
 /// A space folder's name inside its board folder: `g<N>`, or `root-<lines>-g<N>` when the
 /// root has lines drawn (`root-x<hex>-g<N>` on boards of more than 200 lines: the line string
-/// four lines to a digit, the first line the high bit, padded with 0).
+/// four lines to a digit, the first line the high bit, padded with 0); then `-p<P>` where the
+/// values are under a last-move penalty of P, so that they never share a folder with plain
+/// ones (nor with another penalty's).
 pub(crate) fn folder_name(space: &Space) -> String {
+    let name = root_and_groups_name(space);
+    if space.penalty.is_none() { name } else { format!("{name}-p{}", space.penalty) }
+}
+
+/// [`folder_name`] without the penalty.
+fn root_and_groups_name(space: &Space) -> String {
     let root = space.root.to_line_string();
     let groups = space.groups.len();
     if !root.contains('1') {
@@ -60,13 +68,20 @@ fn line_string_of_hex(hex: &str, lines: usize) -> Option<String> {
 
 /// Why `name` names no space folder.
 fn not_space(name: &str) -> String {
-    format!("'{name}' is not a space folder's name (g<N> or root-<lines>-g<N>)")
+    format!("'{name}' is not a space folder's name (g<N> or root-<lines>-g<N>, then -p<P> under a penalty)")
 }
 
-/// The root and grouping a space folder's name gives (`g<N>` or `root-<lines>-g<N>`), read
-/// without building the space; or why the name gives none.
-pub(crate) fn root_of(board: Board, name: &str) -> Result<(Position, usize), String> {
-    let not_space = || not_space(name);
+/// The root, grouping and penalty a space folder's name gives (`g<N>` or `root-<lines>-g<N>`,
+/// then `-p<P>` under a penalty), read without building the space; or why the name gives none.
+pub(crate) fn root_of(board: Board, full_name: &str) -> Result<(Position, usize, Penalty), String> {
+    let not_space = || not_space(full_name);
+    // Neither a line string nor its hexadecimal holds a 'p': the suffix is found from the end.
+    let (name, penalty) = match full_name.rsplit_once("-p") {
+        Some((name, p)) if !p.is_empty() && p.len() <= 3 && p.bytes().all(|c| c.is_ascii_digit()) => {
+            (name, p.parse::<Penalty>().map_err(|e| format!("{}: {e}", not_space()))?)
+        }
+        _ => (full_name, Penalty::NONE),
+    };
     let (root, groups) = match name.strip_prefix("root-") {
         Some(rest) => {
             let (lines, groups) = rest.rsplit_once("-g").ok_or_else(not_space)?;
@@ -82,7 +97,7 @@ pub(crate) fn root_of(board: Board, name: &str) -> Result<(Position, usize), Str
     if groups.is_empty() || !groups.bytes().all(|c| c.is_ascii_digit()) || groups.len() > 3 {
         return Err(not_space());
     }
-    Ok((root, groups.parse().map_err(|_| not_space())?))
+    Ok((root, groups.parse().map_err(|_| not_space())?, penalty))
 }
 
 /// The space a folder holds, from its board folder's name and its own; or why they name none.
@@ -92,8 +107,10 @@ pub(crate) fn space_of(board: &str, name: &str) -> Result<Space, String> {
     if b.to_string() != board {
         return Err(format!("board folder '{board}' is not named as dab names the board ('{b}')"));
     }
-    let (root, groups) = root_of(b, name)?;
-    let space = Space::new(root, Some(groups)).map_err(|e| format!("{}: {e}", not_space(name)))?;
+    let (root, groups, penalty) = root_of(b, name)?;
+    let space = Space::new(root, Some(groups))
+        .and_then(|s| s.with_penalty(penalty))
+        .map_err(|e| format!("{}: {e}", not_space(name)))?;
     let want = folder_name(&space);
     if want != name {
         return Err(format!("'{name}' is not named as dab names this space's folder ('{want}')"));
@@ -131,7 +148,7 @@ pub(crate) fn shape(space: &Space, key: &PartitionKey) -> (u64, u64) {
 }
 
 /// Whether a header agrees with the folder (`space`) and the name (`key`, `piece`) it was
-/// found under: board, root, grouping, key and encoding the same, its rows inside the
+/// found under: board, root, grouping, key, penalty and encoding the same, its rows inside the
 /// partition (all of them for a whole file, from row 0 for piece 0, not from row 0 for any
 /// other piece), and as many positions as its rows hold.
 pub(crate) fn check_header(space: &Space, key: &PartitionKey, piece: Option<u64>, h: &Header) -> Result<(), String> {
@@ -158,7 +175,14 @@ pub(crate) fn check_header(space: &Space, key: &PartitionKey, piece: Option<u64>
     if h.key != key.to_string() {
         return Err(format!("it holds partition {}, but is named {name}", h.key));
     }
-    if h.encoding != ENCODING {
+    if h.penalty != space.penalty {
+        return Err(format!(
+            "it holds values under {}, but lies in the folder of values under {}",
+            penalty_words(h.penalty),
+            penalty_words(space.penalty)
+        ));
+    }
+    if h.encoding != encoding(space.penalty) {
         return Err(format!("its values are encoded as '{}', not as this dab writes them", h.encoding));
     }
     let (rows, row_len) = shape(space, key);
@@ -453,6 +477,7 @@ impl Survey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::ENCODING;
 
     fn space(board: &str, groups: usize) -> Space {
         Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap()
@@ -491,6 +516,45 @@ mod tests {
     }
 
     #[test]
+    fn a_solve_under_a_penalty_has_a_folder_of_its_own_and_its_files_say_so() {
+        let two = Penalty::new(2).unwrap();
+        let s = space("2x3", 2).with_penalty(two).unwrap();
+        assert_eq!(folder_name(&s), "g2-p2");
+        let back = space_of("2x3", "g2-p2").unwrap();
+        assert_eq!((back.groups.len(), back.penalty), (2, two));
+        let root = format!("root-{}-g2-p13", "1".to_string() + &"0".repeat(16));
+        assert_eq!(space_of("2x3", &root).unwrap().penalty.boxes(), 13);
+        for (name, why) in [
+            ("g2-p0", "('g2')"),
+            ("g2-p02", "('g2-p2')"),
+            ("g2-p", "not a space folder's name"),
+            ("g2-p200", "at most 127"),
+        ] {
+            let err = space_of("2x3", name).unwrap_err();
+            assert!(err.contains(why), "{name}: {err}");
+        }
+        // A header without a penalty (every file written before penalties) is a plain one.
+        let key = PartitionKey::new(&[4, 4]);
+        let (rows, row_len) = shape(&s, &key);
+        let old = format!(
+            r#"{{"board":"2x3","root":"{}","groups":2,"key":"4-4","first_row":0,"rows":{rows},"positions":{},"encoding":"{ENCODING}"}}"#,
+            "0".repeat(17),
+            rows * row_len
+        );
+        let plain: Header = serde_json::from_str(&old).unwrap();
+        assert_eq!(check_header(&space("2x3", 2), &key, None, &plain), Ok(()));
+        let err = check_header(&s, &key, None, &plain).unwrap_err();
+        assert!(
+            err.contains("under no last-move penalty, but lies in the folder of values under a last-move penalty of 2"),
+            "{err}"
+        );
+        let under = Header { penalty: two, encoding: encoding(two), ..plain.clone() };
+        assert_eq!(check_header(&s, &key, None, &under), Ok(()));
+        let err = check_header(&s, &key, None, &Header { encoding: ENCODING.into(), ..under }).unwrap_err();
+        assert!(err.contains("encoded as"), "{err}");
+    }
+
+    #[test]
     fn a_wide_boards_root_is_named_in_hexadecimal_within_a_file_names_length() {
         let board: crate::game::Board = "16x16".parse().unwrap();
         // All but the last 20 lines drawn.
@@ -522,6 +586,7 @@ mod tests {
             rows,
             positions: rows * row_len,
             encoding: ENCODING.into(),
+            penalty: Penalty::NONE,
         };
         assert_eq!(check_header(&s, &key, None, &good), Ok(()));
         let piece = Header { rows: 1, positions: row_len, ..good.clone() };

@@ -9,11 +9,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::game::{Board, LineSet, Position, Value};
+use crate::game::{Board, LineSet, Penalty, Position, Value};
 use crate::solver::{PartitionKey, Space, State};
 
 use super::error::StoreError;
-use super::format::Chunked;
+use super::format::{Chunked, penalty_words};
 use super::place::{Piece, Survey, load, open_chunked, root_of, shape, space_of, survey};
 
 /// A store folder opened for reading only: no lock, so queries may run beside a solve.
@@ -40,6 +40,18 @@ impl Reader {
     /// answer to `pos` itself, but a search of `pos` can take its positions as exact leaves
     /// ([`Book`]). `groups` as for [`Reader::open`].
     pub fn open_for(base: &Path, pos: Position, groups: Option<usize>) -> Result<Reader, StoreError> {
+        Reader::open_under(base, pos, groups, Penalty::NONE)
+    }
+
+    /// [`Reader::open_for`] among the solves under the last-move `penalty` only: a solve under
+    /// another penalty (none included) holds other values, and is refused by name where it is
+    /// all the store holds.
+    pub fn open_under(
+        base: &Path,
+        pos: Position,
+        groups: Option<usize>,
+        penalty: Penalty,
+    ) -> Result<Reader, StoreError> {
         let board = pos.board;
         let board_dir = base.join(board.to_string());
         let not_found = |what: String| StoreError::Read {
@@ -65,16 +77,29 @@ impl Reader {
         }
         // Every folder whose root this position has drawn, or that has drawn this position's
         // lines, with its grouping.
-        let all: Vec<(Position, usize, String)> = std::fs::read_dir(&board_dir)
+        let related: Vec<(Position, usize, Penalty, String)> = std::fs::read_dir(&board_dir)
             .map_err(|source| StoreError::Read { path: board_dir.clone(), source })?
             .filter_map(|e| {
                 let e = e.ok()?;
                 let name = e.file_name().into_string().ok()?;
-                let (root, g) = root_of(board, &name).ok()?;
+                let (root, g, p) = root_of(board, &name).ok()?;
                 let related = pos.drawn.contains_all(root.drawn) || root.drawn.contains_all(pos.drawn);
-                (e.file_type().ok()?.is_dir() && related).then_some((root, g, name))
+                (e.file_type().ok()?.is_dir() && related).then_some((root, g, p, name))
             })
             .collect();
+        let mut elsewhere: Vec<Penalty> = related.iter().map(|r| r.2).filter(|&p| p != penalty).collect();
+        let all: Vec<(Position, usize, String)> =
+            related.into_iter().filter(|r| r.2 == penalty).map(|(root, g, _, name)| (root, g, name)).collect();
+        if all.is_empty() && !elsewhere.is_empty() {
+            elsewhere.sort();
+            elsewhere.dedup();
+            let held: Vec<String> = elsewhere.into_iter().map(penalty_words).collect();
+            return Err(not_found(format!(
+                "the store holds {board} solves for this position only under {}, not under {}: their values are another game's",
+                held.join(" or "),
+                penalty_words(penalty)
+            )));
+        }
         let (mut found, later): (Vec<_>, Vec<_>) =
             all.into_iter().partition(|(r, _, _)| pos.drawn.contains_all(r.drawn));
         let holding = !found.is_empty();
@@ -121,13 +146,13 @@ impl Reader {
     }
 
     /// The value of a position of the board, if the store holds its partition. The full
-    /// board is worth 0 whether or not its file was kept. A file that fails a check is an
+    /// board is worth minus the penalty (0 without one) whether or not its file was kept. A file that fails a check is an
     /// error naming it. A file removed or replaced by a run beside this reader since the store
     /// was opened is looked for again, once, in a fresh survey of the folder.
     pub fn value(&self, drawn: LineSet) -> Result<Option<Value>, StoreError> {
         let space = &self.survey.space;
         if drawn.len() as usize == space.board().lines() {
-            return Ok(Some(0));
+            return Ok(Some(space.penalty.full_board_value()));
         }
         if !drawn.contains_all(space.root.drawn) {
             return Ok(None);

@@ -230,6 +230,11 @@ function describe() {
     const nim = shown.nimstring === null || shown.nimstring === undefined ? "" : `; Nimstring value ${shown.nimstring === "loony" ? "loony" : shown.nimstring === 0 ? "0" : "*" + shown.nimstring}`;
     $("verdict").textContent = `suggested ${shown.best.join(", ")} for ${mover} (by rules: ${shown.rule}; not proven best)${nim}`;
     $("best").textContent = shown.why;
+  } else if (shown && shown.penalty) {
+    // Under the server's last-move penalty the value is no split of the boxes left.
+    $("verdict").textContent =
+      `value ${signed(shown.value)} for ${mover}, the player who draws the last line losing ${shown.penalty}`;
+    $("best").textContent = `best: ${shown.best.join(", ")}`;
   } else if (shown) {
     const other = playerName(1 - S.toMove);
     const end = [taken[0], taken[1]];
