@@ -115,3 +115,40 @@ fn a_loony_position_is_a_win_and_every_move_that_leaves_one_loses() {
     assert_eq!(json["value"], "loony");
     assert!(json["moves"].as_array().unwrap().iter().all(|m| m["value"].is_number() || m["value"] == "loony"));
 }
+
+/// Wilson's observation: with a penalty larger than the boxes left, the player who draws the
+/// last line (the Nimstring loser: it completes the last box) loses more than any box count
+/// can make up, so a move's penalised value is positive exactly when it wins Nimstring, and
+/// every best move is a Nimstring winning move wherever one exists.
+#[test]
+fn under_a_large_penalty_the_best_moves_are_the_nimstring_winning_moves() {
+    use dab::exec::solve;
+    use dab::game::Penalty;
+    use dab::solver::SolveOptions;
+    let mut rng = Rng(0x5eed);
+    let mut with_winning = 0;
+    for (b, cases) in [("3x3", 40), ("3x4", 25)] {
+        let board = board(b);
+        for _ in 0..cases {
+            let free = 8 + rng.below(12);
+            let pos = random_position(board, free, &mut rng);
+            let boxes_left = (0..board.boxes())
+                .filter(|&k| board.box_sides(k).iter().any(|&s| !pos.drawn.contains(s)))
+                .count() as u8;
+            let penalty = Penalty::new(boxes_left + 1).unwrap();
+            let s = solve(pos, SolveOptions { penalty, ..Default::default() }).unwrap();
+            let nim = nimstring(pos, None).unwrap();
+            let what = format!("{b} {}", pos.to_line_string());
+            assert_eq!(s.value > 0, nim.wins, "who wins at {what}");
+            for (m, n) in s.moves.iter().zip(&nim.moves) {
+                assert_eq!(m.line.0, n.index);
+                assert_eq!(m.value > 0, n.wins, "{} at {what}", n.line);
+            }
+            if nim.wins {
+                with_winning += 1;
+                assert!(s.best().iter().all(|l| nim.winning.contains(&board.line_name(*l))), "best moves at {what}");
+            }
+        }
+    }
+    assert!(with_winning >= 10, "only {with_winning} positions had a Nimstring winning move");
+}

@@ -30,6 +30,8 @@ pub enum Suite {
     Search,
     Cluster,
     Serve,
+    Play,
+    Nimstring,
 }
 
 #[derive(Args)]
@@ -84,6 +86,22 @@ pub struct BenchArgs {
     /// lines, and check the values agree.
     #[arg(long)]
     pub retrograde: bool,
+    /// `--suite play`: boards where dab plays the random-safe player.
+    #[arg(long, value_delimiter = ',', default_value = "5x5,6x6", value_name = "LIST")]
+    pub play_boards: Vec<String>,
+    /// `--suite play`: boards where dab plays exact play (a solve of the board kept whole, at
+    /// most 31 undrawn lines, or the book of --store).
+    #[arg(long, value_delimiter = ',', default_value = "3x4", value_name = "LIST")]
+    pub exact_boards: Vec<String>,
+    /// `--suite play`: games on each board, dab moving first in half of them.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub games: usize,
+    /// `--suite play`: the budget of each of dab's moves, in seconds.
+    #[arg(long, default_value_t = 1.0, value_name = "S", value_parser = super::seconds)]
+    pub seconds: f64,
+    /// `--suite nimstring`: positions to value (`group,board,lines`).
+    #[arg(long, value_name = "FILE", default_value = "tests/data/nimstring/bench.csv")]
+    pub nim_cases: PathBuf,
     /// Where to write the CSV (default: reports/runs/bench.csv, reports/runs/bench-bandwidth.csv,
     /// ..., one per suite; reports/runs/bench-sim.csv with bench-sim-speed.csv beside it).
     #[arg(long, short)]
@@ -102,6 +120,8 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Search => search_suite(args),
         Suite::Cluster => cluster_suite(args),
         Suite::Serve => serve::run(args),
+        Suite::Play => play_suite(args),
+        Suite::Nimstring => nimstring_suite(args),
     }
 }
 
@@ -251,6 +271,76 @@ fn memory(args: BenchArgs) -> CliResult {
     })?;
     dab::support::write_csv(&rows, &output)?;
     println!("wrote {}", output.display());
+    Ok(())
+}
+
+fn nimstring_suite(args: BenchArgs) -> CliResult {
+    let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-nimstring.csv"));
+    // A position gets ten times the budget of a move: the figures are the calculator's own.
+    let limit = 10.0 * args.seconds;
+    println!("{:<11} {:>7} {:>7} {:>7} {:>9} {:>9}", "group", "undrawn", "value", "regions", "shapes", "seconds");
+    let rows = dab::bench::nimstring::run(&args.nim_cases, limit, &mut |r| {
+        let value = if r.finished { r.value.clone() } else { format!(">{limit} s") };
+        println!("{:<11} {:>7} {:>7} {:>7} {:>9} {:>9.3}", r.group, r.undrawn, value, r.regions, r.shapes, r.seconds);
+    })?;
+    let mut groups: Vec<&str> = rows.iter().map(|r| r.group.as_str()).collect();
+    groups.dedup();
+    for g in groups {
+        let mut times: Vec<f64> = rows.iter().filter(|r| r.group == g).map(|r| r.seconds).collect();
+        let n = times.len();
+        let median = dab::support::median(&mut times);
+        let max = times.iter().copied().fold(0.0, f64::max);
+        println!("{g}: median {median:.3} s, longest {max:.3} s over {n} positions");
+    }
+    dab::support::write_csv(&rows, &output)?;
+    super::wrote(output.parent().unwrap_or(std::path::Path::new(".")), std::slice::from_ref(&output));
+    Ok(())
+}
+
+fn play_suite(args: BenchArgs) -> CliResult {
+    use dab::answer::play::Oracle;
+    use dab::bench::play::{Opponent, games};
+    let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-play.csv"));
+    let threads = super::threads(None)?;
+    let ask = dab::answer::Asking::new(dab::answer::Answerer::Auto, threads);
+    println!(
+        "{:<5} {:<11} {:>5} {:>4} {:>5} {:>6} {:>8} {:>10} {:>8} {:>8} {:>5}",
+        "board", "opponent", "games", "wins", "draws", "losses", "win %", "lost/game", "mean s", "max s", "over"
+    );
+    let mut rows = Vec::new();
+    let plan: Vec<(String, Opponent)> = args
+        .play_boards
+        .iter()
+        .map(|b| (b.clone(), Opponent::RandomSafe))
+        .chain(args.exact_boards.iter().map(|b| (b.clone(), Opponent::Exact)))
+        .collect();
+    for (b, opponent) in plan {
+        let board: dab::game::Board = b.parse()?;
+        let start = dab::game::Position::empty(board);
+        let oracle = match (opponent, &args.store) {
+            (Opponent::RandomSafe, _) => None,
+            (Opponent::Exact, Some(dir)) => Some(Oracle::store(dir, start, None, ask)?),
+            (Opponent::Exact, None) => Some(Oracle::new(start, ask)?),
+        };
+        let r = games(board, opponent, oracle.as_ref(), args.games, args.seconds, ask, 0x9e37_79b9)?;
+        println!(
+            "{:<5} {:<11} {:>5} {:>4} {:>5} {:>6} {:>7.1}% {:>10.2} {:>8.3} {:>8.3} {:>5}",
+            r.board,
+            r.opponent,
+            r.games,
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * r.win_rate,
+            r.boxes_lost_per_game,
+            r.mean_move_seconds,
+            r.max_move_seconds,
+            r.over_budget_moves
+        );
+        rows.push(r);
+    }
+    dab::support::write_csv(&rows, &output)?;
+    super::wrote(output.parent().unwrap_or(std::path::Path::new(".")), std::slice::from_ref(&output));
     Ok(())
 }
 

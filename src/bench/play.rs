@@ -1,0 +1,193 @@
+//! The strength of dab's play within a time budget (`dab bench --suite play`): whole games of
+//! dab advising itself within the budget ([`crate::answer::advise`]) against a random-safe
+//! player (it captures when it can, else draws a line that hands out no box, else any line),
+//! and against exact play (a solve of the board kept whole, or a store's book), each side
+//! moving first in half the games.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::answer::play::{Oracle, PlayError};
+use crate::answer::{Advice, Asking, advise};
+use crate::game::{Board, Line, Position};
+use crate::support::SplitMix64;
+
+/// The opponents dab plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    /// Captures when it can, else a line that hands out no box, else any line, at random.
+    RandomSafe,
+    /// A move of best value, from the oracle.
+    Exact,
+}
+
+/// One row: a board, an opponent, and how dab fared.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayRow {
+    /// The board, `MxN`.
+    pub board: String,
+    /// `random-safe` or `exact`.
+    pub opponent: String,
+    /// Games played.
+    pub games: usize,
+    /// Games dab won.
+    pub wins: usize,
+    /// Games drawn.
+    pub draws: usize,
+    /// Games dab lost.
+    pub losses: usize,
+    /// Wins over games.
+    pub win_rate: f64,
+    /// Against exact play: boxes dab ended below the value of the game for the side it took,
+    /// a game on average (0: dab played as well as perfect play); 0 against random-safe.
+    pub boxes_lost_per_game: f64,
+    /// dab's moves in all the games.
+    pub dab_moves: usize,
+    /// Their mean wall seconds.
+    pub mean_move_seconds: f64,
+    /// The longest of them, in wall seconds.
+    pub max_move_seconds: f64,
+    /// dab's moves that took more than 1.1 times the budget.
+    pub over_budget_moves: usize,
+    /// The budget of each of dab's moves, in seconds.
+    pub budget_seconds: f64,
+}
+
+/// Why a row could not be measured.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayBenchError {
+    /// dab's advice or the exact opponent failed.
+    #[error("{0}")]
+    Play(#[from] PlayError),
+    /// dab's advice failed.
+    #[error("{0}")]
+    Hint(#[from] crate::answer::HintError),
+}
+
+/// A random-safe player's move in `pos` (some line is undrawn).
+fn random_safe(pos: Position, rng: &mut SplitMix64) -> Line {
+    let board = pos.board;
+    let lines: Vec<Line> = pos.undrawn().iter().collect();
+    let pick = |v: &[Line], rng: &mut SplitMix64| v[rng.below(v.len())];
+    let captures: Vec<Line> = lines.iter().copied().filter(|&l| board.completes(pos.drawn, l) > 0).collect();
+    if !captures.is_empty() {
+        return pick(&captures, rng);
+    }
+    let sides = |b: usize| board.box_sides(b).iter().filter(|&&s| pos.drawn.contains(s)).count();
+    let safe: Vec<Line> =
+        lines.iter().copied().filter(|&l| board.line_boxes(l).into_iter().all(|b| sides(b) <= 1)).collect();
+    if !safe.is_empty() {
+        return pick(&safe, rng);
+    }
+    pick(&lines, rng)
+}
+
+/// Plays `games` games on `board` against `opponent` (`oracle`: the exact one's values), dab
+/// advising itself within `seconds` a move on `ask`; `seed` seeds the random-safe player.
+pub fn games(
+    board: Board,
+    opponent: Opponent,
+    oracle: Option<&Oracle>,
+    games: usize,
+    seconds: f64,
+    ask: Asking,
+    seed: u64,
+) -> Result<PlayRow, PlayBenchError> {
+    let mut rng = SplitMix64(seed);
+    let (mut wins, mut draws, mut losses, mut lost, mut moves, mut total, mut longest, mut over) =
+        (0, 0, 0, 0i64, 0, 0.0f64, 0.0f64, 0);
+    let start = Position::empty(board);
+    // The value of the game for the side that moves first, where the oracle knows it.
+    let first_value = match oracle {
+        Some(o) if opponent == Opponent::Exact => {
+            Some(o.moves(start)?.iter().map(|&(_, v)| v as i64).max().expect("an empty board has a move"))
+        }
+        _ => None,
+    };
+    for game in 0..games {
+        let dab_first = game % 2 == 0;
+        let mut pos = start;
+        let mut dab_to_move = dab_first;
+        let (mut dab, mut other) = (0i64, 0i64);
+        while !pos.undrawn().is_empty() {
+            let line = if dab_to_move {
+                let t = Instant::now();
+                let advice = advise(pos, None, ask, seconds)?;
+                let took = t.elapsed().as_secs_f64();
+                moves += 1;
+                total += took;
+                longest = longest.max(took);
+                over += usize::from(took > 1.1 * seconds);
+                match advice {
+                    Advice::Rules(r) => Line(r.index),
+                    a => a.chosen().expect("a position with an undrawn line"),
+                }
+            } else {
+                match (opponent, oracle) {
+                    (Opponent::Exact, Some(o)) => {
+                        let values = o.moves(pos)?;
+                        let best = values.iter().map(|&(_, v)| v).max().expect("a move");
+                        values.iter().find(|&&(_, v)| v == best).expect("a best move").0
+                    }
+                    _ => random_safe(pos, &mut rng),
+                }
+            };
+            let boxes = board.completes(pos.drawn, line) as i64;
+            pos.drawn = pos.drawn.with(line);
+            if dab_to_move {
+                dab += boxes;
+            } else {
+                other += boxes;
+            }
+            if boxes == 0 {
+                dab_to_move = !dab_to_move;
+            }
+        }
+        match dab.cmp(&other) {
+            std::cmp::Ordering::Greater => wins += 1,
+            std::cmp::Ordering::Equal => draws += 1,
+            std::cmp::Ordering::Less => losses += 1,
+        }
+        if let Some(v) = first_value {
+            let expected = if dab_first { v } else { -v };
+            lost += expected - (dab - other);
+        }
+    }
+    Ok(PlayRow {
+        board: board.to_string(),
+        opponent: if opponent == Opponent::Exact { "exact" } else { "random-safe" }.into(),
+        games,
+        wins,
+        draws,
+        losses,
+        win_rate: wins as f64 / games.max(1) as f64,
+        boxes_lost_per_game: lost as f64 / games.max(1) as f64,
+        dab_moves: moves,
+        mean_move_seconds: total / moves.max(1) as f64,
+        max_move_seconds: longest,
+        over_budget_moves: over,
+        budget_seconds: seconds,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_random_safe_player_captures_first_and_else_hands_out_nothing_where_it_can() {
+        let board: Board = "1x2".parse().unwrap();
+        // Box (0,0) has three sides: the only capture is its fourth.
+        let pos = Position::from_line_string(board, "1010100").unwrap();
+        let mut rng = SplitMix64(1);
+        for _ in 0..20 {
+            assert_eq!(random_safe(pos, &mut rng), board.v(0, 1));
+        }
+        let empty = Position::empty(board);
+        for _ in 0..20 {
+            let l = random_safe(empty, &mut rng);
+            assert!(!empty.drawn.contains(l));
+        }
+    }
+}
