@@ -85,11 +85,14 @@ fn games_from_positions_of_wide_boards() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("from a position with 32 undrawn lines"), "{text}");
     assert!(text.contains("dab draws h(0,0) (horizontal line 0) (by the endgame theorems)"), "{text}");
-    refused(
-        &["play", "6x6"],
-        None,
-        "the position has 84 undrawn lines; play solves or searches positions of at most 44",
-    );
+    let out = dab()
+        .args(["play", "16x16", "--first", "dab", "--seconds", "1"])
+        .write_stdin("hint\nquit\n")
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("(by rules: safe)"), "{text}");
+    assert!(text.contains("hint: ") && text.contains("by rules (safe), not proven best"), "{text}");
     refused(&["play", "3x5", "--engine", "partition"], None, "38 undrawn lines; play solves positions of at most 31");
 }
 
@@ -142,7 +145,12 @@ fn boxes_show_their_owner_and_bad_boards_are_refused() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("you draw v(0,1) (vertical line 3) and take 1\nh col    0\nv col   0 1\nh row 0 +-+\nv row 0 |Y|\nh row 1 +-+\nyou 1, dab 0\n"), "{text}");
     assert!(text.contains("game over: you 1, dab 0: you win by 1"), "{text}");
-    refused(&["play", "5x5"], None, "(--engine search; --store DIR with a solve that holds it)");
+    // Past one solve of the start, dab advises itself within its budget, by rules where
+    // nothing exact fits: no refusal for the board's size.
+    let out = dab().args(["play", "5x5", "--first", "dab", "--seconds", "1"]).write_stdin("quit\n").assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("against dab (D), 1 s a move: exact where it can be, else by rules"), "{text}");
+    assert!(text.contains("(by rules: safe)"), "{text}");
     refused(
         &["play", "4x4", "--engine", "partition"],
         None,
@@ -182,14 +190,24 @@ fn hints_name_their_source() {
         .stdout(predicate::str::contains("value -2 (net future boxes for the player to move)\n"))
         .stdout(predicate::str::contains("source: from the endgame theorems"));
 
-    refused(&["hint", "5x5"], None, "60 undrawn lines are more than the auto engine searches (at most 44");
+    // auto past what an exact engine does within the budget: a move by rules, saying so.
+    let rules = json_out(&["hint", "5x5", "--json"], None);
+    assert_eq!(rules["proven"], false);
+    assert_eq!(rules["engine"], "rules");
+    assert_eq!(rules["rule"], "safe");
+    assert_eq!(rules["best"].as_array().unwrap().len(), 1);
+    assert!(rules["why"].as_str().unwrap().contains("no exact engine takes 60 undrawn lines within 5 s"), "{rules}");
+    let exact = json_out(&["hint", "2x2", "--json"], None);
+    assert_eq!(exact["proven"], true);
     refused(
         &["hint", "5x5", "--engine", "partition"],
         None,
         "too many to solve in memory (at most 32); the search engine takes up to 64 (--engine search",
     );
-    refused(&["hint", "6x6"], None, "84 undrawn lines are too many to search (at most 64)");
-    refused(&["hint", "5x5"], None, "a box with 4 undrawn sides at (0,0); a box with 4 undrawn sides at (0,1)");
-    refused(&["hint", "5x5"], None, "and 21 more");
+    refused(&["hint", "6x6", "--engine", "search"], None, "84 undrawn lines are too many to search (at most 64)");
+    let big = dab().args(["hint", "16x16", "--seconds", "1"]).assert().success();
+    let text = String::from_utf8(big.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("by rules: safe; not proven best"), "{text}");
+    assert!(text.contains("the Nimstring calculator is out of reach (a region of 544 undrawn lines)"), "{text}");
     refused(&["hint", "2x2", "--groups", "2"], None, "--store");
 }

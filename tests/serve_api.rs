@@ -108,10 +108,15 @@ fn bad_input_is_http_400_with_one_line_saying_what_is_wrong() {
     let (status, body) = get(&format!("{}api/position?board=2x2&text=abc", served.url));
     assert_eq!(status, 400, "{body}");
     assert!(body.starts_with("text: "), "{body}");
-    // A position no engine takes is no bad request, but no answer either.
-    let (status, body) = analyse(&served, "board=16x16");
+    // A position the engine asked for does not take is no bad request, but no answer either.
+    let (status, body) = analyse(&served, "board=16x16&engine=search");
     assert_eq!(status, 422, "{body}");
     assert!(body.contains("544 undrawn lines") && !body.contains('\n'), "{body}");
+    // auto answers it within the limit, by rules, saying so.
+    let (status, body) = analyse(&served, "board=16x16&seconds=1");
+    assert_eq!(status, 200, "{body}");
+    let rules: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((rules["proven"].as_bool(), rules["engine"].as_str()), (Some(false), Some("rules")), "{body}");
     let (status, body) = get(&format!("{}nowhere", served.url));
     assert_eq!((status, body.as_str()), (404, "no such page: /nowhere"));
     let mut post = serve_common::agent().post(&format!("{}api/analyse", served.url)).send("board=2x2").unwrap();
@@ -125,7 +130,7 @@ fn a_slow_analysis_ends_at_its_time_limit_and_blocks_neither_fast_ones_nor_other
     let start = Instant::now();
     std::thread::scope(|s| {
         let slow = s.spawn(|| {
-            let reply = analyse(&served, &format!("board=5x5&lines={}&seconds=4", SLOW[0]));
+            let reply = analyse(&served, &format!("board=5x5&lines={}&seconds=4&engine=search", SLOW[0]));
             (reply, start.elapsed())
         });
         std::thread::sleep(Duration::from_millis(300));
@@ -154,18 +159,18 @@ fn a_slow_analysis_ends_at_its_time_limit_and_blocks_neither_fast_ones_nor_other
         }
     });
     // Asked again, the same position waits for the analysis already running.
-    let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5", SLOW[0]));
+    let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5&engine=search", SLOW[0]));
     assert_eq!(
         (status, body.as_str()),
         (503, "not solved within 0.5 s (the analysis goes on: ask again for its answer)")
     );
     // A second long analysis takes the second slot; a third finds none free.
-    let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5", SLOW[1]));
+    let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5&engine=search", SLOW[1]));
     assert_eq!(
         (status, body.as_str()),
         (503, "not solved within 0.5 s (the analysis goes on: ask again for its answer)")
     );
-    let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5", SLOW[2]));
+    let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5&engine=search", SLOW[2]));
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("every slot for long analyses is busy"), "{body}");
     // And a quick one is still answered at once.

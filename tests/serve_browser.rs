@@ -239,3 +239,20 @@ fn a_4x4_position_from_a_stores_book_shows_its_values_and_source() {
         eprintln!("wrote {path}");
     }
 }
+
+#[test]
+fn the_empty_8x8_shows_a_suggested_move_and_what_is_out_of_reach_instead_of_a_refusal() {
+    let Some(browser) = Browser::start(1200, 900) else { return };
+    let served = Served::start(&["--threads", "1"]);
+    let empty = "0".repeat(144);
+    browser.goto(&format!("{}?board=8x8&seconds=2", served.url));
+    browser.answered(&empty);
+    let (values, best) = browser.shown();
+    assert!(values.is_empty(), "no value is known on the empty 8x8: {values:?}");
+    assert_eq!(best.len(), 1, "one suggested line is marked");
+    let verdict = browser.text("verdict");
+    assert!(verdict.starts_with("suggested ") && verdict.contains("by rules: safe; not proven best"), "{verdict}");
+    let why = browser.text("best");
+    assert!(why.contains("the Nimstring calculator is out of reach (a region of 144 undrawn lines)"), "{why}");
+    assert!(browser.text("source").contains("rules"), "{}", browser.text("source"));
+}

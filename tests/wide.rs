@@ -174,7 +174,7 @@ fn boards_past_the_limit_and_roots_past_64_undrawn_lines_are_refused_naming_the_
         Some(&format!("{row}\n\n{row}\n")),
         "a 1x200 board: board 1x200 has 601 lines; at most 576",
     );
-    refused(&["hint", "8x8"], None, "its 144 undrawn lines are too many to search (at most 64)");
+    refused(&["hint", "8x8", "--engine", "search"], None, "its 144 undrawn lines are too many to search (at most 64)");
     refused(&["partitions", "16x16"], None, "544 undrawn lines; the retrograde solver handles at most 64");
 }
 
