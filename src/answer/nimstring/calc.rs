@@ -186,17 +186,18 @@ fn shape(net: &Net, state: u64, key: &mut KeyBuf) -> Option<u8> {
     }
     let edges = &edges[..m];
     let order = refine(n, edges);
-    let mut chains = [[0u8; 3]; 64];
+    // Each chain as one word (end, end, coins), so that sorting compares words.
+    let mut chains = [0u32; 64];
     for (c, &(a, b, len)) in chains.iter_mut().zip(edges) {
         let a = order[a as usize];
         let b = if b == GROUND { GROUND } else { order[b as usize] };
-        *c = [a.min(b), a.max(b), len];
+        *c = u32::from(a.min(b)) << 16 | u32::from(a.max(b)) << 8 | u32::from(len);
     }
     let chains = &mut chains[..m];
     chains.sort_unstable();
     key.bytes[0] = n as u8;
-    for (k, c) in chains.iter().enumerate() {
-        key.bytes[1 + 3 * k..4 + 3 * k].copy_from_slice(c);
+    for (k, &c) in chains.iter().enumerate() {
+        key.bytes[1 + 3 * k..4 + 3 * k].copy_from_slice(&c.to_be_bytes()[1..]);
     }
     key.len = 1 + 3 * m;
     None

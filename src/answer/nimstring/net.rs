@@ -149,7 +149,15 @@ impl Net {
     /// Coin `k`'s uncut strings in `state`.
     #[inline]
     pub(super) fn degree(&self, state: u64, k: u8) -> u32 {
-        (state & self.touch[k as usize]).count_ones()
+        // At most four bits: clearing them one by one beats the portable build's popcount,
+        // which has no POPCNT instruction to use (this is the calculator's hottest line).
+        let mut x = state & self.touch[k as usize];
+        let mut n = 0;
+        while x != 0 {
+            x &= x - 1;
+            n += 1;
+        }
+        n
     }
 
     /// The end of string `i` that is not `k`.
@@ -204,7 +212,7 @@ impl Net {
     fn settle_from(&self, mut state: u64, mut stack: Stack) -> Option<u64> {
         while let Some(k) = stack.pop() {
             let s = state & self.touch[k as usize];
-            if s.count_ones() != 1 {
+            if s == 0 || s & (s - 1) != 0 {
                 continue;
             }
             let i = s.trailing_zeros() as usize;
