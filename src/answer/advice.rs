@@ -123,13 +123,13 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
         let model = crate::plan::model_or_built_in();
         let costs = EngineCosts::of(pos, model, ask.threads, table_bytes_here(pos));
         let fits = |price: Option<f64>, share: f64| price.filter(|&p| p <= share * seconds);
-        let engine = match (fits(costs.partition, RETROGRADE_SHARE), fits(costs.search, SEARCH_SHARE)) {
-            (Some(p), Some(s)) if s * super::estimate::SEARCH_MARGIN < p => Some(Answerer::Search),
-            (Some(_), _) => Some(Answerer::Partition),
-            (None, Some(_)) => Some(Answerer::Search),
-            (None, None) => None,
+        // Auto's own choice among the engines whose price leaves room in the budget.
+        let within = EngineCosts {
+            partition: fits(costs.partition, RETROGRADE_SHARE),
+            search: fits(costs.search, SEARCH_SHARE),
+            ..costs.clone()
         };
-        if let Some(engine) = engine {
+        if let Some(engine) = within.cheapest() {
             return Ok(Advice::Proven(on_the_spot(pos, Asking { engine, ..ask }, reader)?));
         }
         let price = [costs.partition, costs.search].into_iter().flatten().fold(f64::INFINITY, f64::min);
@@ -334,4 +334,57 @@ fn declining_move(pos: Position) -> Option<Line> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Board;
+
+    /// 2x5 with every horizontal line drawn: two chains of five boxes, edge to edge.
+    fn two_chains(verticals: &[(usize, usize)]) -> Position {
+        let board: Board = "2x5".parse().unwrap();
+        let mut drawn: LineSet = (0..=2).flat_map(|r| (0..5).map(move |c| board.h(r, c))).collect();
+        for &(r, c) in verticals {
+            drawn = drawn.with(board.v(r, c));
+        }
+        Position { board, drawn }
+    }
+
+    fn rules(pos: Position) -> RulesAnswer {
+        let start = Instant::now();
+        by_rules(pos, start + Duration::from_secs(5), start, "test")
+    }
+
+    #[test]
+    fn offered_a_chain_with_another_left_the_rules_take_all_but_two_then_decline_them() {
+        // Row 0 opened at its left end: take while the choice stays open...
+        let opened = rules(two_chains(&[(0, 0)]));
+        assert_eq!((opened.rule, opened.best[0].as_str()), ("capture", "v(0,1)"));
+        // ...and with two boxes left, decline them: taking all would leave the other chain
+        // for the taker to open (Nimstring 0, losing control).
+        let two_left = rules(two_chains(&[(0, 0), (0, 1), (0, 2), (0, 3)]));
+        assert_eq!((two_left.rule, two_left.best[0].as_str()), ("keep control", "v(0,5)"));
+        assert_eq!(two_left.nimstring, Some(NimValue::Loony));
+    }
+
+    #[test]
+    fn offered_the_last_chain_the_rules_take_it_all() {
+        // Row 1 already taken: row 0 is the last chain, so nothing is gained by declining.
+        let row1: Vec<(usize, usize)> = (0..=5).map(|c| (1, c)).collect();
+        let mut lines = vec![(0, 0), (0, 1), (0, 2), (0, 3)];
+        lines.extend(row1);
+        let last = rules(two_chains(&lines));
+        assert_eq!(last.rule, "take all");
+    }
+
+    #[test]
+    fn the_opening_of_a_large_board_gets_a_safe_move_at_once() {
+        let pos = Position::empty("8x8".parse().unwrap());
+        let r = rules(pos);
+        assert_eq!(r.rule, "safe");
+        assert!(!r.loony);
+        let line = Line(r.index);
+        assert_eq!(take_all(pos.board, pos.drawn.with(line)).0, 0);
+    }
 }

@@ -18,7 +18,7 @@ use crate::support::SplitMix64;
 pub enum Opponent {
     /// Captures when it can, else a line that hands out no box, else any line, at random.
     RandomSafe,
-    /// A move of best value, from the oracle.
+    /// A move of best value, from the oracle (one of them at random).
     Exact,
 }
 
@@ -126,9 +126,11 @@ pub fn games(
             } else {
                 match (opponent, oracle) {
                     (Opponent::Exact, Some(o)) => {
+                        // A best move at random, so that the games differ.
                         let values = o.moves(pos)?;
                         let best = values.iter().map(|&(_, v)| v).max().expect("a move");
-                        values.iter().find(|&&(_, v)| v == best).expect("a best move").0
+                        let best: Vec<Line> = values.iter().filter(|&&(_, v)| v == best).map(|&(l, _)| l).collect();
+                        best[rng.below(best.len())]
                     }
                     _ => random_safe(pos, &mut rng),
                 }

@@ -86,7 +86,7 @@ pub struct BenchArgs {
     /// lines, and check the values agree.
     #[arg(long)]
     pub retrograde: bool,
-    /// `--suite play`: boards where dab plays the random-safe player.
+    /// `--suite play`: boards where dab plays the random-safe player ('' for none).
     #[arg(long, value_delimiter = ',', default_value = "5x5,6x6", value_name = "LIST")]
     pub play_boards: Vec<String>,
     /// `--suite play`: boards where dab plays exact play (a solve of the board kept whole, at
@@ -313,6 +313,7 @@ fn play_suite(args: BenchArgs) -> CliResult {
         .iter()
         .map(|b| (b.clone(), Opponent::RandomSafe))
         .chain(args.exact_boards.iter().map(|b| (b.clone(), Opponent::Exact)))
+        .filter(|(b, _)| !b.is_empty())
         .collect();
     for (b, opponent) in plan {
         let board: dab::game::Board = b.parse()?;
