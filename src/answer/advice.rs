@@ -165,21 +165,21 @@ fn by_rules(pos: Position, deadline: Instant, start: Instant, out_of_reach: &str
     // Priced first: a calculation expected to take ten times what is left is not started.
     let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
     let expected = super::nimstring::expected_seconds(pos);
-    let nim = if expected > 10.0 * left && expected.is_finite() {
-        Err(NimstringError::OutOfTime { seconds: expected, shapes: 0 })
-    } else {
-        Regions::of(pos, &mut calc)
-    };
-    let nim_note = match &nim {
-        Ok(_) => String::new(),
-        Err(NimstringError::OutOfTime { shapes: 0, seconds }) => format!(
+    let priced_out = expected > 10.0 * left && expected.is_finite();
+    let (nim, nim_note) = if priced_out {
+        let note = format!(
             "; the Nimstring calculator is out of reach (priced at {})",
-            crate::support::about_seconds(*seconds)
-        ),
-        Err(NimstringError::RegionTooLarge { lines }) => {
-            format!("; the Nimstring calculator is out of reach (a region of {lines} undrawn lines)")
+            crate::support::about_seconds(expected)
+        );
+        (None, note)
+    } else {
+        match Regions::of(pos, &mut calc) {
+            Ok(r) => (Some(r), String::new()),
+            Err(NimstringError::RegionTooLarge { lines }) => {
+                (None, format!("; the Nimstring calculator is out of reach (a region of {lines} undrawn lines)"))
+            }
+            Err(NimstringError::OutOfTime { .. }) => (None, "; the Nimstring calculator did not finish in time".into()),
         }
-        Err(NimstringError::OutOfTime { .. }) => "; the Nimstring calculator did not finish in time".into(),
     };
     let lines: Vec<Line> = pos.undrawn().iter().collect();
     let handout = |l: Line| take_all(board, pos.drawn.with(l)).0;
@@ -193,7 +193,7 @@ fn by_rules(pos: Position, deadline: Instant, start: Instant, out_of_reach: &str
         index: line.0,
         rule,
         why: format!("{why}; {out_of_reach}{nim_note}"),
-        nimstring: nim.as_ref().ok().map(Regions::value),
+        nimstring: nim.as_ref().map(Regions::value),
         loony: is_loony(pos, line),
         seconds: start.elapsed().as_secs_f64(),
     };
@@ -254,7 +254,7 @@ fn by_rules(pos: Position, deadline: Instant, start: Instant, out_of_reach: &str
             .min_by_key(|&(l, h, loony)| (h, loony, spread(pos, l)))
             .map(|(l, h, _)| (l, h))
     };
-    if let Ok(regions) = &nim {
+    if let Some(regions) = &nim {
         let mut winning = Vec::new();
         for &l in &lines {
             match regions.wins(l, &mut calc) {
@@ -280,7 +280,7 @@ fn by_rules(pos: Position, deadline: Instant, start: Instant, out_of_reach: &str
     }
     let (l, h) = fewest(&lines).expect("a position with an undrawn line");
     if h == 0 {
-        let lost = if nim.as_ref().is_ok_and(|r| !r.value().mover_wins()) {
+        let lost = if nim.as_ref().is_some_and(|r| !r.value().mover_wins()) {
             "no move wins Nimstring here (value 0); "
         } else {
             ""

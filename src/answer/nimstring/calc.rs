@@ -26,13 +26,21 @@ pub struct OutOfTime;
 pub struct Calculator {
     memo: HashMap<Box<[u8]>, u8, FxBuildHasher>,
     deadline: Option<Instant>,
+    /// Seconds from its making to the deadline (0 without one), for the error that names them.
+    budget: f64,
     ticks: u32,
 }
 
 impl Calculator {
     /// A calculator that gives up at `deadline` (never, without one).
     pub fn new(deadline: Option<Instant>) -> Calculator {
-        Calculator { memo: HashMap::default(), deadline, ticks: 0 }
+        let budget = deadline.map_or(0.0, |d| d.saturating_duration_since(Instant::now()).as_secs_f64());
+        Calculator { memo: HashMap::default(), deadline, budget, ticks: 0 }
+    }
+
+    /// Seconds it was given (0: no limit).
+    pub fn budget(&self) -> f64 {
+        self.budget
     }
 
     /// Shapes valued so far.

@@ -119,7 +119,8 @@ pub enum NimstringError {
     },
     /// The calculator did not finish within the time allowed.
     #[error(
-        "the Nimstring value was not found within {seconds} s ({shapes} shapes valued); allow more time, or ask about a position split into smaller regions"
+        "the Nimstring value was not found within {} s ({shapes} shapes valued); allow more time, or ask about a position split into smaller regions",
+        crate::support::round4(*seconds)
     )]
     OutOfTime {
         /// The time allowed.
@@ -147,7 +148,7 @@ impl Regions {
             .iter()
             .map(|n| value_of(n, n.full(), calc))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|OutOfTime| NimstringError::OutOfTime { seconds: f64::NAN, shapes: calc.shapes() })?;
+            .map_err(|OutOfTime| NimstringError::OutOfTime { seconds: calc.budget(), shapes: calc.shapes() })?;
         Ok(Regions { pos, nets, values })
     }
 
@@ -217,11 +218,8 @@ pub fn nimstring(pos: Position, seconds: Option<f64>) -> Result<NimAnswer, Nimst
     let start = Instant::now();
     let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s.min(1e9)));
     let mut calc = Calculator::new(deadline);
-    let late = |calc: &Calculator| NimstringError::OutOfTime { seconds: seconds.unwrap_or(0.0), shapes: calc.shapes() };
-    let regions = Regions::of(pos, &mut calc).map_err(|e| match e {
-        NimstringError::OutOfTime { .. } => late(&calc),
-        e => e,
-    })?;
+    let late = |calc: &Calculator| NimstringError::OutOfTime { seconds: calc.budget(), shapes: calc.shapes() };
+    let regions = Regions::of(pos, &mut calc)?;
     let mut moves = Vec::new();
     for line in pos.undrawn().iter() {
         let (value, boxes) = regions.after(line, &mut calc).map_err(|OutOfTime| late(&calc))?;
