@@ -15,8 +15,8 @@ use serde::Serialize;
 use crate::game::{Line, LineSet, Position, is_loony, is_loony_position};
 use crate::store::Reader;
 
-use super::endgame::analyse_position;
 use super::estimate::{EngineCosts, table_bytes_here};
+use super::hint::from_theorems;
 use super::nimstring::{Calculator, NimValue, NimstringError, Regions};
 use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, from_book, on_the_spot};
 use super::{HintError, hint};
@@ -114,8 +114,8 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
     {
         return Ok(Advice::Proven(a));
     }
-    if analyse_position(pos).is_ok() {
-        return Ok(Advice::Proven(hint(pos, None, ask)?));
+    if let Ok(a) = from_theorems(pos, start) {
+        return Ok(Advice::Proven(a));
     }
     let free = pos.undrawn().len() as usize;
     let mut out_of_reach = format!("no exact engine takes {free} undrawn lines within {seconds} s");

@@ -27,6 +27,24 @@ pub enum HintError {
     },
 }
 
+/// The endgame theorems' answer, when `pos` is made of loops and long chains only (`start`:
+/// when the answer began, for its seconds).
+pub(super) fn from_theorems(pos: Position, start: std::time::Instant) -> Result<Answer, NotLoopsAndChains> {
+    analyse_position(pos).map(|r| Answer {
+        board: r.board,
+        root: r.root,
+        value: r.value,
+        moves: r.moves,
+        best: r.best,
+        source: "endgame".into(),
+        proven: true,
+        engine: "endgame".into(),
+        store_leaves: 0,
+        seconds: start.elapsed().as_secs_f64(),
+        penalty: crate::game::Penalty::NONE,
+    })
+}
+
 /// The position's answer: from the store when given and it holds the position; else, with
 /// `ask.engine` auto, from the endgame theorems when it is made of loops and long chains
 /// (instant, exact), else by the engine the cost model prices cheapest; with another engine,
@@ -42,21 +60,7 @@ pub fn hint(pos: Position, reader: Option<&Reader>, ask: Asking) -> Result<Answe
     if !ask.penalty.is_none() {
         return Ok(on_the_spot(pos, ask, reader)?);
     }
-    let theorems = || {
-        analyse_position(pos).map(|r| Answer {
-            board: r.board,
-            root: r.root,
-            value: r.value,
-            moves: r.moves,
-            best: r.best,
-            source: "endgame".into(),
-            proven: true,
-            engine: "endgame".into(),
-            store_leaves: 0,
-            seconds: start.elapsed().as_secs_f64(),
-            penalty: ask.penalty,
-        })
-    };
+    let theorems = || from_theorems(pos, start);
     if ask.engine == Answerer::Auto {
         return match theorems() {
             Ok(a) => Ok(a),
