@@ -45,11 +45,16 @@ const ENTRIES_PER_POSITION: f64 = 0.125;
 /// Share of the memory available that the default table may take.
 const TABLE_SHARE_OF_MEMORY: u64 = 4;
 
-/// Undrawn lines of `pos` that complete no box and leave no box with three sides drawn.
-pub fn safe_lines(pos: Position) -> u32 {
+/// The undrawn lines of `pos` that complete no box and leave no box with three sides drawn.
+pub fn safe_moves(pos: Position) -> impl Iterator<Item = crate::game::Line> {
     let board = pos.board;
-    let sides = |b: usize| board.box_sides(b).iter().filter(|&&l| pos.drawn.contains(l)).count();
-    pos.undrawn().iter().filter(|&l| board.line_boxes(l).into_iter().all(|b| sides(b) <= 1)).count() as u32
+    let sides = move |b: usize| board.box_sides(b).iter().filter(|&&l| pos.drawn.contains(l)).count();
+    pos.undrawn().iter().filter(move |&l| board.line_boxes(l).into_iter().all(|b| sides(b) <= 1))
+}
+
+/// How many lines of `pos` are safe ([`safe_moves`]).
+pub fn safe_lines(pos: Position) -> u32 {
+    safe_moves(pos).count() as u32
 }
 
 /// The positions a search of `pos` is expected to visit (every move valued).

@@ -74,9 +74,7 @@ fn random_safe(pos: Position, rng: &mut SplitMix64) -> Line {
     if !captures.is_empty() {
         return pick(&captures, rng);
     }
-    let sides = |b: usize| board.box_sides(b).iter().filter(|&&s| pos.drawn.contains(s)).count();
-    let safe: Vec<Line> =
-        lines.iter().copied().filter(|&l| board.line_boxes(l).into_iter().all(|b| sides(b) <= 1)).collect();
+    let safe: Vec<Line> = crate::answer::estimate::safe_moves(pos).collect();
     if !safe.is_empty() {
         return pick(&safe, rng);
     }
