@@ -152,3 +152,59 @@ fn under_a_large_penalty_the_best_moves_are_the_nimstring_winning_moves() {
     }
     assert!(with_winning >= 10, "only {with_winning} positions had a Nimstring winning move");
 }
+
+/// Who must make the next loony move, by the raw rules: one game tree valuing the score and,
+/// among the moves of best score, the control (the opponent to move loony next is best, then
+/// neither, then oneself), both at once and with no oracle of values. Ranks: 0 the player to
+/// move, 1 neither, 2 the opponent.
+fn score_then_control(
+    board: Board,
+    drawn: LineSet,
+    memo: &mut std::collections::HashMap<LineSet, (i32, u8)>,
+) -> (i32, u8) {
+    if let Some(&r) = memo.get(&drawn) {
+        return r;
+    }
+    let pos = Position { board, drawn };
+    let best = pos
+        .undrawn()
+        .iter()
+        .map(|l| {
+            let boxes = board.completes(drawn, l) as i32;
+            let (v, r) = score_then_control(board, drawn.with(l), memo);
+            match () {
+                _ if boxes > 0 => (boxes + v, r),
+                _ if is_loony(pos, l) => (-v, 0),
+                _ => (-v, 2 - r),
+            }
+        })
+        .max()
+        .unwrap_or((0, 1));
+    memo.insert(drawn, best);
+    best
+}
+
+#[test]
+fn who_must_make_the_next_loony_move_agrees_with_a_game_tree_of_score_then_control() {
+    use dab::answer::{Engine, NextLoony, analyse};
+    use dab::solver::SolveOptions;
+    let mut rng = Rng(0x10027);
+    let mut seen = std::collections::HashSet::new();
+    for b in ["2x2", "2x3", "3x3", "2x4", "3x4"] {
+        let board = board(b);
+        for _ in 0..30 {
+            let pos = random_position(board, (6 + rng.below(11)).min(board.lines()), &mut rng);
+            let (value, rank) = score_then_control(board, pos.drawn, &mut Default::default());
+            let want = [NextLoony::Mover, NextLoony::Neither, NextLoony::Opponent][rank as usize];
+            let what = format!("{b} {}", pos.to_line_string());
+            for engine in [Engine::Partition, Engine::Dense] {
+                let a = analyse(pos, engine, SolveOptions::default()).unwrap();
+                assert_eq!(a.value, value, "{engine:?} value at {what}");
+                assert_eq!(a.next_loony, Some(want), "{engine:?} at {what}");
+            }
+            seen.insert(want);
+        }
+    }
+    // The positions drawn cover all three answers.
+    assert_eq!(seen.len(), 3, "only {seen:?}");
+}

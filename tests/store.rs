@@ -256,6 +256,15 @@ fn queries_answer_from_the_book_and_beyond_it() {
             assert_eq!(a.value, s.value as i32);
             let want: Vec<i32> = s.moves.iter().map(|m| m.value as i32).collect();
             assert_eq!(a.moves.iter().map(|m| m.value).collect::<Vec<_>>(), want);
+            // Who must move loony next: the same from the book (where it holds every position
+            // the walk reaches) as from a solve of the position alone.
+            let alone = dab::answer::analyse(pos, dab::answer::Engine::Partition, Default::default()).unwrap();
+            assert!(alone.next_loony.is_some());
+            if a.source == "solved" {
+                assert_eq!(a.next_loony, alone.next_loony, "{drawn} lines");
+            } else if let Some(n) = a.next_loony {
+                assert_eq!(Some(n), alone.next_loony, "{drawn} lines");
+            }
         }
     }
     Command::cargo_bin("dab")

@@ -9,6 +9,7 @@ use crate::exec::solve;
 use crate::game::{Line, MoveReport, Penalty, PenaltyError, Position, Value, ValueLines, move_value};
 use crate::plan::SolveEstimate;
 
+use super::control::{KEEP_ALL_FREE, NextLoony, from_solution, next_loony};
 use super::search::{SearchError, SearchOptions, search};
 use crate::solver::{Dense, MAX_FREE_LINES, SolveOptions, SpaceError, Traffic, TwinError, minimax_under};
 use crate::support::{choice, peak_rss_bytes};
@@ -129,6 +130,11 @@ pub struct Analysis {
     /// loses this many boxes (left out when none).
     #[serde(default, skip_serializing_if = "Penalty::is_none")]
     pub penalty: Penalty,
+    /// Who must make the next loony move with best play ([`super::control`]): from the dense
+    /// twin's table, or the partitioned solver's partitions kept where the position has at
+    /// most 24 undrawn lines; None otherwise (the search and minimax keep no table of values).
+    #[serde(default)]
+    pub next_loony: Option<NextLoony>,
 }
 
 /// What an engine found, before it is reported.
@@ -142,6 +148,9 @@ struct Outcome {
     peak_value_bytes: u64,
     /// The kernel's traffic (partitioned solver only).
     traffic: Option<Traffic>,
+    /// Who must make the next loony move, worked out after the engine's time is taken (the
+    /// walk reads the engine's values but is not the engine's work).
+    next_loony: Box<dyn FnOnce() -> Option<NextLoony>>,
 }
 
 /// Solves `root` with `engine` and reports the root's value and every move.
@@ -171,7 +180,8 @@ pub fn analyse_with(
                     estimate: Box::new(SolveEstimate::of(root, model, opts.threads)),
                 });
             }
-            let s = solve(root, opts)?;
+            let keep_all = opts.keep_all || free <= KEEP_ALL_FREE;
+            let s = solve(root, SolveOptions { keep_all, ..opts })?;
             Outcome {
                 value: s.value,
                 moves: s.moves.iter().map(|m| (m.line, m.boxes, m.value)).collect(),
@@ -180,6 +190,7 @@ pub fn analyse_with(
                 partitions: s.partitions,
                 peak_value_bytes: s.peak_bytes,
                 traffic: Some(s.traffic),
+                next_loony: Box::new(move || from_solution(root, &s)),
             }
         }
         Engine::Dense => {
@@ -194,6 +205,10 @@ pub fn analyse_with(
                 partitions: 1,
                 peak_value_bytes: len,
                 traffic: None,
+                next_loony: Box::new(move || {
+                    let mut value = |drawn| Ok::<_, std::convert::Infallible>(Some(d.value(drawn)));
+                    next_loony(root, &mut value).unwrap_or_else(|e| match e {})
+                }),
             }
         }
         Engine::Search => {
@@ -206,13 +221,23 @@ pub fn analyse_with(
                 partitions: 0,
                 peak_value_bytes: s.table_bytes,
                 traffic: None,
+                next_loony: Box::new(|| None),
             }
         }
         Engine::Minimax => {
             let minimax = |pos| minimax_under(pos, penalty);
             let moves = twin_moves(root, minimax)?;
             let value = minimax(root)?;
-            Outcome { value, moves, positions: 0, groups: vec![], partitions: 0, peak_value_bytes: 0, traffic: None }
+            Outcome {
+                value,
+                moves,
+                positions: 0,
+                groups: vec![],
+                partitions: 0,
+                peak_value_bytes: 0,
+                traffic: None,
+                next_loony: Box::new(|| None),
+            }
         }
     };
     let seconds = start.elapsed().as_secs_f64();
@@ -239,6 +264,7 @@ pub fn analyse_with(
         bytes_moved: outcome.traffic.map(|t| t.bytes()),
         gigabytes_per_second: outcome.traffic.map(|t| t.gigabytes_per_second(seconds)),
         penalty,
+        next_loony: (outcome.next_loony)(),
     })
 }
 
@@ -278,6 +304,9 @@ impl std::fmt::Display for Analysis {
         }
         writeln!(f)?;
         write!(f, "{}", self.lines())?;
+        if let Some(n) = self.next_loony {
+            writeln!(f, "next loony move: {}", n.words())?;
+        }
         let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
         // The search counts positions visited (a position reached twice counts twice) and
         // holds a table, not values: its lines say so.

@@ -31,6 +31,9 @@ pub enum HintError {
 /// when the answer began, for its seconds).
 pub(super) fn from_theorems(pos: Position, start: std::time::Instant) -> Result<Answer, NotLoopsAndChains> {
     analyse_position(pos).map(|r| Answer {
+        // Every move of a position of loops and long chains is loony, once the free captures
+        // are taken: the player to move makes the next one (it cannot be avoided).
+        next_loony: r.moves.iter().all(|m| m.loony).then_some(super::NextLoony::Mover),
         board: r.board,
         root: r.root,
         value: r.value,

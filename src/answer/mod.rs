@@ -6,6 +6,7 @@
 
 mod advice;
 mod analysis;
+mod control;
 pub mod endgame;
 pub mod estimate;
 mod hint;
@@ -16,6 +17,7 @@ pub mod search;
 
 pub use advice::{Advice, RulesAnswer, advise};
 pub use analysis::{Analysis, AnalysisError, Engine, MAX_FREE_IN_MEMORY, analyse, analyse_with};
+pub use control::{MAX_POSITIONS, NextLoony, next_loony};
 pub use hint::{HintError, hint};
 pub(crate) use query::on_the_spot;
 pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, auto_engine, query};

@@ -16,6 +16,7 @@ use crate::store::{Book, Reader, StoreError};
 use crate::support::choice;
 
 use super::analysis::{MAX_FREE_IN_MEMORY, SEARCH_PLAIN};
+use super::control::{KEEP_ALL_FREE, NextLoony, from_solution, next_loony};
 use super::search::{SearchError, SearchOptions, SearchProgress, search};
 
 /// Hears how far a long search is (a progress line on a terminal), and that it ended.
@@ -172,6 +173,10 @@ pub struct Answer {
     /// loses this many boxes (left out when none).
     #[serde(skip_serializing_if = "Penalty::is_none")]
     pub penalty: Penalty,
+    /// Who must make the next loony move with best play ([`super::control`]), from the
+    /// store's values or a solve in memory of at most 24 undrawn lines; None where the values
+    /// of the positions after it are not at hand (the search, the endgame theorems).
+    pub next_loony: Option<NextLoony>,
 }
 
 /// Why a position of `free` undrawn lines is beyond `engine`, and what can answer it.
@@ -206,9 +211,11 @@ pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
         if engine == Answerer::Search || free > MAX_FREE_IN_MEMORY {
             return Err(QueryError::Unpenalised { engine, free, penalty });
         }
-        let s = solve(pos, SolveOptions { threads, penalty, ..Default::default() })?;
+        let keep_all = free <= KEEP_ALL_FREE;
+        let s = solve(pos, SolveOptions { threads, penalty, keep_all, ..Default::default() })?;
         let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect();
-        return Ok(answer(pos, penalty, s.value, &moves, "solved", start));
+        let next_loony = from_solution(pos, &s);
+        return Ok(Answer { next_loony, ..answer(pos, penalty, s.value, &moves, "solved", start) });
     }
     // Sized only where a search may run: it reads the machine's memory and prices the search.
     let table_bytes = std::cell::LazyCell::new(|| table_bytes_here(pos));
@@ -219,9 +226,10 @@ pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
         Answerer::Partition => return Err(QueryError::TooLarge(free, engine)),
         Answerer::Search => false,
     };
-    let (value, moves, source): (Value, Vec<(Line, i8, Value)>, _) = if retrograde {
-        let s = solve(pos, SolveOptions { threads, ..Default::default() })?;
-        (s.value, s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect(), "solved")
+    let (value, moves, next_loony): (Value, Vec<(Line, i8, Value)>, _) = if retrograde {
+        let keep_all = free <= KEEP_ALL_FREE;
+        let s = solve(pos, SolveOptions { threads, keep_all, ..Default::default() })?;
+        (s.value, s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect(), from_solution(pos, &s))
     } else {
         if free > MAX_FREE_LINES {
             return Err(QueryError::TooLarge(free, engine));
@@ -244,7 +252,7 @@ pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
         let moves: Vec<_> = s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect();
         return Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &moves, "search", start) });
     };
-    Ok(answer(pos, penalty, value, &moves, source, start))
+    Ok(Answer { next_loony, ..answer(pos, penalty, value, &moves, "solved", start) })
 }
 
 /// The engine `auto` answers `pos` with on `threads` threads: the one the cost model (the
@@ -283,6 +291,9 @@ impl Answer {
 impl std::fmt::Display for Answer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.lines())?;
+        if let Some(n) = self.next_loony {
+            writeln!(f, "next loony move: {}", n.words())?;
+        }
         if !self.penalty.is_none() {
             writeln!(f, "last-move penalty {} ({})", self.penalty, self.penalty.words())?;
         }
@@ -319,6 +330,7 @@ fn answer(
         store_leaves: 0,
         seconds: start.elapsed().as_secs_f64(),
         penalty,
+        next_loony: None,
     }
 }
 
@@ -350,5 +362,7 @@ pub(super) fn from_book(reader: &Reader, pos: Position, penalty: Penalty) -> Res
         let Some(v) = reader.value(pos.drawn.with(line))? else { return Ok(None) };
         moves.push((line, boxes, move_value(boxes, v)));
     }
-    Ok(Some(answer(pos, penalty, value, &moves, "store", start)))
+    let mut value_of = |drawn| reader.value(drawn);
+    let next_loony = next_loony(pos, &mut value_of)?;
+    Ok(Some(Answer { next_loony, ..answer(pos, penalty, value, &moves, "store", start) }))
 }

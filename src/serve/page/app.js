@@ -242,11 +242,17 @@ function describe() {
     end[1 - S.toMove] += (left - shown.value) / 2;
     $("verdict").textContent =
       `value ${signed(shown.value)} for ${mover}: best play ends ${mover} ${end[S.toMove]}, ${other} ${end[1 - S.toMove]}`;
-    $("best").textContent = `best: ${shown.best.join(", ")}`;
+    $("best").textContent = `best: ${shown.best.join(", ")}${nextLoony(shown, mover, other)}`;
   } else {
     $("verdict").textContent = "";
     $("best").textContent = "";
   }
+}
+
+/** Who must make the next loony move with best play (Wilson's v / ^), where the answer says. */
+function nextLoony(shown, mover, other) {
+  const who = { mover, opponent: other, neither: "neither player" }[shown.next_loony];
+  return who ? `; next loony move: ${who}` : "";
 }
 
 const SOURCES = {
