@@ -378,3 +378,15 @@ fn hint_and_query_search_an_earlier_position_with_the_store_as_leaves() {
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(text.contains("searched now, ") && text.contains(" from the store's later solve"), "{text}");
 }
+
+#[test]
+fn a_search_past_its_deadline_stops_and_says_so() {
+    use dab::answer::search::{SearchError, SearchOptions, search};
+    // The empty 4x4 takes the search minutes.
+    let pos = dab::game::Position::empty("4x4".parse().unwrap());
+    let start = std::time::Instant::now();
+    let deadline = Some(start + std::time::Duration::from_millis(200));
+    let r = search(pos, SearchOptions { deadline, threads: 2, ..Default::default() });
+    assert!(matches!(r, Err(SearchError::OutOfTime(s)) if s >= 0.2), "{r:?}");
+    assert!(start.elapsed().as_secs_f64() < 1.5, "stopped after {:?}", start.elapsed());
+}

@@ -18,7 +18,8 @@ use crate::store::Reader;
 use super::estimate::{EngineCosts, table_bytes_here};
 use super::hint::from_theorems;
 use super::nimstring::{Calculator, NimValue, NimstringError, Regions};
-use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, from_book, on_the_spot};
+use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError, from_book, on_the_spot, on_the_spot_until};
+use super::search::SearchError;
 use super::{HintError, hint};
 
 /// Share of the budget an exact engine may be priced at and still be started: the retrograde's
@@ -28,6 +29,12 @@ const RETROGRADE_SHARE: f64 = 0.5;
 /// The search's price is good to about 2x either way: a quarter of the budget keeps a search
 /// that runs twice its price within half of it.
 const SEARCH_SHARE: f64 = 0.25;
+
+/// A search priced at up to this many budgets is tried all the same, with a deadline.
+const SEARCH_TRY: f64 = 4.0;
+
+/// Share of the budget a search tried with a deadline may take, leaving the rules theirs.
+const SEARCH_DEADLINE_SHARE: f64 = 0.6;
 
 /// Share of the budget the rules may use, leaving the rest for choosing among the moves.
 const RULES_SHARE: f64 = 0.9;
@@ -137,6 +144,22 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
             "an exact answer is priced at {}, too close to the {seconds} s budget to start",
             crate::support::about_seconds(price)
         );
+        // The search's price is rough: one priced within reach is tried, with a deadline that
+        // leaves the rules their time.
+        if let Some(price) = costs.search.filter(|&p| p <= SEARCH_TRY * seconds) {
+            let deadline = start + Duration::from_secs_f64(seconds * SEARCH_DEADLINE_SHARE);
+            let search = Asking { engine: Answerer::Search, ..ask };
+            match on_the_spot_until(pos, search, reader, Some(deadline)) {
+                Ok(a) => return Ok(Advice::Proven(a)),
+                Err(QueryError::Search(SearchError::OutOfTime(ran))) => {
+                    out_of_reach = format!(
+                        "the search (priced at {}) did not finish in the {ran:.2} s it was given",
+                        crate::support::about_seconds(price)
+                    );
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
     let deadline = start + Duration::from_secs_f64(seconds * RULES_SHARE);
     Ok(Advice::Rules(by_rules(pos, deadline, start, &out_of_reach)))

@@ -132,7 +132,7 @@ pub struct Analysis {
     pub penalty: Penalty,
     /// Who must make the next loony move with best play ([`super::control`]): from the dense
     /// twin's table, or the partitioned solver's partitions kept where the position has at
-    /// most 24 undrawn lines; None otherwise (the search and minimax keep no table of values).
+    /// most 24 undrawn lines and no store is given; None otherwise (the search and minimax keep no table of values).
     #[serde(default)]
     pub next_loony: Option<NextLoony>,
 }
@@ -180,7 +180,8 @@ pub fn analyse_with(
                     estimate: Box::new(SolveEstimate::of(root, model, opts.threads)),
                 });
             }
-            let keep_all = opts.keep_all || free <= KEEP_ALL_FREE;
+            // A solve resumed from a store does not hold the partitions it read back.
+            let keep_all = opts.keep_all || (free <= KEEP_ALL_FREE && opts.store.is_none());
             let s = solve(root, SolveOptions { keep_all, ..opts })?;
             Outcome {
                 value: s.value,

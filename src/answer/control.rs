@@ -186,20 +186,17 @@ mod tests {
 
     #[test]
     fn one_long_chain_left_is_opened_by_the_player_to_move() {
-        // 1x3 with both long sides drawn: a chain of three boxes; any move offers it.
+        // 1x3 with both long sides drawn: a chain of three boxes open at both ends; any move
+        // offers it.
         assert_eq!(
-            answer(
-                "+---+---+---+\n\
-                 |            \n\
-                 +---+---+---+\n"
-            ),
+            answer("+-+-+-+\n\n+-+-+-+\n"),
             NextLoony::Mover
         );
     }
 
     #[test]
     fn a_full_board_and_a_single_box_have_no_loony_move() {
-        assert_eq!(answer("+---+\n|   |\n+---+\n"), NextLoony::Neither);
-        assert_eq!(answer("+   +\n\n+   +\n"), NextLoony::Neither);
+        assert_eq!(answer("+-+\n| |\n+-+\n"), NextLoony::Neither);
+        assert_eq!(answer("+ +\n\n+ +\n"), NextLoony::Neither);
     }
 }

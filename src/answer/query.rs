@@ -200,6 +200,16 @@ fn too_large(free: usize, engine: Answerer) -> String {
 /// search engine with every move valued, taking the positions `store` holds as exact leaves);
 /// `source` is `solved` or `search`.
 pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) -> Result<Answer, QueryError> {
+    on_the_spot_until(pos, ask, store, None)
+}
+
+/// [`on_the_spot`], the search giving up at `deadline` ([`SearchError::OutOfTime`]).
+pub(super) fn on_the_spot_until(
+    pos: Position,
+    ask: Asking,
+    store: Option<&Reader>,
+    deadline: Option<std::time::Instant>,
+) -> Result<Answer, QueryError> {
     let Asking { engine, threads, watch, penalty } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
@@ -243,7 +253,14 @@ pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) ->
         let book = store.map(Book::new);
         let s = search(
             pos,
-            SearchOptions { tt_bytes: *table_bytes, threads, progress, book: book.as_ref(), ..Default::default() },
+            SearchOptions {
+                tt_bytes: *table_bytes,
+                threads,
+                progress,
+                book: book.as_ref(),
+                deadline,
+                ..Default::default()
+            },
         );
         if let Some(w) = watch {
             w.done();

@@ -49,6 +49,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         leaf_lines: opts.leaf_lines.min(MAX_LEAF_LINES) as u32,
         threads: opts.threads.max(1),
         book: book.as_ref(),
+        deadline: opts.deadline,
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(shared.threads).build().expect("a thread pool");
     let done = AtomicBool::new(false);
@@ -71,6 +72,9 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     }
     if let Some(e) = opts.book.and_then(|b| b.take_error()) {
         return Err(SearchError::Book(e.to_string()));
+    }
+    if counters.out_of_time.load(Relaxed) {
+        return Err(SearchError::OutOfTime(start.elapsed().as_secs_f64()));
     }
     Ok(SearchOutcome {
         value: value as Value,

@@ -37,7 +37,7 @@ pub(crate) use table::usable_bytes;
 pub use table::{ENTRY_BYTES, MIN_TT_BYTES};
 
 /// Why a position could not be searched.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SearchError {
     /// More undrawn lines than a state holds.
     #[error("the position has {0} undrawn lines; the search engine takes at most {MAX_FREE_LINES}")]
@@ -51,6 +51,9 @@ pub enum SearchError {
     /// A file of the store given as leaves could not be read (the message names it).
     #[error("{0}")]
     Book(String),
+    /// The deadline passed before the search finished (the seconds it ran).
+    #[error("the search did not finish within its time ({0:.2} s)")]
+    OutOfTime(f64),
 }
 
 /// Default table size: 256 MiB.
@@ -81,6 +84,9 @@ pub struct SearchOptions<'p> {
     /// an earlier root that does not hold the position holds none of the positions after it);
     /// a store of another root is not used.
     pub book: Option<&'p Book<'p>>,
+    /// When the search gives up with [`SearchError::OutOfTime`] (checked every
+    /// [`FLUSH`] positions of each thread; None: never).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for SearchOptions<'_> {
@@ -94,6 +100,7 @@ impl Default for SearchOptions<'_> {
             theorems: true,
             leaf_lines: 0,
             book: None,
+            deadline: None,
         }
     }
 }

@@ -18,6 +18,8 @@ pub(super) struct Shared<'a> {
     pub(super) leaf_lines: u32,
     pub(super) threads: usize,
     pub(super) book: Option<&'a BookLeaves<'a>>,
+    /// When the search gives up (None: never).
+    pub(super) deadline: Option<std::time::Instant>,
 }
 
 /// One thread's search: the shared rules, table and counters, its own counts not yet added.
@@ -47,6 +49,8 @@ pub(super) struct Searcher<'a> {
     book: Option<&'a BookLeaves<'a>>,
     /// Positions valued from the book, not yet added to the shared count.
     book_hits: u64,
+    /// When the search gives up.
+    deadline: Option<std::time::Instant>,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -60,9 +64,12 @@ pub(super) struct Counters {
     pub(super) bounds: AtomicU64,
     /// The latest result of a test of the root (as i64 bits).
     pub(super) guess: AtomicU64,
-    /// Set when a store file of the book failed a check: every thread stops, and the search
-    /// refuses instead of answering without the leaves it was given.
+    /// Set when a store file of the book failed a check, or the deadline passed: every thread
+    /// stops, and the search refuses instead of answering without the leaves it was given or
+    /// with bounds it did not finish.
     pub(super) stopped: AtomicBool,
+    /// Set when the deadline passed.
+    pub(super) out_of_time: AtomicBool,
 }
 
 /// The root's proven bounds (lower, upper) in one word.
@@ -91,6 +98,7 @@ impl<'a> Searcher<'a> {
             threads: shared.threads,
             book: shared.book,
             book_hits: 0,
+            deadline: shared.deadline,
         }
     }
 
@@ -104,6 +112,10 @@ impl<'a> Searcher<'a> {
             self.aborted |= beta <= lower || beta > upper;
         }
         if self.book.is_some_and(|b| b.book.failed()) {
+            self.counters.stopped.store(true, Relaxed);
+        }
+        if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            self.counters.out_of_time.store(true, Relaxed);
             self.counters.stopped.store(true, Relaxed);
         }
         self.aborted |= self.counters.stopped.load(Relaxed);
