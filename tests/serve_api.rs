@@ -241,3 +241,136 @@ fn a_store_is_read_first_and_nothing_is_written_anywhere() {
     assert_eq!(snapshot(store.path()), before, "the store changed");
     assert!(std::fs::read_dir(cwd.path()).unwrap().next().is_none(), "the server wrote in its folder");
 }
+
+/// Sends `request` on a fresh connection to `served` and reads until the server closes or
+/// `wait` passes: the status line's code (0 for none) and the whole reply.
+fn raw(served: &Served, request: &[u8], wait: Duration) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(served.addr()).expect("a connection");
+    s.set_read_timeout(Some(wait)).unwrap();
+    // A server that closes on a long head may reset the rest of it: the reply is read anyway.
+    let _ = s.write_all(request);
+    let mut reply = Vec::new();
+    let _ = s.read_to_end(&mut reply);
+    let text = String::from_utf8_lossy(&reply).to_string();
+    let code = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (code, text)
+}
+
+/// Milliseconds of a small request's answer on a fresh connection, checked to be 200.
+fn small_request_ms(served: &Served) -> f64 {
+    let start = Instant::now();
+    let (status, _) = get(&format!("{}api/position?board=2x2", served.url));
+    assert_eq!(status, 200);
+    start.elapsed().as_secs_f64() * 1000.0
+}
+
+/// The median of five small requests' times, in milliseconds.
+fn small_requests_ms(served: &Served) -> f64 {
+    let mut ms: Vec<f64> = (0..5).map(|_| small_request_ms(served)).collect();
+    ms.sort_by(f64::total_cmp);
+    ms[2]
+}
+
+/// A load test on loopback, bounded in count and time: idle connections past the most the
+/// server holds (under `ulimit -n 128`), pipelined analyses, endless heads, slow clients and
+/// abandoned heavy analyses. The server answers a small request within 100 ms throughout, and
+/// its threads and memory stay bounded.
+#[test]
+fn the_server_holds_under_load_and_keeps_answering_a_small_request_quickly() {
+    use std::io::{Read, Write};
+    let mut served = Served::start_with_files(128, &["--threads", "1", "--mem-limit", "500MB"]);
+    // 128 descriptors less 64 kept for files: 64 connections at most.
+    let idle: Vec<_> = (0..100).map(|_| std::net::TcpStream::connect(served.addr()).expect("connects")).collect();
+    let mut refused = 0;
+    for mut c in idle.iter().skip(64) {
+        c.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let mut reply = String::new();
+        let _ = c.read_to_string(&mut reply);
+        refused += reply.starts_with("HTTP/1.1 503") as usize;
+    }
+    assert!(refused >= 30, "only {refused} of 36 connections past the most were refused at once");
+    // The idle ones are closed once they have sent no head for HEAD_SECONDS.
+    std::thread::sleep(Duration::from_secs(dab::serve::HEAD_SECONDS + 1));
+    let mut closed = 0;
+    for mut c in idle.iter().take(64) {
+        c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        closed += matches!(c.read(&mut [0; 64]), Ok(0)) as usize;
+    }
+    assert_eq!(closed, 64, "idle connections closed");
+    drop(idle);
+    assert!(served.running());
+    let idle_ms = small_requests_ms(&served);
+
+    // Endless heads: a long URL is 414 or 431, long headers 431; the server stays small.
+    let url = format!("GET /api/position?board=2x2&x={} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "a".repeat(6000));
+    assert_eq!(raw(&served, url.as_bytes(), Duration::from_secs(5)).0, 414);
+    let huge = format!("GET /{} HTTP/1.1\r\n", "a".repeat(4 << 20));
+    assert_eq!(raw(&served, huge.as_bytes(), Duration::from_secs(5)).0, 431);
+    let headers = format!("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: {}\r\n\r\n", "b".repeat(64 << 10));
+    assert_eq!(raw(&served, headers.as_bytes(), Duration::from_secs(5)).0, 431);
+    // A foreign Host (DNS rebinding) is refused; a loopback one answered.
+    let foreign = b"GET /api/position?board=2x2 HTTP/1.1\r\nHost: attacker.example:80\r\nConnection: close\r\n\r\n";
+    assert_eq!(raw(&served, foreign, Duration::from_secs(5)).0, 403);
+    let local = b"GET /api/position?board=2x2 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    assert_eq!(raw(&served, local, Duration::from_secs(5)).0, 200);
+    // A slow client that never finishes its head is closed after HEAD_SECONDS.
+    let start = Instant::now();
+    let (code, _) = raw(&served, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", Duration::from_secs(30));
+    let slow = start.elapsed().as_secs_f64();
+    assert!(slow < dab::serve::HEAD_SECONDS as f64 + 3.0, "a slow client held {slow:.1} s (status {code})");
+
+    // 60 analyses of small positions pipelined on one connection: each answered, 200 or 503.
+    let mut rng = 7u64;
+    let mut pipelined = Vec::new();
+    for _ in 0..60 {
+        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let lines: String = (0..24).map(|i| if (rng >> (i + 20)) & 1 == 1 { '1' } else { '0' }).collect();
+        pipelined.extend_from_slice(
+            format!("GET /api/analyse?board=3x3&lines={lines}&seconds=20 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                .as_bytes(),
+        );
+    }
+    pipelined
+        .extend_from_slice(b"GET /api/position?board=2x2 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    let mut c = std::net::TcpStream::connect(served.addr()).unwrap();
+    c.write_all(&pipelined).unwrap();
+    let mut most_threads = 0;
+    let reader = std::thread::spawn(move || {
+        c.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+        let mut reply = String::new();
+        let _ = c.read_to_string(&mut reply);
+        reply
+    });
+    while !reader.is_finished() {
+        most_threads = most_threads.max(served.status("Threads"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let reply = reader.join().unwrap();
+    let answered = reply.matches("HTTP/1.1 200").count() + reply.matches("HTTP/1.1 503").count();
+    assert_eq!(answered, 61, "pipelined requests answered");
+
+    // Heavy analyses abandoned: each client gives up at once; the server goes on answering.
+    for lines in SLOW {
+        let mut c = std::net::TcpStream::connect(served.addr()).unwrap();
+        let q = format!("GET /api/analyse?board=5x5&lines={lines}&engine=search HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        c.write_all(q.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let heavy_ms = small_requests_ms(&served);
+    most_threads = most_threads.max(served.status("Threads"));
+    let rss_mb = served.status("VmRSS") / 1024;
+    eprintln!(
+        "load: {refused} connections refused at once, idle closed after {} s; slow client closed after {slow:.1} s; \
+         small request {idle_ms:.1} ms after idle load, {heavy_ms:.1} ms beside abandoned searches; \
+         at most {most_threads} threads; {rss_mb} MB resident",
+        dab::serve::HEAD_SECONDS
+    );
+    assert!(idle_ms < 100.0 && heavy_ms < 100.0, "small requests took {idle_ms:.1} and {heavy_ms:.1} ms");
+    // The runtime's 2, the pools' 2 + 3, the engines' own (one each), the main thread, slack.
+    assert!(most_threads <= 24, "{most_threads} threads");
+    // The heavy searches' tables within --mem-limit, and the program.
+    assert!(rss_mb < 600, "{rss_mb} MB resident");
+    assert!(served.running());
+}

@@ -188,10 +188,7 @@ mod tests {
     fn one_long_chain_left_is_opened_by_the_player_to_move() {
         // 1x3 with both long sides drawn: a chain of three boxes open at both ends; any move
         // offers it.
-        assert_eq!(
-            answer("+-+-+-+\n\n+-+-+-+\n"),
-            NextLoony::Mover
-        );
+        assert_eq!(answer("+-+-+-+\n\n+-+-+-+\n"), NextLoony::Mover);
     }
 
     #[test]

@@ -74,9 +74,11 @@ pub fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 {
     super::search::usable_bytes((wanted as u64).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE)))
 }
 
-/// [`default_table_bytes`] with the memory this machine has available now.
+/// [`default_table_bytes`] with the memory this machine has available now, or the address
+/// space this process may still map under `ulimit -v` where that is less.
 pub fn table_bytes_here(pos: Position) -> u64 {
-    default_table_bytes(pos, crate::support::available_memory_bytes())
+    let room = [crate::support::available_memory_bytes(), crate::support::address_space_left()];
+    default_table_bytes(pos, room.into_iter().flatten().min())
 }
 
 /// What each engine would take on a position, in seconds (None: the engine does not take it).

@@ -39,12 +39,15 @@ pub struct Asking<'w> {
     pub watch: Option<&'w dyn SearchWatch>,
     /// Wilson's last-move penalty the answer is under (none: the plain game).
     pub penalty: Penalty,
+    /// Most bytes a search's table may take (None: what the machine and `ulimit -v` allow,
+    /// [`super::estimate::table_bytes_here`]); a server shares its memory limit out this way.
+    pub table_cap: Option<u64>,
 }
 
 impl Asking<'static> {
     /// `engine` on `threads` threads, with nothing watching, for the plain game.
     pub fn new(engine: Answerer, threads: usize) -> Asking<'static> {
-        Asking { engine, threads, watch: None, penalty: Penalty::NONE }
+        Asking { engine, threads, watch: None, penalty: Penalty::NONE, table_cap: None }
     }
 }
 
@@ -210,7 +213,7 @@ pub(super) fn on_the_spot_until(
     store: Option<&Reader>,
     deadline: Option<std::time::Instant>,
 ) -> Result<Answer, QueryError> {
-    let Asking { engine, threads, watch, penalty } = ask;
+    let Asking { engine, threads, watch, penalty, table_cap } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
     if let Some(r) = store.filter(|r| r.space().penalty != penalty) {
@@ -228,7 +231,10 @@ pub(super) fn on_the_spot_until(
         return Ok(Answer { next_loony, ..answer(pos, penalty, s.value, &moves, "solved", start) });
     }
     // Sized only where a search may run: it reads the machine's memory and prices the search.
-    let table_bytes = std::cell::LazyCell::new(|| table_bytes_here(pos));
+    let table_bytes = std::cell::LazyCell::new(|| {
+        let here = table_bytes_here(pos);
+        table_cap.map_or(here, |cap| here.min(super::search::usable_bytes(cap.max(super::search::MIN_TT_BYTES))))
+    });
     let retrograde = match engine {
         Answerer::Auto if free > AUTO_SEARCH_FREE => return Err(QueryError::TooLarge(free, engine)),
         Answerer::Auto => auto_engine(pos, threads, *table_bytes) == Answerer::Partition,

@@ -198,9 +198,11 @@ fn serving<T>(opts: ServeOptions, f: impl FnOnce(&Server) -> Result<T, BenchErro
     let server = Server::bind(0, opts)?;
     let stopper = server.stopper();
     std::thread::scope(|s| {
-        s.spawn(|| server.run());
+        let running = s.spawn(|| server.run());
         let result = f(&server);
         stopper.stop();
+        let ran = running.join().expect("the server's thread does not panic");
+        ran?;
         result
     })
 }

@@ -20,6 +20,10 @@ pub struct ServeArgs {
     /// Worker threads of each solve or search (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    /// Most bytes the analyses' search tables take in all (8G, 500MB, ...), shared among the
+    /// analyses that may run at once (default: half the machine's memory).
+    #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
+    pub mem_limit: Option<u64>,
     // The penalty of every analysis whose request names none (the API's `penalty` overrides it).
     #[command(flatten)]
     pub penalty: super::PenaltyArgs,
@@ -28,7 +32,7 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> CliResult {
     let threads = super::threads(args.threads)?;
     let penalty = args.penalty.penalty;
-    let opts = ServeOptions { store: args.store, penalty, ..ServeOptions::new(threads) };
+    let opts = ServeOptions { store: args.store, penalty, mem_limit: args.mem_limit, ..ServeOptions::new(threads) };
     let server = Server::bind(args.port, opts).map_err(|e| match e {
         ServeError::Busy { .. } => format!("{e}: choose another with --port N, or --port 0 for a free one"),
         e => format!("{e}"),
@@ -41,6 +45,6 @@ pub fn run(args: ServeArgs) -> CliResult {
     if !penalty.is_none() {
         super::note!("every analysis is under a last-move penalty of {penalty} unless its request names another");
     }
-    server.run();
+    server.run()?;
     Ok(())
 }

@@ -1,14 +1,20 @@
-//! The analyses the server runs: each on a worker thread of its own, waited for until the
-//! request's time limit. The engines cannot be cancelled, so an analysis outlives a request
-//! that gave up on it; what keeps abandoned ones from piling up is that at most
-//! [`HEAVY_SLOTS`] analyses of more than [`HEAVY_FREE`] undrawn lines run at once, and that a
-//! position asked again while its analysis runs waits for that one instead of starting another
-//! (so "ask again" after a time limit picks up the same work). Finished answers are kept for
-//! positions asked again (undo on the page).
+//! The analyses the server runs, on two fixed pools of worker threads started with the
+//! server: one of [`HEAVY_SLOTS`] threads for analyses of more than [`HEAVY_FREE`] undrawn
+//! lines, one of the server's thread count plus [`LIGHT_EXTRA`] for the rest, each with a
+//! bounded queue. A request waits for its analysis (asynchronously: it holds no thread) until
+//! its time limit; a request that finds the light queue full is answered at once with
+//! [`Failure::Busy`] (HTTP 503 with Retry-After). The engines cannot be cancelled, so an
+//! analysis outlives a request that gave up on it; what keeps abandoned ones from piling up is
+//! the heavy pool's size, and that a position asked again while its analysis runs waits for
+//! that one instead of starting another (so "ask again" after a time limit picks up the same
+//! work). Finished answers are kept for positions asked again (undo on the page).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::answer::endgame::components;
 use crate::answer::{Advice, Answerer, Asking, HintError, advise, hint};
@@ -27,6 +33,16 @@ pub(super) const HEAVY_FREE: usize = 26;
 /// already uses every thread it is given.
 pub(super) const HEAVY_SLOTS: usize = 2;
 
+/// Threads of the light pool beyond the server's thread count: a light analysis takes a
+/// fraction of a second, so a few more than the cores keep them flowing.
+pub(super) const LIGHT_EXTRA: usize = 2;
+
+/// Analyses waiting for a light worker, per worker, before requests are turned away.
+const LIGHT_QUEUE_PER_WORKER: usize = 8;
+
+/// Seconds a client turned away is asked to wait before it asks again.
+pub(super) const RETRY_AFTER_SECONDS: u64 = 1;
+
 /// Finished answers kept, by default (a few kilobytes each).
 pub(super) const CACHED_ANSWERS: usize = 512;
 
@@ -40,6 +56,8 @@ pub(super) enum Failure {
     /// The time limit passed first; `busy` when the analysis never started because every
     /// slot was taken.
     NotSolved { seconds: f64, busy: bool },
+    /// Every worker is busy and the queue is full: the request is turned away at once.
+    Busy,
 }
 
 type Outcome = Result<Advice, Failure>;
@@ -47,7 +65,7 @@ type Outcome = Result<Advice, Failure>;
 /// One analysis, finished or not, and who waits for it.
 struct Job {
     outcome: Mutex<Option<Outcome>>,
-    done: Condvar,
+    done: Notify,
 }
 
 /// The position, engine and last-move penalty an answer is for, and for `auto` its budget in
@@ -65,8 +83,64 @@ struct Table {
 pub(super) struct Analyses {
     opts: ServeOptions,
     table: Mutex<Table>,
-    heavy_running: Mutex<usize>,
-    slot_freed: Condvar,
+    /// One permit per heavy worker: a heavy analysis is queued only with one in hand.
+    heavy_slots: Arc<Semaphore>,
+    heavy: Pool,
+    light: Pool,
+}
+
+/// What a worker runs: one analysis.
+struct Task {
+    worker: Worker,
+    pos: Position,
+    reader: Option<Reader>,
+    ask: Asking<'static>,
+    budget: Option<Duration>,
+}
+
+impl Task {
+    fn run(mut self) {
+        let Task { pos, reader, ask, budget, .. } = self;
+        let advice = match budget {
+            Some(b) => advise(pos, reader.as_ref(), ask, b.as_secs_f64()),
+            None => hint(pos, reader.as_ref(), ask).map(Advice::Proven),
+        };
+        self.worker.outcome = Some(outcome(advice));
+    }
+}
+
+/// A fixed set of worker threads fed by a bounded queue.
+struct Pool {
+    queue: SyncSender<Box<Task>>,
+}
+
+impl Pool {
+    /// `workers` threads named `name`, and room for `queued` tasks waiting.
+    fn new(name: &str, workers: usize, queued: usize) -> Pool {
+        let (queue, tasks) = sync_channel::<Box<Task>>(queued);
+        let tasks = Arc::new(Mutex::new(tasks));
+        for _ in 0..workers.max(1) {
+            let tasks: Arc<Mutex<Receiver<Box<Task>>>> = Arc::clone(&tasks);
+            // A thread the system refuses leaves the pool smaller; the first is needed.
+            let _ = std::thread::Builder::new().name(name.into()).spawn(move || {
+                loop {
+                    let task = lock(&tasks).recv();
+                    match task {
+                        Ok(task) => task.run(),
+                        Err(_) => return,
+                    }
+                }
+            });
+        }
+        Pool { queue }
+    }
+
+    /// Queues `task`, or gives it back when the queue is full.
+    fn try_run(&self, task: Box<Task>) -> Result<(), Box<Task>> {
+        self.queue.try_send(task).map_err(|e| match e {
+            TrySendError::Full(t) | TrySendError::Disconnected(t) => t,
+        })
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -76,12 +150,25 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Analyses {
     pub(super) fn new(opts: ServeOptions) -> Analyses {
-        Analyses { opts, table: Mutex::default(), heavy_running: Mutex::new(0), slot_freed: Condvar::new() }
+        let heavy_slots = opts.heavy_slots.max(1);
+        let light = opts.threads.max(1) + LIGHT_EXTRA;
+        Analyses {
+            heavy_slots: Arc::new(Semaphore::new(heavy_slots)),
+            heavy: Pool::new("dab-heavy", heavy_slots, heavy_slots),
+            light: Pool::new("dab-analysis", light, light * LIGHT_QUEUE_PER_WORKER),
+            opts,
+            table: Mutex::default(),
+        }
+    }
+
+    /// Threads the pools hold (for the load test's bound).
+    pub(super) fn pool_threads(&self) -> usize {
+        self.opts.heavy_slots.max(1) + self.opts.threads.max(1) + LIGHT_EXTRA
     }
 
     /// The answer for `pos` by `engine` under `penalty` (None: the server's), waiting at most
     /// `limit`.
-    pub(super) fn answer(
+    pub(super) async fn answer(
         self: &Arc<Self>,
         pos: Position,
         engine: Answerer,
@@ -90,48 +177,54 @@ impl Analyses {
     ) -> Result<Advice, Failure> {
         let deadline = Instant::now() + limit;
         let not_solved = |busy| Failure::NotSolved { seconds: limit.as_secs_f64(), busy };
-        let answer_of = |job: &Job| wait(job, deadline).ok_or_else(|| not_solved(false))?;
         // Auto answers within the request's limit (by rules where nothing exact fits in it);
         // the rest of the limit is the wait for a slot and the reply.
         let budget = (engine == Answerer::Auto).then(|| limit.mul_f64(0.9));
         let penalty = penalty.unwrap_or(self.opts.penalty);
         let key = (pos, engine, penalty, budget.map_or(0, |b| b.as_millis() as u64));
-        if let Some(job) = lock(&self.table).jobs.get(&key).cloned() {
-            return answer_of(&job);
+        let known = lock(&self.table).jobs.get(&key).cloned();
+        if let Some(job) = known {
+            return wait(&job, deadline).await.ok_or_else(|| not_solved(false))?;
         }
         // Opened only for an analysis to start: an answer known or under way needs no store.
         let reader = self.reader(pos, penalty)?;
         let heavy = is_heavy(pos, engine, penalty, reader.as_ref());
-        if heavy && !self.take_slot(deadline) {
-            return Err(not_solved(true));
-        }
-        let job = {
-            let mut table = lock(&self.table);
-            if let Some(job) = table.jobs.get(&key).cloned() {
-                // Started by another request while this one waited for a slot.
-                drop(table);
-                if heavy {
-                    self.free_slot();
-                }
-                return answer_of(&job);
+        let permit = if heavy {
+            let slot = Arc::clone(&self.heavy_slots).acquire_owned();
+            match tokio::time::timeout_at(deadline.into(), slot).await {
+                Ok(Ok(permit)) => Some(permit),
+                _ => return Err(not_solved(true)),
             }
-            let job = Arc::new(Job { outcome: Mutex::new(None), done: Condvar::new() });
-            table.jobs.insert(key, Arc::clone(&job));
-            job
+        } else {
+            None
         };
-        let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), heavy, outcome: None };
-        let ask = Asking::new(engine, self.opts.threads).under(penalty);
-        // Should the system refuse a thread, the closure is dropped with the worker in it,
-        // which answers the job with a failure.
-        let _ = std::thread::Builder::new().name("dab-analysis".into()).spawn(move || {
-            let mut worker = worker;
-            let advice = match budget {
-                Some(b) => advise(pos, reader.as_ref(), ask, b.as_secs_f64()),
-                None => hint(pos, reader.as_ref(), ask).map(Advice::Proven),
-            };
-            worker.outcome = Some(outcome(advice));
-        });
-        answer_of(&job)
+        // Started by another request while this one waited for a slot, or new.
+        let (job, started) = {
+            let mut table = lock(&self.table);
+            match table.jobs.get(&key) {
+                Some(job) => (Arc::clone(job), false),
+                None => {
+                    let job = Arc::new(Job { outcome: Mutex::new(None), done: Notify::new() });
+                    table.jobs.insert(key, Arc::clone(&job));
+                    (job, true)
+                }
+            }
+        };
+        if !started {
+            drop(permit);
+            return wait(&job, deadline).await.ok_or_else(|| not_solved(false))?;
+        }
+        let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), permit, outcome: None };
+        let table_cap =
+            Some(self.opts.mem_limit.unwrap_or_else(super::http::default_mem_limit) / self.pool_threads() as u64);
+        let ask = Asking { table_cap, ..Asking::new(engine, self.opts.threads).under(penalty) };
+        let task = Box::new(Task { worker, pos, reader, ask, budget });
+        let pool = if heavy { &self.heavy } else { &self.light };
+        if let Err(mut task) = pool.try_run(task) {
+            // Dropped here: the job is answered busy, and forgotten.
+            task.worker.outcome = Some(Err(Failure::Busy));
+        }
+        wait(&job, deadline).await.ok_or_else(|| not_solved(false))?
     }
 
     /// The store's reader for `pos` under `penalty`: None without a store, or when it holds no
@@ -144,25 +237,6 @@ impl Analyses {
             Err(StoreError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Failure::Refused { message: e.to_string(), position: false }),
         }
-    }
-
-    /// Waits for a heavy slot until `deadline`; whether one was taken.
-    fn take_slot(&self, deadline: Instant) -> bool {
-        let mut running = lock(&self.heavy_running);
-        while *running >= self.opts.heavy_slots.max(1) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return false;
-            }
-            running = self.slot_freed.wait_timeout(running, left).unwrap_or_else(|e| e.into_inner()).0;
-        }
-        *running += 1;
-        true
-    }
-
-    fn free_slot(&self) {
-        *lock(&self.heavy_running) -= 1;
-        self.slot_freed.notify_one();
     }
 
     /// Records a finished job: kept for later requests when it answered, forgotten otherwise.
@@ -193,17 +267,19 @@ fn is_heavy(pos: Position, engine: Answerer, penalty: Penalty, reader: Option<&R
 }
 
 /// Waits for `job` until `deadline`: its outcome, or None at the deadline.
-fn wait(job: &Job, deadline: Instant) -> Option<Outcome> {
-    let mut outcome = lock(&job.outcome);
+async fn wait(job: &Job, deadline: Instant) -> Option<Outcome> {
     loop {
-        if let Some(o) = outcome.as_ref() {
+        // Registered before the outcome is looked at, so that an answer published between
+        // the two still wakes this waiter.
+        let notified = job.done.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if let Some(o) = lock(&job.outcome).as_ref() {
             return Some(o.clone());
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return None;
+        if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
+            return lock(&job.outcome).clone();
         }
-        outcome = job.done.wait_timeout(outcome, left).unwrap_or_else(|e| e.into_inner()).0;
     }
 }
 
@@ -213,7 +289,8 @@ struct Worker {
     analyses: Arc<Analyses>,
     key: Key,
     job: Arc<Job>,
-    heavy: bool,
+    /// The heavy slot held, given back when the worker drops.
+    permit: Option<OwnedSemaphorePermit>,
     /// The analysis's outcome once it has one; published to the job when the worker drops.
     outcome: Option<Outcome>,
 }
@@ -226,10 +303,8 @@ impl Drop for Worker {
         });
         let answered = outcome.is_ok();
         *lock(&self.job.outcome) = Some(outcome);
-        self.job.done.notify_all();
-        if self.heavy {
-            self.analyses.free_slot();
-        }
+        self.job.done.notify_waiters();
+        drop(self.permit.take());
         self.analyses.finish(self.key, answered);
     }
 }

@@ -12,30 +12,42 @@ use serde::Serialize;
 use crate::answer::Answerer;
 use crate::game::{Board, Penalty, Position};
 
-use super::analyses::{Analyses, Failure};
+use super::analyses::{Analyses, Failure, RETRY_AFTER_SECONDS};
 
 /// The time limit of an answer when the request names none, in seconds.
 pub(super) const DEFAULT_SECONDS: f64 = 10.0;
 /// The longest time limit a request may ask for, in seconds.
 pub const MAX_SECONDS: f64 = 3600.0;
 
-/// An HTTP answer: status, content type and body.
+/// An HTTP answer: status, content type and body, and for a client turned away the seconds
+/// it should wait before asking again.
 pub(super) struct Reply {
     pub(super) status: u16,
     pub(super) content_type: &'static str,
     pub(super) body: String,
+    pub(super) retry_after: Option<u64>,
 }
 
 impl Reply {
     /// A one-line plain-text message with `status` (control characters of what a request
     /// sent are escaped here, for every message).
     pub(super) fn error(status: u16, message: String) -> Reply {
-        Reply { status, content_type: "text/plain; charset=utf-8", body: crate::support::one_line(&message) }
+        Reply {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: crate::support::one_line(&message),
+            retry_after: None,
+        }
+    }
+
+    /// A 503 for a client turned away: it may ask again after `seconds`.
+    pub(super) fn busy(message: String, seconds: u64) -> Reply {
+        Reply { retry_after: Some(seconds), ..Reply::error(503, message) }
     }
 
     fn json<T: Serialize>(value: &T) -> Reply {
         let body = serde_json::to_string(value).expect("plain data serialises");
-        Reply { status: 200, content_type: "application/json", body }
+        Reply { status: 200, content_type: "application/json", body, retry_after: None }
     }
 }
 
@@ -168,7 +180,7 @@ pub(super) fn position_reply(query: &str) -> Reply {
 
 /// `GET /api/analyse`: 200 with the answer; 400 for bad input; 422 when no engine answers the
 /// position; 503 when the time limit passed first; 500 when the store could not be read.
-pub(super) fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
+pub(super) async fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
     let parsed = Query::parse(query).and_then(|q| {
         q.only(&["board", "lines", "art", "text", "engine", "seconds", "penalty"])?;
         let pos = position(&q)?;
@@ -197,16 +209,20 @@ pub(super) fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
         Ok(p) => p,
         Err(e) => return Reply::error(400, e),
     };
-    match analyses.answer(pos, engine, penalty, Duration::from_secs_f64(seconds)) {
+    match analyses.answer(pos, engine, penalty, Duration::from_secs_f64(seconds)).await {
         Ok(answer) => Reply::json(&answer),
         Err(Failure::Refused { message, position: true }) => Reply::error(422, message),
         Err(Failure::Refused { message, position: false }) => Reply::error(500, message),
         Err(Failure::NotSolved { seconds, busy: false }) => {
             Reply::error(503, format!("not solved within {seconds} s (the analysis goes on: ask again for its answer)"))
         }
-        Err(Failure::NotSolved { seconds, busy: true }) => Reply::error(
-            503,
+        Err(Failure::NotSolved { seconds, busy: true }) => Reply::busy(
             format!("not solved within {seconds} s: every slot for long analyses is busy with earlier positions"),
+            RETRY_AFTER_SECONDS,
+        ),
+        Err(Failure::Busy) => Reply::busy(
+            "the server is busy: every analysis worker is taken and the queue is full; ask again shortly".into(),
+            RETRY_AFTER_SECONDS,
         ),
     }
 }

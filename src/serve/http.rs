@@ -1,17 +1,57 @@
-//! The HTTP server: a listener on 127.0.0.1, one thread per request (so a long analysis holds
-//! only its own request), and the routes: the page's files and the API.
+//! The HTTP server: hyper's HTTP/1 connections on a small tokio runtime, a listener on
+//! 127.0.0.1, and the routes: the page's files and the API. Chosen over tiny_http, which
+//! starts a thread for each connection, reads a request head of any size and panics when
+//! the process runs out of file descriptors. Here every resource a client can take is
+//! bounded: connections (the excess answered 503 and closed at once), the request head
+//! ([`MAX_HEAD_BYTES`]: 414 for a long URL, 431 for long headers), the time a client may
+//! take to send a head or hold a connection, and threads (two for all the connections, the
+//! analyses' fixed pools). A failed accept (no descriptor left) waits and goes on. Requests
+//! whose `Host` is not a loopback name are refused (DNS rebinding).
 
+use std::convert::Infallible;
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
 
-use tiny_http::{Header, Method, Request, Response};
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HOST, RETRY_AFTER};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::{Notify, Semaphore};
 
 use crate::game::Penalty;
 
 use super::analyses::{Analyses, CACHED_ANSWERS, HEAVY_SLOTS};
 use super::api::{self, Reply};
 use super::page::ASSETS;
+
+/// Most bytes of a request's head (request line and headers): hyper answers 431 past it.
+pub const MAX_HEAD_BYTES: usize = 8192;
+
+/// Most bytes of a request's URL: 414 past it (a position's art of 16x16 takes about 1.3 KB
+/// encoded).
+pub const MAX_URL_BYTES: usize = 4096;
+
+/// Seconds a client has to send a request's head once it connects or after an answer: an
+/// idle or slow client is closed then (a browser opens a new connection when it needs one).
+pub const HEAD_SECONDS: u64 = 5;
+
+/// Threads of the runtime that carries every connection.
+const IO_THREADS: usize = 2;
+
+/// File descriptors kept for what is not a connection: the listener, the runtime's, the
+/// store's files an analysis reads, the standard streams.
+const RESERVED_FILES: u64 = 64;
+
+/// Connections held at once: the file descriptors the process may open (`ulimit -n`) less
+/// [`RESERVED_FILES`], at least 8 and at most 4096.
+pub fn max_connections() -> usize {
+    let soft = crate::support::open_files_limit().unwrap_or(1024);
+    soft.saturating_sub(RESERVED_FILES).clamp(8, 4096) as usize
+}
 
 /// How the server answers.
 #[derive(Clone, Debug)]
@@ -26,6 +66,14 @@ pub struct ServeOptions {
     pub cached_answers: usize,
     /// The last-move penalty of an analysis that names none (a request's `penalty` overrides it).
     pub penalty: Penalty,
+    /// Most bytes the analyses' tables may take in all, shared equally among the workers
+    /// that may run at once (None: [`default_mem_limit`]).
+    pub mem_limit: Option<u64>,
+}
+
+/// The share of the machine's memory the server's analyses may take by default: half.
+pub fn default_mem_limit() -> u64 {
+    crate::support::total_memory_bytes().map_or(4 << 30, |m| m / 2)
 }
 
 impl ServeOptions {
@@ -37,6 +85,7 @@ impl ServeOptions {
             heavy_slots: HEAVY_SLOTS,
             cached_answers: CACHED_ANSWERS,
             penalty: Penalty::NONE,
+            mem_limit: None,
         }
     }
 }
@@ -78,9 +127,22 @@ pub enum ServeError {
 
 /// A server bound to its port, ready to run.
 pub struct Server {
-    http: Arc<tiny_http::Server>,
+    listener: TcpListener,
     addr: SocketAddr,
     analyses: Arc<Analyses>,
+    stop: Arc<Notify>,
+    counts: Arc<Counts>,
+}
+
+/// What the server has done, for a load test to read.
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// Connections accepted and served.
+    pub served: AtomicU64,
+    /// Connections refused at once because the server held its most.
+    pub refused: AtomicU64,
+    /// Accepts that failed (no file descriptor left, say) and were retried.
+    pub accept_errors: AtomicU64,
 }
 
 impl Server {
@@ -95,9 +157,14 @@ impl Server {
             _ => ServeError::Bind { port, source },
         })?;
         let addr = listener.local_addr().map_err(|source| ServeError::Bind { port, source })?;
-        let http = tiny_http::Server::from_listener(listener, None)
-            .map_err(|e| ServeError::Http { addr, reason: e.to_string() })?;
-        Ok(Server { http: Arc::new(http), addr, analyses: Arc::new(Analyses::new(opts)) })
+        listener.set_nonblocking(true).map_err(|e| ServeError::Http { addr, reason: e.to_string() })?;
+        Ok(Server {
+            listener,
+            addr,
+            analyses: Arc::new(Analyses::new(opts)),
+            stop: Arc::new(Notify::new()),
+            counts: Arc::default(),
+        })
     }
 
     /// The address it listens on.
@@ -110,54 +177,148 @@ impl Server {
         format!("http://{}/", self.addr)
     }
 
-    /// Answers requests until [`Stopper::stop`] is called (forever, for `dab serve`), each on
-    /// a thread of its own.
-    pub fn run(&self) {
-        for request in self.http.incoming_requests() {
-            let analyses = Arc::clone(&self.analyses);
-            // A thread per request: a request waiting for an analysis blocks nobody else.
-            std::thread::spawn(move || handle(request, &analyses));
+    /// What the server has done so far.
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// Threads the server holds beside the caller's: the runtime's and the analysis pools'
+    /// (each analysis may start its engine's own on top, as many as `--threads`).
+    pub fn threads(&self) -> usize {
+        IO_THREADS + self.analyses.pool_threads()
+    }
+
+    /// Answers requests until [`Stopper::stop`] is called (forever, for `dab serve`).
+    pub fn run(&self) -> Result<(), ServeError> {
+        let http = |e: std::io::Error| ServeError::Http { addr: self.addr, reason: e.to_string() };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(IO_THREADS)
+            .max_blocking_threads(1)
+            .thread_name("dab-http")
+            .enable_all()
+            .build()
+            .map_err(http)?;
+        let listener = self.listener.try_clone().map_err(http)?;
+        runtime.block_on(async {
+            let listener = tokio::net::TcpListener::from_std(listener).map_err(http)?;
+            self.accept(listener).await;
+            Ok(())
+        })
+    }
+
+    /// The accept loop: each connection served on the runtime while a slot is free.
+    async fn accept(&self, listener: tokio::net::TcpListener) {
+        let slots = Arc::new(Semaphore::new(max_connections()));
+        loop {
+            let accepted = tokio::select! {
+                _ = self.stop.notified() => return,
+                a = listener.accept() => a,
+            };
+            let stream = match accepted {
+                Ok((stream, _)) => stream,
+                Err(_) => {
+                    // Out of descriptors (or a connection reset before it was taken): wait for
+                    // one to be given back rather than spin or stop.
+                    self.counts.accept_errors.fetch_add(1, Relaxed);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                self.counts.refused.fetch_add(1, Relaxed);
+                let _ = stream.try_write(REFUSED);
+                continue;
+            };
+            self.counts.served.fetch_add(1, Relaxed);
+            let (analyses, port) = (Arc::clone(&self.analyses), self.addr.port());
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| {
+                    let analyses = Arc::clone(&analyses);
+                    async move { Ok::<_, Infallible>(respond(request, &analyses, port).await) }
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .max_buf_size(MAX_HEAD_BYTES)
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(Duration::from_secs(HEAD_SECONDS))
+                    .serve_connection(TokioIo::new(stream), service);
+                // A connection lives at most as long as the longest analysis may be waited for.
+                let longest = Duration::from_secs_f64(api::MAX_SECONDS + 2.0 * HEAD_SECONDS as f64);
+                let _ = tokio::time::timeout(longest, connection).await;
+                drop(slot);
+            });
         }
     }
 
     /// What stops [`Server::run`] from another thread.
     pub fn stopper(&self) -> Stopper {
-        Stopper(Arc::clone(&self.http))
+        Stopper(Arc::clone(&self.stop))
     }
 }
+
+/// What a connection past the most held is told before it is closed.
+const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 48\r\nConnection: close\r\n\r\ntoo many connections at once; ask again shortly\n";
 
 /// Stops a running server (the benchmark's, once measured).
-pub struct Stopper(Arc<tiny_http::Server>);
+pub struct Stopper(Arc<Notify>);
 
 impl Stopper {
-    /// Makes [`Server::run`] return; requests already taken are still answered.
+    /// Makes [`Server::run`] return (connections already taken are dropped with the runtime).
     pub fn stop(&self) {
-        self.0.unblock();
+        self.0.notify_one();
     }
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("ASCII header")
+/// Whether `host` (a Host header) names this server by a loopback name: `localhost`,
+/// `127.0.0.1` or `[::1]`, with this port or none.
+fn loopback_host(host: &str, port: u16) -> bool {
+    let name = match host.rsplit_once(':') {
+        Some((name, p)) if !name.ends_with(':') && p.bytes().all(|b| b.is_ascii_digit()) => {
+            if p.parse::<u16>() != Ok(port) {
+                return false;
+            }
+            name
+        }
+        _ => host,
+    };
+    matches!(name.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "[::1]")
 }
 
-fn handle(request: Request, analyses: &Arc<Analyses>) {
-    let url = request.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
-    let reply = if *request.method() != Method::Get && *request.method() != Method::Head {
+/// The reply to one request.
+async fn route(request: &Request<Incoming>, analyses: &Arc<Analyses>, port: u16) -> Reply {
+    let url = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    let host = request.headers().get(HOST).map(|h| h.to_str().unwrap_or(""));
+    if let Some(host) = host.filter(|h| !loopback_host(h, port)) {
+        return Reply::error(
+            403,
+            format!("Host '{host}' is not this server: it answers only to localhost, 127.0.0.1 and [::1]"),
+        );
+    }
+    if url.len() > MAX_URL_BYTES {
+        return Reply::error(414, format!("the URL has {} bytes; at most {MAX_URL_BYTES} are read", url.len()));
+    }
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    if request.method() != Method::GET && request.method() != Method::HEAD {
         Reply::error(405, format!("{} is not served: only GET", request.method()))
     } else if let Some(asset) = ASSETS.iter().find(|a| a.path == path) {
-        Reply { status: 200, content_type: asset.content_type, body: asset.body.to_string() }
+        Reply { status: 200, content_type: asset.content_type, body: asset.body.to_string(), retry_after: None }
     } else {
         match path {
-            "/api/analyse" => api::analyse(query, analyses),
+            "/api/analyse" => api::analyse(query, analyses).await,
             "/api/position" => api::position_reply(query),
             _ => Reply::error(404, format!("no such page: {path}")),
         }
-    };
-    let response = Response::from_string(reply.body)
-        .with_status_code(reply.status)
-        .with_header(header("Content-Type", reply.content_type))
-        .with_header(header("Cache-Control", "no-store"));
-    // A client that went away before its answer is no error of the server's.
-    let _ = request.respond(response);
+    }
+}
+
+async fn respond(request: Request<Incoming>, analyses: &Arc<Analyses>, port: u16) -> Response<Full<Bytes>> {
+    let reply = route(&request, analyses, port).await;
+    let mut response = Response::new(Full::new(Bytes::from(reply.body)));
+    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, hyper::header::HeaderValue::from_static(reply.content_type));
+    headers.insert(CACHE_CONTROL, hyper::header::HeaderValue::from_static("no-store"));
+    if let Some(seconds) = reply.retry_after {
+        headers.insert(RETRY_AFTER, seconds.into());
+    }
+    response
 }

@@ -10,5 +10,8 @@ mod http;
 mod page;
 
 pub use api::MAX_SECONDS;
-pub use http::{ServeError, ServeOptions, Server, Stopper};
+pub use http::{
+    Counts, HEAD_SECONDS, MAX_HEAD_BYTES, MAX_URL_BYTES, ServeError, ServeOptions, Server, Stopper, default_mem_limit,
+    max_connections,
+};
 pub use page::{ASSETS, Asset};

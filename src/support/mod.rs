@@ -16,7 +16,7 @@ pub use files::{RUNS_DIR, read_text, write_atomic, write_csv};
 pub use process::{
     DEFAULT_CACHE_BYTES, last_level_cache_bytes, peak_rss_bytes, return_freed_memory, trim_freed_memory,
 };
-pub(crate) use process::{available_memory_bytes, total_memory_bytes};
+pub(crate) use process::{address_space_left, available_memory_bytes, open_files_limit, total_memory_bytes};
 pub use rng::SplitMix64;
 pub use stats::{median, quantile, round4, rounded_u64};
 pub use text::{about_bytes, about_seconds, count_of, human_bytes, one_line, thousands};

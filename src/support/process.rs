@@ -83,6 +83,27 @@ pub fn return_freed_memory() {
     }
 }
 
+/// The soft limit on file descriptors this process may hold (`ulimit -n`), from
+/// `/proc/self/limits` (Linux; None elsewhere or when unlimited).
+pub(crate) fn open_files_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    soft_limit(&limits, "Max open files")
+}
+
+/// Bytes of address space this process may still map under its limit (`ulimit -v`): the soft
+/// limit less what is mapped now (Linux; None elsewhere or when unlimited).
+pub(crate) fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let limit = soft_limit(&limits, "Max address space")?;
+    Some(limit.saturating_sub(kilobytes_field("/proc/self/status", "VmSize:").unwrap_or(0)))
+}
+
+/// The soft limit of the row named `name` of a `/proc/self/limits` text (None: unlimited).
+fn soft_limit(limits: &str, name: &str) -> Option<u64> {
+    let row = limits.lines().find(|l| l.starts_with(name))?;
+    row[name.len()..].split_whitespace().next()?.parse().ok()
+}
+
 /// Peak resident set size of this process, from `/proc/self/status` (Linux).
 pub fn peak_rss_bytes() -> Option<u64> {
     kilobytes_field("/proc/self/status", "VmHWM:")
@@ -103,6 +124,17 @@ pub fn trim_freed_memory() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_open_files_limit_is_the_soft_one() {
+        let text = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                    Max processes             127590               127590               processes \n\
+                    Max open files            1024                 524288               files     \n";
+        assert_eq!(soft_limit(text, "Max open files"), Some(1024));
+        let unlimited = "Max address space         unlimited            unlimited            bytes";
+        assert_eq!(soft_limit(unlimited, "Max address space"), None);
+        assert!(open_files_limit().is_some_and(|n| n > 0));
+    }
 
     #[test]
     fn cache_sizes_read_as_sysfs_writes_them() {

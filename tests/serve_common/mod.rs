@@ -23,8 +23,20 @@ impl Served {
 
     /// The same, run in the folder `dir`.
     pub fn start_in(dir: &Path, args: &[&str]) -> Served {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dab"))
-            .current_dir(dir)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_dab"));
+        command.current_dir(dir);
+        Served::spawn(command, args)
+    }
+
+    /// The same, with at most `files` file descriptors (`ulimit -n`).
+    pub fn start_with_files(files: u32, args: &[&str]) -> Served {
+        let mut command = Command::new("sh");
+        command.args(["-c", &format!("ulimit -n {files} && exec \"$0\" \"$@\""), env!("CARGO_BIN_EXE_dab")]);
+        Served::spawn(command, args)
+    }
+
+    fn spawn(mut command: Command, args: &[&str]) -> Served {
+        let mut child = command
             .args(["serve", "--port", "0"])
             .args(args)
             .stdout(Stdio::piped())
@@ -35,6 +47,28 @@ impl Served {
         BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("a line");
         let url = line.trim().strip_prefix("serving ").unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
         Served { child, url }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `host:port`.
+    pub fn addr(&self) -> String {
+        self.url.trim_start_matches("http://").trim_end_matches('/').to_string()
+    }
+
+    /// A field of the server's /proc status (`Threads`, `VmRSS` in kB), as a number.
+    pub fn status(&self, field: &str) -> u64 {
+        let text = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("the server runs");
+        let row = text.lines().find(|l| l.starts_with(&format!("{field}:"))).expect("the field");
+        row.split_whitespace().nth(1).expect("a value").parse().expect("a number")
+    }
+
+    /// Whether the server still runs.
+    pub fn running(&mut self) -> bool {
+        self.child.try_wait().expect("the server can be waited for").is_none()
     }
 }
 
