@@ -272,3 +272,33 @@ fn an_endless_or_binary_input_is_refused_at_once_naming_what_it_is() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("a NUL byte at byte 0"), "{err}");
 }
+
+#[test]
+fn counts_past_what_any_machine_uses_are_refused_at_once() {
+    let e = refused(&["compare", "--plan", "p.json", "--trace", "t.csv", "--threads", "1000000000"], None);
+    assert!(e.contains("--threads 1000000000") && e.contains("at most 1048576"), "{e}");
+    let e = refused(&["plan", "3x4", "--threads", "1000000000"], None);
+    assert!(e.contains("at most 1048576"), "{e}");
+    let e = refused(&["scale", "2x2", "--repeats", "1000000000"], None);
+    assert!(e.contains("--repeats 1000000000") && e.contains("1 to 1000"), "{e}");
+}
+
+#[test]
+fn inputs_are_bounded_while_they_are_read() {
+    // A position file past 1 MiB, from a file and from an endless pipe: refused by size.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.txt");
+    std::fs::write(&big, "+-+\n".repeat(300_000)).unwrap();
+    let e = refused(&["hint", "--position", big.to_str().unwrap()], None);
+    assert!(e.contains("too big to read: at most 1048576"), "{e}");
+    let endless = "+-+\n".repeat(1 << 19);
+    let out = dab().args(["hint", "--position", "-"]).write_stdin(endless).assert().code(2).get_output().clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("from stdin: more than 1048576 bytes is too big to read"), "{err}");
+    // An endless graph on standard input under `ulimit -v`: refused within the address space.
+    let sh = format!("ulimit -v 2000000 && yes a,b,c,d | {} sim -", env!("CARGO_BIN_EXE_dab"));
+    let out = std::process::Command::new("sh").args(["-c", &sh]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("too big to read") && err.contains("ulimit -v"), "{err}");
+    assert!(!err.contains("memory allocation"), "{err}");
+}

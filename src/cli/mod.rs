@@ -191,7 +191,7 @@ impl PositionArgs {
     pub fn position(&self) -> Result<Position, Box<dyn std::error::Error>> {
         let board = self.board.as_deref().map(str::parse::<Board>).transpose()?;
         if let Some(path) = &self.position {
-            let text = dab::support::read_text(path).map_err(|e| {
+            let text = dab::support::read_text_at_most(path, MAX_POSITION_BYTES).map_err(|e| {
                 if path.as_os_str() == "-" {
                     format!("cannot read the position from stdin: {e}")
                 } else {
@@ -337,14 +337,22 @@ pub fn threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::Error>> 
     Ok(p)
 }
 
+/// Most threads (or nodes) a plan or simulation is made for: past any cluster, and a
+/// simulation's processors fit in a few megabytes.
+const MAX_PLANNED_THREADS: usize = 1 << 20;
+
+/// Most bytes of a position file: a 16x16 board's art is about a kilobyte; comments may add.
+const MAX_POSITION_BYTES: u64 = 1 << 20;
+
 /// `--threads` of a plan, which may be for a bigger machine or a cluster: at least 1, at most
 /// what a plan file holds; all cores when not given.
 pub fn planned_threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::Error>> {
     match arg {
         Some(0) => Err("--threads must be at least 1".into()),
-        Some(p) if p > u32::MAX as usize => {
-            Err(format!("--threads {p} is more than a plan holds ({})", u32::MAX).into())
-        }
+        Some(p) if p > MAX_PLANNED_THREADS => Err(format!(
+            "--threads {p} is more than any machine or cluster dab plans for (at most {MAX_PLANNED_THREADS})"
+        )
+        .into()),
         Some(p) => Ok(p),
         None => Ok(default_threads()?),
     }

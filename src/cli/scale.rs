@@ -41,6 +41,9 @@ pub struct ScaleArgs {
     pub json: bool,
 }
 
+/// Most runs at each thread count: each is a whole solve, and the median settles in a few.
+const MAX_REPEATS: usize = 1000;
+
 /// What `--json` prints.
 #[derive(Serialize)]
 struct Output<'a> {
@@ -51,6 +54,9 @@ struct Output<'a> {
 pub fn run(args: ScaleArgs) -> CliResult {
     let cores = dab::support::hardware_threads();
     args.not_threads.check("scale")?;
+    if args.repeats == 0 || args.repeats > MAX_REPEATS {
+        return Err(format!("--repeats {}: give 1 to {MAX_REPEATS} runs at each thread count", args.repeats).into());
+    }
     let threads = match &args.sweep {
         Some(text) => thread_list(text)?,
         None => dab::scale::default_threads(super::default_threads()?),

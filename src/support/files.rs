@@ -29,17 +29,43 @@ const TEXT_SHARE_OF_MEMORY: u64 = 4;
 /// or folder is refused by what it is (`/dev/zero` would never end), and so is a NUL byte,
 /// which no text format of dab's holds.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
-    let limit = super::process::available_memory_bytes().map(|free| (free / TEXT_SHARE_OF_MEMORY, free));
-    let too_big = |len: u64, (most, free): (u64, u64)| {
-        std::io::Error::new(
-            std::io::ErrorKind::OutOfMemory,
-            format!(
-                "{len} bytes is too big to read: at most {most} (a quarter of the {free} bytes of memory available now)"
-            ),
-        )
+    read_text_within(path, text_bound())
+}
+
+/// [`read_text`] of a format that never needs more than `most` bytes (a position: a 16x16
+/// board's art is about a kilobyte), refused past that as soon as it is read.
+pub fn read_text_at_most(path: &Path, most: u64) -> std::io::Result<String> {
+    let why = "no file of this kind needs more".to_string();
+    let bound = match text_bound() {
+        Some(b) if b.most < most => b,
+        _ => Bound { most, why },
     };
+    read_text_within(path, Some(bound))
+}
+
+/// The most bytes of a text input, and why.
+struct Bound {
+    most: u64,
+    why: String,
+}
+
+/// What a text input may take: a quarter of the memory available now, and an eighth of the
+/// address space left under `ulimit -v` (None: neither is known).
+fn text_bound() -> Option<Bound> {
+    let memory = super::process::available_memory_bytes().map(|free| Bound {
+        most: free / TEXT_SHARE_OF_MEMORY,
+        why: format!("a quarter of the {free} bytes of memory available now"),
+    });
+    let space = super::process::address_space_left().map(|left| Bound {
+        most: left / 8,
+        why: format!("an eighth of the {left} bytes of address space left under ulimit -v"),
+    });
+    [memory, space].into_iter().flatten().min_by_key(|b| b.most)
+}
+
+fn read_text_within(path: &Path, limit: Option<Bound>) -> std::io::Result<String> {
     if path.as_os_str() == "-" {
-        return read_bounded(std::io::stdin().lock(), limit);
+        return read_bounded(std::io::stdin().lock(), limit.as_ref());
     }
     let file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
@@ -52,16 +78,17 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
         let what = if t.is_dir() { "a folder" } else { "a device or special file" };
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{what}, not a text file")));
     }
-    if let Some(bound) = limit.filter(|&(most, _)| meta.len() > most) {
-        return Err(too_big(meta.len(), bound));
+    if let Some(b) = limit.as_ref().filter(|b| meta.len() > b.most) {
+        let why = format!("{} bytes is too big to read: at most {} ({})", meta.len(), b.most, b.why);
+        return Err(std::io::Error::new(std::io::ErrorKind::OutOfMemory, why));
     }
-    read_bounded(file, limit)
+    read_bounded(file, limit.as_ref())
 }
 
 /// Reads text from `r` until its end, refusing it past `limit` (most bytes, and the memory
 /// the bound came from) or at a NUL byte, each as soon as it is read (`/dev/zero` on standard
 /// input is refused at its first byte, not after gigabytes).
-fn read_bounded(mut r: impl std::io::Read, limit: Option<(u64, u64)>) -> std::io::Result<String> {
+fn read_bounded(mut r: impl std::io::Read, limit: Option<&Bound>) -> std::io::Result<String> {
     let mut bytes = Vec::new();
     let mut chunk = vec![0u8; 1 << 16];
     loop {
@@ -76,10 +103,8 @@ fn read_bounded(mut r: impl std::io::Read, limit: Option<(u64, u64)>) -> std::io
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
         }
         bytes.extend_from_slice(&chunk[..n]);
-        if let Some((most, free)) = limit.filter(|&(m, _)| bytes.len() as u64 > m) {
-            let why = format!(
-                "more than {most} bytes is too big to read (a quarter of the {free} bytes of memory available now)"
-            );
+        if let Some(b) = limit.filter(|b| bytes.len() as u64 > b.most) {
+            let why = format!("more than {} bytes is too big to read ({})", b.most, b.why);
             return Err(std::io::Error::new(std::io::ErrorKind::OutOfMemory, why));
         }
     }

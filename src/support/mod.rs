@@ -12,7 +12,7 @@ mod threads;
 
 pub use choice::Choice;
 pub(crate) use choice::choice;
-pub use files::{RUNS_DIR, read_text, write_atomic, write_csv};
+pub use files::{RUNS_DIR, read_text, read_text_at_most, write_atomic, write_csv};
 pub use process::{
     DEFAULT_CACHE_BYTES, last_level_cache_bytes, peak_rss_bytes, return_freed_memory, trim_freed_memory,
 };
