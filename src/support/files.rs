@@ -170,9 +170,10 @@ mod tests {
     #[test]
     fn a_text_input_is_bounded_and_never_a_device_a_folder_or_binary() {
         // An endless input stops at the bound, named.
-        let err = read_bounded(std::io::repeat(b'a'), Some((1000, 4000))).unwrap_err().to_string();
+        let bound = Bound { most: 1000, why: "a quarter of the 4000 bytes".into() };
+        let err = read_bounded(std::io::repeat(b'a'), Some(&bound)).unwrap_err().to_string();
         assert!(err.contains("more than 1000 bytes is too big to read") && err.contains("4000 bytes"), "{err}");
-        assert_eq!(read_bounded(&b"a,b\n"[..], Some((1000, 4000))).unwrap(), "a,b\n");
+        assert_eq!(read_bounded(&b"a,b\n"[..], Some(&bound)).unwrap(), "a,b\n");
         let err = read_bounded(&b"{\"a\":\0}"[..], None).unwrap_err().to_string();
         assert!(err.contains("a NUL byte at byte 5"), "{err}");
         let err = read_bounded(&b"ok\xff"[..], None).unwrap_err().to_string();
