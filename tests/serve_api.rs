@@ -152,7 +152,10 @@ fn a_slow_analysis_ends_at_its_time_limit_and_blocks_neither_fast_ones_nor_other
         let fast: Vec<Duration> = clients.into_iter().flat_map(|c| c.join().unwrap()).collect();
         let ((status, body), slow_at) = slow.join().unwrap();
         assert_eq!(status, 503, "{body}");
-        assert_eq!(body, "not solved within 4 s (the analysis goes on: ask again for its answer)");
+        assert_eq!(
+            body,
+            "not solved within 4 s: the analysis goes on in the background, and stops unless it is asked again within 10 s"
+        );
         assert!(slow_at >= Duration::from_secs(4) && slow_at < Duration::from_secs(30), "{slow_at:?}");
         for t in &fast {
             assert!(*t < slow_at, "a fast answer at {t:?} waited for the slow one ({slow_at:?})");
@@ -162,13 +165,19 @@ fn a_slow_analysis_ends_at_its_time_limit_and_blocks_neither_fast_ones_nor_other
     let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5&engine=search", SLOW[0]));
     assert_eq!(
         (status, body.as_str()),
-        (503, "not solved within 0.5 s (the analysis goes on: ask again for its answer)")
+        (
+            503,
+            "not solved within 0.5 s: the analysis goes on in the background, and stops unless it is asked again within 10 s"
+        )
     );
     // A second long analysis takes the second slot; a third finds none free.
     let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5&engine=search", SLOW[1]));
     assert_eq!(
         (status, body.as_str()),
-        (503, "not solved within 0.5 s (the analysis goes on: ask again for its answer)")
+        (
+            503,
+            "not solved within 0.5 s: the analysis goes on in the background, and stops unless it is asked again within 10 s"
+        )
     );
     let (status, body) = analyse(&served, &format!("board=5x5&lines={}&seconds=0.5&engine=search", SLOW[2]));
     assert_eq!(status, 503, "{body}");
@@ -368,6 +377,13 @@ fn the_server_holds_under_load_and_keeps_answering_a_small_request_quickly() {
         dab::serve::HEAD_SECONDS
     );
     assert!(idle_ms < 100.0 && heavy_ms < 100.0, "small requests took {idle_ms:.1} and {heavy_ms:.1} ms");
+    // Abandoned: once nobody has waited for them for the grace, the searches stop.
+    std::thread::sleep(Duration::from_secs(12));
+    let before = served.cpu_seconds();
+    std::thread::sleep(Duration::from_secs(1));
+    let busy = served.cpu_seconds() - before;
+    eprintln!("load: {busy:.2} CPU seconds a second after the grace");
+    assert!(busy < 0.3, "abandoned analyses still use {busy:.2} CPU seconds a second");
     // The runtime's 2, the pools' 2 + 3, the engines' own (one each), the main thread, slack.
     assert!(most_threads <= 24, "{most_threads} threads");
     // The heavy searches' tables within --mem-limit, and the program.

@@ -42,12 +42,15 @@ pub struct Asking<'w> {
     /// Most bytes a search's table may take (None: what the machine and `ulimit -v` allow,
     /// [`super::estimate::table_bytes_here`]); a server shares its memory limit out this way.
     pub table_cap: Option<u64>,
+    /// Set by another thread to stop a solve or search started for the answer (a server's
+    /// analysis that nobody waits for any more).
+    pub stop: Option<&'w std::sync::atomic::AtomicBool>,
 }
 
 impl Asking<'static> {
     /// `engine` on `threads` threads, with nothing watching, for the plain game.
     pub fn new(engine: Answerer, threads: usize) -> Asking<'static> {
-        Asking { engine, threads, watch: None, penalty: Penalty::NONE, table_cap: None }
+        Asking { engine, threads, watch: None, penalty: Penalty::NONE, table_cap: None, stop: None }
     }
 }
 
@@ -213,7 +216,7 @@ pub(super) fn on_the_spot_until(
     store: Option<&Reader>,
     deadline: Option<std::time::Instant>,
 ) -> Result<Answer, QueryError> {
-    let Asking { engine, threads, watch, penalty, table_cap } = ask;
+    let Asking { engine, threads, watch, penalty, table_cap, stop } = ask;
     let start = std::time::Instant::now();
     let free = pos.undrawn().len() as usize;
     if let Some(r) = store.filter(|r| r.space().penalty != penalty) {
@@ -225,7 +228,7 @@ pub(super) fn on_the_spot_until(
             return Err(QueryError::Unpenalised { engine, free, penalty });
         }
         let keep_all = free <= KEEP_ALL_FREE;
-        let s = solve(pos, SolveOptions { threads, penalty, keep_all, ..Default::default() })?;
+        let s = solve(pos, SolveOptions { threads, penalty, keep_all, stop, ..Default::default() })?;
         let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect();
         let next_loony = from_solution(pos, &s);
         return Ok(Answer { next_loony, ..answer(pos, penalty, s.value, &moves, "solved", start) });
@@ -244,7 +247,7 @@ pub(super) fn on_the_spot_until(
     };
     let (value, moves, next_loony): (Value, Vec<(Line, i8, Value)>, _) = if retrograde {
         let keep_all = free <= KEEP_ALL_FREE;
-        let s = solve(pos, SolveOptions { threads, keep_all, ..Default::default() })?;
+        let s = solve(pos, SolveOptions { threads, keep_all, stop, ..Default::default() })?;
         (s.value, s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect(), from_solution(pos, &s))
     } else {
         if free > MAX_FREE_LINES {
@@ -265,6 +268,7 @@ pub(super) fn on_the_spot_until(
                 progress,
                 book: book.as_ref(),
                 deadline,
+                stop,
                 ..Default::default()
             },
         );

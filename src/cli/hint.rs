@@ -46,7 +46,14 @@ pub struct EngineArgs {
 impl EngineArgs {
     /// The engine on `threads` threads, its searches reporting to `line`.
     pub fn asking<'w>(&self, threads: usize, line: &'w super::solve::SearchLine) -> Asking<'w> {
-        Asking { engine: self.engine, threads, watch: Some(line), penalty: dab::game::Penalty::NONE, table_cap: None }
+        Asking {
+            engine: self.engine,
+            threads,
+            watch: Some(line),
+            penalty: dab::game::Penalty::NONE,
+            table_cap: None,
+            stop: None,
+        }
     }
 }
 

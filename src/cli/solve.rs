@@ -94,6 +94,7 @@ pub fn run(args: SolveArgs) -> CliResult {
         keep_lines: args.book.store(args.store.as_deref())?.and_then(|(_, k)| k),
         kernel: args.kernel,
         penalty: args.penalty.penalty,
+        stop: None,
     };
     let line = |p: &SearchProgress| bar.message(&search_line(p));
     let search = SearchOptions {

@@ -73,6 +73,9 @@ pub struct ExecOptions<'a> {
     pub mem_limit: Option<u64>,
     /// The kernel's path (the row path unless a benchmark or test asks for its twin).
     pub kernel: KernelPath,
+    /// Set by another thread to stop the run before its next job ([`ExecError::Stopped`]): a
+    /// server's analysis that nobody waits for any more.
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// Why a run stopped.
@@ -112,6 +115,9 @@ pub enum ExecError {
         /// The job.
         job: String,
     },
+    /// The run was asked to stop ([`ExecOptions::stop`]).
+    #[error("the solve was stopped before it finished: nobody waits for its answer any more")]
+    Stopped,
 }
 
 /// Runs every job of `plan` on `threads` threads, in memory. `keep` keeps every job's values
@@ -351,6 +357,9 @@ impl Run<'_> {
     /// deletes the files no job still to run reads.
     fn run_job(&self, job: usize, thread: usize) -> Result<(), ExecError> {
         let (plan, opts) = (self.plan, self.opts);
+        if opts.stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(ExecError::Stopped);
+        }
         // A job's span covers its store reads and its write: the plan costs them too.
         let began = self.start.elapsed().as_secs_f64();
         let inputs = gather(plan, opts.store, &self.reads[job], job, &self.slots)?;

@@ -46,6 +46,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
         keep_lines: opts.keep_lines,
         mem_limit: None,
         kernel: opts.kernel,
+        stop: opts.stop,
     };
     let run = execute_with(&plan, &exec)?;
     drop(store);

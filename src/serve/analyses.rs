@@ -10,6 +10,7 @@
 //! work). Finished answers are kept for positions asked again (undo on the page).
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -66,7 +67,26 @@ type Outcome = Result<Advice, Failure>;
 struct Job {
     outcome: Mutex<Option<Outcome>>,
     done: Notify,
+    /// Requests waiting for it now.
+    waiters: AtomicUsize,
+    /// Set once nobody has waited for it for [`GRACE`]: its engine stops.
+    stop: AtomicBool,
 }
+
+impl Job {
+    fn new() -> Job {
+        Job {
+            outcome: Mutex::new(None),
+            done: Notify::new(),
+            waiters: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+        }
+    }
+}
+
+/// How long an unfinished analysis that nobody waits for (its client gone, or its time limit
+/// passed) goes on before it is stopped: time for the page to ask again.
+pub(super) const GRACE: Duration = Duration::from_secs(10);
 
 /// The position, engine and last-move penalty an answer is for, and for `auto` its budget in
 /// milliseconds (a move by rules within one budget is no answer for a request that allows more).
@@ -100,7 +120,13 @@ struct Task {
 
 impl Task {
     fn run(mut self) {
+        let job = Arc::clone(&self.worker.job);
+        // Stopped before it started: nobody waits any more.
+        if job.stop.load(Relaxed) {
+            return;
+        }
         let Task { pos, reader, ask, budget, .. } = self;
+        let ask = Asking { stop: Some(&job.stop), ..ask };
         let advice = match budget {
             Some(b) => advise(pos, reader.as_ref(), ask, b.as_secs_f64()),
             None => hint(pos, reader.as_ref(), ask).map(Advice::Proven),
@@ -182,7 +208,8 @@ impl Analyses {
         let budget = (engine == Answerer::Auto).then(|| limit.mul_f64(0.9));
         let penalty = penalty.unwrap_or(self.opts.penalty);
         let key = (pos, engine, penalty, budget.map_or(0, |b| b.as_millis() as u64));
-        let known = lock(&self.table).jobs.get(&key).cloned();
+        // A job being stopped is no answer: it is started again.
+        let known = lock(&self.table).jobs.get(&key).filter(|j| !j.stop.load(Relaxed)).cloned();
         if let Some(job) = known {
             return wait(&job, deadline).await.ok_or_else(|| not_solved(false))?;
         }
@@ -201,10 +228,10 @@ impl Analyses {
         // Started by another request while this one waited for a slot, or new.
         let (job, started) = {
             let mut table = lock(&self.table);
-            match table.jobs.get(&key) {
+            match table.jobs.get(&key).filter(|j| !j.stop.load(Relaxed)) {
                 Some(job) => (Arc::clone(job), false),
                 None => {
-                    let job = Arc::new(Job { outcome: Mutex::new(None), done: Notify::new() });
+                    let job = Arc::new(Job::new());
                     table.jobs.insert(key, Arc::clone(&job));
                     (job, true)
                 }
@@ -240,10 +267,13 @@ impl Analyses {
     }
 
     /// Records a finished job: kept for later requests when it answered, forgotten otherwise.
-    fn finish(&self, key: Key, answered: bool) {
+    fn finish(&self, key: Key, job: &Arc<Job>, answered: bool) {
         let mut table = lock(&self.table);
         if !answered || self.opts.cached_answers == 0 {
-            table.jobs.remove(&key);
+            // Only this job: a stopped one may have been replaced by a new one asked since.
+            if table.jobs.get(&key).is_some_and(|j| Arc::ptr_eq(j, job)) {
+                table.jobs.remove(&key);
+            }
             return;
         }
         table.finished.push_back(key);
@@ -266,8 +296,42 @@ fn is_heavy(pos: Position, engine: Answerer, penalty: Penalty, reader: Option<&R
     !(engine == Answerer::Auto && penalty.is_none() && components(pos).is_ok())
 }
 
+/// Counts a request waiting for a job; when the last one stops waiting (answered, past its
+/// limit, or its client gone and the request dropped) and the job is unfinished, the job is
+/// stopped unless someone asks again within [`GRACE`].
+struct Waiting(Arc<Job>);
+
+impl Waiting {
+    fn new(job: &Arc<Job>) -> Waiting {
+        job.waiters.fetch_add(1, Relaxed);
+        Waiting(Arc::clone(job))
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        let job = &self.0;
+        if job.waiters.fetch_sub(1, Relaxed) == 1 && lock(&job.outcome).is_none() {
+            let job = Arc::clone(job);
+            // Dropped outside the runtime (a test's, say) there is no timer: stopped at once.
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn(async move {
+                        tokio::time::sleep(GRACE).await;
+                        if job.waiters.load(Relaxed) == 0 {
+                            job.stop.store(true, Relaxed);
+                        }
+                    });
+                }
+                Err(_) => job.stop.store(true, Relaxed),
+            }
+        }
+    }
+}
+
 /// Waits for `job` until `deadline`: its outcome, or None at the deadline.
-async fn wait(job: &Job, deadline: Instant) -> Option<Outcome> {
+async fn wait(job: &Arc<Job>, deadline: Instant) -> Option<Outcome> {
+    let _waiting = Waiting::new(job);
     loop {
         // Registered before the outcome is looked at, so that an answer published between
         // the two still wakes this waiter.
@@ -305,7 +369,7 @@ impl Drop for Worker {
         *lock(&self.job.outcome) = Some(outcome);
         self.job.done.notify_waiters();
         drop(self.permit.take());
-        self.analyses.finish(self.key, answered);
+        self.analyses.finish(self.key, &self.job, answered);
     }
 }
 

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::answer::Answerer;
 use crate::game::{Board, Penalty, Position};
 
-use super::analyses::{Analyses, Failure, RETRY_AFTER_SECONDS};
+use super::analyses::{Analyses, Failure, GRACE, RETRY_AFTER_SECONDS};
 
 /// The time limit of an answer when the request names none, in seconds.
 pub(super) const DEFAULT_SECONDS: f64 = 10.0;
@@ -213,9 +213,13 @@ pub(super) async fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
         Ok(answer) => Reply::json(&answer),
         Err(Failure::Refused { message, position: true }) => Reply::error(422, message),
         Err(Failure::Refused { message, position: false }) => Reply::error(500, message),
-        Err(Failure::NotSolved { seconds, busy: false }) => {
-            Reply::error(503, format!("not solved within {seconds} s (the analysis goes on: ask again for its answer)"))
-        }
+        Err(Failure::NotSolved { seconds, busy: false }) => Reply::error(
+            503,
+            format!(
+                "not solved within {seconds} s: the analysis goes on in the background, and stops unless it is asked again within {} s",
+                GRACE.as_secs()
+            ),
+        ),
         Err(Failure::NotSolved { seconds, busy: true }) => Reply::busy(
             format!("not solved within {seconds} s: every slot for long analyses is busy with earlier positions"),
             RETRY_AFTER_SECONDS,

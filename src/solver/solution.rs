@@ -31,6 +31,8 @@ pub struct SolveOptions<'p> {
     pub kernel: KernelPath,
     /// Wilson's last-move penalty: the full board is worth minus it (none: the plain game).
     pub penalty: Penalty,
+    /// Set by another thread to stop the solve before its next partition.
+    pub stop: Option<&'p std::sync::atomic::AtomicBool>,
 }
 
 impl Default for SolveOptions<'_> {
@@ -44,6 +46,7 @@ impl Default for SolveOptions<'_> {
             keep_lines: None,
             kernel: KernelPath::Rows,
             penalty: Penalty::NONE,
+            stop: None,
         }
     }
 }

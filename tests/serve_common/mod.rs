@@ -66,6 +66,15 @@ impl Served {
         row.split_whitespace().nth(1).expect("a value").parse().expect("a number")
     }
 
+    /// CPU seconds the server has used (user and system), from /proc.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).expect("the server runs");
+        // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        let rest = stat.rsplit_once(')').expect("a stat line").1;
+        let fields: Vec<u64> = rest.split_whitespace().skip(11).take(2).map(|f| f.parse().unwrap()).collect();
+        (fields[0] + fields[1]) as f64 / 100.0
+    }
+
     /// Whether the server still runs.
     pub fn running(&mut self) -> bool {
         self.child.try_wait().expect("the server can be waited for").is_none()

@@ -50,6 +50,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         threads: opts.threads.max(1),
         book: book.as_ref(),
         deadline: opts.deadline,
+        stop: opts.stop,
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(shared.threads).build().expect("a thread pool");
     let done = AtomicBool::new(false);
@@ -75,6 +76,9 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     }
     if counters.out_of_time.load(Relaxed) {
         return Err(SearchError::OutOfTime(start.elapsed().as_secs_f64()));
+    }
+    if opts.stop.is_some_and(|s| s.load(Relaxed)) {
+        return Err(SearchError::Stopped);
     }
     Ok(SearchOutcome {
         value: value as Value,

@@ -54,6 +54,9 @@ pub enum SearchError {
     /// The deadline passed before the search finished (the seconds it ran).
     #[error("the search did not finish within its time ({0:.2} s)")]
     OutOfTime(f64),
+    /// The search was asked to stop ([`SearchOptions::stop`]).
+    #[error("the search was stopped before it finished: nobody waits for its answer any more")]
+    Stopped,
 }
 
 /// Default table size: 256 MiB.
@@ -87,6 +90,9 @@ pub struct SearchOptions<'p> {
     /// When the search gives up with [`SearchError::OutOfTime`] (checked every
     /// [`FLUSH`] positions of each thread; None: never).
     pub deadline: Option<std::time::Instant>,
+    /// Set by another thread to stop the search ([`SearchError::Stopped`]): a server's
+    /// analysis that nobody waits for any more.
+    pub stop: Option<&'p std::sync::atomic::AtomicBool>,
 }
 
 impl Default for SearchOptions<'_> {
@@ -101,6 +107,7 @@ impl Default for SearchOptions<'_> {
             leaf_lines: 0,
             book: None,
             deadline: None,
+            stop: None,
         }
     }
 }

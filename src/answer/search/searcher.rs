@@ -20,6 +20,8 @@ pub(super) struct Shared<'a> {
     pub(super) book: Option<&'a BookLeaves<'a>>,
     /// When the search gives up (None: never).
     pub(super) deadline: Option<std::time::Instant>,
+    /// Set by another thread to stop the search.
+    pub(super) stop: Option<&'a AtomicBool>,
 }
 
 /// One thread's search: the shared rules, table and counters, its own counts not yet added.
@@ -51,6 +53,8 @@ pub(super) struct Searcher<'a> {
     book_hits: u64,
     /// When the search gives up.
     deadline: Option<std::time::Instant>,
+    /// Set by another thread to stop the search.
+    stop: Option<&'a AtomicBool>,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -99,6 +103,7 @@ impl<'a> Searcher<'a> {
             book: shared.book,
             book_hits: 0,
             deadline: shared.deadline,
+            stop: shared.stop,
         }
     }
 
@@ -112,6 +117,9 @@ impl<'a> Searcher<'a> {
             self.aborted |= beta <= lower || beta > upper;
         }
         if self.book.is_some_and(|b| b.book.failed()) {
+            self.counters.stopped.store(true, Relaxed);
+        }
+        if self.stop.is_some_and(|s| s.load(Relaxed)) {
             self.counters.stopped.store(true, Relaxed);
         }
         if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {

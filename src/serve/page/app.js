@@ -15,6 +15,7 @@ const S = {
   toMove: 0,        // 0: A, 1: B
   answer: null,     // the last answer, for the position it names (answer.root)
   seq: 0,           // the newest request; older answers are dropped
+  abort: null,      // what cancels the analysis under way
   dab: "none",      // which player dab plays
 };
 
@@ -277,18 +278,34 @@ async function analyse() {
     $("source").textContent = "";
     return;
   }
-  setState("busy", "analysing...");
   $("source").textContent = "";
   const seconds = $("seconds").value || "10";
   const query = new URLSearchParams({ board: boardName(), lines: root, seconds, engine: $("engine").value });
   const asked = performance.now();
+  // The analysis asked before this one is no longer waited for: the server stops it.
+  if (S.abort) S.abort.abort();
+  const abort = new AbortController();
+  S.abort = abort;
+  const elapsed = () => `analysing... ${((performance.now() - asked) / 1000).toFixed(1)} s of the ${seconds} s limit`;
+  setState("busy", elapsed());
+  $("cancel").hidden = false;
+  const ticker = setInterval(() => {
+    if (seq === S.seq && !abort.signal.aborted) $("message").textContent = elapsed();
+  }, 100);
   let response, body;
   try {
-    response = await fetch(`/api/analyse?${query}`);
+    response = await fetch(`/api/analyse?${query}`, { signal: abort.signal });
     body = await response.text();
   } catch (e) {
-    if (seq === S.seq) setState("error", `the server did not answer: ${e}`);
+    if (seq === S.seq) {
+      setState("error", abort.signal.aborted
+        ? "cancelled: the server stops the analysis unless it is asked again within 10 s (Analyse again)"
+        : `the server did not answer: ${e}`);
+    }
     return;
+  } finally {
+    clearInterval(ticker);
+    if (seq === S.seq) $("cancel").hidden = true;
   }
   if (seq !== S.seq) return;
   if (!response.ok) {
@@ -354,6 +371,7 @@ function size(id) {
 function start() {
   $("undo").addEventListener("click", undo);
   $("again").addEventListener("click", () => { update(); });
+  $("cancel").addEventListener("click", () => { if (S.abort) S.abort.abort(); });
   $("new").addEventListener("click", () => {
     const rows = size("rows"), cols = size("cols");
     if (rows === null || cols === null) {
