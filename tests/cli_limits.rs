@@ -302,3 +302,30 @@ fn inputs_are_bounded_while_they_are_read() {
     assert!(err.contains("too big to read") && err.contains("ulimit -v"), "{err}");
     assert!(!err.contains("memory allocation"), "{err}");
 }
+
+#[test]
+fn sizes_numbers_and_store_paths_are_read_as_meant() {
+    let e = refused(&["run", "2x2", "--mem-limit", "3Gb", "--store", "s"], None);
+    assert!(e.contains("a lowercase b is bits") && e.contains("3GB"), "{e}");
+    let e = refused(&["compare", "--plan", "p.json", "--trace", "t.csv", "--overhead=-1e308"], None);
+    assert!(e.contains("--overhead -1e308 is not"), "{e}");
+    // A store path that is a file is named so, before any probe or plan.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, "x").unwrap();
+    let start = std::time::Instant::now();
+    let e = refused(&["run", "3x4", "--store", file.to_str().unwrap()], None);
+    assert!(e.contains("is a file, not a store folder"), "{e}");
+    assert!(start.elapsed().as_secs_f64() < 2.0, "took {:?}", start.elapsed());
+    let out = dab().args(["query", "3x3", "--store", file.to_str().unwrap()]).assert().failure().get_output().clone();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a file, not a store folder"));
+    // A store folder that holds no solve of the position: the hint answers on the spot.
+    let store = dir.path().join("s");
+    dab().args(["solve", "2x2", "--store", store.to_str().unwrap()]).assert().success();
+    dab()
+        .args(["hint", "2x3", "--store", store.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("value"))
+        .stderr(predicate::str::contains("answered on the spot"));
+}

@@ -71,11 +71,27 @@ pub struct StoreArgs {
 /// The budget of a hint, and of each of dab's moves in a game, when none is given.
 pub const DEFAULT_SECONDS: f64 = 5.0;
 
+/// Whether a store refused a position because it holds no solve of it (not a damaged file).
+fn is_not_found(e: &dab::store::StoreError) -> bool {
+    matches!(e, dab::store::StoreError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+}
+
 pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
     let penalty = args.penalty.penalty;
-    let reader =
-        args.store.store.as_deref().map(|s| Reader::open_under(s, pos, args.store.groups, penalty)).transpose()?;
+    let reader = match args.store.store.as_deref() {
+        None => None,
+        // A store folder that holds no solve of this position's board and root: answered on
+        // the spot, as the help promises, with a note; a path that is no folder is an error.
+        Some(s) => match Reader::open_under(s, pos, args.store.groups, penalty) {
+            Ok(r) => Some(r),
+            Err(e) if s.is_dir() && is_not_found(&e) => {
+                super::note!("{e}: answered on the spot");
+                None
+            }
+            Err(e) => return Err(e.into()),
+        },
+    };
     let line = super::solve::SearchLine::on_terminal();
     let ask = args.engine.asking(super::threads(args.threads)?, &line).under(penalty);
     let a = dab::answer::advise(pos, reader.as_ref(), ask, args.seconds)?;

@@ -293,8 +293,24 @@ pub fn count(text: &str) -> Result<u64, String> {
 /// A size in bytes: `8G`, `500MB`, `2GiB`, `1.5 GB` or plain bytes (K, M, G are powers of 1000;
 /// Ki, Mi, Gi of 1024).
 pub fn bytes(text: &str) -> Result<u64, String> {
+    // A lowercase b after a prefix (3Gb, 500Mb) is bits by the usual convention, which
+    // parse-size would read as bytes: refused, not guessed.
+    let unit = text.trim().trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ');
+    if unit.len() >= 2 && unit.ends_with('b') && !unit.ends_with("ib") {
+        return Err(format!(
+            "'{text}': a lowercase b is bits; write the size in bytes with B ({}B) or without a unit letter ({})",
+            text.trim().trim_end_matches('b'),
+            text.trim().trim_end_matches('b')
+        ));
+    }
     parse_size::parse_size(text)
         .map_err(|e| format!("'{text}' is not a size in bytes ({e}); examples: 8G, 500MB, 2GiB"))
+}
+
+/// A number as a person reads it: plainly where it is of a usual size, else in exponent form
+/// (`-1e308`, not three hundred digits).
+fn number(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e15).contains(&x.abs()) { format!("{x}") } else { format!("{x:e}") }
 }
 
 /// Seconds given to `option` as whole nanoseconds: refuses what is not a finite number >= 0,
@@ -302,10 +318,10 @@ pub fn bytes(text: &str) -> Result<u64, String> {
 pub fn nanoseconds(option: &str, seconds: f64) -> Result<u64, String> {
     let limit = u64::MAX as f64 / 1e9;
     if !(seconds.is_finite() && seconds >= 0.0) {
-        return Err(format!("{option} {seconds} is not a number of seconds >= 0"));
+        return Err(format!("{option} {} is not a number of seconds >= 0", number(seconds)));
     }
     dab::support::rounded_u64(seconds * 1e9)
-        .ok_or_else(|| format!("{option} {seconds} s exceeds the limit of {limit:.0} s (u64 nanoseconds)"))
+        .ok_or_else(|| format!("{option} {} s exceeds the limit of {limit:.0} s (u64 nanoseconds)", number(seconds)))
 }
 
 /// A time budget in seconds: a finite number above 0, at most a year (a budget is a wait a

@@ -39,6 +39,10 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> CliResult {
+    // The store's path is checked before the probe and the planning, which take seconds.
+    if let Some(store) = args.store.as_deref().filter(|s| s.exists() && !s.is_dir()) {
+        return Err(format!("--store '{}' is a file, not a store folder", store.display()).into());
+    }
     if args.common.mem_limit.is_some() && args.store.is_none() {
         return Err(dab::pipeline::RunError::MemLimitWithoutStore.into());
     }
@@ -56,7 +60,8 @@ pub fn run(args: RunArgs) -> CliResult {
             p
         }
     };
-    let bar = Progress::new(super::progress_shown());
+    let predicted = plan.predicted(threads as u32).map(|p| p.makespan_seconds);
+    let bar = Progress::predicting(super::progress_shown(), predicted);
     let progress = |done: u64, total: u64| bar.update(done, total);
     let report = |m: &str| super::note!("{m}");
     let outcome = dab::pipeline::run(

@@ -209,21 +209,28 @@ impl dab::answer::SearchWatch for SearchLine {
 pub struct Progress {
     bar: Option<ProgressBar>,
     start: Instant,
+    /// The plan's predicted seconds, shown beside the estimate (a run's).
+    predicted: Option<f64>,
 }
 
 impl Progress {
     pub fn new(enabled: bool) -> Progress {
+        Progress::predicting(enabled, None)
+    }
+
+    /// A bar that shows `predicted` seconds (the plan's) beside its own estimate.
+    pub fn predicting(enabled: bool, predicted: Option<f64>) -> Progress {
         let bar = enabled.then(|| {
             let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{elapsed_precise} [{wide_bar}] {percent}% of {human_len} positions, eta {eta}",
+                    "{elapsed_precise} [{wide_bar}] {percent}% of {human_len} positions, {msg}",
                 )
                 .expect("valid template"),
             );
             bar
         });
-        Progress { bar, start: Instant::now() }
+        Progress { bar, start: Instant::now(), predicted }
     }
 
     /// Shows `text` in place of the bar (the search engine's progress line).
@@ -244,6 +251,7 @@ impl Progress {
             }
             bar.set_length(total);
             bar.set_position(done);
+            bar.set_message(eta(self.start.elapsed().as_secs_f64(), done, total, self.predicted));
         }
     }
 
@@ -254,9 +262,28 @@ impl Progress {
     }
 }
 
+/// What is left, from the average rate since the start: partitions differ in cost, so the
+/// recent rate (indicatif's) jumps back and forth where the whole run's settles; with the
+/// plan's prediction beside it.
+fn eta(elapsed: f64, done: u64, total: u64, predicted: Option<f64>) -> String {
+    let left = (done > 0).then(|| elapsed * (total.saturating_sub(done)) as f64 / done as f64);
+    let left = left.map_or("eta ?".to_string(), |s| format!("about {} left", dab::support::about_seconds(s)));
+    match predicted {
+        Some(p) => format!("{left} (predicted {} in all)", dab::support::about_seconds(p)),
+        None => left,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_eta_is_the_average_rate_s_beside_the_prediction() {
+        assert_eq!(eta(10.0, 0, 100, None), "eta ?");
+        assert_eq!(eta(10.0, 50, 100, None), "about 10 s left");
+        assert_eq!(eta(10.0, 50, 100, Some(25.0)), "about 10 s left (predicted 25 s in all)");
+    }
 
     #[test]
     fn a_slow_twin_on_many_lines_is_announced_with_its_expected_time() {

@@ -59,10 +59,12 @@ impl Reader {
             source: std::io::Error::new(std::io::ErrorKind::NotFound, what),
         };
         if !base.is_dir() {
-            return Err(StoreError::Read {
-                path: base.to_path_buf(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such store folder"),
-            });
+            // A path that exists but is no folder is named as what it is.
+            let (kind, what) = match base.metadata() {
+                Ok(_) => (std::io::ErrorKind::NotADirectory, "a file, not a store folder"),
+                Err(_) => (std::io::ErrorKind::NotFound, "no such store folder"),
+            };
+            return Err(StoreError::Read { path: base.to_path_buf(), source: std::io::Error::new(kind, what) });
         }
         let solves = if pos.drawn.is_empty() {
             format!("no solve of the empty {board} board")

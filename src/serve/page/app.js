@@ -351,7 +351,9 @@ async function positionText() {
 
 async function load() {
   const text = $("paste").value;
-  const query = new URLSearchParams({ board: boardName(), text });
+  // A line string is of the board shown; art names its own size, which the board takes.
+  const lines = /^[01]+$/.test(text.trim());
+  const query = new URLSearchParams(lines ? { board: boardName(), text } : { text });
   const response = await fetch(`/api/position?${query}`);
   const body = await response.text();
   if (!response.ok) {
