@@ -434,3 +434,49 @@ fn a_run_too_short_to_compare_and_a_run_that_computed_nothing_say_so() {
     assert!(said.contains("jobs was in the store: nothing computed"), "{said}");
     assert!(!said.contains("peak resident partition values"), "{said}");
 }
+
+/// The memory limit is the whole process's and is kept: the planner's least limit runs a plan
+/// file within it, and a run that plans in its own process is refused up front where the
+/// planning alone passed the limit, naming the least that works.
+#[test]
+fn a_memory_limit_is_kept_or_refused_up_front_naming_the_least() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, store) = (path(dir.path()), dir.path().join("store"));
+    let model = model();
+    let common = ["--cost", path(&model), "--no-probe", "--threads", "2", "--out", d, "--quiet"];
+    let least_of = |out: &[u8]| -> u64 {
+        let err = String::from_utf8_lossy(out).to_string();
+        let n = err.split("needs ").nth(1).and_then(|r| r.split(' ').next()).unwrap_or_else(|| panic!("{err}"));
+        n.parse().unwrap()
+    };
+    let refused = dab().args(["plan", "3x4", "--mem-limit", "1K", "--with-store"]).args(common).assert().code(2);
+    let least = least_of(&refused.get_output().stderr);
+    let plan = dir.path().join("least.json");
+    let limit = least.to_string();
+    dab()
+        .args(["plan", "3x4", "--mem-limit", &limit, "--with-store", "-o", path(&plan)])
+        .args(common)
+        .assert()
+        .success();
+    let v = stdout_json(
+        dab()
+            .args(["run", "--plan", path(&plan), "--mem-limit", &limit, "--store", path(&store), "--json"])
+            .args(["--threads", "2", "--out", d, "--quiet"])
+            .assert(),
+    );
+    let solved = stdout_json(dab().args(["solve", "3x4", "--json", "--threads", "2"]).assert());
+    assert_eq!(v["value"], solved["value"]);
+    let rss = v["peak_rss_bytes"].as_u64().unwrap();
+    assert!(rss <= least, "the run held {rss} bytes under a limit of {least}");
+    // Planning 3x4 in the process takes more than the run's least: refused before the run.
+    std::fs::remove_dir_all(&store).unwrap();
+    let out = dab()
+        .args(["run", "3x4", "--mem-limit", &limit, "--store", path(&store)])
+        .args(common)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("planning in this process already held") && err.contains("give at least"), "{err}");
+}

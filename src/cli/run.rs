@@ -60,6 +60,20 @@ pub fn run(args: RunArgs) -> CliResult {
             p
         }
     };
+    // The limit is the whole process's: planning here (every candidate simulated, its charts
+    // drawn) may already have passed it, which the run cannot undo.
+    if let (None, Some(limit), Some(peak)) = (&args.plan, plan.mem_limit, dab::support::peak_rss_bytes())
+        && peak > limit
+    {
+        let least = peak.div_ceil(1_000_000) * 1_000_000;
+        return Err(format!(
+            "--mem-limit {limit} bytes: planning in this process already held {peak} bytes resident (every candidate \
+             simulated, its charts drawn); give at least {least} bytes (the plan is in {}), or run the plan it wrote \
+             with --plan, which holds only the run",
+            dir.join("plan.json").display()
+        )
+        .into());
+    }
     let predicted = plan.predicted(threads as u32).map(|p| p.makespan_seconds);
     let bar = Progress::predicting(super::progress_shown(), predicted);
     let progress = |done: u64, total: u64| bar.update(done, total);

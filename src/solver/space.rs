@@ -205,28 +205,27 @@ impl UnionFind {
     }
 }
 
-/// Heap bytes of a table of tables.
+/// Heap bytes of a table of tables, by length: a table and its clone (which drops the spare
+/// capacity) count the same, so that a plan's memory and its run's agree to the byte.
 pub(crate) fn nested_bytes<T>(v: &[Vec<T>]) -> u64 {
-    (std::mem::size_of_val(v) + v.iter().map(|x| x.capacity() * std::mem::size_of::<T>()).sum::<usize>()) as u64
+    (std::mem::size_of_val(v) + v.iter().map(|x| x.len() * std::mem::size_of::<T>()).sum::<usize>()) as u64
 }
 
 impl Space {
-    /// Bytes of the space's tables (configurations, ranks, symmetry maps, canonical flags), as
-    /// allocated: what a run holds for the space besides the values.
+    /// Bytes of the space's tables (configurations, ranks, symmetry maps, canonical flags), by
+    /// length (see [`nested_bytes`]): what a run holds for the space besides the values.
     pub fn table_bytes(&self) -> u64 {
         let groups: u64 = self
             .groups
             .iter()
-            .map(|g| {
-                nested_bytes(&g.configs) + nested_bytes(&g.sym) + (g.rank.capacity() * 4 + g.canon.capacity()) as u64
-            })
+            .map(|g| nested_bytes(&g.configs) + nested_bytes(&g.sym) + (g.rank.len() * 4 + g.canon.len()) as u64)
             .sum();
         groups
             + nested_bytes(&self.syms)
-            + (self.lines.capacity() * std::mem::size_of::<Line>()
-                + self.boxes.capacity() * std::mem::size_of::<LineBoxes>()
-                + self.class_prev.capacity() * 8
-                + self.line_group.capacity()) as u64
+            + (self.lines.len() * std::mem::size_of::<Line>()
+                + self.boxes.len() * std::mem::size_of::<LineBoxes>()
+                + self.class_prev.len() * 8
+                + self.line_group.len()) as u64
     }
 
     /// Blocks of the root's undrawn lines (external lines), each a union of symmetry orbits
