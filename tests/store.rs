@@ -324,3 +324,22 @@ fn recomputation_catches_wrong_values_with_good_checksums() {
         .code(1)
         .stderr(predicate::str::contains(format!("{} of {n} recomputed files failed", wrong.len())));
 }
+
+#[test]
+fn solve_over_a_damaged_store_file_says_it_computes_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().to_str().unwrap();
+    Command::cargo_bin("dab").unwrap().args(["solve", "2x3", "--store", store]).assert().success();
+    let file = files(dir.path()).into_keys().next().expect("a partition file");
+    let path = dir.path().join(&file);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[40..47].copy_from_slice(b"garbage");
+    std::fs::write(&path, bytes).unwrap();
+    Command::cargo_bin("dab")
+        .unwrap()
+        .args(["solve", "2x3", "--store", store])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("value -2"))
+        .stderr(predicate::str::contains("is damaged").and(predicate::str::contains("computing it again")));
+}

@@ -99,7 +99,9 @@ fn run_task(args: &JobArgs, plan: &Plan, checked: &ReadyPlan, store: &Store, nam
     let threads = super::threads(args.threads)?;
     let mut marks = vec![false; checked.graph.len()];
     task.jobs.iter().for_each(|&j| marks[j] = true);
-    let opts = exec::ExecOptions { threads, store: Some(store), ..Default::default() };
+    // A damaged file of the task's is computed again, and said so, as dab run says it.
+    let report = |m: &str| super::note!("{m}");
+    let opts = exec::ExecOptions { threads, store: Some(store), report: Some(&report), ..Default::default() };
     let run = exec::execute_task(checked, &opts, &marks)?;
     println!(
         "task {name}: {} computed, {} already in the store, on {} in {:.3} s",

@@ -85,6 +85,7 @@ pub fn run(args: SolveArgs) -> CliResult {
     }
     let bar = Progress::new(shown);
     let progress = |done: u64, total: u64| bar.update(done, total);
+    let report = |m: &str| super::note!("{m}");
     let opts = SolveOptions {
         groups: args.groups,
         threads,
@@ -95,6 +96,8 @@ pub fn run(args: SolveArgs) -> CliResult {
         kernel: args.kernel,
         penalty: args.penalty.penalty,
         stop: None,
+        // A damaged file of the store is computed again, and said so, as dab run says it.
+        report: Some(&report),
     };
     let line = |p: &SearchProgress| bar.message(&search_line(p));
     let search = SearchOptions {

@@ -42,7 +42,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
         keep: opts.keep_all,
         progress: opts.progress,
         store: store.as_ref(),
-        report: None,
+        report: opts.report,
         keep_lines: opts.keep_lines,
         mem_limit: None,
         kernel: opts.kernel,

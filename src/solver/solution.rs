@@ -33,6 +33,8 @@ pub struct SolveOptions<'p> {
     pub penalty: Penalty,
     /// Set by another thread to stop the solve before its next partition.
     pub stop: Option<&'p std::sync::atomic::AtomicBool>,
+    /// Hears about store files that failed their check (they are computed again).
+    pub report: Option<&'p (dyn Fn(&str) + Sync)>,
 }
 
 impl Default for SolveOptions<'_> {
@@ -47,6 +49,7 @@ impl Default for SolveOptions<'_> {
             kernel: KernelPath::Rows,
             penalty: Penalty::NONE,
             stop: None,
+            report: None,
         }
     }
 }
