@@ -164,7 +164,8 @@ fn drawn(lines: &str, line: usize) -> String {
 
 #[test]
 fn lines_clicked_on_3x3_show_the_values_dab_hint_gives_and_the_game_keeps_its_turns() {
-    let Some(browser) = Browser::start(1200, 900) else { return };
+    // Tall enough that the moves' box is on the screen, where a pointer can click it.
+    let Some(browser) = Browser::start(1200, 1600) else { return };
     let served = Served::start(&["--threads", "1"]);
     let mut lines = "0".repeat(24);
     browser.goto(&format!("{}?board=3x3", served.url));
@@ -190,6 +191,50 @@ fn lines_clicked_on_3x3_show_the_values_dab_hint_gives_and_the_game_keeps_its_tu
     assert_eq!(browser.shown(), expected(&hint("3x3", &lines)));
     assert_eq!(browser.text("turn"), "B to move");
     assert_eq!(browser.script("return document.getElementById('lines-out').value;"), lines.as_str());
+    // Redo plays v(2,3) again; the game's moves are listed in dab's notation.
+    browser.click("#redo");
+    lines = drawn(&lines, 23);
+    browser.answered(&lines);
+    assert_eq!(browser.text("turn"), "A to move");
+    let moves = browser.script("return document.getElementById('moves-out').value;");
+    assert_eq!(moves, "h(0,0) h(1,0) v(0,0) v(0,1) v(2,3)");
+    // A move list played from the position shown; a name that is no undrawn line is named.
+    browser.script("document.getElementById('moves-in').value = 'h(3,2), h(3, 1)';");
+    browser.click("#play-moves");
+
+    lines = drawn(&drawn(&lines, 11), 10);
+    browser.answered(&lines);
+    browser.script("document.getElementById('moves-in').value = 'h(3,2)';");
+    browser.click("#play-moves");
+    let said = browser.text("moves-message");
+    assert!(said.contains("move 'h(3,2)' is drawn already"), "{said}");
+    // Dot coordinates on the edges: 0..3 across and down.
+    let coords =
+        browser.script("return Array.from(document.querySelectorAll('text.coord')).map(t => t.textContent).join(' ');");
+    assert_eq!(coords, "0 1 2 3 0 1 2 3");
+}
+
+#[test]
+fn a_long_analysis_shows_its_time_and_can_be_cancelled() {
+    let Some(browser) = Browser::start(1200, 900) else { return };
+    let served = Served::start(&["--threads", "1"]);
+    // The empty 5x5 by the search takes minutes: the page counts the seconds, then Cancel.
+    browser.goto(&format!("{}?board=5x5", served.url));
+    browser
+        .script("document.getElementById('engine').value = 'search'; document.getElementById('seconds').value = '60';");
+    browser.click("#again");
+    std::thread::sleep(Duration::from_millis(1500));
+    let message = browser.text("message");
+    assert!(message.starts_with("analysing... ") && message.ends_with("s of the 60 s limit"), "{message}");
+    assert_eq!(browser.script("return document.getElementById('cancel').hidden;"), false);
+    browser.click("#cancel");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        browser.text("message").starts_with("cancelled: the server stops the analysis"),
+        "{}",
+        browser.text("message")
+    );
+    assert_eq!(browser.script("return document.getElementById('cancel').hidden;"), true);
 }
 
 #[test]

@@ -12,6 +12,7 @@ const S = {
   drawn: [],        // 1 where a line is drawn
   start: [],        // the lines drawn when this game started
   history: [],      // {line, player, boxes}
+  future: [],       // moves undone, the next to redo last
   toMove: 0,        // 0: A, 1: B
   answer: null,     // the last answer, for the position it names (answer.root)
   seq: 0,           // the newest request; older answers are dropped
@@ -82,6 +83,7 @@ function newGame(rows, cols, lines) {
   S.drawn = lines ? Array.from(lines, (ch) => (ch === "1" ? 1 : 0)) : new Array(lineCount()).fill(0);
   S.start = S.drawn.slice();
   S.history = [];
+  S.future = [];
   S.toMove = 0;
   S.answer = null;
   $("rows").value = rows; $("cols").value = cols;
@@ -90,11 +92,48 @@ function newGame(rows, cols, lines) {
 
 function play(i) {
   if (S.drawn[i]) return;
+  S.future = [];
+  draw(i);
+  update();
+}
+
+// Draws line i for the player to move, who moves again when it completes a box.
+function draw(i) {
   S.drawn[i] = 1;
   // Line i was undrawn, so every box it completes now was not complete before.
   const boxes = lineBoxes(i).filter((b) => complete(S.drawn, b)).length;
   S.history.push({ line: i, player: S.toMove, boxes });
   if (boxes === 0) S.toMove ^= 1;
+}
+
+function redo() {
+  if (!S.future.length) return;
+  do {
+    draw(S.future.pop());
+  } while (S.future.length && String(S.toMove) === S.dab);
+  update();
+}
+
+// Plays a list of line names (dab's notation, as the moves box shows them) from the position
+// shown; the first name that is no undrawn line stops it, named.
+function playMoves() {
+  // A name holds a comma itself: names are matched whole, anything else is a token to refuse.
+  const names = ($("moves-in").value.match(/[hv]\s*\(\s*\d+\s*,\s*\d+\s*\)|[^\s,;]+/gi) || [])
+    .map((n) => n.replace(/\s+/g, ""));
+  const index = new Map(Array.from({ length: lineCount() }, (_, i) => [lineName(i), i]));
+  for (const n of names) {
+    const i = index.get(n.toLowerCase());
+    if (i === undefined || S.drawn[i]) {
+      // Beside the box, where the analysis's own messages do not overwrite it.
+      $("moves-message").textContent =
+        `move '${n}' is ${i === undefined ? "no line of this board" : "drawn already"}; the moves before it were played`;
+      update();
+      return;
+    }
+    S.future = [];
+    draw(i);
+  }
+  $("moves-message").textContent = "";
   update();
 }
 
@@ -104,6 +143,7 @@ function undo() {
     const m = S.history.pop();
     S.drawn[m.line] = 0;
     S.toMove = m.player;
+    S.future.push(m.line);
   } while (S.history.length && String(S.toMove) === S.dab);
   update();
 }
@@ -114,6 +154,7 @@ function update() {
   url.searchParams.set("lines", lineString());
   window.history.replaceState(null, "", url);
   $("lines-out").value = lineString();
+  $("moves-out").value = S.history.map((m) => lineName(m.line)).join(" ");
   render();
   describe();
   analyse();
@@ -143,6 +184,13 @@ function render() {
   svg.setAttribute("height", height);
   svg.replaceChildren();
   const font = Math.max(11, Math.min(20, cell * 0.3));
+  // Dot coordinates on the edges: h(r,c) runs from dot (r,c) right, v(r,c) from it down.
+  for (let c = 0; c <= S.cols; c++) {
+    el("text", { class: "coord", x: pad + c * cell, y: pad * 0.4 }, svg).textContent = c;
+  }
+  for (let r = 0; r <= S.rows; r++) {
+    el("text", { class: "coord", x: pad * 0.4, y: pad + r * cell }, svg).textContent = r;
+  }
   const own = owners();
   for (let b = 0; b < own.length; b++) {
     if (own[b] === undefined) continue;
@@ -372,6 +420,8 @@ function size(id) {
 
 function start() {
   $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("play-moves").addEventListener("click", playMoves);
   $("again").addEventListener("click", () => { update(); });
   $("cancel").addEventListener("click", () => { if (S.abort) S.abort.abort(); });
   $("new").addEventListener("click", () => {
