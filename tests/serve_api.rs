@@ -390,3 +390,30 @@ fn the_server_holds_under_load_and_keeps_answering_a_small_request_quickly() {
     assert!(rss_mb < 600, "{rss_mb} MB resident");
     assert!(served.running());
 }
+
+#[test]
+fn serve_open_opens_the_board_in_the_browser_the_system_names() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let opened = dir.path().join("opened");
+    let browser = dir.path().join("browser.sh");
+    std::fs::write(&browser, format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display())).unwrap();
+    std::fs::set_permissions(&browser, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dab"))
+        .args(["serve", "--port", "0", "--open"])
+        .env("BROWSER", &browser)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("serving ").unwrap().to_string();
+    let start = Instant::now();
+    while !opened.exists() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), url);
+}

@@ -20,6 +20,9 @@ pub struct ServeArgs {
     /// Worker threads of each solve or search (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
+    /// Open the board in the system's browser once the server listens.
+    #[arg(long)]
+    pub open: bool,
     /// Most bytes the analyses' search tables take in all (8G, 500MB, ...), shared among the
     /// analyses that may run at once (default: half the machine's memory).
     #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
@@ -44,6 +47,13 @@ pub fn run(args: ServeArgs) -> CliResult {
     super::note!("the analysis board is at {} (Ctrl-C stops the server)", server.url());
     if !penalty.is_none() {
         super::note!("every analysis is under a last-move penalty of {penalty} unless its request names another");
+    }
+    // A browser that cannot be started is no reason to stop serving: said, and the address
+    // above is there to open by hand.
+    if args.open
+        && let Err(e) = opener::open_browser(server.url())
+    {
+        super::note!("could not open a browser ({e}); open {} by hand", server.url());
     }
     server.run()?;
     Ok(())
