@@ -449,3 +449,25 @@ fn a_sweep_of_node_counts_writes_its_table_and_chart_and_no_plan() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("give one node count"));
     assert!(!d.join("p.json").exists());
 }
+
+#[test]
+fn a_task_run_again_removes_what_a_killed_writer_of_its_jobs_left() {
+    let p = plan("3x3", 3, None);
+    let packed = packing(&p);
+    let shared = tempfile::tempdir().unwrap();
+    let store = Store::open_shared(shared.path(), &p.space).unwrap();
+    let (mine, other) = (&packed.tasks[0], &packed.tasks[1]);
+    // Temporary files as a writer killed mid-write leaves them, one of this task's job, one
+    // of another task's.
+    let dir = shared
+        .path()
+        .join("3x3")
+        .join(std::fs::read_dir(shared.path().join("3x3")).unwrap().next().unwrap().unwrap().file_name());
+    let left = |job: usize| dir.join(format!("{}.dab.99999.tmp", p.graph.jobs[job].name));
+    std::fs::write(left(mine.jobs[0]), vec![7u8; 1000]).unwrap();
+    std::fs::write(left(other.jobs[0]), vec![7u8; 1000]).unwrap();
+    let opts = ExecOptions { threads: 2, store: Some(&store), ..Default::default() };
+    execute_task(&p, &opts, &marks(&p, &mine.jobs)).unwrap();
+    assert!(!left(mine.jobs[0]).exists(), "the task's own leftover is removed");
+    assert!(left(other.jobs[0]).exists(), "another task's is not touched");
+}

@@ -183,6 +183,8 @@ pub fn execute_task(plan: &ReadyPlan, opts: &ExecOptions, task: &[bool]) -> Resu
     assert!(opts.store.is_some(), "a cluster task reads and writes a store");
     assert_eq!(task.len(), plan.graph.len(), "one mark per job");
     let opts = ExecOptions { keep_lines: None, keep: false, ..*opts };
+    let own = plan.graph.jobs.iter().zip(task).filter(|&(_, &t)| t).map(|(j, _)| j.name.as_str()).collect();
+    opts.store.expect("checked above").remove_temps_of(&own);
     let (s, _, _, start, resumed) = run_jobs(plan, &opts, Some(task))?;
     Ok(TaskRun {
         trace: s.trace,

@@ -152,8 +152,29 @@ impl Store {
             let _ = std::fs::remove_file(&tmp);
             return Err(err(e));
         }
+
         // The rename itself must reach the disk too.
         File::open(&self.dir).and_then(|d| d.sync_all()).map_err(err)
+    }
+
+    /// Removes the temporary files (`NAME.dab.PID.tmp`) that earlier writers of the jobs
+    /// `names` left when they were killed mid-write: a cluster task re-run sweeps its own jobs'
+    /// (the folder is shared, so [`Store::open`]'s sweep of every one does not run). One
+    /// listing of the folder. A duplicate of the task writing at this moment would lose its
+    /// temporary file and fail its write, and be run again by the cluster engine.
+    pub fn remove_temps_of(&self, names: &std::collections::HashSet<&str>) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        let ext = format!(".{EXT}");
+        for entry in entries.flatten() {
+            let file = entry.file_name();
+            let file = file.to_string_lossy();
+            // NAME.dab.PID.tmp: the job's name before the extension.
+            let job =
+                file.strip_suffix(TMP).and_then(|f| f.rsplit_once('.')).and_then(|(f, _pid)| f.strip_suffix(&ext));
+            if job.is_some_and(|j| names.contains(j)) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
     }
 
     /// Deletes job `name`'s file (the opening book keeps only the small partitions); a file
