@@ -159,28 +159,11 @@ impl<E> Walk<'_, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Board;
-
-    /// Exact values by plain minimax, for the tests' oracle.
-    fn minimax(board: Board, drawn: LineSet, memo: &mut HashMap<LineSet, Value>) -> Value {
-        if let Some(&v) = memo.get(&drawn) {
-            return v;
-        }
-        let pos = Position { board, drawn };
-        let v = pos
-            .undrawn()
-            .iter()
-            .map(|l| move_value(board.completes(drawn, l) as i8, minimax(board, drawn.with(l), memo)))
-            .max()
-            .unwrap_or(0);
-        memo.insert(drawn, v);
-        v
-    }
 
     fn answer(art: &str) -> NextLoony {
         let pos = Position::from_art(art).unwrap();
-        let mut memo = HashMap::new();
-        let mut value = |d: LineSet| Ok::<_, ()>(Some(minimax(pos.board, d, &mut memo)));
+        // The slow twin's values: plain minimax on these few lines.
+        let mut value = |drawn: LineSet| crate::solver::minimax(Position { board: pos.board, drawn }).map(Some);
         next_loony(pos, &mut value).unwrap().unwrap()
     }
 

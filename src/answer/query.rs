@@ -222,64 +222,59 @@ pub(super) fn on_the_spot_until(
     if let Some(r) = store.filter(|r| r.space().penalty != penalty) {
         return Err(QueryError::BookPenalty { dir: r.dir().to_path_buf(), book: r.space().penalty, asked: penalty });
     }
-    if !penalty.check(pos)?.is_none() {
-        // Only the retrograde takes a penalty: auto picks nothing else.
-        if engine == Answerer::Search || free > MAX_FREE_IN_MEMORY {
-            return Err(QueryError::Unpenalised { engine, free, penalty });
-        }
-        let keep_all = free <= KEEP_ALL_FREE;
-        let s = solve(pos, SolveOptions { threads, penalty, keep_all, stop, ..Default::default() })?;
-        let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect();
-        let next_loony = from_solution(pos, &s);
-        return Ok(Answer { next_loony, ..answer(pos, penalty, s.value, &moves, "solved", start) });
+    let penalised = !penalty.check(pos)?.is_none();
+    if penalised && (engine == Answerer::Search || free > MAX_FREE_IN_MEMORY) {
+        return Err(QueryError::Unpenalised { engine, free, penalty });
     }
     // Sized only where a search may run: it reads the machine's memory and prices the search.
     let table_bytes = std::cell::LazyCell::new(|| {
         let here = table_bytes_here(pos);
         table_cap.map_or(here, |cap| here.min(super::search::usable_bytes(cap.max(super::search::MIN_TT_BYTES))))
     });
-    let retrograde = match engine {
-        Answerer::Auto if free > AUTO_SEARCH_FREE => return Err(QueryError::TooLarge(free, engine)),
-        Answerer::Auto => auto_engine(pos, threads, *table_bytes) == Answerer::Partition,
-        Answerer::Partition if free <= MAX_FREE_IN_MEMORY => true,
-        Answerer::Partition => return Err(QueryError::TooLarge(free, engine)),
-        Answerer::Search => false,
-    };
-    let (value, moves, next_loony): (Value, Vec<(Line, i8, Value)>, _) = if retrograde {
-        let keep_all = free <= KEEP_ALL_FREE;
-        let s = solve(pos, SolveOptions { threads, keep_all, stop, ..Default::default() })?;
-        (s.value, s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect(), from_solution(pos, &s))
-    } else {
-        if free > MAX_FREE_LINES {
-            return Err(QueryError::TooLarge(free, engine));
-        }
-        let line = |p: &SearchProgress| {
-            if let Some(w) = watch {
-                w.progress(p);
-            }
+    // Only the retrograde takes a penalty: auto picks nothing else.
+    let retrograde = penalised
+        || match engine {
+            Answerer::Auto if free > AUTO_SEARCH_FREE => return Err(QueryError::TooLarge(free, engine)),
+            Answerer::Auto => auto_engine(pos, threads, *table_bytes) == Answerer::Partition,
+            Answerer::Partition if free <= MAX_FREE_IN_MEMORY => true,
+            Answerer::Partition => return Err(QueryError::TooLarge(free, engine)),
+            Answerer::Search => false,
         };
-        let progress: Option<&(dyn Fn(&SearchProgress) + Sync)> = watch.map(|_| &line as _);
-        let book = store.map(Book::new);
-        let s = search(
-            pos,
-            SearchOptions {
-                tt_bytes: *table_bytes,
-                threads,
-                progress,
-                book: book.as_ref(),
-                deadline,
-                stop,
-                ..Default::default()
-            },
-        );
+    if retrograde {
+        let keep_all = free <= KEEP_ALL_FREE;
+        let s = solve(pos, SolveOptions { threads, penalty, keep_all, stop, ..Default::default() })?;
+        let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect();
+        let next_loony = from_solution(pos, &s);
+        return Ok(Answer { next_loony, ..answer(pos, penalty, s.value, &moves, "solved", start) });
+    }
+    if free > MAX_FREE_LINES {
+        return Err(QueryError::TooLarge(free, engine));
+    }
+    let line = |p: &SearchProgress| {
         if let Some(w) = watch {
-            w.done();
+            w.progress(p);
         }
-        let s = s?;
-        let moves: Vec<_> = s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect();
-        return Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &moves, "search", start) });
     };
-    Ok(Answer { next_loony, ..answer(pos, penalty, value, &moves, "solved", start) })
+    let progress: Option<&(dyn Fn(&SearchProgress) + Sync)> = watch.map(|_| &line as _);
+    let book = store.map(Book::new);
+    let s = search(
+        pos,
+        SearchOptions {
+            tt_bytes: *table_bytes,
+            threads,
+            progress,
+            book: book.as_ref(),
+            deadline,
+            stop,
+            ..Default::default()
+        },
+    );
+    if let Some(w) = watch {
+        w.done();
+    }
+    let s = s?;
+    let moves: Vec<_> = s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect();
+    Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &moves, "search", start) })
 }
 
 /// The engine `auto` answers `pos` with on `threads` threads: the one the cost model (the

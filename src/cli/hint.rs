@@ -71,11 +71,6 @@ pub struct StoreArgs {
 /// The budget of a hint, and of each of dab's moves in a game, when none is given.
 pub const DEFAULT_SECONDS: f64 = 5.0;
 
-/// Whether a store refused a position because it holds no solve of it (not a damaged file).
-fn is_not_found(e: &dab::store::StoreError) -> bool {
-    matches!(e, dab::store::StoreError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
-}
-
 pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
     let penalty = args.penalty.penalty;
@@ -85,7 +80,7 @@ pub fn run(args: HintArgs) -> CliResult {
         // the spot, as the help promises, with a note; a path that is no folder is an error.
         Some(s) => match Reader::open_under(s, pos, args.store.groups, penalty) {
             Ok(r) => Some(r),
-            Err(e) if s.is_dir() && is_not_found(&e) => {
+            Err(e) if s.is_dir() && e.is_not_held() => {
                 super::note!("{e}: answered on the spot");
                 None
             }

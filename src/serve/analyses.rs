@@ -20,7 +20,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use crate::answer::endgame::components;
 use crate::answer::{Advice, Answerer, Asking, HintError, advise, hint};
 use crate::game::{Penalty, Position};
-use crate::store::{Reader, StoreError};
+use crate::store::Reader;
 
 use super::http::ServeOptions;
 
@@ -107,6 +107,10 @@ pub(super) struct Analyses {
     heavy_slots: Arc<Semaphore>,
     heavy: Pool,
     light: Pool,
+    /// Threads of both pools.
+    workers: usize,
+    /// Most bytes of one analysis's search table: the memory limit shared by the workers.
+    table_cap: u64,
 }
 
 /// What a worker runs: one analysis.
@@ -178,18 +182,21 @@ impl Analyses {
     pub(super) fn new(opts: ServeOptions) -> Analyses {
         let heavy_slots = opts.heavy_slots.max(1);
         let light = opts.threads.max(1) + LIGHT_EXTRA;
+        let workers = heavy_slots + light;
         Analyses {
             heavy_slots: Arc::new(Semaphore::new(heavy_slots)),
             heavy: Pool::new("dab-heavy", heavy_slots, heavy_slots),
             light: Pool::new("dab-analysis", light, light * LIGHT_QUEUE_PER_WORKER),
+            workers,
+            table_cap: opts.mem_limit.unwrap_or_else(super::http::default_mem_limit) / workers as u64,
             opts,
             table: Mutex::default(),
         }
     }
 
-    /// Threads the pools hold (for the load test's bound).
+    /// Threads the pools hold.
     pub(super) fn pool_threads(&self) -> usize {
-        self.opts.heavy_slots.max(1) + self.opts.threads.max(1) + LIGHT_EXTRA
+        self.workers
     }
 
     /// The answer for `pos` by `engine` under `penalty` (None: the server's), waiting at most
@@ -242,9 +249,7 @@ impl Analyses {
             return wait(&job, deadline).await.ok_or_else(|| not_solved(false))?;
         }
         let worker = Worker { analyses: Arc::clone(self), key, job: Arc::clone(&job), permit, outcome: None };
-        let table_cap =
-            Some(self.opts.mem_limit.unwrap_or_else(super::http::default_mem_limit) / self.pool_threads() as u64);
-        let ask = Asking { table_cap, ..Asking::new(engine, self.opts.threads).under(penalty) };
+        let ask = Asking { table_cap: Some(self.table_cap), ..Asking::new(engine, self.opts.threads).under(penalty) };
         let task = Box::new(Task { worker, pos, reader, ask, budget });
         let pool = if heavy { &self.heavy } else { &self.light };
         if let Err(mut task) = pool.try_run(task) {
@@ -261,7 +266,7 @@ impl Analyses {
         let Some(base) = &self.opts.store else { return Ok(None) };
         match Reader::open_under(base, pos, None, penalty) {
             Ok(r) => Ok(Some(r)),
-            Err(StoreError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) if e.is_not_held() => Ok(None),
             Err(e) => Err(Failure::Refused { message: e.to_string(), position: false }),
         }
     }

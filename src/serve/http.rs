@@ -24,7 +24,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use crate::game::Penalty;
 
-use super::analyses::{Analyses, CACHED_ANSWERS, HEAVY_SLOTS};
+use super::analyses::{Analyses, CACHED_ANSWERS, HEAVY_SLOTS, RETRY_AFTER_SECONDS};
 use super::api::{self, Reply};
 use super::page::ASSETS;
 
@@ -209,6 +209,7 @@ impl Server {
     /// The accept loop: each connection served on the runtime while a slot is free.
     async fn accept(&self, listener: tokio::net::TcpListener) {
         let slots = Arc::new(Semaphore::new(max_connections()));
+        let refused = refused();
         loop {
             let accepted = tokio::select! {
                 _ = self.stop.notified() => return,
@@ -226,7 +227,7 @@ impl Server {
             };
             let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
                 self.counts.refused.fetch_add(1, Relaxed);
-                let _ = stream.try_write(REFUSED);
+                let _ = stream.try_write(&refused);
                 continue;
             };
             self.counts.served.fetch_add(1, Relaxed);
@@ -256,7 +257,14 @@ impl Server {
 }
 
 /// What a connection past the most held is told before it is closed.
-const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 48\r\nConnection: close\r\n\r\ntoo many connections at once; ask again shortly\n";
+fn refused() -> Vec<u8> {
+    let body = "too many connections at once; ask again shortly\n";
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: {RETRY_AFTER_SECONDS}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
 
 /// Stops a running server (the benchmark's, once measured).
 pub struct Stopper(Arc<Notify>);

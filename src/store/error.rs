@@ -75,3 +75,11 @@ pub enum StoreError {
         folder: crate::game::Penalty,
     },
 }
+
+impl StoreError {
+    /// Whether the store holds no solve of what was asked (its folder, or the solve's, is
+    /// missing): an answer may then come from elsewhere, where a damaged file may not.
+    pub fn is_not_held(&self) -> bool {
+        matches!(self, StoreError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
+}

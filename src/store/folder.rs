@@ -46,13 +46,7 @@ impl Store {
     pub fn open(base: &Path, space: &Space) -> Result<Store, StoreError> {
         let store = Store::open_locked(base, space, true)?;
         store.check_held()?;
-        let stale =
-            std::fs::read_dir(&store.dir).map_err(|source| StoreError::Read { path: store.dir.clone(), source })?;
-        for entry in stale.flatten() {
-            if entry.file_name().to_string_lossy().ends_with(TMP) {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
+        store.remove_temps(|_| true).map_err(|source| StoreError::Read { path: store.dir.clone(), source })?;
         Ok(store)
     }
 
@@ -159,22 +153,29 @@ impl Store {
 
     /// Removes the temporary files (`NAME.dab.PID.tmp`) that earlier writers of the jobs
     /// `names` left when they were killed mid-write: a cluster task re-run sweeps its own jobs'
-    /// (the folder is shared, so [`Store::open`]'s sweep of every one does not run). One
-    /// listing of the folder. A duplicate of the task writing at this moment would lose its
-    /// temporary file and fail its write, and be run again by the cluster engine.
+    /// (the folder is shared, so [`Store::open`]'s sweep of every one does not run). A
+    /// duplicate of the task writing at this moment would lose its temporary file and fail
+    /// its write, and be run again by the cluster engine.
     pub fn remove_temps_of(&self, names: &std::collections::HashSet<&str>) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        // Best effort: a folder that cannot be listed keeps its leftovers for a later run.
+        let _ = self.remove_temps(|job| job.is_some_and(|j| names.contains(j)));
+    }
+
+    /// Removes, in one listing of the folder, every temporary file that `of` accepts, given
+    /// its job's name where the file's name holds one (a file already gone is no error).
+    fn remove_temps(&self, of: impl Fn(Option<&str>) -> bool) -> std::io::Result<()> {
         let ext = format!(".{EXT}");
-        for entry in entries.flatten() {
+        for entry in std::fs::read_dir(&self.dir)?.flatten() {
             let file = entry.file_name();
             let file = file.to_string_lossy();
+            let Some(stem) = file.strip_suffix(TMP) else { continue };
             // NAME.dab.PID.tmp: the job's name before the extension.
-            let job =
-                file.strip_suffix(TMP).and_then(|f| f.rsplit_once('.')).and_then(|(f, _pid)| f.strip_suffix(&ext));
-            if job.is_some_and(|j| names.contains(j)) {
+            let job = stem.rsplit_once('.').and_then(|(f, _pid)| f.strip_suffix(&ext));
+            if of(job) {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
+        Ok(())
     }
 
     /// Deletes job `name`'s file (the opening book keeps only the small partitions); a file
