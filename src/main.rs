@@ -11,6 +11,10 @@ fn main() {
     // Before any thread starts: a memory limit bounds the whole process only if freed values
     // leave it.
     dab::support::return_freed_memory();
+    if let Err(e) = dab::support::check_address_space() {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
     // A panic is a bug in dab: said on one line (the run that caught it reports its own error
     // after it), not as Rust's several.
     std::panic::set_hook(Box::new(|info| {

@@ -329,3 +329,37 @@ fn sizes_numbers_and_store_paths_are_read_as_meant() {
         .stdout(predicate::str::contains("value"))
         .stderr(predicate::str::contains("answered on the spot"));
 }
+
+/// Runs `dab args` in `dir` under `ulimit -v KB` (kilobytes in bash); returns the output.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn under_address_limit(dir: &std::path::Path, kilobytes: u64, args: &[&str]) -> std::process::Output {
+    Command::new("bash")
+        .args(["-c", &format!("ulimit -v {kilobytes}; exec \"$0\" \"$@\"")])
+        .arg(assert_cmd::cargo::cargo_bin("dab"))
+        .args(args)
+        .current_dir(dir)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap()
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_small_address_space_limit_is_refused_on_one_line_or_enough_for_a_small_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // Below the floor: one line naming the limit, before any work.
+    let out = under_address_limit(dir.path(), 30_000, &["run", "3x3", "--no-probe"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: the address-space limit (ulimit -v) leaves") && err.contains("needs at least"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // 100 MB runs a small board whole, probe and its threads included (each thread's own heap
+    // once reserved 64 MiB, and two failing at once printed one garbled abort).
+    let out = under_address_limit(dir.path(), 100_000, &["run", "3x3", "--threads", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.path().join("reports/runs/3x3/plan.json").exists());
+}

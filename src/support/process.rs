@@ -81,6 +81,34 @@ pub fn return_freed_memory() {
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, MAP_THRESHOLD as libc::c_int);
     }
+    // Under `ulimit -v` every thread's own heap reserves 64 MiB of address space up front: the
+    // calibration probe's two threads alone failed under 100 MB. One shared heap costs a
+    // little contention where the limit is set, and nothing where it is not.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if address_space_left().is_some() {
+        // SAFETY: as above: one documented parameter, set before any thread is spawned.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
+    }
+}
+
+/// The least address space (`ulimit -v`) dab starts under: the program, its tables and a
+/// small solve's threads. Below it an allocation fails at some later point, where the only
+/// report Rust gives is an abort (interleaved when two threads fail at once).
+pub const MIN_ADDRESS_SPACE: u64 = 48 << 20;
+
+/// An error naming the limit when less than [`MIN_ADDRESS_SPACE`] of address space is left.
+pub fn check_address_space() -> Result<(), String> {
+    match address_space_left() {
+        Some(left) if left < MIN_ADDRESS_SPACE => Err(format!(
+            "the address-space limit (ulimit -v) leaves {} to dab, which needs at least {}; \
+             raise the limit",
+            super::human_bytes(left),
+            super::human_bytes(MIN_ADDRESS_SPACE)
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The soft limit on file descriptors this process may hold (`ulimit -n`), from
