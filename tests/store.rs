@@ -297,7 +297,7 @@ fn recomputation_catches_wrong_values_with_good_checksums() {
     let n = p.graph.len();
     let clean = dab::store::recompute(dir.path(), n, 3).unwrap();
     assert_eq!(clean.len(), n);
-    assert!(clean.iter().all(|r| r.outcome == "same"), "{clean:?}");
+    assert!(clean.iter().all(|r| r.same() && r.outcome == "same"), "{clean:?}");
     // A job rewritten with one wrong value: its checksum is right, its values are not.
     let i = (0..n).find(|&i| p.graph.jobs[i].states > 4 && !p.graph.needs(i).is_empty()).unwrap();
     let store = Store::open(dir.path(), &p.space).unwrap();
@@ -307,16 +307,17 @@ fn recomputation_catches_wrong_values_with_good_checksums() {
     drop(store);
     assert!(dab::store::verify(dir.path()).unwrap().damaged.is_empty());
     let all = dab::store::recompute(dir.path(), n, 3).unwrap();
-    let wrong: Vec<_> = all.iter().filter(|r| r.outcome.starts_with("different")).collect();
-    // The changed job, and possibly jobs that read it (recomputed from the wrong input).
+    let wrong: Vec<_> = all.iter().filter(|r| r.failed()).collect();
+    // The changed job alone: the jobs that read it (every file was recomputed, inputs first)
+    // are unchecked, not called wrong for the wrong input they read.
     let file = |k: usize| format!("{}.dab", p.graph.jobs[k].name);
-    assert!(wrong.iter().any(|r| r.file.ends_with(file(i))));
-    assert!(
-        wrong
-            .iter()
-            .all(|r| r.file.ends_with(file(i))
-                || p.graph.needed_by(i).iter().any(|&k| r.file.ends_with(file(k as usize))))
-    );
+    assert_eq!(wrong.len(), 1, "{wrong:?}");
+    assert!(wrong[0].file.ends_with(file(i)) && wrong[0].verdict == dab::store::Verdict::Different);
+    for &k in p.graph.needed_by(i) {
+        let r = all.iter().find(|r| r.file.ends_with(file(k as usize))).unwrap();
+        assert_eq!(r.verdict, dab::store::Verdict::Unchecked, "{r:?}");
+        assert!(r.outcome.contains(&file(i)), "{r:?}");
+    }
     Command::cargo_bin("dab")
         .unwrap()
         .args(["verify", "--store", dir.path().to_str().unwrap(), "--recompute", &n.to_string()])

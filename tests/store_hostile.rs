@@ -171,11 +171,13 @@ fn verify_calls_a_store_with_a_partition_missing_incomplete() {
     let line = format!("missing: {}: no sound file holds partition 4-4, which a whole solve needs", gone.display());
     assert!(out.contains(&line), "{out}");
     assert!(err.contains("1 missing (incomplete)"), "{err}");
-    // The files that read it cannot be recomputed: a failure too.
+    // The files that read it cannot be recomputed: said unchecked, not failed (they are sound).
     let (code, out, err) = verify_cli(a.path(), &["--recompute", "1000"]);
     assert_eq!(code, 1);
-    assert!(out.contains("could not recompute: rows 0..") && out.contains("of partition 4-4, which it reads"), "{out}");
-    assert!(err.contains("recomputed files failed"), "{err}");
+    assert!(out.contains("not checked: rows 0..") && out.contains("of partition 4-4, which it reads"), "{out}");
+    assert!(!out.contains(": different") && !out.contains("recomputed (0 failed, 0 unchecked)"), "{out}");
+    assert!(out.contains("(0 failed, "), "{out}");
+    assert!(!err.contains("recomputed files failed") && err.contains("could not be checked"), "{err}");
 }
 
 #[test]
@@ -237,7 +239,7 @@ fn a_book_is_sound_without_its_big_partitions_but_not_with_a_hole() {
     assert!(out.contains("an opening book: the partitions of at most 7 of 17 lines"), "{out}");
     // Every file but the deepest layer's (their inputs are not kept) recomputed, all the same.
     let recomputable = p.layout.iter().filter(|l| l.key.total() < 7).count();
-    assert!(out.contains(&format!("{recomputable} recomputed (0 failed)")), "{out}");
+    assert!(out.contains(&format!("{recomputable} recomputed (0 failed, 0 unchecked)")), "{out}");
     let hole = p.layout.iter().find(|l| l.key.total() == 3).unwrap().key;
     std::fs::remove_file(file_2x3(dir.path(), &hole.to_string())).unwrap();
     let (code, out, _) = verify_cli(dir.path(), &[]);

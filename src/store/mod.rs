@@ -15,4 +15,4 @@ pub use error::StoreError;
 pub use folder::{Store, folder};
 pub use format::{CHUNK, ENCODING, Header, MAGIC, STORE_FORMAT, STORE_FORMAT_1, encode, parse};
 pub use reader::{BOOK_BYTES, BOOK_WHOLE_BYTES, Book, Reader};
-pub use verify::{Folder, Recomputed, Verification, recompute, verify};
+pub use verify::{Folder, Recomputed, Verdict, Verification, recompute, verify};

@@ -160,26 +160,49 @@ fn surveys(base: &Path, whole: bool) -> Result<(Vec<Survey>, Listed), StoreError
     Ok((found, warnings))
 }
 
+/// What recomputing one file found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The recomputation agreed with the file.
+    Same,
+    /// The values disagree with a recomputation from sound inputs: a failure of this file.
+    Different,
+    /// The file itself cannot be read or fails its checks: a failure of this file.
+    Damaged,
+    /// Not checked: a file it reads is missing, damaged or itself failed its recomputation, so
+    /// nothing is known of this one (the store is unsound all the same, for that input).
+    Unchecked,
+}
+
 /// The outcome of recomputing one file.
 #[derive(Clone, Debug, Serialize)]
 pub struct Recomputed {
     /// The file recomputed.
     pub file: PathBuf,
-    /// `same`; otherwise `different: ...`, `damaged: ...` or `could not recompute: ...`, each
-    /// a failure.
+    /// What was found.
+    pub verdict: Verdict,
+    /// `same`, or one line on what differed or why it was not checked.
     pub outcome: String,
 }
 
 impl Recomputed {
     /// Whether the recomputation agreed with the file.
     pub fn same(&self) -> bool {
-        self.outcome == "same"
+        self.verdict == Verdict::Same
+    }
+
+    /// Whether the file itself is wrong (different or damaged); an unchecked file is not.
+    pub fn failed(&self) -> bool {
+        matches!(self.verdict, Verdict::Different | Verdict::Damaged)
     }
 }
 
 /// Recomputes `n` files picked at random (seeded) from the files they read in the same
 /// folder, and compares the values. Only sound files whose inputs the store must hold are
-/// picked: an opening book's deepest partitions read partitions it does not keep.
+/// picked: an opening book's deepest partitions read partitions it does not keep. Files are
+/// recomputed inputs first, so that a reader of a file found wrong is called unchecked rather
+/// than wrong itself (its recomputation read the wrong values).
 pub fn recompute(base: &Path, n: usize, seed: u64) -> Result<Vec<Recomputed>, StoreError> {
     let (surveys, _) = surveys(base, false)?;
     // (survey, partition, file) of every file that can be recomputed, by path.
@@ -201,24 +224,33 @@ pub fn recompute(base: &Path, n: usize, seed: u64) -> Result<Vec<Recomputed>, St
             picked.push(i);
         }
     }
+    // Inputs (more lines drawn) before their readers; the random order otherwise kept.
+    let mut order: Vec<usize> = (0..picked.len()).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse(files[picked[j]].1.total()));
     let mut kernels: Vec<Option<Kernel>> = surveys.iter().map(|_| None).collect();
-    let mut out = Vec::with_capacity(picked.len());
-    for i in picked {
-        let (si, key, piece) = files[i];
+    let mut out: Vec<Option<Recomputed>> = vec![None; picked.len()];
+    let mut wrong: Vec<&Path> = Vec::new();
+    for j in order {
+        let (si, key, piece) = files[picked[j]];
         let kernel = kernels[si].get_or_insert_with(|| Kernel::new(&surveys[si].space));
-        let outcome = recompute_one(&surveys[si], kernel, &key, piece);
-        out.push(Recomputed { file: piece.path.clone(), outcome });
+        let (verdict, outcome) = recompute_one(&surveys[si], kernel, &key, piece, &wrong);
+        if verdict != Verdict::Same {
+            wrong.push(&piece.path);
+        }
+        out[j] = Some(Recomputed { file: piece.path.clone(), verdict, outcome });
     }
-    Ok(out)
+    Ok(out.into_iter().flatten().collect())
 }
 
 /// Recomputes one file from the files of its folder that it reads: `same`, or what failed.
-fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece) -> String {
+/// `wrong`: files already found different, damaged or unchecked, which a reader cannot trust.
+fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece, wrong: &[&Path]) -> (Verdict, String) {
     let values = match load(&s.space, key, piece) {
         Ok(v) => v,
-        Err(StoreError::Damaged { reason, .. }) => return format!("damaged: {reason}"),
-        Err(e) => return format!("could not recompute: {e}"),
+        Err(StoreError::Damaged { reason, .. }) => return (Verdict::Damaged, format!("damaged: {reason}")),
+        Err(e) => return (Verdict::Damaged, format!("cannot be read: {e}")),
     };
+    let unchecked = |why: String| (Verdict::Unchecked, format!("not checked: {why}"));
     let mut loaded: Vec<(Vec<usize>, Vec<Vec<Value>>)> = Vec::new();
     for g in 0..key.groups() {
         if key.counts()[g] as u32 >= s.space.groups[g].size {
@@ -227,17 +259,18 @@ fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece)
         }
         let succ = key.plus(g);
         if let Some(&(a, b)) = s.gaps(&succ).first() {
-            return format!(
-                "could not recompute: rows {a}..{b} of partition {succ}, which it reads, are in no sound file"
-            );
+            return unchecked(format!("rows {a}..{b} of partition {succ}, which it reads, are in no sound file"));
         }
         let (_, row_len) = shape(&s.space, &succ);
         let mut starts = Vec::new();
         let mut data = Vec::new();
         for p in &s.cover[&succ] {
+            if wrong.contains(&p.path.as_path()) {
+                return unchecked(format!("it reads {}, which failed or was not checked", p.path.display()));
+            }
             match load(&s.space, &succ, p) {
                 Ok(v) => data.push(v),
-                Err(e) => return format!("could not recompute: it reads {e}"),
+                Err(e) => return unchecked(format!("it reads {e}")),
             }
             starts.push((p.first * row_len) as usize);
         }
@@ -249,5 +282,9 @@ fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece)
         .collect();
     let mut out = vec![0 as Value; values.len()];
     kernel.compute(key, &views, &mut out, piece.first as usize);
-    if out == values { "same".into() } else { "different: the values disagree with a recomputation".into() }
+    if out == values {
+        (Verdict::Same, "same".into())
+    } else {
+        (Verdict::Different, "different: the values disagree with a recomputation from sound inputs".into())
+    }
 }
