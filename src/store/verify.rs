@@ -229,22 +229,33 @@ pub fn recompute(base: &Path, n: usize, seed: u64) -> Result<Vec<Recomputed>, St
     order.sort_by_key(|&j| std::cmp::Reverse(files[picked[j]].1.total()));
     let mut kernels: Vec<Option<Kernel>> = surveys.iter().map(|_| None).collect();
     let mut out: Vec<Option<Recomputed>> = vec![None; picked.len()];
-    let mut wrong: Vec<&Path> = Vec::new();
+    let mut doubt = Doubt::default();
     for j in order {
         let (si, key, piece) = files[picked[j]];
         let kernel = kernels[si].get_or_insert_with(|| Kernel::new(&surveys[si].space));
-        let (verdict, outcome) = recompute_one(&surveys[si], kernel, &key, piece, &wrong);
-        if verdict != Verdict::Same {
-            wrong.push(&piece.path);
+        let (verdict, outcome) = recompute_one(&surveys[si], kernel, &key, piece, &doubt);
+        match verdict {
+            Verdict::Same => {}
+            Verdict::Unchecked => doubt.unchecked.push(&piece.path),
+            Verdict::Different | Verdict::Damaged => doubt.failed.push(&piece.path),
         }
         out[j] = Some(Recomputed { file: piece.path.clone(), verdict, outcome });
     }
     Ok(out.into_iter().flatten().collect())
 }
 
+/// Files already recomputed and not found the same.
+#[derive(Default)]
+struct Doubt<'a> {
+    /// Found different or damaged: a reader recomputed from them proves nothing.
+    failed: Vec<&'a Path>,
+    /// Not checked themselves: a reader that agrees with them is consistent with them, one that
+    /// does not cannot say which of the two is wrong.
+    unchecked: Vec<&'a Path>,
+}
+
 /// Recomputes one file from the files of its folder that it reads: `same`, or what failed.
-/// `wrong`: files already found different, damaged or unchecked, which a reader cannot trust.
-fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece, wrong: &[&Path]) -> (Verdict, String) {
+fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece, doubt: &Doubt) -> (Verdict, String) {
     let values = match load(&s.space, key, piece) {
         Ok(v) => v,
         Err(StoreError::Damaged { reason, .. }) => return (Verdict::Damaged, format!("damaged: {reason}")),
@@ -252,6 +263,7 @@ fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece,
     };
     let unchecked = |why: String| (Verdict::Unchecked, format!("not checked: {why}"));
     let mut loaded: Vec<(Vec<usize>, Vec<Vec<Value>>)> = Vec::new();
+    let mut unsure: Option<&PathBuf> = None;
     for g in 0..key.groups() {
         if key.counts()[g] as u32 >= s.space.groups[g].size {
             loaded.push((Vec::new(), Vec::new()));
@@ -265,8 +277,11 @@ fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece,
         let mut starts = Vec::new();
         let mut data = Vec::new();
         for p in &s.cover[&succ] {
-            if wrong.contains(&p.path.as_path()) {
-                return unchecked(format!("it reads {}, which failed or was not checked", p.path.display()));
+            if doubt.failed.contains(&p.path.as_path()) {
+                return unchecked(format!("it reads {}, which failed", p.path.display()));
+            }
+            if doubt.unchecked.contains(&p.path.as_path()) {
+                unsure.get_or_insert(&p.path);
             }
             match load(&s.space, &succ, p) {
                 Ok(v) => data.push(v),
@@ -284,6 +299,8 @@ fn recompute_one(s: &Survey, kernel: &Kernel, key: &PartitionKey, piece: &Piece,
     kernel.compute(key, &views, &mut out, piece.first as usize);
     if out == values {
         (Verdict::Same, "same".into())
+    } else if let Some(input) = unsure {
+        unchecked(format!("it differs from a recomputation from {}, which was not checked", input.display()))
     } else {
         (Verdict::Different, "different: the values disagree with a recomputation from sound inputs".into())
     }
