@@ -1,10 +1,21 @@
 //! `dab`: complete solutions of Dots-and-Boxes by retrograde analysis over partitions of the
 //! lines (Wilson's method), with the tools to plan and run them in parallel.
 //!
+//! This library is the back end of the `dab` binary: every subcommand parses its arguments and
+//! calls one function here. Its deliberate API, the types a program using the library starts
+//! from and which change only with care, are re-exported at the crate root: boards and
+//! positions ([`Board`], [`Position`], [`Line`], [`LineSet`], [`Value`], [`MoveValue`]), a whole
+//! solve ([`solve`], [`SolveOptions`], [`Solution`], [`Space`]), plans and their execution
+//! ([`plan`](fn@plan), [`PlanOptions`], [`Plan`], [`ReadyPlan`], [`execute_with`],
+//! [`ExecOptions`], [`Execution`]), the simulator ([`Graph`], [`CostModel`], [`Simulator`],
+//! [`SimOptions`], [`Policy`]) and the store ([`Store`], [`Reader`]). The rest of what is
+//! public serves the binary, the benchmarks and the integration tests; items used only inside
+//! their own layer are `pub(crate)`.
+//!
 //! # A tour
 //!
 //! The modules below are layers, lowest first; each uses only the ones listed before it
-//! (`tests/layers.rs` checks it). `ARCHITECTURE.md` at the top of the repository is the map.
+//! (`tests/it/layers.rs` checks it). `ARCHITECTURE.md` at the top of the repository is the map.
 //!
 //! - [`support`]: atomic file writes, statistics, a seeded generator, named choices.
 //! - [`game`]: boards, lines, positions and their formats, values of positions and moves.

@@ -13,6 +13,7 @@ use crate::plan::{Plan, PlanError, predict_store};
 use crate::report::{CompareError, Detail, WriteError, compare, write_compare};
 use crate::sched::SimError;
 use crate::store::{Store, StoreError};
+use crate::support::Setting;
 
 /// Why [`run`] stopped.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +45,23 @@ pub enum RunError {
     /// The plan has a memory limit but no store was given to drop values to.
     #[error("a memory limit needs a store: values that do not fit in memory are dropped and read back from the store")]
     MemLimitWithoutStore,
+}
+
+impl RunError {
+    /// The setting refused, if one was (a wrapped error says its own).
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            RunError::MemLimitWithoutStore => Some(Setting::MemLimit),
+            RunError::Plan(_)
+            | RunError::Penalty(_)
+            | RunError::Compare(_)
+            | RunError::Write(_)
+            | RunError::Trace(_)
+            | RunError::Simulation(_)
+            | RunError::Store(_)
+            | RunError::Exec(_) => None,
+        }
+    }
 }
 
 /// The report folder of a root position: `reports/runs/<board>` for an empty board

@@ -7,7 +7,7 @@ use crate::exec::{TraceInfo, execute};
 use crate::game::Position;
 use crate::plan::{Plan, PlanError, PlanOptions, PlannerError, ReadyPlan};
 use crate::report::{CompareError, OneThread, ScaleRow, compare};
-use crate::support::{median, quantile};
+use crate::support::{Setting, median, quantile};
 
 /// Why a scaling run stopped.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +53,21 @@ pub enum ScaleError {
     },
 }
 
+impl ScaleError {
+    /// The setting refused, if one was.
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            ScaleError::ZeroRepeats => Some(Setting::Repeats),
+            ScaleError::NoThreads
+            | ScaleError::ZeroThreads
+            | ScaleError::Planner { .. }
+            | ScaleError::Plan { .. }
+            | ScaleError::Compare { .. }
+            | ScaleError::NoOneThread { .. } => None,
+        }
+    }
+}
+
 /// The thread counts measured when none are given: the powers of two below `cores`, and
 /// `cores` itself (1, 2, 4, 6 on 6 cores).
 pub fn default_threads(cores: usize) -> Vec<usize> {
@@ -74,11 +89,10 @@ struct Planned {
 /// probe time now, in the seconds of `opts.model.probe.one_thread_seconds`, which the model was
 /// carried here by), every run is predicted as `dab run` predicts it, from a probe taken just
 /// before it: the plan's job costs scaled by that probe over the plan's, since on a shared
-/// machine the probe behind the plans can be minutes old by the last run (on the 2-core machine
-/// one read it 26 % slower than the 13 minutes of 3x5 runs after it). A row's prediction is the
-/// median of its runs' predictions, as its time is the median of theirs. `report` gets a line
-/// per plan and per run, and a note where the speedups are over the one-thread prediction
-/// because one thread is not in the list.
+/// machine the probe behind the plans can be minutes old by the last run (measured in
+/// docs/prediction-history.md, "A probe before each run"). A row's prediction is the median of its runs' predictions, as
+/// its time is the median of theirs. `report` gets a line per plan and per run, and a note
+/// where the speedups are over the one-thread prediction because one thread is not in the list.
 pub fn scale(
     root: Position,
     threads: &[usize],
@@ -87,6 +101,35 @@ pub fn scale(
     mut probe: Option<&mut dyn FnMut() -> f64>,
     report: &mut dyn FnMut(&str),
 ) -> Result<Vec<ScaleRow>, ScaleError> {
+    let threads = checked_threads(threads, repeats)?;
+    let plans = threads.iter().map(|&p| planned(root, p, opts, report)).collect::<Result<Vec<_>, _>>()?;
+    let mut measured: Vec<Measured> = plans.iter().map(|_| Measured::with_capacity(repeats)).collect();
+    let planned_probe = opts.model.probe.one_thread_seconds;
+    for r in 1..=repeats {
+        for (p, m) in plans.iter().zip(&mut measured) {
+            let now = probe.as_mut().map(|probe| probe());
+            let line = m.run(p, now, planned_probe, repeats)?;
+            report(&format!("run {r} of {repeats} on {line}"));
+        }
+    }
+    let actual: Vec<f64> = measured.iter_mut().map(|m| median(&mut m.times)).collect();
+    let factor: Vec<f64> = measured.iter_mut().map(|m| median(&mut m.factors)).collect();
+    let job_error: Vec<f64> =
+        measured.iter_mut().zip(&factor).map(|(m, &f)| median_job_error(&mut m.jobs, f)).collect();
+    let one = one_thread(&plans[0], actual[0], report)?;
+    let rows = plans.iter().zip(factor).zip(actual).zip(job_error).map(|(((p, f), actual), job_error)| {
+        // The one-thread prediction a row's speedup is over is scaled by that row's own probe:
+        // the probes of different counts differ with the machine's load, and dividing one
+        // count's scaled prediction by another's would give speedups above P from probe noise.
+        let one = OneThread { predicted_seconds: one.predicted_seconds * f, ..one };
+        ScaleRow::new(p.threads, p.plan.predicted_seconds * f, actual, p.lower_bound_seconds * f, job_error, one)
+    });
+    Ok(rows.collect())
+}
+
+/// The thread counts to measure, sorted and each once; refused where there are none, one is 0,
+/// or `repeats` is 0.
+fn checked_threads(threads: &[usize], repeats: usize) -> Result<Vec<usize>, ScaleError> {
     if threads.is_empty() {
         return Err(ScaleError::NoThreads);
     }
@@ -99,75 +142,72 @@ pub fn scale(
     let mut threads = threads.to_vec();
     threads.sort_unstable();
     threads.dedup();
-    let plans = threads.iter().map(|&p| planned(root, p, opts, report)).collect::<Result<Vec<_>, _>>()?;
+    Ok(threads)
+}
 
-    let mut times = vec![Vec::with_capacity(repeats); plans.len()];
-    // Per count, each run's probe over the plans' probe: a run's prediction is its plan's times
-    // that, and since the factor scales every job alike, the median run prediction (and each
-    // job's median prediction) is the plan's times the median factor.
-    let mut factors = vec![Vec::with_capacity(repeats); plans.len()];
-    let planned_probe = opts.model.probe.one_thread_seconds;
-    // Each job's predicted time and its times in the K runs: the per-job error compares the
-    // prediction with the job's median, as the makespan's error does with the runs' median, so
-    // that one noisy run of a job does not count as the model's error.
-    let mut job_times: Vec<Vec<(f64, Vec<f64>)>> = vec![Vec::new(); plans.len()];
-    for r in 1..=repeats {
-        for (((p, t), jt), f) in plans.iter().zip(&mut times).zip(&mut job_times).zip(&mut factors) {
-            let now = probe.as_mut().map(|probe| probe());
-            let factor = now.map_or(1.0, |now| rescale(now, planned_probe));
-            let run = execute(&p.ready, p.threads, false, None);
-            let info = TraceInfo {
-                board: Some(p.plan.board.clone()),
-                threads: Some(p.threads as u32),
-                value: None,
-                tasks: false,
-            };
-            let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
-                .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
-            report(&format!(
-                "run {r} of {repeats} on {}: {:.3} s (predicted {:.3} s{}), per-job actual / predicted median {}",
-                crate::support::count_of(p.threads as u64, "thread"),
-                run.seconds,
-                p.plan.predicted_seconds * factor,
-                now.map_or(String::new(), |now| format!(
-                    "; probe {now:.3} s, the plan's {planned_probe:.3} s: x{factor:.3}"
-                )),
-                crate::report::chart::times(detail.comparison.job_ratio_median / factor)
-            ));
-            t.push(run.seconds);
-            f.push(factor);
-            jt.resize_with(detail.jobs.len(), || (0.0, Vec::with_capacity(repeats)));
-            for ((predicted, runs), &(p, a)) in jt.iter_mut().zip(&detail.jobs) {
-                *predicted = p;
-                runs.push(a);
-            }
-        }
+/// One thread count's runs so far.
+struct Measured {
+    /// Each run's wall seconds.
+    times: Vec<f64>,
+    /// Each run's probe over the plans' probe: a run's prediction is its plan's times that, and
+    /// since the factor scales every job alike, the median run prediction (and each job's
+    /// median prediction) is the plan's times the median factor.
+    factors: Vec<f64>,
+    /// Each job's predicted time and its times in the runs: the per-job error compares the
+    /// prediction with the job's median, as the makespan's error does with the runs' median, so
+    /// that one noisy run of a job does not count as the model's error.
+    jobs: Vec<(f64, Vec<f64>)>,
+}
+
+impl Measured {
+    fn with_capacity(repeats: usize) -> Measured {
+        Measured { times: Vec::with_capacity(repeats), factors: Vec::with_capacity(repeats), jobs: Vec::new() }
     }
-    let actual: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
-    let factor: Vec<f64> = factors.iter_mut().map(|f| median(f)).collect();
-    let job_error: Vec<f64> = job_times.iter_mut().zip(&factor).map(|(jobs, &f)| median_job_error(jobs, f)).collect();
 
-    // The one-thread prediction as planned (unscaled), and the actual time it is compared with.
-    let first = &plans[0];
-    let one = if first.threads == 1 {
-        OneThread { predicted_seconds: first.plan.predicted_seconds, actual_seconds: actual[0] }
-    } else {
-        let t1 = first.plan.predicted(1).ok_or(ScaleError::NoOneThread { threads: first.threads })?.makespan_seconds;
-        report(&format!(
-            "note: 1 is not in the thread list, so both speedups are over the one-thread prediction of the plan for \
-             {} threads ({t1:.3} s)",
-            first.threads
-        ));
-        OneThread { predicted_seconds: t1, actual_seconds: t1 }
-    };
-    let rows = plans.iter().zip(factor).zip(actual).zip(job_error).map(|(((p, f), actual), job_error)| {
-        // The one-thread prediction a row's speedup is over is scaled by that row's own probe:
-        // the probes of different counts differ with the machine's load, and dividing one
-        // count's scaled prediction by another's made a speedup above P of a probe's noise.
-        let one = OneThread { predicted_seconds: one.predicted_seconds * f, ..one };
-        ScaleRow::new(p.threads, p.plan.predicted_seconds * f, actual, p.lower_bound_seconds * f, job_error, one)
-    });
-    Ok(rows.collect())
+    /// Runs plan `p` once and records it, `now` the probe taken just before (None: no probe);
+    /// gives the run's report line from its thread count on.
+    fn run(&mut self, p: &Planned, now: Option<f64>, planned_probe: f64, repeats: usize) -> Result<String, ScaleError> {
+        let factor = now.map_or(1.0, |now| rescale(now, planned_probe));
+        let run = execute(&p.ready, p.threads, false, None);
+        let info =
+            TraceInfo { board: Some(p.plan.board.clone()), threads: Some(p.threads as u32), value: None, tasks: false };
+        let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
+            .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
+        let line = format!(
+            "{}: {:.3} s (predicted {:.3} s{}), per-job actual / predicted median {}",
+            crate::support::count_of(p.threads as u64, "thread"),
+            run.seconds,
+            p.plan.predicted_seconds * factor,
+            now.map_or(String::new(), |now| format!(
+                "; probe {now:.3} s, the plan's {planned_probe:.3} s: x{factor:.3}"
+            )),
+            crate::report::chart::times(detail.comparison.job_ratio_median / factor)
+        );
+        self.times.push(run.seconds);
+        self.factors.push(factor);
+        self.jobs.resize_with(detail.jobs.len(), || (0.0, Vec::with_capacity(repeats)));
+        for ((predicted, runs), &(p, a)) in self.jobs.iter_mut().zip(&detail.jobs) {
+            *predicted = p;
+            runs.push(a);
+        }
+        Ok(line)
+    }
+}
+
+/// The one-thread prediction as planned (unscaled), and the actual time it is compared with:
+/// the first count's own where it is 1 (`actual` its median time), else that plan's prediction
+/// at one thread for both, with a note to `report`.
+fn one_thread(first: &Planned, actual: f64, report: &mut dyn FnMut(&str)) -> Result<OneThread, ScaleError> {
+    if first.threads == 1 {
+        return Ok(OneThread { predicted_seconds: first.plan.predicted_seconds, actual_seconds: actual });
+    }
+    let t1 = first.plan.predicted(1).ok_or(ScaleError::NoOneThread { threads: first.threads })?.makespan_seconds;
+    report(&format!(
+        "note: 1 is not in the thread list, so both speedups are over the one-thread prediction of the plan for \
+         {} threads ({t1:.3} s)",
+        first.threads
+    ));
+    Ok(OneThread { predicted_seconds: t1, actual_seconds: t1 })
 }
 
 /// A fresh probe's time over the one the plans were made with: what their costs are scaled by

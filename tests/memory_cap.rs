@@ -2,6 +2,7 @@
 //! fixed tables, a run that held more partition values than the limit would abort. The one
 //! test of its binary, so that no other test's allocations count.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::alloc::System;

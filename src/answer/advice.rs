@@ -185,133 +185,175 @@ fn take_all(board: crate::game::Board, mut drawn: LineSet) -> (u32, LineSet) {
 fn by_rules(pos: Position, deadline: Instant, start: Instant, out_of_reach: &str) -> RulesAnswer {
     let board = pos.board;
     let mut calc = Calculator::new(Some(deadline));
+    let (nim, nim_note) = nimstring_regions(pos, deadline, &mut calc);
+    let rules = Chooser { pos, start, out_of_reach, nim: nim.as_ref(), nim_note: &nim_note };
+    let captures: Vec<Line> = pos.undrawn().iter().filter(|&l| board.completes(pos.drawn, l) > 0).collect();
+    if !captures.is_empty() {
+        return by_capture(&rules, &captures, &mut calc);
+    }
+    // No capture: the middle game by Nimstring where the calculator reaches, else safe moves.
+    if let Some(regions) = &nim
+        && let Some(answer) = by_nimstring(&rules, regions, &mut calc)
+    {
+        return answer;
+    }
+    by_handout(&rules)
+}
+
+/// The position's Nimstring regions where the calculator reaches them before `deadline`, and
+/// the note that says why not where it does not.
+fn nimstring_regions(pos: Position, deadline: Instant, calc: &mut Calculator) -> (Option<Regions>, String) {
     // Priced first: a calculation expected to take ten times what is left is not started.
     let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
     let expected = super::nimstring::expected_seconds(pos);
-    let priced_out = expected > 10.0 * left && expected.is_finite();
-    let (nim, nim_note) = if priced_out {
+    if expected > 10.0 * left && expected.is_finite() {
         let note = format!(
             "; the Nimstring calculator is out of reach (priced at {})",
             crate::support::about_seconds(expected)
         );
-        (None, note)
+        return (None, note);
+    }
+    match Regions::of(pos, calc) {
+        Ok(r) => (Some(r), String::new()),
+        Err(NimstringError::RegionTooLarge { lines }) => {
+            (None, format!("; the Nimstring calculator is out of reach (a region of {lines} undrawn lines)"))
+        }
+        Err(NimstringError::OutOfTime { .. }) => (None, "; the Nimstring calculator did not finish in time".into()),
+    }
+}
+
+/// What every answer of the rules on one position says besides its move and rule: when the
+/// clock started, why no exact engine answered, and what the Nimstring calculator found.
+struct Chooser<'a> {
+    pos: Position,
+    start: Instant,
+    out_of_reach: &'a str,
+    nim: Option<&'a Regions>,
+    nim_note: &'a str,
+}
+
+impl Chooser<'_> {
+    /// The answer that plays `line` by `rule`, for the reason `why`.
+    fn choose(&self, line: Line, rule: &'static str, why: String) -> RulesAnswer {
+        let (pos, board) = (self.pos, self.pos.board);
+        RulesAnswer {
+            board: board.to_string(),
+            root: pos.to_line_string(),
+            proven: false,
+            engine: "rules",
+            source: "rules",
+            best: vec![board.line_name(line)],
+            index: line.0,
+            rule,
+            why: format!("{why}; {}{}", self.out_of_reach, self.nim_note),
+            nimstring: self.nim.map(Regions::value),
+            loony: is_loony(pos, line),
+            seconds: self.start.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// The rules where some move completes a box (`captures`, not empty): a free capture, else
+/// keep control or take all by what the Nimstring calculator says of the rest.
+fn by_capture(rules: &Chooser, captures: &[Line], calc: &mut Calculator) -> RulesAnswer {
+    let (pos, board) = (rules.pos, rules.pos.board);
+    // A capture that leaves the position as loony as it was (or not loony) is free.
+    let offered = is_loony_position(pos);
+    let free_capture =
+        captures.iter().copied().find(|&l| !offered || is_loony_position(Position { board, drawn: pos.drawn.with(l) }));
+    if !offered {
+        let l = free_capture.unwrap_or(captures[0]);
+        return rules.choose(l, "capture", "takes a box: declining it gains nothing".into());
+    }
+    if let Some(l) = free_capture {
+        return rules.choose(
+            l,
+            "capture",
+            "takes a box of the boxes offered; the choice to decline the last of them stays open".into(),
+        );
+    }
+    let (_, rest) = take_all(board, pos.drawn);
+    let rest = Position { board, drawn: rest };
+    let after_all = if rest.undrawn().is_empty() {
+        Some(NimValue::Nimber(0))
     } else {
-        match Regions::of(pos, &mut calc) {
-            Ok(r) => (Some(r), String::new()),
-            Err(NimstringError::RegionTooLarge { lines }) => {
-                (None, format!("; the Nimstring calculator is out of reach (a region of {lines} undrawn lines)"))
-            }
-            Err(NimstringError::OutOfTime { .. }) => (None, "; the Nimstring calculator did not finish in time".into()),
-        }
+        Regions::of(rest, calc).ok().map(|r| r.value())
     };
-    let lines: Vec<Line> = pos.undrawn().iter().collect();
-    let handout = |l: Line| take_all(board, pos.drawn.with(l)).0;
-    let choose = |line: Line, rule: &'static str, why: String| RulesAnswer {
-        board: board.to_string(),
-        root: pos.to_line_string(),
-        proven: false,
-        engine: "rules",
-        source: "rules",
-        best: vec![board.line_name(line)],
-        index: line.0,
-        rule,
-        why: format!("{why}; {out_of_reach}{nim_note}"),
-        nimstring: nim.as_ref().map(Regions::value),
-        loony: is_loony(pos, line),
-        seconds: start.elapsed().as_secs_f64(),
-    };
-    let captures: Vec<Line> = lines.iter().copied().filter(|&l| board.completes(pos.drawn, l) > 0).collect();
-    if !captures.is_empty() {
-        // A capture that leaves the position as loony as it was (or not loony) is free.
-        let offered = is_loony_position(pos);
-        let free_capture = captures
-            .iter()
-            .copied()
-            .find(|&l| !offered || is_loony_position(Position { board, drawn: pos.drawn.with(l) }));
-        if !offered {
-            let l = free_capture.unwrap_or(captures[0]);
-            return choose(l, "capture", "takes a box: declining it gains nothing".into());
-        }
-        if let Some(l) = free_capture {
-            return choose(
-                l,
-                "capture",
-                "takes a box of the boxes offered; the choice to decline the last of them stays open".into(),
-            );
-        }
-        let (_, rest) = take_all(board, pos.drawn);
-        let rest = Position { board, drawn: rest };
-        let after_all = if rest.undrawn().is_empty() {
-            Some(NimValue::Nimber(0))
-        } else {
-            Regions::of(rest, &mut calc).ok().map(|r| r.value())
-        };
-        let decline = declining_move(pos);
-        return match (after_all, decline) {
-            (Some(v), Some(d)) if !v.mover_wins() && !rest.undrawn().is_empty() => choose(
-                d,
-                "keep control",
-                format!(
-                    "declines the last boxes offered (a double-dealing move): taking them all would leave a Nimstring value of {v}, losing control"
-                ),
+    match (after_all, declining_move(pos)) {
+        (Some(v), Some(d)) if !v.mover_wins() && !rest.undrawn().is_empty() => rules.choose(
+            d,
+            "keep control",
+            format!(
+                "declines the last boxes offered (a double-dealing move): taking them all would leave a Nimstring value of {v}, losing control"
             ),
-            (Some(v), _) if v.mover_wins() => choose(
-                captures[0],
-                "take all",
-                format!("takes the boxes offered: the rest is worth {v} in Nimstring, a win for the taker"),
-            ),
-            (None, Some(d)) => choose(
-                d,
-                "keep control",
-                "declines the last boxes offered, keeping control (the rest is beyond the Nimstring calculator in time)"
-                    .into(),
-            ),
-            _ => choose(captures[0], "take all", "takes the boxes offered".into()),
-        };
+        ),
+        (Some(v), _) if v.mover_wins() => rules.choose(
+            captures[0],
+            "take all",
+            format!("takes the boxes offered: the rest is worth {v} in Nimstring, a win for the taker"),
+        ),
+        (None, Some(d)) => rules.choose(
+            d,
+            "keep control",
+            "declines the last boxes offered, keeping control (the rest is beyond the Nimstring calculator in time)"
+                .into(),
+        ),
+        _ => rules.choose(captures[0], "take all", "takes the boxes offered".into()),
     }
-    // No capture: the middle game by Nimstring where the calculator reaches, else safe moves.
-    let fewest = |moves: &[Line]| -> Option<(Line, u32)> {
-        moves
-            .iter()
-            .map(|&l| (l, handout(l), is_loony(pos, l)))
-            .min_by_key(|&(l, h, loony)| (h, loony, spread(pos, l)))
-            .map(|(l, h, _)| (l, h))
-    };
-    if let Some(regions) = &nim {
-        let mut winning = Vec::new();
-        for &l in &lines {
-            match regions.wins(l, &mut calc) {
-                Ok(true) => winning.push(l),
-                Ok(false) => {}
-                Err(_) => {
-                    winning.clear();
-                    break;
-                }
-            }
-        }
-        if let Some((l, h)) = fewest(&winning) {
-            let given = if h == 0 { "hands out no box".to_string() } else { format!("hands out {h}") };
-            return choose(
-                l,
-                "nimstring",
-                format!(
-                    "wins Nimstring (control of the endgame: the position is {} in Nimstring) and {given}",
-                    regions.value()
-                ),
-            );
+}
+
+/// The move that wins Nimstring handing out the fewest boxes, where every move could be
+/// valued in time and one wins.
+fn by_nimstring(rules: &Chooser, regions: &Regions, calc: &mut Calculator) -> Option<RulesAnswer> {
+    let mut winning = Vec::new();
+    for l in rules.pos.undrawn().iter() {
+        match regions.wins(l, calc) {
+            Ok(true) => winning.push(l),
+            Ok(false) => {}
+            Err(_) => return None,
         }
     }
-    let (l, h) = fewest(&lines).expect("a position with an undrawn line");
+    let (l, h) = fewest(rules.pos, &winning)?;
+    let given = if h == 0 { "hands out no box".to_string() } else { format!("hands out {h}") };
+    Some(rules.choose(
+        l,
+        "nimstring",
+        format!(
+            "wins Nimstring (control of the endgame: the position is {} in Nimstring) and {given}",
+            regions.value()
+        ),
+    ))
+}
+
+/// A safe move where one is left, else the smallest handout.
+fn by_handout(rules: &Chooser) -> RulesAnswer {
+    let lines: Vec<Line> = rules.pos.undrawn().iter().collect();
+    let (l, h) = fewest(rules.pos, &lines).expect("a position with an undrawn line");
     if h == 0 {
-        let lost = if nim.as_ref().is_some_and(|r| !r.value().mover_wins()) {
+        let lost = if rules.nim.is_some_and(|r| !r.value().mover_wins()) {
             "no move wins Nimstring here (value 0); "
         } else {
             ""
         };
-        choose(l, "safe", format!("{lost}a safe move: it hands out no box"))
+        rules.choose(l, "safe", format!("{lost}a safe move: it hands out no box"))
     } else {
-        choose(l, "smallest handout", format!("no safe move is left: it hands out {h}, the fewest any move hands out"))
+        rules.choose(
+            l,
+            "smallest handout",
+            format!("no safe move is left: it hands out {h}, the fewest any move hands out"),
+        )
     }
+}
+
+/// Among `moves`, the one that hands out the fewest boxes, a non-loony one on a tie, with the
+/// boxes it hands out.
+fn fewest(pos: Position, moves: &[Line]) -> Option<(Line, u32)> {
+    let handout = |l: Line| take_all(pos.board, pos.drawn.with(l)).0;
+    moves
+        .iter()
+        .map(|&l| (l, handout(l), is_loony(pos, l)))
+        .min_by_key(|&(l, h, loony)| (h, loony, spread(pos, l)))
+        .map(|(l, h, _)| (l, h))
 }
 
 /// A tie-break among equally good moves that varies with the position: games against the

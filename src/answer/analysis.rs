@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use crate::exec::solve;
 use crate::game::{Line, MoveReport, Penalty, PenaltyError, Position, Value, ValueLines, move_value};
 use crate::plan::SolveEstimate;
+use crate::support::{Setting, choice, peak_rss_bytes};
 
 use super::control::{KEEP_ALL_FREE, NextLoony, from_solution, next_loony};
 use super::search::{SearchError, SearchOptions, search};
 use crate::solver::{Dense, MAX_FREE_LINES, SolveOptions, SpaceError, Traffic, TwinError, minimax_under};
-use crate::support::{choice, peak_rss_bytes};
 
 choice! {
     "engine",
@@ -67,6 +67,20 @@ pub enum AnalysisError {
         "{SEARCH_PLAIN}: it cannot value the game under a last-move penalty of {0}; the partition engine and the slow twins can"
     )]
     SearchUnderPenalty(Penalty),
+}
+
+impl AnalysisError {
+    /// The setting refused, if one was (a wrapped error says its own).
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            AnalysisError::SearchUnderPenalty(_) | AnalysisError::Penalty(_) => Some(Setting::Penalty),
+            AnalysisError::Space(_)
+            | AnalysisError::Twin(_)
+            | AnalysisError::Search(_)
+            | AnalysisError::Solve(_)
+            | AnalysisError::TooLarge { .. } => None,
+        }
+    }
 }
 
 /// Why the search engine takes no last-move penalty.
@@ -166,88 +180,113 @@ pub fn analyse_with(
     opts: SolveOptions,
     search_opts: SearchOptions,
 ) -> Result<Analysis, AnalysisError> {
-    let free = root.undrawn().len() as usize;
     let penalty = opts.penalty.check(root)?;
     if engine == Engine::Search && !penalty.is_none() {
         return Err(AnalysisError::SearchUnderPenalty(penalty));
     }
+    let threads = opts.threads;
     let start = std::time::Instant::now();
     let outcome = match engine {
-        Engine::Partition => {
-            if free > MAX_FREE_IN_MEMORY {
-                let model = crate::plan::model_or_built_in();
-                return Err(AnalysisError::TooLarge {
-                    estimate: Box::new(SolveEstimate::of(root, model, opts.threads)),
-                });
-            }
-            // A solve resumed from a store does not hold the partitions it read back.
-            let keep_all = opts.keep_all || (free <= KEEP_ALL_FREE && opts.store.is_none());
-            let s = solve(root, SolveOptions { keep_all, ..opts })?;
-            Outcome {
-                value: s.value,
-                moves: s.moves.iter().map(|m| (m.line, m.boxes, m.value)).collect(),
-                positions: s.positions,
-                groups: s.space.groups.iter().map(|g| g.size).collect(),
-                partitions: s.partitions,
-                peak_value_bytes: s.peak_bytes,
-                traffic: Some(s.traffic),
-                next_loony: Box::new(move || from_solution(root, &s)),
-            }
-        }
-        Engine::Dense => {
-            let d = Dense::solve_under(root, penalty)?;
-            let moves = twin_moves(root, |after| Ok(d.value(after.drawn)))?;
-            let len = d.values.len() as u64;
-            Outcome {
-                value: d.values[0],
-                moves,
-                positions: len,
-                groups: vec![],
-                partitions: 1,
-                peak_value_bytes: len,
-                traffic: None,
-                next_loony: Box::new(move || {
-                    let mut value = |drawn| Ok::<_, std::convert::Infallible>(Some(d.value(drawn)));
-                    next_loony(root, &mut value).unwrap_or_else(|e| match e {})
-                }),
-            }
-        }
-        Engine::Search => {
-            let s = search(root, SearchOptions { threads: opts.threads, ..search_opts })?;
-            Outcome {
-                value: s.value,
-                moves: s.moves,
-                positions: s.nodes,
-                groups: vec![],
-                partitions: 0,
-                peak_value_bytes: s.table_bytes,
-                traffic: None,
-                next_loony: Box::new(|| None),
-            }
-        }
-        Engine::Minimax => {
-            let minimax = |pos| minimax_under(pos, penalty);
-            let moves = twin_moves(root, minimax)?;
-            let value = minimax(root)?;
-            Outcome {
-                value,
-                moves,
-                positions: 0,
-                groups: vec![],
-                partitions: 0,
-                peak_value_bytes: 0,
-                traffic: None,
-                next_loony: Box::new(|| None),
-            }
-        }
+        Engine::Partition => by_partition(root, opts)?,
+        Engine::Dense => by_dense(root, penalty)?,
+        Engine::Search => by_search(root, SearchOptions { threads, ..search_opts })?,
+        Engine::Minimax => by_minimax(root, penalty)?,
     };
     let seconds = start.elapsed().as_secs_f64();
-    let board = root.board;
+    // The twins run in one thread whatever was asked.
+    let threads = if matches!(engine, Engine::Partition | Engine::Search) { threads } else { 1 };
+    Ok(report(root, engine, outcome, seconds, threads, penalty))
+}
+
+/// The partitioned solver's outcome (refused past [`MAX_FREE_IN_MEMORY`] undrawn lines, with
+/// what a whole solve would cost).
+fn by_partition(root: Position, opts: SolveOptions) -> Result<Outcome, AnalysisError> {
+    let free = root.undrawn().len() as usize;
+    if free > MAX_FREE_IN_MEMORY {
+        let model = crate::plan::model_or_built_in();
+        return Err(AnalysisError::TooLarge { estimate: Box::new(SolveEstimate::of(root, model, opts.threads)) });
+    }
+    // A solve resumed from a store does not hold the partitions it read back.
+    let keep_all = opts.keep_all || (free <= KEEP_ALL_FREE && opts.store.is_none());
+    let s = solve(root, SolveOptions { keep_all, ..opts })?;
+    Ok(Outcome {
+        value: s.value,
+        moves: s.moves.iter().map(|m| (m.line, m.boxes, m.value)).collect(),
+        positions: s.positions,
+        groups: s.space.groups.iter().map(|g| g.size).collect(),
+        partitions: s.partitions,
+        peak_value_bytes: s.peak_bytes,
+        traffic: Some(s.traffic),
+        next_loony: Box::new(move || from_solution(root, &s)),
+    })
+}
+
+/// The dense twin's outcome: its whole table is kept, for the next loony move.
+fn by_dense(root: Position, penalty: Penalty) -> Result<Outcome, AnalysisError> {
+    let d = Dense::solve_under(root, penalty)?;
+    let moves = twin_moves(root, |after| Ok(d.value(after.drawn)))?;
+    let len = d.values.len() as u64;
+    Ok(Outcome {
+        value: d.values[0],
+        moves,
+        positions: len,
+        groups: vec![],
+        partitions: 1,
+        peak_value_bytes: len,
+        traffic: None,
+        next_loony: Box::new(move || {
+            let mut value = |drawn| Ok::<_, std::convert::Infallible>(Some(d.value(drawn)));
+            next_loony(root, &mut value).unwrap_or_else(|e| match e {})
+        }),
+    })
+}
+
+/// The search's outcome: positions visited, and its table as the bytes held.
+fn by_search(root: Position, opts: SearchOptions) -> Result<Outcome, AnalysisError> {
+    let s = search(root, opts)?;
+    Ok(Outcome {
+        value: s.value,
+        moves: s.moves,
+        positions: s.nodes,
+        groups: vec![],
+        partitions: 0,
+        peak_value_bytes: s.table_bytes,
+        traffic: None,
+        next_loony: Box::new(|| None),
+    })
+}
+
+/// Memoised minimax's outcome: no positions counted, no table kept.
+fn by_minimax(root: Position, penalty: Penalty) -> Result<Outcome, AnalysisError> {
+    let minimax = |pos| minimax_under(pos, penalty);
+    let moves = twin_moves(root, minimax)?;
+    let value = minimax(root)?;
+    Ok(Outcome {
+        value,
+        moves,
+        positions: 0,
+        groups: vec![],
+        partitions: 0,
+        peak_value_bytes: 0,
+        traffic: None,
+        next_loony: Box::new(|| None),
+    })
+}
+
+/// The analysis `engine` gives of `root` from its outcome, `seconds` the engine's time.
+fn report(
+    root: Position,
+    engine: Engine,
+    outcome: Outcome,
+    seconds: f64,
+    threads: usize,
+    penalty: Penalty,
+) -> Analysis {
     let moves: Vec<MoveReport> =
         outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(root, l, boxes, v as i32)).collect();
     let best = crate::game::best_moves(&moves, outcome.value as i32);
-    Ok(Analysis {
-        board: board.to_string(),
+    Analysis {
+        board: root.board.to_string(),
         root: root.to_line_string(),
         engine,
         value: outcome.value as i32,
@@ -260,13 +299,12 @@ pub fn analyse_with(
         positions_per_second: if seconds > 0.0 { outcome.positions as f64 / seconds } else { 0.0 },
         peak_value_bytes: outcome.peak_value_bytes,
         peak_rss_bytes: peak_rss_bytes(),
-        // The twins run in one thread whatever was asked.
-        threads: if matches!(engine, Engine::Partition | Engine::Search) { opts.threads } else { 1 },
+        threads,
         bytes_moved: outcome.traffic.map(|t| t.bytes()),
         gigabytes_per_second: outcome.traffic.map(|t| t.gigabytes_per_second(seconds)),
         penalty,
         next_loony: (outcome.next_loony)(),
-    })
+    }
 }
 
 /// Every undrawn line of `root` with the value of playing it, from a twin's value of the

@@ -631,7 +631,7 @@ pub struct OpenedReport {
 }
 
 /// The sign convention of each value of a [`Report`], carried in it so that its JSON says so.
-pub const CONVENTION: &str = "v, v_procedural, controlled_value, v_rest and v_opened are Allcock's: the controller's margin over the opener; value and move_value are the project's: net future boxes for the player to move (the opener), so value = -v";
+pub(crate) const CONVENTION: &str = "v, v_procedural, controlled_value, v_rest and v_opened are Allcock's: the controller's margin over the opener; value and move_value are the project's: net future boxes for the player to move (the opener), so value = -v";
 
 /// Everything the theorems say about a component list.
 pub fn report(g: &Endgame) -> Report {

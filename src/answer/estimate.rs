@@ -27,7 +27,7 @@ const SEARCH_NS_PER_POSITION: f64 = 150.0;
 const TABLE_NS_PER_BYTE: f64 = 0.56;
 
 /// How much cheaper than the retrograde the search must be priced to be chosen.
-pub const SEARCH_MARGIN: f64 = 2.0;
+pub(crate) const SEARCH_MARGIN: f64 = 2.0;
 
 /// The search's speed-up on `threads` threads over one (root splitting: about 1.8 on two).
 fn search_speedup(threads: usize) -> f64 {
@@ -53,7 +53,7 @@ pub fn safe_moves(pos: Position) -> impl Iterator<Item = crate::game::Line> {
 }
 
 /// How many lines of `pos` are safe ([`safe_moves`]).
-pub fn safe_lines(pos: Position) -> u32 {
+pub(crate) fn safe_lines(pos: Position) -> u32 {
     safe_moves(pos).count() as u32
 }
 
@@ -66,7 +66,7 @@ pub fn search_positions(pos: Position) -> f64 {
 /// The search's default table for `pos`: room for a few entries per position it is expected to
 /// visit, at least 4 MiB, and at most a quarter of the memory available (`available`, bytes;
 /// None: not known, 256 MiB), rounded down to a power of two as the table is.
-pub fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 {
+pub(crate) fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 {
     let wanted =
         (search_positions(pos) * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64);
     let cap = available.map_or(super::search::DEFAULT_TT_BYTES, |a| a / TABLE_SHARE_OF_MEMORY);

@@ -4,7 +4,9 @@
 //! the theorems are passed over: they value the plain game only.
 
 use crate::game::Position;
+use crate::solver::MAX_FREE_LINES;
 use crate::store::Reader;
+use crate::support::Remedy;
 
 use super::endgame::{NotLoopsAndChains, analyse_position};
 use super::query::{Answer, Answerer, Asking, QueryError, from_book, on_the_spot};
@@ -25,6 +27,19 @@ pub enum HintError {
         /// Why the endgame theorems do not apply.
         reason: NotLoopsAndChains,
     },
+}
+
+impl HintError {
+    /// The settings that would answer it.
+    pub fn remedies(&self) -> &'static [Remedy] {
+        match self {
+            HintError::Query(_) => &[],
+            HintError::Unanswerable { query: QueryError::TooLarge(free, _), .. } if *free <= MAX_FREE_LINES => {
+                &[Remedy::SearchEngine, Remedy::Store]
+            }
+            HintError::Unanswerable { .. } => &[Remedy::Store],
+        }
+    }
 }
 
 /// The endgame theorems' answer, when `pos` is made of loops and long chains only (`start`:

@@ -1,8 +1,8 @@
-//! Answers about a position (layer 8): its analysis by any engine (the partitioned solver or a
+//! Answers about a position: its analysis by any engine (the partitioned solver or a
 //! slow twin, or the search engine), queries of a store's book, hints, the loops-and-chains endgame theorems, and
 //! the game in the terminal, and each engine's price before it runs (what `auto` picks by).
 //! Uses `game`, `solver`, `sched` and `plan` (the cost model), `store` and `exec` (a solve on
-//! the spot); nothing in the library uses it.
+//! the spot); `serve` (the web board's answers) and `bench` use it.
 
 mod advice;
 mod analysis;

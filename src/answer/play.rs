@@ -15,7 +15,7 @@ use crate::exec::{SolveError, solve};
 use crate::game::{Board, Line, LineCoord, Penalty, Position, Value, move_value};
 use crate::solver::{MAX_FREE_LINES, Solution, SolveOptions};
 use crate::store::{Reader, StoreError};
-use crate::support::choice;
+use crate::support::{Remedy, Setting, choice};
 
 use super::advice::{Advice, RulesAnswer, advise};
 use super::endgame::{NotLoopsAndChains, analyse_position};
@@ -72,6 +72,40 @@ pub enum PlayError {
     },
 }
 
+impl PlayError {
+    /// The setting refused, if one was (a wrapped error says its own).
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            PlayError::Unpenalised { .. } => Some(Setting::Penalty),
+            PlayError::TooLarge { .. }
+            | PlayError::Hint(_)
+            | PlayError::Solve(_)
+            | PlayError::Store(_)
+            | PlayError::Query(_)
+            | PlayError::NotProven(_)
+            | PlayError::Io(_) => None,
+        }
+    }
+
+    /// The settings that would answer it.
+    pub fn remedies(&self) -> &'static [Remedy] {
+        match self {
+            PlayError::TooLarge { engine: Answerer::Partition, .. } => {
+                &[Remedy::AutoOrSearchEngine, Remedy::StoreHolding]
+            }
+            PlayError::TooLarge { engine: Answerer::Auto, .. } => &[Remedy::SearchEngine, Remedy::StoreHolding],
+            PlayError::TooLarge { engine: Answerer::Search, .. } => &[Remedy::StoreHolding],
+            PlayError::Hint(_)
+            | PlayError::Solve(_)
+            | PlayError::Store(_)
+            | PlayError::Query(_)
+            | PlayError::NotProven(_)
+            | PlayError::Io(_)
+            | PlayError::Unpenalised { .. } => &[],
+        }
+    }
+}
+
 /// Why a game from a position of `free` undrawn lines cannot be played with `engine`.
 fn too_large(free: usize, engine: Answerer, reason: Option<&NotLoopsAndChains>) -> String {
     let what = match engine {
@@ -101,7 +135,7 @@ fn unpenalised(free: usize, penalty: Penalty, search: bool) -> String {
 }
 
 /// Every undrawn line of a position with the value of playing it, in line order.
-pub type MoveValues = Vec<(Line, Value)>;
+pub(crate) type MoveValues = Vec<(Line, Value)>;
 
 /// An answer's moves as the game reads them.
 fn move_values(a: &Answer) -> MoveValues {
@@ -349,7 +383,7 @@ impl Game {
 /// `h col` numbers the gaps between dots (the `c` of `h(r,c)`) and `v col` the dots (the `c`
 /// of `v(r,c)`), the last digit of each past 9. The board itself starts at the same column on
 /// every line, as in `art`.
-pub fn labelled_art(game: &Game) -> String {
+pub(crate) fn labelled_art(game: &Game) -> String {
     let board = game.pos.board;
     let art = game.art();
     let width = format!("h row {}", board.rows()).len() + 1;

@@ -13,7 +13,7 @@ use crate::exec::solve;
 use crate::game::{Line, MoveReport, Penalty, PenaltyError, Position, Value, ValueLines, move_value};
 use crate::solver::{MAX_FREE_LINES, SolveOptions};
 use crate::store::{Book, Reader, StoreError};
-use crate::support::choice;
+use crate::support::{Remedy, Setting, choice};
 
 use super::analysis::{MAX_FREE_IN_MEMORY, SEARCH_PLAIN};
 use super::control::{KEEP_ALL_FREE, NextLoony, from_solution, next_loony};
@@ -134,6 +134,37 @@ pub enum QueryError {
         /// The penalty asked for.
         penalty: Penalty,
     },
+}
+
+impl QueryError {
+    /// The setting refused, if one was (a wrapped error says its own).
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            QueryError::Penalty(_) | QueryError::BookPenalty { .. } | QueryError::Unpenalised { .. } => {
+                Some(Setting::Penalty)
+            }
+            QueryError::Store(_)
+            | QueryError::Solve(_)
+            | QueryError::Search(_)
+            | QueryError::TooLarge(..)
+            | QueryError::Board { .. } => None,
+        }
+    }
+
+    /// The settings that would answer it.
+    pub fn remedies(&self) -> &'static [Remedy] {
+        match self {
+            QueryError::TooLarge(_, Answerer::Search) => &[Remedy::StoreHolding],
+            QueryError::TooLarge(..) => &[Remedy::SearchEngine, Remedy::StoreHolding],
+            QueryError::Store(_)
+            | QueryError::Solve(_)
+            | QueryError::Search(_)
+            | QueryError::Board { .. }
+            | QueryError::Penalty(_)
+            | QueryError::BookPenalty { .. }
+            | QueryError::Unpenalised { .. } => &[],
+        }
+    }
 }
 
 /// Why `engine` cannot answer a position of `free` undrawn lines under `penalty`.

@@ -11,13 +11,13 @@ use crate::plan::{ClusterShape, PlanOptions};
 use crate::sched::CostModel;
 
 /// Threads of a node.
-pub const THREADS_PER_NODE: u32 = 32;
+pub(crate) const THREADS_PER_NODE: u32 = 32;
 /// Bytes of memory of a node: 256 GB, as `--mem-limit 256G` reads.
-pub const NODE_MEMORY: u64 = 256_000_000_000;
+pub(crate) const NODE_MEMORY: u64 = 256_000_000_000;
 /// Bytes a second of the shared store, every node together.
-pub const STORE_BANDWIDTH: f64 = 100e9;
+pub(crate) const STORE_BANDWIDTH: f64 = 100e9;
 /// Seconds of dispatch a task (Slurm's, as fitted on the live test cluster, rounded).
-pub const OVERHEAD: f64 = 1.0;
+pub(crate) const OVERHEAD: f64 = 1.0;
 
 /// One board planned for one node count.
 #[derive(Clone, Debug, Serialize)]

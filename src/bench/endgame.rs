@@ -36,7 +36,7 @@ pub struct Row {
 }
 
 /// Runs of the theorems per position (their median is reported).
-pub const THEOREM_RUNS: usize = 1001;
+pub(crate) const THEOREM_RUNS: usize = 1001;
 
 /// Why the endgame suite stopped, naming the file.
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 /// Fractions of the unlimited peak tried as limits.
-pub const FRACTIONS: [f64; 3] = [1.0, 0.5, 0.25];
+pub(crate) const FRACTIONS: [f64; 3] = [1.0, 0.5, 0.25];
 /// Slack a limited run may take beyond its limit, as a ratio: the bound a run must keep is
 /// 1.05 x limit + 150 MB (the allocator's and the system's share, which no count sees).
 const SLACK_RATIO: f64 = 1.05;
@@ -90,7 +90,7 @@ impl MemoryRow {
 }
 
 /// How the suite runs a board: `run(board, threads, limit)` (None: unlimited).
-pub type RunBoard<'a, E> = dyn FnMut(&str, usize, Option<u64>) -> Result<Outcome, E> + 'a;
+pub(crate) type RunBoard<'a, E> = dyn FnMut(&str, usize, Option<u64>) -> Result<Outcome, E> + 'a;
 
 /// Every board on every thread count, run by `run(board, threads, limit)`: unlimited, then at
 /// each fraction of its peak. `each` hears each row.

@@ -6,7 +6,8 @@
 //! (`cluster`), the web board's answers and page (`serve`) and the strength of dab's play within a
 //! time budget (`play`). Where a row's figures must be a process's own (peak memory), the suite takes
 //! the solve or run as a function that the binary implements with a child process of itself;
-//! the rows, their checks and their columns are here.
+//! the rows, their checks and their columns are here. The positions it compiles in live in its
+//! own `data/` folder, so that `dab bench` works wherever the binary is installed.
 //!
 //! Uses every layer below it; nothing in the library uses it.
 

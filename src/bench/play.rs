@@ -93,8 +93,6 @@ pub fn games(
     seed: u64,
 ) -> Result<PlayRow, PlayBenchError> {
     let mut rng = SplitMix64(seed);
-    let (mut wins, mut draws, mut losses, mut lost, mut moves, mut total, mut longest, mut over) =
-        (0, 0, 0, 0i64, 0, 0.0f64, 0.0f64, 0);
     let start = Position::empty(board);
     // The value of the game for the side that moves first, where the oracle knows it.
     let first_value = match oracle {
@@ -103,72 +101,127 @@ pub fn games(
         }
         _ => None,
     };
+    let (mut tally, mut clock) = (Tally::default(), MoveClock::default());
     for game in 0..games {
         let dab_first = game % 2 == 0;
-        let mut pos = start;
-        let mut dab_to_move = dab_first;
-        let (mut dab, mut other) = (0i64, 0i64);
-        while !pos.undrawn().is_empty() {
-            let line = if dab_to_move {
-                let t = Instant::now();
-                let advice = advise(pos, None, ask, seconds)?;
-                let took = t.elapsed().as_secs_f64();
-                moves += 1;
-                total += took;
-                longest = longest.max(took);
-                over += usize::from(took > 1.1 * seconds);
-                match advice {
-                    Advice::Rules(r) => Line(r.index),
-                    a => a.chosen().expect("a position with an undrawn line"),
-                }
-            } else {
-                match (opponent, oracle) {
-                    (Opponent::Exact, Some(o)) => {
-                        // A best move at random, so that the games differ.
-                        let values = o.moves(pos)?;
-                        let best = values.iter().map(|&(_, v)| v).max().expect("a move");
-                        let best: Vec<Line> = values.iter().filter(|&&(_, v)| v == best).map(|&(l, _)| l).collect();
-                        best[rng.below(best.len())]
-                    }
-                    _ => random_safe(pos, &mut rng),
-                }
-            };
-            let boxes = board.completes(pos.drawn, line) as i64;
-            pos.drawn = pos.drawn.with(line);
-            if dab_to_move {
-                dab += boxes;
-            } else {
-                other += boxes;
-            }
-            if boxes == 0 {
-                dab_to_move = !dab_to_move;
-            }
-        }
-        match dab.cmp(&other) {
-            std::cmp::Ordering::Greater => wins += 1,
-            std::cmp::Ordering::Equal => draws += 1,
-            std::cmp::Ordering::Less => losses += 1,
-        }
-        if let Some(v) = first_value {
-            let expected = if dab_first { v } else { -v };
-            lost += expected - (dab - other);
-        }
+        let mut dab_moves = |pos| dab_move(pos, ask, seconds, &mut clock);
+        let mut other_moves = |pos| other_move(pos, opponent, oracle, &mut rng);
+        let (dab, other) = play(start, dab_first, &mut dab_moves, &mut other_moves)?;
+        tally.add(dab, other, first_value.map(|v| if dab_first { v } else { -v }));
     }
     Ok(PlayRow {
         board: board.to_string(),
         opponent: if opponent == Opponent::Exact { "exact" } else { "random-safe" }.into(),
         games,
-        wins,
-        draws,
-        losses,
-        win_rate: wins as f64 / games.max(1) as f64,
-        boxes_lost_per_game: lost as f64 / games.max(1) as f64,
-        dab_moves: moves,
-        mean_move_seconds: total / moves.max(1) as f64,
-        max_move_seconds: longest,
-        over_budget_moves: over,
+        wins: tally.wins,
+        draws: tally.draws,
+        losses: tally.losses,
+        win_rate: tally.wins as f64 / games.max(1) as f64,
+        boxes_lost_per_game: tally.lost as f64 / games.max(1) as f64,
+        dab_moves: clock.moves,
+        mean_move_seconds: clock.total / clock.moves.max(1) as f64,
+        max_move_seconds: clock.longest,
+        over_budget_moves: clock.over,
         budget_seconds: seconds,
     })
+}
+
+/// How dab fared over the games so far.
+#[derive(Default)]
+struct Tally {
+    wins: usize,
+    draws: usize,
+    losses: usize,
+    /// Boxes dab ended below the game's value for its side, summed (against exact play).
+    lost: i64,
+}
+
+impl Tally {
+    /// A game that ended `dab` boxes to `other`, `expected` dab's margin with perfect play
+    /// where known.
+    fn add(&mut self, dab: i64, other: i64, expected: Option<i64>) {
+        match dab.cmp(&other) {
+            std::cmp::Ordering::Greater => self.wins += 1,
+            std::cmp::Ordering::Equal => self.draws += 1,
+            std::cmp::Ordering::Less => self.losses += 1,
+        }
+        if let Some(expected) = expected {
+            self.lost += expected - (dab - other);
+        }
+    }
+}
+
+/// The wall time of dab's moves so far.
+#[derive(Default)]
+struct MoveClock {
+    moves: usize,
+    /// Seconds, all moves together.
+    total: f64,
+    /// The longest move's seconds.
+    longest: f64,
+    /// Moves over 1.1 times the budget.
+    over: usize,
+}
+
+/// One game from `start`, each side's moves from its closure (dab first where `dab_first`):
+/// the boxes dab and the other side took. A side that completes a box moves again.
+fn play(
+    start: Position,
+    dab_first: bool,
+    dab_moves: &mut dyn FnMut(Position) -> Result<Line, PlayBenchError>,
+    other_moves: &mut dyn FnMut(Position) -> Result<Line, PlayBenchError>,
+) -> Result<(i64, i64), PlayBenchError> {
+    let mut pos = start;
+    let mut dab_to_move = dab_first;
+    let (mut dab, mut other) = (0i64, 0i64);
+    while !pos.undrawn().is_empty() {
+        let line = if dab_to_move { dab_moves(pos)? } else { other_moves(pos)? };
+        let boxes = pos.board.completes(pos.drawn, line) as i64;
+        pos.drawn = pos.drawn.with(line);
+        if dab_to_move {
+            dab += boxes;
+        } else {
+            other += boxes;
+        }
+        if boxes == 0 {
+            dab_to_move = !dab_to_move;
+        }
+    }
+    Ok((dab, other))
+}
+
+/// dab's move in `pos`: its advice within `seconds`, timed on `clock`.
+fn dab_move(pos: Position, ask: Asking, seconds: f64, clock: &mut MoveClock) -> Result<Line, PlayBenchError> {
+    let t = Instant::now();
+    let advice = advise(pos, None, ask, seconds)?;
+    let took = t.elapsed().as_secs_f64();
+    clock.moves += 1;
+    clock.total += took;
+    clock.longest = clock.longest.max(took);
+    clock.over += usize::from(took > 1.1 * seconds);
+    Ok(match advice {
+        Advice::Rules(r) => Line(r.index),
+        a => a.chosen().expect("a position with an undrawn line"),
+    })
+}
+
+/// The opponent's move in `pos`: a best move at random where it plays exactly (so that the
+/// games differ), else random-safe.
+fn other_move(
+    pos: Position,
+    opponent: Opponent,
+    oracle: Option<&Oracle>,
+    rng: &mut SplitMix64,
+) -> Result<Line, PlayBenchError> {
+    match (opponent, oracle) {
+        (Opponent::Exact, Some(o)) => {
+            let values = o.moves(pos)?;
+            let best = values.iter().map(|&(_, v)| v).max().expect("a move");
+            let best: Vec<Line> = values.iter().filter(|&&(_, v)| v == best).map(|&(l, _)| l).collect();
+            Ok(best[rng.below(best.len())])
+        }
+        _ => Ok(random_safe(pos, rng)),
+    }
 }
 
 #[cfg(test)]

@@ -208,7 +208,7 @@ fn row(
 /// One position answered by each engine on the spot (every move valued, as a hint does), and
 /// by `auto`: how far `auto`'s choice is from the fastest.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct EngineTimes {
+pub(crate) struct EngineTimes {
     /// Seconds of the retrograde in memory (None: more undrawn lines than it takes).
     pub partition_seconds: Option<f64>,
     /// Seconds of the search with its default table.
@@ -223,7 +223,7 @@ pub struct EngineTimes {
 
 /// Answers `pos` on the spot by the retrograde, the search and `auto`, on `threads` threads,
 /// and times each (the least of three runs under a second).
-pub fn time_engines(pos: Position, threads: usize) -> Result<EngineTimes, QueryError> {
+pub(crate) fn time_engines(pos: Position, threads: usize) -> Result<EngineTimes, QueryError> {
     // The least of up to three runs, fewer past a second: a short run's time is mostly noise.
     let run = |engine| -> Result<f64, QueryError> {
         let once = || crate::answer::on_the_spot(pos, Asking::new(engine, threads), None).map(|a| a.seconds);

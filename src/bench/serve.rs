@@ -20,9 +20,9 @@ use crate::serve::{ASSETS, MAX_SECONDS, ServeError, ServeOptions, Server};
 /// The 4x4 position of the book case: 16 lines drawn, 24 undrawn, two boxes to take.
 pub const BOOK_4X4: &str = "1100101010010000111011100001000000001101";
 /// A 5x5 position of 40 undrawn lines: a game of safe moves (`tests/data/search/5x5-safe.csv`).
-pub const SEARCH_5X5: &str = "000010100010110000000011011100100001010011010100010100000001";
+pub(crate) const SEARCH_5X5: &str = "000010100010110000000011011100100001010011010100010100000001";
 /// Allcock's example 1.2: five 3-chains, a 4-loop and an 8-loop on 5x6, 32 undrawn lines.
-pub const ENDGAME_5X6: &str = include_str!("../../tests/data/positions/allcock-example-1.2-5x6.txt");
+pub const ENDGAME_5X6: &str = include_str!("data/allcock-example-1.2-5x6.txt");
 
 /// One measurement.
 #[derive(Clone, Debug, Serialize)]

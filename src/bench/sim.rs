@@ -39,7 +39,7 @@ fn orbits(board: &str, split: Option<Split>) -> Result<Graph, SchemeError> {
 
 /// The speed case: the thesis's 4x4 quadrants, dih8, split at 2e8 states into at most 20 (a
 /// graph of thousands of jobs, as large as the planner sweeps).
-pub const SPEED_CASE: Case =
+pub(crate) const SPEED_CASE: Case =
     Case { name: "4x4-quadrants-dih8-split", build: || quadrants(split(200_000_000, 20, PieceDeps::Whole)) };
 
 /// The graphs whose schedules are measured: the thesis's and `dab`'s own, whole and split.

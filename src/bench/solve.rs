@@ -8,7 +8,7 @@ use crate::answer::{Analysis, Engine};
 use crate::solver::KernelPath;
 
 /// Eight 3-chains on a 3x8 board: 32 undrawn lines, no symmetry, value -2.
-pub const CHAINS_3X8: &str = include_str!("../../tests/data/positions/eight-3-chains-3x8.txt");
+pub(crate) const CHAINS_3X8: &str = include_str!("data/eight-3-chains-3x8.txt");
 
 /// A benchmark case: an empty board (`3x4`) or the named built-in position (`chains-3x8`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use crate::support::available_memory_bytes;
 
 /// Default size of each of the three arrays: 256 MiB, far beyond any last-level cache of
 /// today's machines (at most a few hundred MiB split across sockets).
-pub const DEFAULT_ARRAY_BYTES: u64 = 256 << 20;
+pub(crate) const DEFAULT_ARRAY_BYTES: u64 = 256 << 20;
 
 /// Passes of each loop; the fastest counts (STREAM's rule: the others were disturbed).
 pub const DEFAULT_REPEATS: usize = 3;

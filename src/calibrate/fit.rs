@@ -300,7 +300,7 @@ mod tests {
         };
         let mut samples = case("long", 2.0, 100);
         samples.extend(case("short", 3.0, 1));
-        let states = |b: &str| samples.iter().filter(|s| s.board == b).map(|s| s.states as f64).sum::<f64>();
+        let states = |b: &str| samples.iter().filter(|s| s.board == b).map(|s| s.features.states as f64).sum::<f64>();
         let (xl, xs) = (states("long"), states("short"));
         let (cl, cs) = ((2.0 * xl).powf(-CASE_BALANCE), (3.0 * xs).powf(-CASE_BALANCE));
         let expected = (cl * xl + cs * xs) / (cl * xl / 2.0 + cs * xs / 3.0);

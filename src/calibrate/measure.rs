@@ -16,7 +16,7 @@ use crate::support::{available_memory_bytes, last_level_cache_bytes, median};
 use super::in_solve::busy_profile;
 
 /// One job's measured time with its features.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Sample {
     /// The case solved: its board (`MxN`), with `@U` where U lines were left undrawn.
     pub board: String,
@@ -26,71 +26,40 @@ pub struct Sample {
     pub threads: usize,
     /// The job's name.
     pub job: String,
-    /// Positions it computes.
-    pub states: u64,
-    /// Kernel rows it computes.
-    pub rows: u64,
-    /// Moves it examines in the outer groups, summed over its positions.
-    pub outer_moves: u64,
-    /// Inner moves it makes through byte gathers, 64 lanes at a time.
-    pub inner_moves: u64,
-    /// Inner moves it makes in runs.
-    pub run_inner_moves: u64,
-    /// Inner moves it makes one lane at a time.
-    pub lane_inner_moves: u64,
-    /// Bytes of the job outputs it reads.
-    pub input_bytes: u64,
-    /// Passes over a row for outer moves.
-    pub outer_passes: u64,
-    /// Passes over a row for inner lines.
-    pub inner_passes: u64,
-    /// Outer moves gathered lane by lane from a turned successor row.
-    pub turned_moves: u64,
-    /// Input bytes read back from memory rather than the cache (this machine's last level).
-    pub cold_input_bytes: u64,
+    /// What the cost model prices it by.
+    pub features: JobFeatures,
     /// Median seconds from its start to its end over the repeats.
     pub seconds: f64,
 }
 
 impl Sample {
     /// Job `job` of `board`'s space in `groups` groups, timed on `threads` threads at `seconds`,
-    /// with its features `f` (the inverse of [`Sample::features`]).
+    /// with its features `f`.
     pub fn new(board: &str, groups: usize, threads: usize, job: String, f: &JobFeatures, seconds: f64) -> Sample {
-        Sample {
-            board: board.to_string(),
-            groups,
-            threads,
-            job,
-            states: f.states,
-            rows: f.rows,
-            outer_moves: f.outer_moves,
-            inner_moves: f.inner_moves,
-            run_inner_moves: f.run_inner_moves,
-            lane_inner_moves: f.lane_inner_moves,
-            input_bytes: f.input_bytes,
-            outer_passes: f.outer_passes,
-            inner_passes: f.inner_passes,
-            turned_moves: f.turned_moves,
-            cold_input_bytes: f.cold_input_bytes,
-            seconds,
-        }
+        Sample { board: board.to_string(), groups, threads, job, features: *f, seconds }
     }
 
     /// The features the cost model prices.
     pub fn features(&self) -> JobFeatures {
-        JobFeatures {
-            states: self.states,
-            rows: self.rows,
-            outer_moves: self.outer_moves,
-            inner_moves: self.inner_moves,
-            run_inner_moves: self.run_inner_moves,
-            lane_inner_moves: self.lane_inner_moves,
-            input_bytes: self.input_bytes,
-            outer_passes: self.outer_passes,
-            inner_passes: self.inner_passes,
-            turned_moves: self.turned_moves,
-            cold_input_bytes: self.cold_input_bytes,
+        self.features
+    }
+}
+
+/// One flat row: the case, each feature as its own column (named as in [`JobFeatures::NAMES`]),
+/// then the seconds, so that the table has one column per feature without listing them here.
+impl Serialize for Sample {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut row = serializer.serialize_struct("Sample", 5 + JobFeatures::NAMES.len())?;
+        row.serialize_field("board", &self.board)?;
+        row.serialize_field("groups", &self.groups)?;
+        row.serialize_field("threads", &self.threads)?;
+        row.serialize_field("job", &self.job)?;
+        for (name, value) in JobFeatures::NAMES.iter().zip(self.features.values()) {
+            row.serialize_field(name, &value)?;
         }
+        row.serialize_field("seconds", &self.seconds)?;
+        row.end()
     }
 }
 
@@ -311,6 +280,19 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn a_samples_table_has_one_column_per_feature_in_the_models_order() {
+        let f = JobFeatures { states: 7, cold_input_bytes: 3, ..Default::default() };
+        let mut out = csv::Writer::from_writer(Vec::new());
+        out.serialize(Sample::new("2x2", 1, 2, "j".into(), &f, 0.5)).unwrap();
+        let text = String::from_utf8(out.into_inner().unwrap()).unwrap();
+        let (header, row) = text.trim_end().split_once('\n').unwrap();
+        let want = format!("board,groups,threads,job,{},seconds", JobFeatures::NAMES.join(","));
+        assert_eq!(header, want);
+        assert!(header.contains(",states,rows,outer_moves,") && header.ends_with(",cold_input_bytes,seconds"));
+        assert_eq!(row, "2x2,1,2,j,7,0,0,0,0,0,0,0,0,0,3,0.5");
+    }
+
     fn timed(board: &str, groups: Option<usize>, sampled: Option<usize>) -> Timed {
         Timed { name: board.to_string(), root: Position::empty(board.parse().unwrap()), groups, sampled }
     }
@@ -375,7 +357,7 @@ mod tests {
         assert_eq!(whole.len(), 2);
         let t = &sampled[0];
         assert_eq!(t.samples.len(), 3);
-        assert!(t.samples.iter().all(|s| s.threads == 1 && s.board == "2x4" && s.states >= SAMPLE_MIN_STATES));
+        assert!(t.samples.iter().all(|s| s.threads == 1 && s.board == "2x4" && s.features.states >= SAMPLE_MIN_STATES));
         assert!(t.samples.iter().all(|s| s.seconds > 0.0));
         assert_eq!(t.busy.len(), 3, "one busy profile per sample");
         assert!(t.gaps.is_empty(), "no solve, no time between jobs");

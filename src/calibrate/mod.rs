@@ -1,4 +1,4 @@
-//! Calibration (layer 10): times the kernel job by job on this machine (solves of several
+//! Calibration: times the kernel job by job on this machine (solves of several
 //! boards on one thread, then on all threads), fits the cost model's coefficients to the
 //! one-thread times (with a fixed cost for tiny jobs), measures how much slower jobs run with
 //! 1, 2, 4, ... and all threads busy (the contention curve: its shape from copies of a solve
@@ -22,11 +22,11 @@ mod probe;
 mod run;
 mod store_timing;
 
-pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_ARRAY_BYTES, DEFAULT_REPEATS, bandwidth, default_array_bytes};
+pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_REPEATS, bandwidth, default_array_bytes};
 pub use fit::{ErrorStats, Fit, fit};
 pub use machine::{host, machine, physical_cores};
 pub use measure::{Sample, Timing, measure};
-pub use probe::{PROBE_BOARD, PaceSpread, busy_seconds, contention_curve, curve, describe, probe, probe_model};
+pub use probe::{PROBE_BOARD, PaceSpread, contention_curve, curve, describe, probe, probe_model};
 pub use run::{
     BetweenJobs, CURVE_BOARD, Calibration, Case, CaseTime, DEFAULT_CASES, DEFAULT_HOLDOUT, Stage, describe_curve, run,
 };

@@ -25,7 +25,7 @@ pub(crate) const PROBE_ROUNDS: usize = 4;
 /// Median wall seconds of one copy of `plan` solved on one thread, for each of `counts` copies
 /// running at once, the counts taken in turn `repeats` times (so every count sees the same
 /// moments of a shared machine). A copy's time is the mean over the copies of that round.
-pub fn busy_seconds(plan: &ReadyPlan, counts: &[usize], repeats: usize) -> Vec<f64> {
+pub(crate) fn busy_seconds(plan: &ReadyPlan, counts: &[usize], repeats: usize) -> Vec<f64> {
     let mut times = vec![Vec::new(); counts.len()];
     for _ in 0..repeats.max(1) {
         for (k, &copies) in counts.iter().enumerate() {

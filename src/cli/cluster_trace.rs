@@ -43,8 +43,8 @@ pub fn run(args: ClusterTraceArgs) -> CliResult {
         (None, Some(p)) => (p, trace::parse_sacct),
         (None, None) => unreachable!("clap requires one"),
     };
-    let text =
-        dab::support::read_text(path).map_err(|source| trace::TraceError::Read { path: path.clone(), source })?;
+    let text = dab::support::read_text(path)
+        .map_err(|source| trace::ClusterTraceError::Read { path: path.clone(), source })?;
     let records = parse(path, &text)?;
     let Converted { tasks, rows, threads, ignored, missing, overhead } =
         trace::convert(&plan, &records, args.slots.map(|n| n as usize), path)?;

@@ -9,7 +9,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
 use dab::game::{Board, Penalty, Position};
-use dab::support::Choice;
+use dab::support::{Choice, Remedy, Setting};
 
 mod bench;
 mod calibrate;
@@ -408,68 +408,85 @@ fn causes<'a>(e: &'a (dyn std::error::Error + 'static)) -> impl Iterator<Item = 
     std::iter::successors(Some(e), |&e| e.source())
 }
 
-/// The flag that set what a library error refuses: the library says what is wrong in words,
-/// and the command line names the flag (`error: --groups: 9 groups are too many: ...`).
+/// The flag that set what a library error refuses: the library says what is wrong in words
+/// and which setting it refuses, and the command line names the flag (`error: --groups: 9
+/// groups are too many: ...`). The first error along the chain of causes that blames a setting
+/// wins.
 fn flag_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
-    use dab::answer::search::SearchError;
-    use dab::sched::{SchemeError, SchemeSetting, SimError};
-    use dab::solver::SpaceError;
-    causes(e).find_map(|e| match () {
-        _ if let Some(e) = e.downcast_ref::<SpaceError>() => match e {
-            SpaceError::TooManyLines { .. } | SpaceError::Full => None,
-            SpaceError::Penalty(_) => Some("--penalty"),
-            _ => Some("--groups"),
-        },
-        _ if e.downcast_ref::<dab::game::PenaltyError>().is_some() => Some("--penalty"),
-        _ if let Some(dab::answer::AnalysisError::SearchUnderPenalty(_)) = e.downcast_ref() => Some("--penalty"),
-        _ if let Some(dab::answer::QueryError::Unpenalised { .. } | dab::answer::QueryError::BookPenalty { .. }) =
-            e.downcast_ref() =>
-        {
-            Some("--penalty")
-        }
-        _ if let Some(dab::answer::play::PlayError::Unpenalised { .. }) = e.downcast_ref() => Some("--penalty"),
-        _ if let Some(SimError::MemLimit { .. }) = e.downcast_ref() => Some("--mem-limit"),
-        _ if let Some(SimError::ZeroBandwidth) = e.downcast_ref() => Some("--bandwidth"),
-        _ if let Some(e) = e.downcast_ref::<SchemeError>() => match e {
-            SchemeError::BadSplit => Some("--split"),
-            SchemeError::FineNeedsOrbits => Some("--scheme"),
-            SchemeError::Option(SchemeSetting::Symmetry) => Some("--symmetry"),
-            SchemeError::Option(SchemeSetting::Groups) => Some("--groups"),
-            _ => None,
-        },
-        _ if let Some(dab::exec::ExecError::Stuck { .. }) = e.downcast_ref() => Some("--mem-limit"),
-        _ if let Some(dab::plan::PlannerError::ZeroThreads) = e.downcast_ref() => Some("--threads"),
-        _ if let Some(dab::plan::PlannerError::NoFit { .. }) = e.downcast_ref() => Some("--mem-limit"),
-        _ if let Some(dab::pipeline::RunError::MemLimitWithoutStore) = e.downcast_ref() => Some("--mem-limit"),
-        _ if let Some(dab::scale::ScaleError::ZeroRepeats) = e.downcast_ref() => Some("--repeats"),
-        _ if let Some(SearchError::TableTooSmall(_) | SearchError::TableTooLarge(_)) = e.downcast_ref() => {
-            Some("--tt-size")
-        }
-        _ => None,
-    })
+    causes(e).find_map(setting_of).map(flag)
+}
+
+/// The setting an error of the library refuses, by its type; each type decides by variant.
+fn setting_of(e: &(dyn std::error::Error + 'static)) -> Option<Setting> {
+    use dab::answer::{AnalysisError, QueryError, play::PlayError, search::SearchError};
+    macro_rules! setting_of {
+        ($($t:ty),*) => {
+            $(if let Some(e) = e.downcast_ref::<$t>() { return e.setting(); })*
+        };
+    }
+    // Every penalty refused is the penalty's.
+    if e.downcast_ref::<dab::game::PenaltyError>().is_some() {
+        return Some(Setting::Penalty);
+    }
+    setting_of!(
+        dab::solver::SpaceError,
+        AnalysisError,
+        QueryError,
+        PlayError,
+        dab::sched::SimError,
+        dab::sched::SchemeError,
+        dab::exec::ExecError,
+        dab::plan::PlannerError,
+        dab::pipeline::RunError,
+        dab::scale::ScaleError,
+        SearchError
+    );
+    None
+}
+
+/// The flag of a setting.
+fn flag(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Groups => "--groups",
+        Setting::Penalty => "--penalty",
+        Setting::MemLimit => "--mem-limit",
+        Setting::Bandwidth => "--bandwidth",
+        Setting::Split => "--split",
+        Setting::Scheme => "--scheme",
+        Setting::Symmetry => "--symmetry",
+        Setting::Threads => "--threads",
+        Setting::Repeats => "--repeats",
+        Setting::TableSize => "--tt-size",
+    }
 }
 
 /// The flags that answer what a library error refuses, which the library names in words only
 /// ("the search engine tries anyway": `--engine search`).
-fn pointer_of(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
-    use dab::answer::{Answerer, HintError, QueryError, play::PlayError};
-    const STORE: &str = "--store DIR with a solve that holds it";
-    causes(e).find_map(|e| match () {
-        _ if let Some(QueryError::TooLarge(_, engine)) = e.downcast_ref() => Some(match engine {
-            Answerer::Search => STORE,
-            _ => "--engine search; --store DIR with a solve that holds it",
-        }),
-        _ if let Some(HintError::Unanswerable { query, .. }) = e.downcast_ref() => Some(match query {
-            QueryError::TooLarge(free, _) if *free <= dab::solver::MAX_FREE_LINES => "--engine search; --store DIR",
-            _ => "--store DIR",
-        }),
-        _ if let Some(PlayError::TooLarge { engine, .. }) = e.downcast_ref() => Some(match engine {
-            Answerer::Partition => "--engine auto or search; --store DIR with a solve that holds it",
-            Answerer::Auto => "--engine search; --store DIR with a solve that holds it",
-            Answerer::Search => STORE,
-        }),
-        _ => None,
-    })
+fn pointer_of(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use dab::answer::{HintError, QueryError, play::PlayError};
+    let remedies = |e: &(dyn std::error::Error + 'static)| -> &'static [Remedy] {
+        if let Some(e) = e.downcast_ref::<QueryError>() {
+            e.remedies()
+        } else if let Some(e) = e.downcast_ref::<HintError>() {
+            e.remedies()
+        } else if let Some(e) = e.downcast_ref::<PlayError>() {
+            e.remedies()
+        } else {
+            &[]
+        }
+    };
+    let found = causes(e).map(remedies).find(|r| !r.is_empty())?;
+    Some(found.iter().map(|&r| remedy(r)).collect::<Vec<_>>().join("; "))
+}
+
+/// The flags of a remedy.
+fn remedy(r: Remedy) -> &'static str {
+    match r {
+        Remedy::SearchEngine => "--engine search",
+        Remedy::AutoOrSearchEngine => "--engine auto or search",
+        Remedy::StoreHolding => "--store DIR with a solve that holds it",
+        Remedy::Store => "--store DIR",
+    }
 }
 
 /// Lines of a message as one: blank lines dropped, a line that ends in ':' followed by the
@@ -577,6 +594,22 @@ mod tests {
         cli.build();
         walk("dab".into(), &cli, &mut out);
         out
+    }
+
+    #[test]
+    fn every_setting_and_remedy_a_library_error_names_is_a_flag_of_some_command() {
+        let longs: Vec<String> = commands()
+            .iter()
+            .flat_map(|(_, c)| {
+                c.get_arguments().filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect::<Vec<_>>()
+            })
+            .collect();
+        let remedies = [Remedy::SearchEngine, Remedy::AutoOrSearchEngine, Remedy::StoreHolding, Remedy::Store];
+        let flags = Setting::ALL.iter().map(|&s| flag(s)).chain(remedies.iter().map(|&r| remedy(r)));
+        for text in flags {
+            let name = text.split_whitespace().next().unwrap();
+            assert!(longs.iter().any(|l| l == name), "{name} is no command's flag");
+        }
     }
 
     #[test]

@@ -235,9 +235,10 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     if args.nodes.is_some() {
         args.common.threads = args.threads_per_node.or(args.common.threads);
     }
-    let mut opts = args.common.options(args.with_store || args.nodes.is_some())?;
-    // A cluster plan is compared at the nodes' threads: no speedup sweep of one machine.
-    opts.at_threads_only = args.nodes.is_some();
+    let mut opts = args.common.options(args.with_store)?;
+    if args.nodes.is_some() {
+        opts = opts.for_cluster();
+    }
     let mut planned = dab::plan::plan(root, &opts)?;
     let board = planned.plan.board.clone();
     let beside = args.output.as_deref().map(super::folder_of);
@@ -249,69 +250,73 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     if !args.json {
         print_choice(&planned);
     }
-    let mut disk = None;
-    if args.with_store {
-        let plan = &planned.plan;
-        let store = dab::plan::predict_store(plan, &plan.check()?, plan.threads, args.keep_lines)?;
-        disk = Some(store.peak);
-        let book = args.keep_lines.map_or(String::new(), |k| format!(" (the book of at most {k} lines)"));
-        super::say!(
-            args.json,
-            "store: values in files peak at {} on {}; {} left at the end{book}",
-            human_bytes(store.peak),
-            dab::support::count_of(u64::from(plan.threads), "thread"),
-            human_bytes(store.left)
-        );
-    }
-    if let (Some(nodes), Some(overhead)) = (args.nodes, task_overhead) {
-        let shape = dab::plan::ClusterShape {
-            nodes: nodes[0] as usize,
-            threads_per_node: planned.plan.threads as usize,
-            overhead_seconds: overhead,
-            store_bytes_per_second: args.store_bandwidth.map_or(f64::INFINITY, |b| b as f64),
-        };
+    let disk = match args.with_store {
+        true => Some(say_store(&planned.plan, args.keep_lines, args.json)?),
+        false => None,
+    };
+    if let (Some(nodes), Some(overhead)) = (&args.nodes, task_overhead) {
         let start = std::time::Instant::now();
-        if sweep {
-            let counts: Vec<usize> = nodes.iter().map(|&n| n as usize).collect();
-            let rows = dab::plan::cluster_sweep(&planned, &opts, &shape, &counts)?;
-            let took = start.elapsed().as_secs_f64();
-            match args.json {
-                true => println!("{}", serde_json::to_string_pretty(&rows)?),
-                false => print_sweep(&rows, took),
-            }
-            let bandwidth = args.store_bandwidth.map_or("unlimited".into(), |b| format!("{}/s", human_bytes(b)));
-            let title = format!(
-                "{board} on nodes of {} threads: store {bandwidth}, dispatch {overhead} s a task",
-                planned.plan.threads
-            );
-            let files = dab::report::write_cluster_sweep(&rows, &title, &dir)?;
-            super::wrote(&dir, &files);
-            return Ok(());
-        }
-        let dab::plan::ClusterPlan { chosen, row, plan } = dab::plan::plan_for_cluster(&planned, &opts, &shape)?;
+        let rows = planned.pack_for_nodes(&opts, nodes, overhead, args.store_bandwidth)?;
         let took = start.elapsed().as_secs_f64();
-        (planned.chosen, planned.plan) = (chosen, plan);
-        let plan = &planned.plan;
-        let c = plan.cluster.as_ref().expect("packed");
-        super::say!(
-            args.json,
-            "cluster: {} of {} packed into {} ({took:.1} s to pack): predicted {:.3} s; store traffic {} read, {} \
-             written; a node holds at most {}; chose {}",
-            dab::support::count_of(u64::from(row.nodes), "node"),
-            dab::support::count_of(u64::from(plan.threads), "thread"),
-            dab::support::count_of(plan.tasks.len() as u64, "task"),
-            c.predicted_seconds,
-            human_bytes(c.store_read_bytes),
-            human_bytes(c.store_write_bytes),
-            human_bytes(row.node_memory_bytes),
-            row.candidate,
-        );
+        if sweep {
+            let bandwidth = args.store_bandwidth.map_or("unlimited".into(), |b| format!("{}/s", human_bytes(b)));
+            let threads = planned.plan.threads;
+            let title =
+                format!("{board} on nodes of {threads} threads: store {bandwidth}, dispatch {overhead} s a task");
+            return write_sweep(&rows, took, &title, &dir, args.json);
+        }
+        say_cluster(&planned.plan, &rows[0], took, args.json);
     }
     let files = dab::report::write_plan(&planned, &path, &dir)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&PlanJson::new(&planned, &path, disk))?);
     }
     super::wrote(&dir, &files);
+    Ok(())
+}
+
+/// The store a run of `plan` fills (`keep_lines`: keeping only the book of partitions of at
+/// most that many lines), printed unless `json`; returns the peak of its files.
+fn say_store(plan: &dab::plan::Plan, keep_lines: Option<usize>, json: bool) -> Result<u64, Box<dyn std::error::Error>> {
+    let store = dab::plan::predict_store(plan, &plan.check()?, plan.threads, keep_lines)?;
+    let book = keep_lines.map_or(String::new(), |k| format!(" (the book of at most {k} lines)"));
+    super::say!(
+        json,
+        "store: values in files peak at {} on {}; {} left at the end{book}",
+        human_bytes(store.peak),
+        dab::support::count_of(u64::from(plan.threads), "thread"),
+        human_bytes(store.left)
+    );
+    Ok(store.peak)
+}
+
+/// The two-level plan `plan`, packed as `row` says in `took` seconds, printed unless `json`.
+fn say_cluster(plan: &dab::plan::Plan, row: &dab::plan::ClusterRow, took: f64, json: bool) {
+    let c = plan.cluster.as_ref().expect("packed");
+    super::say!(
+        json,
+        "cluster: {} of {} packed into {} ({took:.1} s to pack): predicted {:.3} s; store traffic {} read, {} \
+         written; a node holds at most {}; chose {}",
+        dab::support::count_of(u64::from(row.nodes), "node"),
+        dab::support::count_of(u64::from(plan.threads), "thread"),
+        dab::support::count_of(plan.tasks.len() as u64, "task"),
+        c.predicted_seconds,
+        human_bytes(c.store_read_bytes),
+        human_bytes(c.store_write_bytes),
+        human_bytes(row.node_memory_bytes),
+        row.candidate,
+    );
+}
+
+/// A sweep of node counts: its rows printed (as JSON with `json`), and written with a chart
+/// titled `title` into `dir`.
+fn write_sweep(rows: &[dab::plan::ClusterRow], took: f64, title: &str, dir: &Path, json: bool) -> CliResult {
+    match json {
+        true => println!("{}", serde_json::to_string_pretty(rows)?),
+        false => print_sweep(rows, took),
+    }
+    let files = dab::report::write_cluster_sweep(rows, title, dir)?;
+    super::wrote(dir, &files);
     Ok(())
 }
 

@@ -16,10 +16,10 @@ use crate::support::one_line;
 
 /// Megabytes (MiB) every task asks for besides its values: the `dab` binary, its stack and
 /// the allocator's slack.
-pub const MARGIN_MB: u64 = 64;
+pub(crate) const MARGIN_MB: u64 = 64;
 
 /// Name of the pseudo-job that records the root's value once every job is done.
-pub const VALUE_JOB: &str = "value";
+pub(crate) const VALUE_JOB: &str = "value";
 
 /// Absolute paths the generated files name; every node must see them at the same place.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,7 +141,7 @@ pub fn units(plan: &ReadyPlan) -> Vec<Unit> {
 /// MiB one task of `job` asks for: its output and every input, all resident while it
 /// computes (a file is read into the buffer its values keep and written in small chunks, so
 /// neither is held twice), as `memory::least_limit` counts a job, and [`MARGIN_MB`].
-pub fn memory_mb(plan: &ReadyPlan, job: usize) -> u64 {
+pub(crate) fn memory_mb(plan: &ReadyPlan, job: usize) -> u64 {
     let g = &plan.graph;
     let bytes = g.jobs[job].bytes + g.needs(job).iter().map(|&k| g.jobs[k as usize].bytes).sum::<u64>();
     bytes.div_ceil(1 << 20) + MARGIN_MB
@@ -149,12 +149,12 @@ pub fn memory_mb(plan: &ReadyPlan, job: usize) -> u64 {
 
 /// MiB one cluster task asks for: [`crate::plan::task_memory_bytes`] and [`MARGIN_MB`], the
 /// same under Slurm and HTCondor.
-pub fn task_memory_mb(plan: &ReadyPlan, jobs: &[usize], peak_bytes: u64) -> u64 {
+pub(crate) fn task_memory_mb(plan: &ReadyPlan, jobs: &[usize], peak_bytes: u64) -> u64 {
     crate::plan::task_memory_bytes(plan, jobs, peak_bytes).div_ceil(1 << 20) + MARGIN_MB
 }
 
 /// MiB of the value task: the root's inputs are read to value every move.
-pub fn value_memory_mb(plan: &ReadyPlan) -> u64 {
+pub(crate) fn value_memory_mb(plan: &ReadyPlan) -> u64 {
     let root = root_job(plan);
     memory_mb(plan, root)
 }
@@ -175,13 +175,13 @@ pub fn ranks(plan: &ReadyPlan) -> Vec<u32> {
 }
 
 /// The tasks of a two-level plan that make what the value reads (the root and its inputs).
-pub fn value_tasks(plan: &ReadyPlan, tasks: &[Task]) -> Vec<usize> {
+pub(crate) fn value_tasks(plan: &ReadyPlan, tasks: &[Task]) -> Vec<usize> {
     let needs = value_needs(plan);
     (0..tasks.len()).filter(|&t| tasks[t].jobs.iter().any(|j| needs.contains(j))).collect()
 }
 
 /// The jobs whose store files `root`'s value reads: the root and the jobs it needs.
-pub fn value_needs(plan: &ReadyPlan) -> Vec<usize> {
+pub(crate) fn value_needs(plan: &ReadyPlan) -> Vec<usize> {
     let root = root_job(plan);
     let mut out: Vec<usize> = plan.graph.needs(root).iter().map(|&k| k as usize).collect();
     out.push(root);
@@ -200,7 +200,7 @@ pub fn write(path: &Path, text: &str) -> Result<(), ExportError> {
 /// `$'...'` for non-ASCII and control characters is bash's own: dash, the `/bin/sh` that runs
 /// `sbatch --wrap`, reads `$'a'` as `$` and `a`. Hand-made: one replacement is all it takes, and
 /// shlex's quote would leave plain words bare, changing every script.
-pub fn sh_quote(word: &str) -> String {
+pub(crate) fn sh_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 

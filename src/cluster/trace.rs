@@ -49,7 +49,7 @@ pub struct Record {
 
 /// Why Slurm's record could not be turned into a trace; names the file.
 #[derive(Debug, thiserror::Error)]
-pub enum TraceError {
+pub enum ClusterTraceError {
     /// The file could not be read.
     #[error("cannot read '{path}': {source}")]
     Read {
@@ -118,8 +118,8 @@ pub fn timestamp(s: &str) -> Result<Option<i64>, String> {
 
 /// The checks every record gets, whichever file it came from: its dates in order, and not the
 /// same run of a job as an earlier record (`seen`: (job id, start) -> line).
-fn check_record(r: &Record, seen: &mut HashMap<(String, i64), usize>, path: &Path) -> Result<(), TraceError> {
-    let bad = |message: String| TraceError::Line { path: path.into(), line: r.line, message };
+fn check_record(r: &Record, seen: &mut HashMap<(String, i64), usize>, path: &Path) -> Result<(), ClusterTraceError> {
+    let bad = |message: String| ClusterTraceError::Line { path: path.into(), line: r.line, message };
     if r.end < r.start {
         return Err(bad(format!("job {} '{}' ends {} s before it starts", r.id, r.name, r.start - r.end)));
     }
@@ -133,11 +133,11 @@ fn check_record(r: &Record, seen: &mut HashMap<(String, i64), usize>, path: &Pat
 }
 
 /// Parses a `jobcomp/filetxt` log: every line with a start and an end.
-pub fn parse_jobcomp(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
+pub fn parse_jobcomp(path: &Path, text: &str) -> Result<Vec<Record>, ClusterTraceError> {
     let mut out = Vec::new();
     let mut seen = HashMap::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let bad = |message: String| TraceError::Line { path: path.into(), line: n + 1, message };
+        let bad = |message: String| ClusterTraceError::Line { path: path.into(), line: n + 1, message };
         // A value may hold spaces (a working folder): words without '=' belong to the one before.
         let mut fields: Vec<(&str, String)> = Vec::new();
         for word in line.split_whitespace() {
@@ -176,9 +176,9 @@ pub fn parse_jobcomp(path: &Path, text: &str) -> Result<Vec<Record>, TraceError>
 }
 
 /// Parses `sacct --parsable2` output (with its header); job steps (`<id>.batch`) are skipped.
-pub fn parse_sacct(path: &Path, text: &str) -> Result<Vec<Record>, TraceError> {
+pub fn parse_sacct(path: &Path, text: &str) -> Result<Vec<Record>, ClusterTraceError> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let bad = |line: usize, message: String| TraceError::Line { path: path.into(), line, message };
+    let bad = |line: usize, message: String| ClusterTraceError::Line { path: path.into(), line, message };
     let Some((header_at, header)) = lines.next() else { return Ok(Vec::new()) };
     let columns: Vec<&str> = header.split('|').collect();
     let column = |name: &str| columns.iter().position(|c| *c == name);
@@ -286,10 +286,15 @@ fn plan_job(r: &Record) -> Option<String> {
 /// The trace of `plan`'s jobs among `records` (the last completed record of each job), with
 /// at most `slots` lanes a node when given (its CPUs: jobs take one each). A plan with cluster
 /// tasks is traced by task, one task at a time a node unless `slots` says otherwise.
-pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Path) -> Result<Converted, TraceError> {
+pub fn convert(
+    plan: &Plan,
+    records: &[Record],
+    slots: Option<usize>,
+    path: &Path,
+) -> Result<Converted, ClusterTraceError> {
     let tasks = !plan.tasks.is_empty();
     let graph = if tasks { plan.task_graph(None) } else { plan.graph() };
-    let graph = graph.map_err(|e| TraceError::Plan(e.to_string()))?;
+    let graph = graph.map_err(|e| ClusterTraceError::Plan(e.to_string()))?;
     let slots = slots.or(tasks.then_some(1));
     let index: HashMap<&str, usize> = graph.jobs.iter().enumerate().map(|(i, j)| (j.name.as_str(), i)).collect();
     let mut chosen: Vec<Option<&Record>> = vec![None; graph.len()];
@@ -302,12 +307,12 @@ pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Pat
     }
     let used: Vec<(usize, &Record)> = chosen.iter().enumerate().filter_map(|(i, r)| r.map(|r| (i, r))).collect();
     if used.is_empty() {
-        return Err(TraceError::NoJobs { path: path.into() });
+        return Err(ClusterTraceError::NoJobs { path: path.into() });
     }
     for &(i, r) in &used {
         for &k in graph.needs(i) {
             if let Some(input) = chosen[k as usize].filter(|d| r.start < d.end) {
-                return Err(TraceError::Line {
+                return Err(ClusterTraceError::Line {
                     path: path.into(),
                     line: r.line,
                     message: format!(
@@ -360,7 +365,7 @@ pub fn convert(plan: &Plan, records: &[Record], slots: Option<usize>, path: &Pat
 /// Each record's lane: per node, the lowest lane free at its start (at most `slots` lanes a
 /// node when given); nodes in name order. A record that starts while `slots` jobs of its node
 /// have not ended is refused.
-fn lanes(used: &[(usize, &Record)], slots: Option<usize>, path: &Path) -> Result<Vec<usize>, TraceError> {
+fn lanes(used: &[(usize, &Record)], slots: Option<usize>, path: &Path) -> Result<Vec<usize>, ClusterTraceError> {
     let mut nodes: Vec<&str> = used.iter().map(|(_, r)| r.node.as_str()).collect();
     nodes.sort_unstable();
     nodes.dedup();
@@ -380,7 +385,7 @@ fn lanes(used: &[(usize, &Record)], slots: Option<usize>, path: &Path) -> Result
             let earliest = || (0..busy.len()).min_by_key(|&l| busy[l]);
             let l = free.or_else(|| if full { earliest() } else { None }).unwrap_or(busy.len());
             if l < busy.len() && busy[l] > r.start {
-                return Err(TraceError::Line {
+                return Err(ClusterTraceError::Line {
                     path: path.into(),
                     line: r.line,
                     message: format!(

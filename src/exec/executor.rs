@@ -19,6 +19,7 @@ use crate::game::{MoveValue, Value};
 use crate::plan::ReadyPlan;
 use crate::solver::{Kernel, KernelPath};
 use crate::store::{Store, StoreError};
+use crate::support::Setting;
 
 use super::inputs::{Reads, Slot, compute, gather, reads, slots};
 use super::job::root_from_store;
@@ -118,6 +119,18 @@ pub enum ExecError {
     /// The run was asked to stop ([`ExecOptions::stop`]).
     #[error("the solve was stopped before it finished: nobody waits for its answer any more")]
     Stopped,
+}
+
+impl ExecError {
+    /// The setting refused, if one was (a wrapped error says its own).
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            ExecError::Stuck { .. } => Some(Setting::MemLimit),
+            // A job that cannot fit alone: the message gives the bytes it needs.
+            ExecError::MemLimit { .. } => Some(Setting::MemLimit),
+            ExecError::Store(_) | ExecError::Panicked { .. } | ExecError::Stopped => None,
+        }
+    }
 }
 
 /// Runs every job of `plan` on `threads` threads, in memory. `keep` keeps every job's values

@@ -1,4 +1,4 @@
-//! Execution (layer 6): runs a checked plan's jobs on a rayon pool ([`execute_with`]), one job
+//! Execution: runs a checked plan's jobs on a rayon pool ([`execute_with`]), one job
 //! as a cluster task ([`run_job`]), and a whole solve as a plan run ([`solve()`]); writes the
 //! trace every comparison reads. May use `support`, `game`, `solver`, `sched` (the memory and
 //! disk counts it shares with the simulator), `plan` and `store`; never the reports above it.

@@ -50,10 +50,10 @@ pub struct TraceRow {
     pub job: String,
     /// The worker thread (0-based).
     pub thread: usize,
-    /// Seconds from the start of the run (`start_seconds` in the file; `start` before).
+    /// Seconds from the start of the run (`start_seconds` in the file; `start` also read).
     #[serde(rename = "start_seconds", alias = "start")]
     pub start: f64,
-    /// Seconds from the start of the run (`end_seconds` in the file; `end` before).
+    /// Seconds from the start of the run (`end_seconds` in the file; `end` also read).
     #[serde(rename = "end_seconds", alias = "end")]
     pub end: f64,
     /// Positions the job computed.
@@ -142,6 +142,17 @@ pub fn read_trace_with(
 fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), TraceError> {
     let text = crate::support::read_text(path).map_err(|source| TraceError::Read { path: path.into(), source })?;
     let bad = |message: String| TraceError::Trace { path: path.into(), message };
+    let info = read_header(&text).map_err(bad)?;
+    let (rows, lines) = read_rows(&text, &info).map_err(bad)?;
+    if rows.is_empty() {
+        return Err(bad("no jobs".into()));
+    }
+    check_threads(&rows, &lines).map_err(bad)?;
+    Ok((rows, lines, info))
+}
+
+/// The facts of the `#` lines that open the trace.
+fn read_header(text: &str) -> Result<TraceInfo, String> {
     let mut info = TraceInfo::default();
     for (n, line) in text.lines().enumerate().take_while(|(_, l)| l.starts_with('#')) {
         let n = n + 1;
@@ -151,73 +162,81 @@ fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), Tra
                 Some(("threads", t)) => {
                     let threads = t.parse().ok().filter(|&t: &u32| t >= 1);
                     info.threads =
-                        Some(threads.ok_or_else(|| bad(format!("line {n}: threads={t} is not a thread count >= 1")))?);
+                        Some(threads.ok_or_else(|| format!("line {n}: threads={t} is not a thread count >= 1"))?);
                 }
                 Some(("value", v)) => {
-                    info.value = Some(v.parse().map_err(|_| bad(format!("line {n}: value={v} is not a value")))?)
+                    info.value = Some(v.parse().map_err(|_| format!("line {n}: value={v} is not a value"))?)
                 }
                 Some(("unit", u)) => {
                     info.tasks = match u {
                         "task" => true,
                         "job" => false,
-                        _ => return Err(bad(format!("line {n}: unit={u} is neither job nor task"))),
+                        _ => return Err(format!("line {n}: unit={u} is neither job nor task")),
                     }
                 }
                 _ => {}
             }
         }
     }
+    Ok(info)
+}
+
+/// The CSV rows after the header, each checked alone ([`check_row`]) and against the rows
+/// before it (each job once), with the line of each.
+fn read_rows(text: &str, info: &TraceInfo) -> Result<(Vec<TraceRow>, Vec<usize>), String> {
     let mut r = csv::ReaderBuilder::new().comment(Some(b'#')).trim(csv::Trim::All).from_reader(text.as_bytes());
     let columns = "columns: job,thread,start_seconds,end_seconds,positions";
-    let header = r.headers().map_err(|e| bad(format!("{e} ({columns})")))?.clone();
+    let header = r.headers().map_err(|e| format!("{e} ({columns})"))?.clone();
     let mut rows: Vec<TraceRow> = Vec::new();
     let mut lines = Vec::new();
     let mut first_line: HashMap<String, usize> = HashMap::new();
     for rec in r.records() {
         let rec = rec.map_err(|e| match e.kind() {
             csv::ErrorKind::UnequalLengths { pos: Some(pos), expected_len, len } => {
-                bad(format!("line {}: {len} fields where the header has {expected_len} ({columns})", pos.line()))
+                format!("line {}: {len} fields where the header has {expected_len} ({columns})", pos.line())
             }
-            _ => bad(format!("{e} ({columns})")),
+            _ => format!("{e} ({columns})"),
         })?;
         let line = rec.position().map_or(0, |p| p.line() as usize);
-        let row: TraceRow = rec.deserialize(Some(&header)).map_err(|e| bad(format!("line {line}: {e} ({columns})")))?;
-        let job = &row.job;
-        if !is_job_name(job) {
-            return Err(bad(format!(
-                "line {line}: '{job}' is not a job name (non-empty; no spaces, control characters, ':', ',' or '#')"
-            )));
-        }
-        if !(row.start.is_finite() && row.end.is_finite() && row.start >= 0.0) {
-            return Err(bad(format!(
-                "line {line}: job '{job}' has start {} and end {}: times are finite seconds >= 0",
-                row.start, row.end
-            )));
-        }
-        if row.end < row.start {
-            return Err(bad(format!(
-                "line {line}: job '{job}' ends at {} s, before it starts at {} s",
-                row.end, row.start
-            )));
-        }
-        let limit = info.threads.map_or(u32::MAX as usize, |t| t as usize);
-        if row.thread >= limit {
-            let have = info.threads.map_or(String::new(), |t| format!(" (the first line says threads={t})"));
-            return Err(bad(format!(
-                "line {line}: job '{job}' is on thread {}, beyond the run's threads{have}",
-                row.thread
-            )));
-        }
-        if let Some(first) = first_line.insert(job.clone(), line) {
-            return Err(bad(format!("line {line}: job '{job}' appears twice (first on line {first})")));
+        let row: TraceRow = rec.deserialize(Some(&header)).map_err(|e| format!("line {line}: {e} ({columns})"))?;
+        check_row(&row, line, info)?;
+        if let Some(first) = first_line.insert(row.job.clone(), line) {
+            return Err(format!("line {line}: job '{}' appears twice (first on line {first})", row.job));
         }
         rows.push(row);
         lines.push(line);
     }
-    if rows.is_empty() {
-        return Err(bad("no jobs".into()));
+    Ok((rows, lines))
+}
+
+/// One row alone, on line `line`: a job name, finite times with 0 <= start <= end, and a thread
+/// below the first line's count.
+fn check_row(row: &TraceRow, line: usize, info: &TraceInfo) -> Result<(), String> {
+    let job = &row.job;
+    if !is_job_name(job) {
+        return Err(format!(
+            "line {line}: '{job}' is not a job name (non-empty; no spaces, control characters, ':', ',' or '#')"
+        ));
     }
-    // One thread runs one job at a time: by thread and start, each starts after the last ends.
+    if !(row.start.is_finite() && row.end.is_finite() && row.start >= 0.0) {
+        return Err(format!(
+            "line {line}: job '{job}' has start {} and end {}: times are finite seconds >= 0",
+            row.start, row.end
+        ));
+    }
+    if row.end < row.start {
+        return Err(format!("line {line}: job '{job}' ends at {} s, before it starts at {} s", row.end, row.start));
+    }
+    let limit = info.threads.map_or(u32::MAX as usize, |t| t as usize);
+    if row.thread >= limit {
+        let have = info.threads.map_or(String::new(), |t| format!(" (the first line says threads={t})"));
+        return Err(format!("line {line}: job '{job}' is on thread {}, beyond the run's threads{have}", row.thread));
+    }
+    Ok(())
+}
+
+/// One thread runs one job at a time: by thread and start, each starts after the last ends.
+fn check_threads(rows: &[TraceRow], lines: &[usize]) -> Result<(), String> {
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|&a, &b| {
         let (a, b) = (&rows[a], &rows[b]);
@@ -226,11 +245,11 @@ fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), Tra
     for w in order.windows(2) {
         let (a, b) = (&rows[w[0]], &rows[w[1]]);
         if a.thread == b.thread && b.start < a.end {
-            return Err(bad(format!(
+            return Err(format!(
                 "line {}: job '{}' starts at {} s on thread {}, before job '{}' (line {}) on the same thread ends at {} s",
                 lines[w[1]], b.job, b.start, b.thread, a.job, lines[w[0]], a.end
-            )));
+            ));
         }
     }
-    Ok((rows, lines, info))
+    Ok(())
 }

@@ -9,7 +9,7 @@ use std::str::FromStr;
 const WORDS: usize = 9;
 
 /// Most lines a board may have: every line has a bit in a [`LineSet`].
-pub const MAX_LINES: usize = WORDS * 64;
+pub(crate) const MAX_LINES: usize = WORDS * 64;
 
 /// A line in the external order: all horizontal lines row by row (top to bottom, left to
 /// right), then all vertical lines row by row. This is OpenSpiel's dots_and_boxes order.

@@ -1,4 +1,4 @@
-//! The game (layer 1): boards and their line numbering, symmetries, positions and their two
+//! The game: boards and their line numbering, symmetries, positions and their two
 //! text formats, values and move values, Wilson's last-move penalty, and the move report every
 //! answer prints. Uses only `support`; everything else builds on it.
 
@@ -8,7 +8,7 @@ mod penalty;
 mod position;
 mod value;
 
-pub use board::{Board, BoardError, Line, LineCoord, LineSet, MAX_LINES, Symmetry};
+pub use board::{Board, BoardError, Line, LineCoord, LineSet, Symmetry};
 pub use loony::{is_loony, is_loony_position, settle};
 pub use penalty::{Penalty, PenaltyError};
 pub use position::{FormatError, Position};

@@ -4,9 +4,9 @@
 //! makespan for each processor count. This module owns the file format and its checks: a plan
 //! for another board, an older format, missing or overlapping jobs are refused before anything
 //! runs. Loading checks the fields themselves: every field present (`null` where a value may be
-//! absent; the two defaults are for format-2 plans written before those fields existed, and
-//! mean what those plans meant), counts at least 1, seconds finite and >= 0, contention factors
-//! finite and > 0. A two-level plan adds the cluster it was packed for and its tasks (which
+//! absent) but the few whose default reads an older plan as it was made (the fields a format
+//! gained and the names it had: docs/plan-format-history.md), counts at least 1, seconds finite
+//! and >= 0, contention factors finite and > 0. A two-level plan adds the cluster it was packed for and its tasks (which
 //! jobs run together on one node), checked against its jobs before any runs.
 
 use std::collections::HashMap;
@@ -51,13 +51,13 @@ pub struct PlanJob {
 /// The predicted run on `procs` processors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
-    /// Processors (threads); `threads` in the file (`procs` in files before 2026-11-24).
+    /// Processors (threads); `threads` in the file (`procs` also read).
     #[serde(rename = "threads", alias = "procs")]
     pub procs: u32,
     /// Predicted makespan in seconds, contention included.
     pub makespan_seconds: f64,
     /// Most bytes of job values resident at once (`peak_value_bytes` in the file, as in every
-    /// command's JSON; `peak_memory` before).
+    /// command's JSON; `peak_memory` also read).
     #[serde(rename = "peak_value_bytes", alias = "peak_memory")]
     pub peak_memory: u64,
     /// No schedule on `procs` processors is shorter: the longest chain of jobs, or the work
@@ -73,7 +73,7 @@ pub struct Candidate {
     /// How its partitions were split (None: not at all).
     #[serde(deserialize_with = "required")]
     pub split: Option<Split>,
-    /// Number of jobs (`job_count` in the file: `jobs` is a plan's list; `jobs` before).
+    /// Number of jobs (`job_count` in the file, since `jobs` is a plan's list; `jobs` also read).
     #[serde(rename = "job_count", alias = "jobs")]
     pub jobs: usize,
     /// Predicted makespan in seconds on the plan's thread count (infinite where it does not
@@ -81,7 +81,7 @@ pub struct Candidate {
     #[serde(deserialize_with = "null_is_infinite")]
     pub predicted_seconds: f64,
     /// Most bytes of job values resident at once on the plan's thread count (0 where it does
-    /// not fit); `peak_value_bytes` in the file (`peak_memory` before).
+    /// not fit); `peak_value_bytes` in the file (`peak_memory` also read).
     #[serde(rename = "peak_value_bytes", alias = "peak_memory")]
     pub peak_memory: u64,
     /// Whether it runs under the memory limit on the plan's thread count.
@@ -118,29 +118,30 @@ pub struct Plan {
     pub contention: Contention,
     /// Most bytes the run's process may hold (None: no limit): partition values, and the
     /// program, tables, jobs and threads counted by [`crate::sched::process_bytes`].
-    /// `mem_limit_bytes` in the file (`mem_limit` in plans made before the rename, still read).
+    /// `mem_limit_bytes` in the file (`mem_limit` also read).
     #[serde(rename = "mem_limit_bytes", alias = "mem_limit", deserialize_with = "required")]
     pub mem_limit: Option<u64>,
-    /// Whether job costs include writing the job to a store (absent from format-2 plans made
-    /// before store writes were costed: false, as they were).
+    /// Whether job costs include writing the job to a store (absent: false, costs without
+    /// the writes).
     #[serde(default)]
     pub store_writes: bool,
-    /// Picoseconds per byte charged for reading back values the memory limit dropped (absent
-    /// from format-2 plans made before read-backs were charged: 0, as they were).
+    /// Picoseconds per byte charged for reading back values the memory limit dropped (absent:
+    /// 0, read-backs not charged).
     #[serde(default)]
     pub reload_ps_per_byte: u64,
     /// Nanoseconds a worker spends after each job before the next, from the cost model
-    /// (absent from plans made before it was measured: 0, as they assumed).
+    /// (absent: 0, no time between jobs).
     #[serde(default)]
     pub between_jobs_ns: u64,
     /// Picoseconds per byte of a job's output for giving its memory back once read, charged
-    /// to the job that made it, from the cost model (absent from plans made before: 0).
+    /// to the job that made it, from the cost model (absent: 0, not charged).
     #[serde(default)]
     pub release_ps_per_byte: u64,
     /// Predicted makespan in seconds on `threads` processors (0 where not predicted).
     pub predicted_seconds: f64,
     /// Predicted peak of resident job values on `threads` processors, in bytes (0 where not
-    /// predicted); `predicted_peak_value_bytes` in the file (`predicted_peak_memory` before).
+    /// predicted); `predicted_peak_value_bytes` in the file (`predicted_peak_memory` also
+    /// read).
     #[serde(rename = "predicted_peak_value_bytes", alias = "predicted_peak_memory")]
     pub predicted_peak_memory: u64,
     /// Predictions at P, at every processor count up to 16 and at the powers of two to max(P, 64),
@@ -307,6 +308,20 @@ fn null_is_infinite<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
 }
 
+/// A field of a plan refused: its name, its value as written, and the rule it breaks.
+fn bad(field: String, value: String, rule: &'static str) -> Result<(), PlanError> {
+    Err(PlanError::Field { field, value, rule })
+}
+
+/// A field of seconds: finite and >= 0.
+fn seconds(field: String, value: f64) -> Result<(), PlanError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        bad(field, value.to_string(), "must be a finite number of seconds >= 0")
+    }
+}
+
 impl From<LayoutError> for PlanError {
     fn from(e: LayoutError) -> PlanError {
         match e {
@@ -383,7 +398,7 @@ impl Plan {
 
     /// Records `packing`, the plan's jobs packed into cluster tasks for `cluster` (its
     /// `threads` must be the node's threads; [`super::pack`]): the tasks and the prediction.
-    pub fn record_packing(&mut self, packing: &super::Packing, cluster: &ClusterShape) {
+    pub(crate) fn record_packing(&mut self, packing: &super::Packing, cluster: &ClusterShape) {
         let names = |jobs: &[usize]| jobs.iter().map(|&j| self.jobs[j].name.clone()).collect();
         self.tasks = packing
             .tasks
@@ -544,18 +559,20 @@ impl Plan {
     /// processors, a split's threshold and pieces, a memory limit), the unit `ns` or `states`,
     /// seconds finite and >= 0 (a candidate that does not fit may be infinite), contention
     /// points at 1 thread or more with finite factors > 0.
-    pub fn check_fields(&self) -> Result<(), PlanError> {
-        let bad = |field: String, value: String, rule| Err(PlanError::Field { field, value, rule });
-        let seconds = |field: String, value: f64| {
-            if value.is_finite() && value >= 0.0 {
-                Ok(())
-            } else {
-                bad(field, value.to_string(), "must be a finite number of seconds >= 0")
-            }
-        };
+    pub(crate) fn check_fields(&self) -> Result<(), PlanError> {
         if self.format != PLAN_FORMAT {
             return Err(PlanError::Format { found: self.format });
         }
+        self.check_settings()?;
+        self.check_job_names()?;
+        seconds("predicted_seconds".into(), self.predicted_seconds)?;
+        self.check_cluster()?;
+        self.check_predictions()
+    }
+
+    /// The fields that say how the plan was made: threads, unit, split, memory limit and
+    /// contention.
+    fn check_settings(&self) -> Result<(), PlanError> {
         if self.threads == 0 {
             return bad("threads".into(), "0".into(), "must be at least 1");
         }
@@ -577,6 +594,11 @@ impl Plan {
                 return bad("contention".into(), value, "points must be at 1 thread or more with a finite factor > 0");
             }
         }
+        Ok(())
+    }
+
+    /// Every job's name and the names of the jobs it needs.
+    fn check_job_names(&self) -> Result<(), PlanError> {
         for (i, j) in self.jobs.iter().enumerate() {
             let names = std::iter::once(("name".to_string(), &j.name))
                 .chain(j.deps.iter().enumerate().map(|(k, d)| (format!("deps[{k}]"), d)));
@@ -587,7 +609,11 @@ impl Plan {
                 }
             }
         }
-        seconds("predicted_seconds".into(), self.predicted_seconds)?;
+        Ok(())
+    }
+
+    /// The cluster a two-level plan was packed for, and its tasks (none without a cluster).
+    fn check_cluster(&self) -> Result<(), PlanError> {
         if let Some(c) = &self.cluster {
             if c.nodes == 0 {
                 return bad("cluster.nodes".into(), "0".into(), "must be at least 1");
@@ -608,6 +634,11 @@ impl Plan {
         for (i, t) in self.tasks.iter().enumerate() {
             seconds(format!("tasks[{i}].predicted_seconds"), t.predicted_seconds)?;
         }
+        Ok(())
+    }
+
+    /// The predictions at each thread count and the candidates' predicted seconds.
+    fn check_predictions(&self) -> Result<(), PlanError> {
         for (i, p) in self.predictions.iter().enumerate() {
             if p.procs == 0 {
                 return bad(format!("predictions[{i}].procs"), "0".into(), "must be at least 1");

@@ -1,4 +1,4 @@
-//! Plans (layer 4): the plan file, the checked (run-ready) plan, the planner's candidate
+//! Plans: the plan file, the checked (run-ready) plan, the planner's candidate
 //! search, the prediction of a plan by simulation (its makespan and its store's disk use), and
 //! the estimate of a whole solve too large to plan, and which cost model is used when none is
 //! named.

@@ -13,7 +13,7 @@ use crate::sched::{
     process_bytes, values_limit,
 };
 use crate::solver::{MAX_FREE_LINES, Space, SpaceError};
-use crate::support::{count_of, human_bytes, thousands};
+use crate::support::{Setting, count_of, human_bytes, thousands};
 
 use super::estimate::SolveEstimate;
 use super::file::{Candidate, Plan, PlanError, Prediction, run_fixed_bytes};
@@ -114,6 +114,23 @@ pub enum PlannerError {
     /// A candidate could not be simulated (durations or a makespan past `u64` ticks).
     #[error("{0}")]
     Simulation(#[from] SimError),
+}
+
+impl PlannerError {
+    /// The setting refused, if one was (a wrapped error says its own).
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            PlannerError::ZeroThreads => Some(Setting::Threads),
+            PlannerError::NoFit { .. } => Some(Setting::MemLimit),
+            PlannerError::Full(_)
+            | PlannerError::TooLarge { .. }
+            | PlannerError::NoGrouping(_)
+            | PlannerError::TooManyJobs(_)
+            | PlannerError::Plan(_)
+            | PlannerError::Graph(_)
+            | PlannerError::Simulation(_) => None,
+        }
+    }
 }
 
 /// One simulated candidate.

@@ -54,6 +54,45 @@ pub fn plan_for_cluster(
     Ok(ClusterPlan { chosen: packed.chosen, row: packed.row(choice, cluster), plan })
 }
 
+impl PlanOptions {
+    /// These options for planning a cluster's nodes: every job writes its file to the shared
+    /// store (tasks read each other's files there), and candidates are compared at the node's
+    /// threads alone (a node's count is given: no speedup sweep of one machine).
+    pub fn for_cluster(self) -> PlanOptions {
+        PlanOptions { store: true, at_threads_only: true, ..self }
+    }
+}
+
+impl PlanChoice {
+    /// This choice packed for clusters of each of `nodes` nodes of the plan's threads,
+    /// `overhead_seconds` the dispatch delay before each task and `store_bandwidth` the shared
+    /// store's bytes a second, all nodes together (None: not limited). One count: this choice
+    /// becomes its two-level plan ([`plan_for_cluster`]) and its row is returned. Several: a
+    /// sweep ([`cluster_sweep`]), a row per count, and no plan made.
+    pub fn pack_for_nodes(
+        &mut self,
+        opts: &PlanOptions,
+        nodes: &[u32],
+        overhead_seconds: f64,
+        store_bandwidth: Option<u64>,
+    ) -> Result<Vec<ClusterRow>, PlanError> {
+        let Some(&first) = nodes.first() else { return Ok(Vec::new()) };
+        let shape = ClusterShape {
+            nodes: first as usize,
+            threads_per_node: self.plan.threads as usize,
+            overhead_seconds,
+            store_bytes_per_second: store_bandwidth.map_or(f64::INFINITY, |b| b as f64),
+        };
+        if nodes.len() > 1 {
+            let counts: Vec<usize> = nodes.iter().map(|&n| n as usize).collect();
+            return cluster_sweep(self, opts, &shape, &counts);
+        }
+        let ClusterPlan { chosen, row, plan } = plan_for_cluster(self, opts, &shape)?;
+        (self.chosen, self.plan) = (chosen, plan);
+        Ok(vec![row])
+    }
+}
+
 /// Whether candidate `c` is packed for a cluster at all.
 fn packable(c: &SimulatedCandidate) -> bool {
     c.candidate.fits && c.graph.len() <= MAX_PACKED_JOBS

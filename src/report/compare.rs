@@ -40,7 +40,7 @@ pub enum CompareError {
 /// Runs shorter than this are too short to compare with their prediction: thread start-up,
 /// the clock's resolution and the first touches of memory, which the cost model does not price,
 /// are as long as the work it does price.
-pub const MIN_COMPARED_SECONDS: f64 = 0.05;
+pub(crate) const MIN_COMPARED_SECONDS: f64 = 0.05;
 
 /// The summary `dab compare --json` prints.
 #[derive(Clone, Debug, Serialize)]

@@ -1,4 +1,4 @@
-//! Reports (layer 7): predicted against actual (`dab compare`), simulation sweeps with their
+//! Reports: predicted against actual (`dab compare`), simulation sweeps with their
 //! CSV and charts (`dab sim`), the charts of plans and runs, and measured against predicted
 //! speedup (`dab scale`). Uses every layer up to `exec` (for the trace); nothing below uses it.
 //! Charts are written through temporary files, like every output.
@@ -9,9 +9,6 @@ mod run;
 mod scale;
 pub mod sweep;
 
-pub use compare::{
-    CompareError, CompareJson, Comparison, Detail, JobFigures, MIN_COMPARED_SECONDS, compare, compare_tasks,
-    compare_with,
-};
+pub use compare::{CompareError, CompareJson, Comparison, Detail, compare, compare_tasks, compare_with};
 pub use run::{WriteError, write_cluster_sweep, write_compare, write_plan};
 pub use scale::{OneThread, ScaleRow, ScaleWriteError, write_scale};

@@ -42,7 +42,7 @@ impl Contention {
 
     /// The largest factor at any number of busy threads (at least 1; infinite for a curve
     /// with an infinite point): what bounds how far real time can run ahead of the work clock.
-    pub fn max_factor(&self) -> f64 {
+    pub(crate) fn max_factor(&self) -> f64 {
         // Linear pieces peak at their points, and past the last point the factor holds.
         self.0.iter().filter(|&&(t, _)| t > 1).map(|&(t, _)| self.factor(t as usize)).fold(1.0, f64::max)
     }

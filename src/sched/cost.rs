@@ -20,51 +20,72 @@ pub const MODEL_FORMAT: u32 = 7;
 pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
 const BUILT_IN_MODEL: &str = include_str!("../../sims/cost-model.json");
 
-/// What a job's cost is computed from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct JobFeatures {
+/// Declares a job's features once: [`JobFeatures`], its fields' names
+/// ([`JobFeatures::NAMES`], the columns of a calibration's samples) and their values in that
+/// order ([`JobFeatures::values`]), so a new feature is one line here and one term in
+/// `terms!` below.
+macro_rules! features {
+    ($($(#[doc = $doc:literal])* $field:ident,)*) => {
+        /// What a job's cost is computed from.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct JobFeatures {
+            $($(#[doc = $doc])* pub $field: u64,)*
+        }
+
+        impl JobFeatures {
+            /// The features' names, in declaration order.
+            pub const NAMES: [&'static str; [$(stringify!($field)),*].len()] = [$(stringify!($field)),*];
+
+            /// The features' values, in the order of [`JobFeatures::NAMES`].
+            pub fn values(&self) -> [u64; JobFeatures::NAMES.len()] {
+                [$(self.$field),*]
+            }
+        }
+    };
+}
+
+features! {
     /// Positions it computes.
-    pub states: u64,
+    states,
     /// Kernel rows (0 where jobs are not laid out in rows).
-    pub rows: u64,
+    rows,
     /// Moves it examines in the outer groups (whole rows at a time): undrawn lines outside the
     /// inner group, summed over its positions.
-    pub outer_moves: u64,
+    outer_moves,
     /// Moves it examines in the inner group through byte gathers, 64 lanes at a time
     /// (successor rows of fewer than 255 values, on a CPU with AVX-512 VBMI): every inner line
     /// a pass over the row, moves that do not exist included.
-    pub inner_moves: u64,
+    inner_moves,
     /// Inner moves it makes in runs: contiguous passes where consecutive configurations move
     /// to consecutive successors (the other rows).
-    pub run_inner_moves: u64,
+    run_inner_moves,
     /// Inner moves it makes one lane at a time: those left out of runs, and where the inner
     /// group is too wide for the row path, the undrawn inner lines the scalar path examines.
-    pub lane_inner_moves: u64,
+    lane_inner_moves,
     /// Bytes of the job outputs it reads.
-    pub input_bytes: u64,
+    input_bytes,
     /// Passes over a row for outer moves: every undrawn outer line of every row (each a
     /// successor row found and relaxed into the row, whatever the row's length).
-    pub outer_passes: u64,
+    outer_passes,
     /// Passes over a row for inner moves: every inner line of every row whose inner group is
     /// not full, on the row path (the scalar path makes none).
-    pub inner_passes: u64,
+    inner_passes,
     /// Outer moves gathered lane by lane from a successor row turned by a symmetry (a move in
     /// group 0 to a configuration stored as its image, in rows too wide for byte gathers),
     /// summed over its positions.
-    pub turned_moves: u64,
+    turned_moves,
     /// Of its input bytes, those read back from memory rather than from the cache: each input
     /// partition's bytes times the share of its level (the positions of its number of drawn
     /// lines) that the last-level cache cannot hold, `1 - cache / level bytes` (0 where the
     /// level fits). A level is written just before the level below reads it, so the cache holds
     /// at most its last `cache` bytes.
-    pub cold_input_bytes: u64,
+    cold_input_bytes,
 }
 
 /// Declares the cost model's terms in one list, each with its coefficient's name (its field in
 /// the model file) and its value for a job's features: [`Term`], [`TERMS`], [`Term::ALL`],
 /// [`Term::name`] and [`Term::of`] all come from it, so a new term is one line here (and its
-/// feature in [`JobFeatures`], and in the calibration's `Sample`, which lists the features as
-/// columns of its table: `Sample::new` and `Sample::features` convert).
+/// feature in `features!`, which the calibration's samples take their columns from).
 macro_rules! terms {
     ($($(#[doc = $doc:literal])* $term:ident $name:literal |$f:ident| $value:expr;)*) => {
         /// A term of the cost model: a job's cost is the sum over the terms of the term's
@@ -462,16 +483,12 @@ impl CostModel {
     }
 
     /// This model carried to a machine whose probe of the same workload took `now`: every job
-    /// cost scaled by the one-thread ratio. On the machine that made the model
-    /// (`same_machine`, as the caller found it) the contention curve stays as calibrated: the
-    /// probe's two-copy timing is too short to tell contention from a shared machine's drift.
-    /// On another machine the curve is
-    /// corrected, at the probe's thread count, by how much more (or less) the threads slowed
-    /// each other on the probe there than when the model was made (the probe's workload is not
-    /// the curve's, so its contention is compared with its own, not with the curve), or, with
-    /// another thread count, carried to the probe's own factor. A probe of another
-    /// workload, or one whose times are not finite and > 0 or with no threads (a clock that
-    /// did not move), changes nothing (scale 1).
+    /// cost scaled by the one-thread ratio. The contention curve is kept on the machine that
+    /// made the model (`same_machine`, as the caller found it); elsewhere it is corrected at the
+    /// probe's thread count by the change in the probe's own contention, or carried to the
+    /// probe's factor at another thread count. A probe of another workload, or with times not
+    /// finite and > 0, or with no threads, changes nothing (scale 1). Why each rule:
+    /// docs/cost-model-history.md ("Carrying a model").
     pub fn probed(&self, now: &Probe, same_machine: bool) -> Probed {
         let sound = |t: f64| t.is_finite() && t > 0.0;
         let usable = now.threads > 0 && sound(now.one_thread_seconds) && sound(now.all_threads_seconds);
@@ -541,7 +558,7 @@ impl CostModel {
     }
 
     /// Predicted nanoseconds of a job, unrounded.
-    pub fn raw_nanoseconds(&self, f: JobFeatures) -> f64 {
+    pub(crate) fn raw_nanoseconds(&self, f: JobFeatures) -> f64 {
         self.coefficients.dot(&f.terms())
     }
 }

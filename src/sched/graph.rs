@@ -336,7 +336,7 @@ impl Graph {
     }
 
     /// Longest path (sum of `weight`) from the start of the graph to the start of each job.
-    pub fn top_levels(&self, weight: impl Fn(usize) -> u64) -> Vec<u64> {
+    pub(crate) fn top_levels(&self, weight: impl Fn(usize) -> u64) -> Vec<u64> {
         let order = self.topological_order().expect("a validated graph has no cycle");
         let mut level = vec![0u64; self.len()];
         for &i in &order {

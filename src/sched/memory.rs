@@ -18,7 +18,7 @@ use super::graph::Graph;
 pub const PROGRAM_BYTES: u64 = 16_000_000;
 /// What each job costs besides its values: its entries in the plan, the graph, the schedule and
 /// the trace (names, dependencies, costs, rows), with the allocator's rounding.
-pub const JOB_BYTES: u64 = 2_000;
+pub(crate) const JOB_BYTES: u64 = 2_000;
 /// What each worker thread holds: the stack it has touched, the store's read and write buffers,
 /// and its allocator arena's slack for small allocations (values of 64 KiB and more are mapped
 /// and unmapped whole, so they leave no slack behind).

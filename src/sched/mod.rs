@@ -1,4 +1,4 @@
-//! Scheduling (layer 3): job graphs and their file formats, the graph schemes (orbits,
+//! Scheduling: job graphs and their file formats, the graph schemes (orbits,
 //! quadrants, splits), job costs, the cost model and contention between busy threads, memory residency and disk use (one count
 //! for the simulator and the executor), and the discrete-event simulator. Uses `support`,
 //! `game` and `solver`; knows nothing of plans, stores or the executor. The simulator is
@@ -7,8 +7,10 @@
 mod contention;
 mod cost;
 mod disk;
+mod event;
 mod graph;
 mod memory;
+mod procs;
 mod schemes;
 mod sim;
 
@@ -19,11 +21,12 @@ pub use cost::{
 pub use disk::{DiskUse, predicted_peak};
 pub use graph::{Format, Graph, GraphError, Job, is_job_name};
 pub use memory::{
-    Admission, JOB_BYTES, PROGRAM_BYTES, Residency, THREAD_BYTES, alone_bytes, fixed_bytes, least_limit, process_bytes,
+    Admission, PROGRAM_BYTES, Residency, THREAD_BYTES, alone_bytes, fixed_bytes, least_limit, process_bytes,
     values_limit,
 };
+pub use procs::{Procs, ProcsError, ProcsList};
 pub use schemes::{
     GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, SchemeError, SchemeSetting, Split, orbits, orbits_with_features,
     quadrant_lines, quadrants,
 };
-pub use sim::{Policy, Procs, ProcsError, ProcsList, Run, SimError, SimOptions, Simulator, Span, SweepRow};
+pub use sim::{Policy, Run, SimError, SimOptions, Simulator, Span, SweepRow};

@@ -17,7 +17,7 @@ use crate::solver::{
     BINOMIAL, InnerMoves, PartitionKey, Space, SpaceError, inner_moves_per_row, turned_lane_by_lane,
     turned_moves_per_count,
 };
-use crate::support::choice;
+use crate::support::{Setting, choice};
 
 use super::cost::{CostSpec, JobFeatures};
 use super::graph::{Graph, Job};
@@ -152,6 +152,24 @@ pub enum SchemeError {
     /// The jobs' costs (or states, or bytes) add up to more than `u64` holds.
     #[error("the graph: {0}")]
     Graph(#[from] super::graph::GraphError),
+}
+
+impl SchemeError {
+    /// The setting refused, if one was (a wrapped error says its own).
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            SchemeError::BadSplit => Some(Setting::Split),
+            SchemeError::FineNeedsOrbits => Some(Setting::Scheme),
+            SchemeError::Option(SchemeSetting::Symmetry) => Some(Setting::Symmetry),
+            SchemeError::Option(SchemeSetting::Groups) => Some(Setting::Groups),
+            SchemeError::NotEvenSquare(_)
+            | SchemeError::QuadrantsFromPosition
+            | SchemeError::TooBig { .. }
+            | SchemeError::Space(_)
+            | SchemeError::Cost { .. }
+            | SchemeError::Graph(_) => None,
+        }
+    }
 }
 
 /// A partition before splitting. Its states are `units` units of `unit_states` each (rows for

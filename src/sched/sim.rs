@@ -1,9 +1,9 @@
 //! The discrete-event simulator: replays a job graph on P identical processors (or as many
 //! as it can use) and measures makespan, bounds, busy processors and resident memory.
 //!
-//! Events (job completions) live in a `priority_queue::PriorityQueue` ordered by (integer
-//! time, sequence number), so equal times resolve the same way every run and the output is
-//! byte-for-byte reproducible. A job is ready when every job it needs has finished; ready jobs
+//! Events (job completions) pop in [`super::event::EventKey`] order, (integer time, sequence
+//! number), so equal times resolve the same way every run and the output is byte-for-byte
+//! reproducible. A job is ready when every job it needs has finished; ready jobs
 //! start, best first by the policy, while a processor is free (and, with a memory limit, while
 //! their output fits). A job occupies its processor for its *duration*: per-job overhead
 //! (dispatch latency), the transfer of its inputs at `bandwidth` bytes per tick, its cost, and
@@ -25,99 +25,19 @@
 //! makespan that would not fit is an error, never a small number.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
-use std::fmt;
-use std::str::FromStr;
+use std::collections::BinaryHeap;
 
-use priority_queue::PriorityQueue;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
-use crate::support::{choice, round4};
+use crate::support::{Setting, choice, round4};
 
 use super::contention::Contention;
 use super::cost::ticks;
+use super::event::{EventQueue, ReadyKey, ReadySet};
 use super::graph::Graph;
 use super::memory::Residency;
-
-/// Processors: a number, or as many as the graph can use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Procs {
-    /// This many processors (at least 1).
-    Limited(u32),
-    /// As many as the graph can keep busy at once.
-    Unlimited,
-}
-
-impl fmt::Display for Procs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Procs::Limited(p) => write!(f, "{p}"),
-            Procs::Unlimited => f.write_str("unlimited"),
-        }
-    }
-}
-
-impl Serialize for Procs {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Procs::Limited(p) => s.serialize_u32(*p),
-            Procs::Unlimited => s.serialize_str("unlimited"),
-        }
-    }
-}
-
-/// A list of processor counts: items separated by commas, each `N`, `A..B` (inclusive) or
-/// `unlimited`, e.g. `1..150`, `1,2,4,8`, `1..64,unlimited`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcsList(pub Vec<Procs>);
-
-/// Most processor counts one list may hold: each is a whole simulation, and a range such as
-/// `1..4000000000` would need more memory than any machine has before the first one ran.
-pub(crate) const MAX_PROCS_COUNTS: usize = 10_000;
-
-/// A processor list that is not valid; holds the text given.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProcsError {
-    /// An item that is not a count >= 1, `A..B` with A <= B, or `unlimited`.
-    #[error(
-        "processor list '{0}' is not valid: give counts >= 1 as N, A..B or 'unlimited', separated by commas (e.g. 1..150 or 1,2,4,8)"
-    )]
-    Invalid(String),
-    /// More counts than [`MAX_PROCS_COUNTS`].
-    #[error("processor list '{0}' asks for more than {MAX_PROCS_COUNTS} processor counts (one simulation each)")]
-    TooMany(String),
-}
-
-impl FromStr for ProcsList {
-    type Err = ProcsError;
-
-    fn from_str(s: &str) -> Result<ProcsList, ProcsError> {
-        let bad = || ProcsError::Invalid(s.to_string());
-        let count = |t: &str| t.trim().parse::<u32>().ok().filter(|&p| p >= 1).ok_or_else(bad);
-        let mut list = Vec::new();
-        for item in s.split(',') {
-            let item = item.trim();
-            if item == "unlimited" {
-                list.push(Procs::Unlimited);
-            } else if let Some((a, b)) = item.split_once("..") {
-                let (a, b) = (count(a)?, count(b)?);
-                if a > b {
-                    return Err(bad());
-                }
-                if (b - a) as usize >= MAX_PROCS_COUNTS.saturating_sub(list.len()) {
-                    return Err(ProcsError::TooMany(s.to_string()));
-                }
-                list.extend((a..=b).map(Procs::Limited));
-            } else {
-                list.push(Procs::Limited(count(item)?));
-            }
-        }
-        list.sort();
-        list.dedup();
-        Ok(ProcsList(list))
-    }
-}
+use super::procs::Procs;
 
 choice! {
     "policy",
@@ -241,6 +161,19 @@ pub enum SimError {
         /// Bytes it needs resident at once: its output and every input.
         needs: u64,
     },
+}
+
+impl SimError {
+    /// The setting refused, if one was.
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            SimError::MemLimit { .. } => Some(Setting::MemLimit),
+            SimError::ZeroBandwidth => Some(Setting::Bandwidth),
+            SimError::NoProcessors | SimError::Duration { .. } | SimError::Work { .. } | SimError::Makespan { .. } => {
+                None
+            }
+        }
+    }
 }
 
 /// One line of a sweep. Times are in the graph's ticks (ns for a graph costed by a model),
@@ -447,13 +380,9 @@ impl<'g> Simulator<'g> {
         loop {
             r.start_ready()?;
             // Finish every job that ends at the next event (on the work clock).
-            let Some((_, &Reverse((w, _)))) = r.events.peek() else { break };
+            let Some(w) = r.events.next_time() else { break };
             r.advance_to(w)?;
-            while let Some((&job, &Reverse((w, _)))) = r.events.peek() {
-                if w != r.work_now {
-                    break;
-                }
-                r.events.pop();
+            while let Some(job) = r.events.pop_at(w) {
                 r.finish(job as usize);
             }
         }
@@ -520,20 +449,13 @@ struct Replay<'s, 'g> {
     work_now: u64,
     /// Jobs each job still waits for.
     missing: Vec<u32>,
-    /// Ready jobs: (policy priority, tie-break, job); the tie-break is the order they became
-    /// ready for fifo, the job's index otherwise, so the largest entry is the one to start.
-    /// Ordered rather than a heap: with a memory limit, a pass may try every ready job, and
-    /// walking a set in order costs far less than popping and pushing each back.
-    /// Each entry ends with the job's output bytes (never compared: the job before it is
-    /// unique), so that a pass turns away jobs whose output cannot fit without looking them up.
-    ready: BTreeSet<(u64, Reverse<u64>, u32, u64)>,
+    /// Ready jobs, best first by the policy.
+    ready: ReadySet,
     /// The entries a pass started, removed from `ready` once it is over (kept to reuse its
     /// allocation: a pass runs at every event).
-    started: Vec<(u64, Reverse<u64>, u32, u64)>,
-    ready_seq: u64,
-    /// Completions: job -> (end on the work clock, sequence number), earliest first.
-    events: PriorityQueue<u32, Reverse<(u64, u64)>>,
-    event_seq: u64,
+    started: Vec<ReadyKey>,
+    /// Completions: each running job at its end on the work clock.
+    events: EventQueue<u32>,
     /// Free processor ids, lowest first; ids are handed out from 0 as needed.
     free: BinaryHeap<Reverse<u32>>,
     next_proc: u32,
@@ -559,11 +481,9 @@ impl<'s, 'g> Replay<'s, 'g> {
             carry: 0.0,
             work_now: 0,
             missing: (0..n).map(|i| g.needs(i).len() as u32).collect(),
-            ready: BTreeSet::new(),
+            ready: ReadySet::new(),
             started: Vec::new(),
-            ready_seq: 0,
-            events: PriorityQueue::with_capacity(cap.min(n)),
-            event_seq: 0,
+            events: EventQueue::with_capacity(cap.min(n)),
             free: BinaryHeap::new(),
             next_proc: 0,
             proc_of: vec![0; n],
@@ -583,12 +503,11 @@ impl<'s, 'g> Replay<'s, 'g> {
     }
 
     fn make_ready(&mut self, i: u32) {
-        let entry = match self.sim.opts.policy {
-            Policy::Fifo => (0, Reverse(self.ready_seq), i, self.sim.graph.jobs[i as usize].bytes),
-            _ => (self.sim.priority[i as usize], Reverse(i as u64), i, self.sim.graph.jobs[i as usize].bytes),
+        let priority = match self.sim.opts.policy {
+            Policy::Fifo => None,
+            _ => Some(self.sim.priority[i as usize]),
         };
-        self.ready_seq += 1;
-        self.ready.insert(entry);
+        self.ready.push(i, priority, self.sim.graph.jobs[i as usize].bytes);
     }
 
     /// Starts ready jobs, best first, while processors are free; with a memory limit, a job
@@ -598,14 +517,14 @@ impl<'s, 'g> Replay<'s, 'g> {
         let mut held: Option<u32> = None;
         let mut started = std::mem::take(&mut self.started);
         // The ready jobs best first; those started are removed once the pass is over.
-        for &entry in self.ready.iter().rev() {
+        for entry in self.ready.best_first() {
             if self.running >= self.cap {
                 break;
             }
-            let i = entry.2 as usize;
-            let admitted = if entry.3 > self.memory.room() { None } else { self.memory.try_start(i, g.needs(i)) };
+            let i = entry.job as usize;
+            let admitted = if entry.bytes > self.memory.room() { None } else { self.memory.try_start(i, g.needs(i)) };
             let Some(admission) = admitted else {
-                held.get_or_insert(entry.2);
+                held.get_or_insert(entry.job);
                 continue;
             };
             started.push(entry);
@@ -623,12 +542,11 @@ impl<'s, 'g> Replay<'s, 'g> {
             let end = reload
                 .and_then(|r: u64| self.work_now.checked_add(self.sim.duration[i])?.checked_add(r))
                 .ok_or_else(|| self.sim.makespan_error())?;
-            self.events.push(entry.2, Reverse((end, self.event_seq)));
-            self.event_seq += 1;
+            self.events.push(entry.job, end);
             self.running += 1;
             if self.record {
                 self.span_of[i] = self.spans.len() as u32;
-                self.spans.push(Span { job: entry.2, proc, start: self.now, end: self.now });
+                self.spans.push(Span { job: entry.job, proc, start: self.now, end: self.now });
             }
         }
         for entry in started.drain(..) {

@@ -29,11 +29,11 @@ use super::api::{self, Reply};
 use super::page::ASSETS;
 
 /// Most bytes of a request's head (request line and headers): hyper answers 431 past it.
-pub const MAX_HEAD_BYTES: usize = 8192;
+pub(crate) const MAX_HEAD_BYTES: usize = 8192;
 
 /// Most bytes of a request's URL: 414 past it (a position's art of 16x16 takes about 1.3 KB
 /// encoded).
-pub const MAX_URL_BYTES: usize = 4096;
+pub(crate) const MAX_URL_BYTES: usize = 4096;
 
 /// Seconds a client has to send a request's head once it connects or after an answer: an
 /// idle or slow client is closed then (a browser opens a new connection when it needs one).
@@ -48,7 +48,7 @@ const RESERVED_FILES: u64 = 64;
 
 /// Connections held at once: the file descriptors the process may open (`ulimit -n`) less
 /// [`RESERVED_FILES`], at least 8 and at most 4096.
-pub fn max_connections() -> usize {
+pub(crate) fn max_connections() -> usize {
     let soft = crate::support::open_files_limit().unwrap_or(1024);
     soft.saturating_sub(RESERVED_FILES).clamp(8, 4096) as usize
 }
@@ -72,7 +72,7 @@ pub struct ServeOptions {
 }
 
 /// The share of the machine's memory the server's analyses may take by default: half.
-pub fn default_mem_limit() -> u64 {
+pub(crate) fn default_mem_limit() -> u64 {
     crate::support::total_memory_bytes().map_or(4 << 30, |m| m / 2)
 }
 

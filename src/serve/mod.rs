@@ -1,4 +1,4 @@
-//! The web analysis board (layer 14): `dab serve`'s HTTP server on 127.0.0.1, the page it
+//! The web analysis board: `dab serve`'s HTTP server on 127.0.0.1, the page it
 //! serves (HTML, CSS and JavaScript embedded in the binary), its JSON API (a position's
 //! answer, the same object as `dab hint --json`, and a position in both text formats). Every
 //! answer comes from `answer::hint`; the server only reads: a store is opened read-only, and
@@ -10,8 +10,5 @@ mod http;
 mod page;
 
 pub use api::MAX_SECONDS;
-pub use http::{
-    Counts, HEAD_SECONDS, MAX_HEAD_BYTES, MAX_URL_BYTES, ServeError, ServeOptions, Server, Stopper, default_mem_limit,
-    max_connections,
-};
+pub use http::{Counts, HEAD_SECONDS, ServeError, ServeOptions, Server, Stopper};
 pub use page::{ASSETS, Asset};

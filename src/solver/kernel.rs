@@ -12,7 +12,8 @@
 //! for inner and symmetry-mapped moves a `u16` index per configuration into a copy of the
 //! successor row, so the passes have a fixed trip count, no chain from one move to the next
 //! and byte lanes the compiler vectorises. The *scalar* path, one position at a time through a
-//! list of its inner moves, is its twin.
+//! list of its inner moves, is its twin. Both walk a partition's rows with one row cursor,
+//! which holds the row's outer configurations and where the row reads each successor.
 
 use crate::game::Value;
 
@@ -260,207 +261,280 @@ impl<'a> Kernel<'a> {
         first_row: usize,
         slots: &mut [Value; ROW_SLOTS],
     ) {
-        let sp = self.space;
-        let groups = &sp.groups;
-        let inner = self.inner;
-        let counts = key.counts();
         let (_, row_len) = self.shape(key);
-        let ci = counts[inner] as usize;
-        let ig = &groups[inner];
-        let ioff = ig.offset as usize;
-        let strides = sp.strides(key);
-        let mut succ_strides = [[0usize; MAX_GROUPS]; MAX_GROUPS];
-        for (g, s) in succ_strides.iter_mut().enumerate().take(key.groups()) {
-            if (counts[g] as u32) < groups[g].size {
-                *s = sp.strides(&key.plus(g));
-            }
-        }
-        let inner_succ_len = if (ci as u32) < ig.size { ig.count(ci + 1) } else { 0 };
-        let (outer_bits, inner_bits) = (&t.outer_bits[ci], &t.inner_bits[ci]);
-
-        let mut ranks = [0usize; MAX_GROUPS];
-        for h in 0..inner {
-            ranks[h] = first_row * row_len / strides[h] % groups[h].count(counts[h] as usize);
-        }
+        let mut at = RowCursor::new(self.space, key, first_row, row_len);
         for best in out.chunks_exact_mut(row_len) {
-            let mut fields = [0u32; MAX_GROUPS];
-            let mut outer_state = 0u64;
-            for h in 0..inner {
-                fields[h] = groups[h].configs[counts[h] as usize][ranks[h]];
-                outer_state |= (fields[h] as u64) << groups[h].offset;
-            }
-            // Per moved group g, the successor offset of the other groups' ranks.
-            let mut others = [0usize; MAX_GROUPS];
-            for (g, o) in others.iter_mut().enumerate().take(inner) {
-                let ss = &succ_strides[g];
-                *o = (0..inner).filter(|&h| h != g).map(|h| ranks[h] * ss[h]).sum();
-            }
             best.fill(Value::MIN);
+            self.outer_rows(t, &at, succ, best, slots);
+            if at.inner_succ_len > 0 {
+                self.inner_rows(t, &at, succ, best, slots);
+            }
+            at.advance();
+        }
+    }
 
-            for l in 0..ioff {
-                if !sp.is_move(State(outer_state), l) {
-                    continue;
-                }
-                let g = sp.line_group[l] as usize;
-                let grp = &groups[g];
-                let moved = fields[g] | 1 << (l - grp.offset as usize);
-                let gate = gate(&self.box_outer[l], &self.box_inner[l], outer_state);
-                let bits = &outer_bits[l * row_len..(l + 1) * row_len];
-                let ss = &succ_strides[g];
-                let s = if grp.canonical { grp.canon[moved as usize] } else { 0 };
-                if s == 0 {
-                    let base = others[g] + grp.rank[moved as usize] as usize * ss[g];
-                    relax_row(best, succ[g].row(base, row_len), bits, gate);
-                } else {
-                    let s = s as usize - 1;
-                    let base: usize = (0..inner)
-                        .map(|h| {
-                            let f = if h == g { moved } else { fields[h] };
-                            groups[h].rank[groups[h].sym[s][f as usize] as usize] as usize * ss[h]
-                        })
-                        .sum();
-                    slots[..row_len].copy_from_slice(succ[g].row(base, row_len));
+    /// The row path's outer moves of the cursor's row into `best`.
+    #[inline]
+    fn outer_rows<R: Rows>(
+        &self,
+        t: &RowTables,
+        at: &RowCursor,
+        succ: &[R],
+        best: &mut [Value],
+        slots: &mut [Value; ROW_SLOTS],
+    ) {
+        let (ci, row_len) = (at.inner_count, best.len());
+        let outer_bits = &t.outer_bits[ci];
+        for l in 0..at.inner_offset {
+            if !at.is_move(l) {
+                continue;
+            }
+            let mv = at.outer_move(l);
+            let gate = gate(&self.box_outer[l], &self.box_inner[l], at.outer_state);
+            let bits = &outer_bits[l * row_len..(l + 1) * row_len];
+            let row = succ[mv.group].row(mv.base, row_len);
+            match mv.turn {
+                0 => relax_row(best, row, bits, gate),
+                turn => {
+                    let s = turn - 1;
+                    slots[..row_len].copy_from_slice(row);
                     match &t.sym8[s][ci] {
                         Some(index) => gather::relax(best, &mut slots[..], index, bits, gate),
                         _ => relax_gathered(best, slots, &t.sym[s][ci], bits, gate),
                     }
                 }
             }
+        }
+    }
 
-            if inner_succ_len > 0 {
-                let ss = &succ_strides[inner];
-                let base: usize = (0..inner).map(|h| ranks[h] * ss[h]).sum();
-                slots[..inner_succ_len].copy_from_slice(succ[inner].row(base, inner_succ_len));
-                for j in 0..ig.size as usize {
-                    let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], outer_state);
-                    let span = j * row_len..(j + 1) * row_len;
-                    match &t.inner[ci] {
-                        InnerTable::Bytes(index) => {
-                            gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
-                        }
-                        InnerTable::Runs(runs) => {
-                            runs.relax(j, best, &slots[..inner_succ_len], &inner_bits[span], gate)
-                        }
-                    }
+    /// The row path's inner moves of the cursor's row into `best`: a pass per inner line over a
+    /// copy of the inner successor's row.
+    #[inline]
+    fn inner_rows<R: Rows>(
+        &self,
+        t: &RowTables,
+        at: &RowCursor,
+        succ: &[R],
+        best: &mut [Value],
+        slots: &mut [Value; ROW_SLOTS],
+    ) {
+        let (ci, row_len, ioff, len) = (at.inner_count, best.len(), at.inner_offset, at.inner_succ_len);
+        let inner_bits = &t.inner_bits[ci];
+        slots[..len].copy_from_slice(succ[self.inner].row(at.inner_base(), len));
+        for j in 0..self.space.groups[self.inner].size as usize {
+            let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
+            let span = j * row_len..(j + 1) * row_len;
+            match &t.inner[ci] {
+                InnerTable::Bytes(index) => {
+                    gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
                 }
-            }
-
-            for h in (0..inner).rev() {
-                ranks[h] += 1;
-                if ranks[h] < groups[h].count(counts[h] as usize) {
-                    break;
-                }
-                ranks[h] = 0;
+                InnerTable::Runs(runs) => runs.relax(j, best, &slots[..len], &inner_bits[span], gate),
             }
         }
     }
 
     /// The scalar path: outer moves a row at a time, inner moves one position at a time.
     fn compute_scalar<R: Rows>(&self, key: &PartitionKey, succ: &[R], out: &mut [Value], first_row: usize) {
-        let sp = self.space;
-        let groups = &sp.groups;
-        let inner = self.inner;
-        let ng = key.groups();
-        let counts = key.counts();
         let (_, row_len) = self.shape(key);
-        let ci = counts[inner] as usize;
-        let ig = &groups[inner];
-        let inner_cfgs = &ig.configs[ci];
-        let ioff = ig.offset as usize;
-        let inner_size = ig.size as usize;
-        let strides = sp.strides(key);
-        let mut succ_strides = [[0usize; MAX_GROUPS]; MAX_GROUPS];
-        for (g, s) in succ_strides.iter_mut().enumerate().take(ng) {
-            if (counts[g] as u32) < groups[g].size {
-                *s = sp.strides(&key.plus(g));
+        let mut at = RowCursor::new(self.space, key, first_row, row_len);
+        // Boxes completed by an inner move, by box key, for the current row.
+        let mut boxes_by_key = [0i8; BOX_KEYS];
+        for best in out.chunks_exact_mut(row_len) {
+            best.fill(Value::MIN);
+            self.outer_scalar(&at, succ, best);
+            if at.inner_succ_len > 0 {
+                self.inner_scalar(&at, succ, best, &mut boxes_by_key);
+            }
+            at.advance();
+        }
+    }
+
+    /// The scalar path's outer moves of the cursor's row into `best`: whole rows.
+    #[inline]
+    fn outer_scalar<R: Rows>(&self, at: &RowCursor, succ: &[R], best: &mut [Value]) {
+        let (ci, row_len) = (at.inner_count, best.len());
+        let inner_cfgs = &self.space.groups[self.inner].configs[ci];
+        for l in 0..at.inner_offset {
+            if !at.is_move(l) {
+                continue;
+            }
+            let mv = at.outer_move(l);
+            let (o, i) = (&self.box_outer[l], &self.box_inner[l]);
+            let m0 = if at.outer_state & o[0] == o[0] { i[0] } else { NEVER };
+            let m1 = if at.outer_state & o[1] == o[1] { i[1] } else { NEVER };
+            let row = succ[mv.group].row(mv.base, row_len);
+            match mv.turn {
+                0 => apply_row(best, row, inner_cfgs, m0, m1),
+                turn => apply_row_mapped(best, row, &self.scalar.inner_sym[turn - 1][ci], inner_cfgs, m0, m1),
             }
         }
-        let inner_succ_len = if (ci as u32) < ig.size { ig.count(ci + 1) } else { 0 };
-        let starts = &self.scalar.move_start[ci];
-        let imoves = &self.scalar.moves[ci];
+    }
 
-        // Outer ranks of the first row; rows then advance like an odometer.
+    /// The scalar path's inner moves of the cursor's row into `best`: the same row of the
+    /// successor, through the move table, one position at a time.
+    #[inline]
+    fn inner_scalar<R: Rows>(&self, at: &RowCursor, succ: &[R], best: &mut [Value], boxes_by_key: &mut [i8; BOX_KEYS]) {
+        let ci = at.inner_count;
+        for j in 0..self.space.groups[self.inner].size as usize {
+            let o = &self.box_outer[at.inner_offset + j];
+            let ok0 = (at.outer_state & o[0] == o[0]) as i8;
+            let ok1 = (at.outer_state & o[1] == o[1]) as i8;
+            boxes_by_key[4 * j..4 * j + 4].copy_from_slice(&[0, ok0, ok1, ok0 + ok1]);
+        }
+        let srow = succ[self.inner].row(at.inner_base(), at.inner_succ_len);
+        let (starts, imoves) = (&self.scalar.move_start[ci], &self.scalar.moves[ci]);
+        for (i, b) in best.iter_mut().enumerate() {
+            let mut v = *b;
+            for &mv in &imoves[starts[i] as usize..starts[i + 1] as usize] {
+                let n = boxes_by_key[mv.box_key()];
+                let s = srow[mv.rank()];
+                v = v.max(if n > 0 { s + n } else { -s });
+            }
+            *b = v;
+        }
+    }
+}
+
+/// Where a kernel call is in its partition: the row, its outer groups' configurations, and
+/// where the rows it reads start in each successor. Both paths walk rows with it, from the
+/// first row's ranks on like an odometer; it holds no heap memory.
+struct RowCursor<'a> {
+    space: &'a Space,
+    /// The partition walked.
+    key: PartitionKey,
+    /// The inner group: its index, first line and lines drawn.
+    inner: usize,
+    inner_offset: usize,
+    inner_count: usize,
+    /// Values in a row of the inner successor (count + 1), 0 where the inner group is full.
+    inner_succ_len: usize,
+    /// Per group g, the strides of successor `key.plus(g)` (zeros where g is full).
+    succ_strides: [[usize; MAX_GROUPS]; MAX_GROUPS],
+    /// The row's rank in each outer group.
+    ranks: [usize; MAX_GROUPS],
+    /// The row's configuration of each outer group (the group's own bits).
+    fields: [u32; MAX_GROUPS],
+    /// The row's outer lines, as a state of the space.
+    outer_state: u64,
+    /// Per outer group g, the part of a successor row's base that the other groups' ranks give.
+    others: [usize; MAX_GROUPS],
+}
+
+/// An outer move of a cursor's row: successor `group`'s row at value `base`, read as it is
+/// (`turn` 0) or turned by symmetry `turn` (its tables at `turn - 1`, as `Group::canon`
+/// numbers them).
+struct OuterMove {
+    group: usize,
+    base: usize,
+    turn: usize,
+}
+
+impl<'a> RowCursor<'a> {
+    /// At row `first_row` of partition `key`, rows of `row_len` values.
+    fn new(space: &'a Space, key: &PartitionKey, first_row: usize, row_len: usize) -> RowCursor<'a> {
+        let (groups, counts) = (&space.groups, key.counts());
+        let inner = groups.len().saturating_sub(1);
+        let ig = &groups[inner];
+        let inner_count = counts[inner] as usize;
+        let mut succ_strides = [[0usize; MAX_GROUPS]; MAX_GROUPS];
+        for (g, s) in succ_strides.iter_mut().enumerate().take(key.groups()) {
+            if (counts[g] as u32) < groups[g].size {
+                *s = space.strides(&key.plus(g));
+            }
+        }
+        let strides = space.strides(key);
         let mut ranks = [0usize; MAX_GROUPS];
         for h in 0..inner {
             ranks[h] = first_row * row_len / strides[h] % groups[h].count(counts[h] as usize);
         }
-        // Boxes completed by an inner move, by box key, for the current row.
-        let mut boxes_by_key = [0i8; BOX_KEYS];
-        for best in out.chunks_exact_mut(row_len) {
-            let mut fields = [0u32; MAX_GROUPS];
-            let mut outer_state = 0u64;
-            for h in 0..inner {
-                fields[h] = groups[h].configs[counts[h] as usize][ranks[h]];
-                outer_state |= (fields[h] as u64) << groups[h].offset;
-            }
-            let mask_pair = |l: usize| {
-                let (o, i) = (&self.box_outer[l], &self.box_inner[l]);
-                let m0 = if outer_state & o[0] == o[0] { i[0] } else { NEVER };
-                let m1 = if outer_state & o[1] == o[1] { i[1] } else { NEVER };
-                (m0, m1)
-            };
-            best.fill(Value::MIN);
+        let mut at = RowCursor {
+            space,
+            key: *key,
+            inner,
+            inner_offset: ig.offset as usize,
+            inner_count,
+            inner_succ_len: if (inner_count as u32) < ig.size { ig.count(inner_count + 1) } else { 0 },
+            succ_strides,
+            ranks,
+            fields: [0; MAX_GROUPS],
+            outer_state: 0,
+            others: [0; MAX_GROUPS],
+        };
+        at.load();
+        at
+    }
 
-            // Moves in outer groups: whole rows.
-            for l in 0..ioff {
-                if !sp.is_move(State(outer_state), l) {
-                    continue;
-                }
-                let g = sp.line_group[l] as usize;
-                let grp = &groups[g];
-                let moved = fields[g] | 1 << (l - grp.offset as usize);
-                let (m0, m1) = mask_pair(l);
-                let ss = &succ_strides[g];
-                let s = if grp.canonical { grp.canon[moved as usize] } else { 0 };
-                if s == 0 {
-                    let mut base = 0;
-                    for h in 0..inner {
-                        let r = if h == g { grp.rank[moved as usize] as usize } else { ranks[h] };
-                        base += r * ss[h];
-                    }
-                    apply_row(best, succ[g].row(base, row_len), inner_cfgs, m0, m1);
-                } else {
-                    let s = s as usize - 1;
-                    let mut base = 0;
-                    for h in 0..inner {
-                        let f = if h == g { moved } else { fields[h] };
-                        base += groups[h].rank[groups[h].sym[s][f as usize] as usize] as usize * ss[h];
-                    }
-                    let map = &self.scalar.inner_sym[s][ci];
-                    apply_row_mapped(best, succ[g].row(base, row_len), map, inner_cfgs, m0, m1);
-                }
-            }
-
-            // Moves in the inner group: the same row of the successor, through the move table.
-            if inner_succ_len > 0 {
-                for j in 0..inner_size {
-                    let o = &self.box_outer[ioff + j];
-                    let ok0 = (outer_state & o[0] == o[0]) as i8;
-                    let ok1 = (outer_state & o[1] == o[1]) as i8;
-                    boxes_by_key[4 * j..4 * j + 4].copy_from_slice(&[0, ok0, ok1, ok0 + ok1]);
-                }
-                let ss = &succ_strides[inner];
-                let base: usize = (0..inner).map(|h| ranks[h] * ss[h]).sum();
-                let srow = succ[inner].row(base, inner_succ_len);
-                for (i, b) in best.iter_mut().enumerate() {
-                    let mut v = *b;
-                    for &mv in &imoves[starts[i] as usize..starts[i + 1] as usize] {
-                        let n = boxes_by_key[mv.box_key()];
-                        let s = srow[mv.rank()];
-                        v = v.max(if n > 0 { s + n } else { -s });
-                    }
-                    *b = v;
-                }
-            }
-
-            for h in (0..inner).rev() {
-                ranks[h] += 1;
-                if ranks[h] < groups[h].count(counts[h] as usize) {
-                    break;
-                }
-                ranks[h] = 0;
-            }
+    /// The current row's configurations, outer state and successor offsets, from its ranks.
+    #[inline(always)]
+    fn load(&mut self) {
+        let (groups, counts, inner) = (&self.space.groups, self.key.counts(), self.inner);
+        self.outer_state = 0;
+        for h in 0..inner {
+            self.fields[h] = groups[h].configs[counts[h] as usize][self.ranks[h]];
+            self.outer_state |= (self.fields[h] as u64) << groups[h].offset;
         }
+        for g in 0..inner {
+            let ss = &self.succ_strides[g];
+            let mut base = 0;
+            for h in (0..inner).filter(|&h| h != g) {
+                base += self.ranks[h] * ss[h];
+            }
+            self.others[g] = base;
+        }
+    }
+
+    /// On to the next row.
+    #[inline(always)]
+    fn advance(&mut self) {
+        let (groups, counts) = (&self.space.groups, self.key.counts());
+        for h in (0..self.inner).rev() {
+            self.ranks[h] += 1;
+            if self.ranks[h] < groups[h].count(counts[h] as usize) {
+                break;
+            }
+            self.ranks[h] = 0;
+        }
+        self.load();
+    }
+
+    /// Whether outer line `l` is a move in the row: undrawn, and the first undrawn of its class.
+    #[inline(always)]
+    fn is_move(&self, l: usize) -> bool {
+        self.space.is_move(State(self.outer_state), l)
+    }
+
+    /// Outer line `l`, a move of the row, as the successor row it reads.
+    // Always inlined, as are the other per-row steps: both paths call them, and the compiler
+    // would leave a function called from two places as a call on every outer line of every row.
+    #[inline(always)]
+    fn outer_move(&self, l: usize) -> OuterMove {
+        let sp = self.space;
+        let group = sp.line_group[l] as usize;
+        let grp = &sp.groups[group];
+        let moved = self.fields[group] | 1 << (l - grp.offset as usize);
+        let ss = &self.succ_strides[group];
+        let turn = if grp.canonical { grp.canon[moved as usize] as usize } else { 0 };
+        if turn == 0 {
+            let base = self.others[group] + grp.rank[moved as usize] as usize * ss[group];
+            return OuterMove { group, base, turn };
+        }
+        // The successor is stored as its image under the symmetry: every outer group's
+        // configuration mapped, the inner row turned through the rank map.
+        let s = turn - 1;
+        let base = (0..self.inner)
+            .map(|h| {
+                let f = if h == group { moved } else { self.fields[h] };
+                let grp = &sp.groups[h];
+                grp.rank[grp.sym[s][f as usize] as usize] as usize * ss[h]
+            })
+            .sum();
+        OuterMove { group, base, turn }
+    }
+
+    /// Where the row's inner moves read the inner successor: the same outer ranks.
+    fn inner_base(&self) -> usize {
+        let ss = &self.succ_strides[self.inner];
+        (0..self.inner).map(|h| self.ranks[h] * ss[h]).sum()
     }
 }
 

@@ -1,4 +1,4 @@
-//! The solver (layer 2): partition keys, the grouped state space with its rank tables and
+//! The solver: partition keys, the grouped state space with its rank tables and
 //! symmetries, the counted size of a solve too large to build, the retrograde kernel, the row layout of a partition's jobs, the partition
 //! listing, the kernel's memory traffic (bytes a solve reads and writes), the slow twins
 //! (dense retrograde, memoised minimax) and the in-memory solve one partition at a time. Uses
@@ -25,7 +25,7 @@ pub(crate) use kernel::{InnerMoves, inner_moves_per_row, turned_lane_by_lane, tu
 pub use kernel::{Kernel, KernelPath, Pieces, Rows};
 pub use key::{KeyError, PartitionKey};
 pub use layout::{Layout, LayoutError, layout};
-pub use partitions::{GroupInfo, PartitionInfo, PartitionList, list, write_csv};
+pub use partitions::{PartitionList, list, write_csv};
 pub(crate) use root_moves::root_moves;
 pub use solution::{Solution, SolveOptions};
 pub(crate) use space::BINOMIAL;

@@ -15,6 +15,7 @@
 //! most significant; the last group (the *inner* group) is contiguous, which the kernel uses.
 
 use crate::game::{Board, Line, LineSet, Penalty, PenaltyError, Position};
+use crate::support::Setting;
 
 use super::key::{MAX_GROUPS, PartitionKey};
 
@@ -77,6 +78,20 @@ pub enum SpaceError {
     /// The last-move penalty does not fit the values of the root's positions.
     #[error("{0}")]
     Penalty(#[from] PenaltyError),
+}
+
+impl SpaceError {
+    /// The setting that made the space impossible, if one did (the board's own size is not).
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            SpaceError::ZeroGroups
+            | SpaceError::TooManyGroups { .. }
+            | SpaceError::AboveMax { .. }
+            | SpaceError::GroupTooLarge { .. } => Some(Setting::Groups),
+            SpaceError::TooManyLines { .. } | SpaceError::Full => None,
+            SpaceError::Penalty(_) => Some(Setting::Penalty),
+        }
+    }
 }
 
 /// One group of lines with its tables. Local bit j is internal line `offset + j`.
@@ -458,7 +473,7 @@ impl Space {
     }
 
     /// Row-major strides of a partition's group ranks.
-    pub fn strides(&self, key: &PartitionKey) -> [usize; MAX_GROUPS] {
+    pub(crate) fn strides(&self, key: &PartitionKey) -> [usize; MAX_GROUPS] {
         let mut s = [0usize; MAX_GROUPS];
         let mut acc = 1;
         for g in (0..key.groups()).rev() {
@@ -540,7 +555,7 @@ impl Space {
     }
 
     /// Mask of all lines of group `g`.
-    pub fn group_mask(&self, g: usize) -> u64 {
+    pub(crate) fn group_mask(&self, g: usize) -> u64 {
         self.groups[g].mask()
     }
 }

@@ -37,7 +37,7 @@ impl Traffic {
 
     /// The traffic of a whole solve of `space`: every partition computed once, whole (as
     /// `dab solve` runs it). Nothing for a full root.
-    pub fn of_solve(space: &Space) -> Traffic {
+    pub(crate) fn of_solve(space: &Space) -> Traffic {
         if space.free() == 0 {
             return Traffic::default();
         }

@@ -24,12 +24,12 @@ pub const MAGIC: &[u8; 8] = b"DABPART\n";
 /// Store files this version writes: format 2, with a CRC-32 per chunk of values.
 pub const STORE_FORMAT: u32 = 2;
 /// The first format (one CRC-32 over the whole file, no table), still read.
-pub const STORE_FORMAT_1: u32 = 1;
+pub(crate) const STORE_FORMAT_1: u32 = 1;
 /// Values covered by one CRC-32 of a format-2 file's table: a reader that wants one value
 /// checks 64 KiB (tens of microseconds), not the file.
 pub const CHUNK: u64 = 1 << 16;
 /// What a value byte means.
-pub const ENCODING: &str = "i8: net future boxes for the player to move";
+pub(crate) const ENCODING: &str = "i8: net future boxes for the player to move";
 
 /// What a value byte means under `penalty`: [`ENCODING`] without one; with one, words that
 /// a dab from before penalties refuses, so that it never reads such values as plain ones.

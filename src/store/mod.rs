@@ -1,4 +1,4 @@
-//! The durable partition store (layer 5). Owns the file format (the `format` module), the folder a run
+//! The durable partition store. Owns the file format (the `format` module), the folder a run
 //! writes with its lock ([`Store`]), the lock-free reader of an opening book ([`Reader`]) and
 //! the checks of `dab verify`. May use `support`, `game` and `solver` (a folder is named by a
 //! space, a file's rows by a [`crate::solver::Layout`]); knows nothing of plans, schedules or
@@ -13,6 +13,6 @@ mod verify;
 
 pub use error::StoreError;
 pub use folder::{Store, folder};
-pub use format::{CHUNK, ENCODING, Header, MAGIC, STORE_FORMAT, STORE_FORMAT_1, encode, parse};
+pub use format::{CHUNK, Header, MAGIC, STORE_FORMAT, encode, parse};
 pub use reader::{BOOK_BYTES, BOOK_WHOLE_BYTES, Book, Reader};
-pub use verify::{Folder, Recomputed, Verdict, Verification, recompute, verify};
+pub use verify::{Folder, Recomputed, Verdict, recompute, verify};

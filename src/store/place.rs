@@ -477,7 +477,7 @@ impl Survey {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::ENCODING;
+    use crate::store::format::ENCODING;
 
     fn space(board: &str, groups: usize) -> Space {
         Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap()

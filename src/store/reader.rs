@@ -58,14 +58,7 @@ impl Reader {
             path: board_dir.clone(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, what),
         };
-        if !base.is_dir() {
-            // A path that exists but is no folder is named as what it is.
-            let (kind, what) = match base.metadata() {
-                Ok(_) => (std::io::ErrorKind::NotADirectory, "a file, not a store folder"),
-                Err(_) => (std::io::ErrorKind::NotFound, "no such store folder"),
-            };
-            return Err(StoreError::Read { path: base.to_path_buf(), source: std::io::Error::new(kind, what) });
-        }
+        check_base(base)?;
         let solves = if pos.drawn.is_empty() {
             format!("no solve of the empty {board} board")
         } else {
@@ -77,59 +70,8 @@ impl Reader {
         if !board_dir.is_dir() {
             return Err(not_found(format!("the store holds {solves}")));
         }
-        // Every folder whose root this position has drawn, or that has drawn this position's
-        // lines, with its grouping.
-        let related: Vec<(Position, usize, Penalty, String)> = std::fs::read_dir(&board_dir)
-            .map_err(|source| StoreError::Read { path: board_dir.clone(), source })?
-            .filter_map(|e| {
-                let e = e.ok()?;
-                let name = e.file_name().into_string().ok()?;
-                let (root, g, p) = root_of(board, &name).ok()?;
-                let related = pos.drawn.contains_all(root.drawn) || root.drawn.contains_all(pos.drawn);
-                (e.file_type().ok()?.is_dir() && related).then_some((root, g, p, name))
-            })
-            .collect();
-        let mut elsewhere: Vec<Penalty> = related.iter().map(|r| r.2).filter(|&p| p != penalty).collect();
-        let all: Vec<(Position, usize, String)> =
-            related.into_iter().filter(|r| r.2 == penalty).map(|(root, g, _, name)| (root, g, name)).collect();
-        if all.is_empty() && !elsewhere.is_empty() {
-            elsewhere.sort();
-            elsewhere.dedup();
-            let held: Vec<String> = elsewhere.into_iter().map(penalty_words).collect();
-            return Err(not_found(format!(
-                "the store holds {board} solves for this position only under {}, not under {}: their values are another game's",
-                held.join(" or "),
-                penalty_words(penalty)
-            )));
-        }
-        let (mut found, later): (Vec<_>, Vec<_>) =
-            all.into_iter().partition(|(r, _, _)| pos.drawn.contains_all(r.drawn));
-        let holding = !found.is_empty();
-        if !holding {
-            found = later;
-        }
-        if found.is_empty() {
-            return Err(not_found(format!("the store holds {solves}")));
-        }
-        if let Some(g) = groups {
-            found.retain(|(_, h, _)| *h == g);
-            if found.is_empty() {
-                let which = if pos.drawn.is_empty() { "" } else { " that holds this position or a later one" };
-                return Err(not_found(format!("the store holds no {board} solve with {g} groups{which}")));
-            }
-        }
-        // The latest root that holds the position, else the earliest later one.
-        let pick = |r: &Position| if holding { r.drawn.len() } else { u32::MAX - r.drawn.len() };
-        let best = found.iter().map(|(r, _, _)| pick(r)).max().expect("a solve was found");
-        found.retain(|(r, _, _)| pick(r) == best);
-        // Two roots as late (or early) as each other: the first by name.
-        found.sort_by(|a, b| (a.1, &a.2).cmp(&(b.1, &b.2)));
-        let mut counts: Vec<usize> = found.iter().map(|(_, g, _)| *g).collect();
-        counts.dedup();
-        if counts.len() > 1 {
-            return Err(not_found(format!("several groupings ({counts:?}): name the one to read")));
-        }
-        let name = found.swap_remove(0).2;
+        let related = related_solves(&board_dir, pos)?;
+        let name = choose_solve(related, pos, groups, penalty, &solves).map_err(not_found)?;
         let dir = board_dir.join(&name);
         let space = space_of(&board.to_string(), &name).map_err(not_found)?;
         let survey = survey(&dir, space, false)?;
@@ -184,6 +126,94 @@ impl Reader {
         let mut map = self.chunked.write().unwrap_or_else(|e| e.into_inner());
         Ok(map.entry((key, piece.first)).or_insert(f).clone())
     }
+}
+
+/// A solve folder of a board's folder: its root, groups and penalty, and its name.
+struct SolveDir {
+    root: Position,
+    groups: usize,
+    penalty: Penalty,
+    name: String,
+}
+
+/// `base` refused where it is no folder: a path that exists is named as what it is.
+fn check_base(base: &Path) -> Result<(), StoreError> {
+    if base.is_dir() {
+        return Ok(());
+    }
+    let (kind, what) = match base.metadata() {
+        Ok(_) => (std::io::ErrorKind::NotADirectory, "a file, not a store folder"),
+        Err(_) => (std::io::ErrorKind::NotFound, "no such store folder"),
+    };
+    Err(StoreError::Read { path: base.to_path_buf(), source: std::io::Error::new(kind, what) })
+}
+
+/// Every solve folder in `board_dir` whose root `pos` has drawn, or that has drawn `pos`'s
+/// lines, under any penalty.
+fn related_solves(board_dir: &Path, pos: Position) -> Result<Vec<SolveDir>, StoreError> {
+    let board = pos.board;
+    Ok(std::fs::read_dir(board_dir)
+        .map_err(|source| StoreError::Read { path: board_dir.to_path_buf(), source })?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name().into_string().ok()?;
+            let (root, groups, penalty) = root_of(board, &name).ok()?;
+            let related = pos.drawn.contains_all(root.drawn) || root.drawn.contains_all(pos.drawn);
+            (e.file_type().ok()?.is_dir() && related).then_some(SolveDir { root, groups, penalty, name })
+        })
+        .collect())
+}
+
+/// The name of the solve to read among `related`: under `penalty`, with `groups` groups where
+/// given, the latest root that holds `pos`, else the earliest later one; else what the store
+/// holds instead (`solves`: the solves that would do, for the message where there are none).
+fn choose_solve(
+    related: Vec<SolveDir>,
+    pos: Position,
+    groups: Option<usize>,
+    penalty: Penalty,
+    solves: &str,
+) -> Result<String, String> {
+    let board = pos.board;
+    let mut elsewhere: Vec<Penalty> = related.iter().map(|r| r.penalty).filter(|&p| p != penalty).collect();
+    let all: Vec<SolveDir> = related.into_iter().filter(|r| r.penalty == penalty).collect();
+    if all.is_empty() && !elsewhere.is_empty() {
+        elsewhere.sort();
+        elsewhere.dedup();
+        let held: Vec<String> = elsewhere.into_iter().map(penalty_words).collect();
+        return Err(format!(
+            "the store holds {board} solves for this position only under {}, not under {}: their values are another game's",
+            held.join(" or "),
+            penalty_words(penalty)
+        ));
+    }
+    let (mut found, later): (Vec<_>, Vec<_>) = all.into_iter().partition(|r| pos.drawn.contains_all(r.root.drawn));
+    let holding = !found.is_empty();
+    if !holding {
+        found = later;
+    }
+    if found.is_empty() {
+        return Err(format!("the store holds {solves}"));
+    }
+    if let Some(g) = groups {
+        found.retain(|r| r.groups == g);
+        if found.is_empty() {
+            let which = if pos.drawn.is_empty() { "" } else { " that holds this position or a later one" };
+            return Err(format!("the store holds no {board} solve with {g} groups{which}"));
+        }
+    }
+    // The latest root that holds the position, else the earliest later one.
+    let pick = |r: &Position| if holding { r.drawn.len() } else { u32::MAX - r.drawn.len() };
+    let best = found.iter().map(|r| pick(&r.root)).max().expect("a solve was found");
+    found.retain(|r| pick(&r.root) == best);
+    // Two roots as late (or early) as each other: the first by name.
+    found.sort_by(|a, b| (a.groups, &a.name).cmp(&(b.groups, &b.name)));
+    let mut counts: Vec<usize> = found.iter().map(|r| r.groups).collect();
+    counts.dedup();
+    if counts.len() > 1 {
+        return Err(format!("several groupings ({counts:?}): name the one to read"));
+    }
+    Ok(found.swap_remove(0).name)
 }
 
 /// The first file of a survey that cannot be used, as the error every reader gives: an

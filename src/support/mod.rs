@@ -6,6 +6,7 @@ pub(crate) mod choice;
 mod files;
 mod process;
 mod rng;
+mod setting;
 mod stats;
 mod text;
 mod threads;
@@ -14,11 +15,12 @@ pub use choice::Choice;
 pub(crate) use choice::choice;
 pub use files::{RUNS_DIR, read_text, read_text_at_most, write_atomic, write_csv};
 pub use process::{
-    DEFAULT_CACHE_BYTES, MIN_ADDRESS_SPACE, check_address_space, last_level_cache_bytes, peak_rss_bytes,
-    return_freed_memory, trim_freed_memory,
+    MIN_ADDRESS_SPACE, check_address_space, last_level_cache_bytes, peak_rss_bytes, return_freed_memory,
+    trim_freed_memory,
 };
 pub(crate) use process::{address_space_left, available_memory_bytes, open_files_limit, total_memory_bytes};
 pub use rng::SplitMix64;
+pub use setting::{Remedy, Setting};
 pub use stats::{median, quantile, round4, rounded_u64};
 pub use text::{about_bytes, about_seconds, count_of, human_bytes, one_line, thousands};
 pub use threads::{hardware_threads, max_threads, thread_counts};

@@ -22,7 +22,7 @@ pub fn last_level_cache_bytes() -> u64 {
 }
 
 /// The last-level cache assumed where the system does not say: 32 MiB, a common size today.
-pub const DEFAULT_CACHE_BYTES: u64 = 32 << 20;
+pub(crate) const DEFAULT_CACHE_BYTES: u64 = 32 << 20;
 
 fn sysfs_last_level_cache() -> Option<u64> {
     let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;

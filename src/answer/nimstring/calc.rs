@@ -129,46 +129,70 @@ impl KeyBuf {
 /// joints are numbered by colour refinement, so that most relabellings of one graph give one
 /// key; two keys alike are always one graph, which is what exactness needs.
 fn shape(net: &Net, state: u64, key: &mut KeyBuf) -> Option<u8> {
-    // Joint number of each coin, and the joints' coins in coin order.
-    let mut label = [u8::MAX; 256];
-    let mut joints = [0u8; 64];
-    let mut n = 0;
-    let mut coins = 0usize;
-    let mut on_ground = 0u32;
-    let mut seen = [0u64; 4];
-    let mut bits = state;
-    while bits != 0 {
-        let i = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
-        for &k in &net.ends[i] {
-            if k == GROUND {
-                on_ground += 1;
-                continue;
-            }
-            let (w, b) = (k as usize / 64, k as usize % 64);
-            if seen[w] >> b & 1 == 0 {
-                seen[w] |= 1 << b;
-                coins += 1;
-                if net.degree(state, k) >= 3 {
-                    joints[n] = k;
-                    n += 1;
-                }
-            }
-        }
-    }
-    if n == 0 {
+    let mut found = Coins::of(net, state);
+    if found.joints == 0 {
         // A loop (no string to the ground) or a chain from the ground to the ground.
-        return Some(u8::from(on_ground > 0 && coins <= 2));
+        return Some(u8::from(found.on_ground > 0 && found.coins <= 2));
     }
-    let joints = &mut joints[..n];
+    let n = found.joints;
+    let joints = &mut found.joint[..n];
     joints.sort_unstable();
+    // Joint number of each coin.
+    let mut label = [u8::MAX; 256];
     for (j, &k) in joints.iter().enumerate() {
         label[k as usize] = j as u8;
     }
-    // Chains: (joint, other end's joint or GROUND, coins between, capped at 3).
     let mut edges = [(0u8, 0u8, 0u8); 64];
+    let m = chains(net, state, joints, &label, &mut edges);
+    write_key(key, n, &edges[..m]);
+    None
+}
+
+/// What a walk over a part's strings finds: its coins, which of them are joints, and the
+/// strings to the ground.
+struct Coins {
+    /// The joints' coins, in the order met (the first `joints`).
+    joint: [u8; 64],
+    joints: usize,
+    /// Coins of the part.
+    coins: usize,
+    /// Strings to the ground.
+    on_ground: u32,
+}
+
+impl Coins {
+    fn of(net: &Net, state: u64) -> Coins {
+        let mut found = Coins { joint: [0; 64], joints: 0, coins: 0, on_ground: 0 };
+        let mut seen = [0u64; 4];
+        let mut bits = state;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            for &k in &net.ends[i] {
+                if k == GROUND {
+                    found.on_ground += 1;
+                    continue;
+                }
+                let (w, b) = (k as usize / 64, k as usize % 64);
+                if seen[w] >> b & 1 == 0 {
+                    seen[w] |= 1 << b;
+                    found.coins += 1;
+                    if net.degree(state, k) >= 3 {
+                        found.joint[found.joints] = k;
+                        found.joints += 1;
+                    }
+                }
+            }
+        }
+        found
+    }
+}
+
+/// The chains between `joints` (numbered by `label`) and to the ground, into `edges` as
+/// (joint, other end's joint or GROUND, coins between, capped at 3); returns how many.
+fn chains(net: &Net, state: u64, joints: &[u8], label: &[u8; 256], edges: &mut [(u8, u8, u8); 64]) -> usize {
     let mut m = 0;
-    for &k in joints.iter() {
+    for &k in joints {
         let mut strings = state & net.touch[k as usize];
         while strings != 0 {
             let first = strings.trailing_zeros() as usize;
@@ -192,7 +216,12 @@ fn shape(net: &Net, state: u64, key: &mut KeyBuf) -> Option<u8> {
             m += 1;
         }
     }
-    let edges = &edges[..m];
+    m
+}
+
+/// The key of `n` joints joined by `edges`: the joints renumbered by [`refine`], then the
+/// chains sorted.
+fn write_key(key: &mut KeyBuf, n: usize, edges: &[(u8, u8, u8)]) {
     let order = refine(n, edges);
     // Each chain as one word (end, end, coins), so that sorting compares words.
     let mut chains = [0u32; 64];
@@ -201,6 +230,7 @@ fn shape(net: &Net, state: u64, key: &mut KeyBuf) -> Option<u8> {
         let b = if b == GROUND { GROUND } else { order[b as usize] };
         *c = u32::from(a.min(b)) << 16 | u32::from(a.max(b)) << 8 | u32::from(len);
     }
+    let m = edges.len();
     let chains = &mut chains[..m];
     chains.sort_unstable();
     key.bytes[0] = n as u8;
@@ -208,7 +238,6 @@ fn shape(net: &Net, state: u64, key: &mut KeyBuf) -> Option<u8> {
         key.bytes[1 + 3 * k..4 + 3 * k].copy_from_slice(&c.to_be_bytes()[1..]);
     }
     key.len = 1 + 3 * m;
-    None
 }
 
 /// New numbers for `n` joints joined by `edges`: by colour (the chains at a joint, then the

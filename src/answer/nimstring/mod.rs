@@ -16,7 +16,8 @@ use serde::{Serialize, Serializer};
 use crate::game::{Line, Position};
 
 pub use calc::{Calculator, OutOfTime};
-pub use net::{MAX_REGION_LINES, RegionTooLarge};
+pub(crate) use net::MAX_REGION_LINES;
+pub(crate) use net::RegionTooLarge;
 pub use twin::{RAW_MAX_LINES, RawGame};
 
 use net::Net;
@@ -131,15 +132,14 @@ pub enum NimstringError {
 }
 
 /// A position's regions, ready to value: each region's net and settled value.
-pub struct Regions {
-    pos: Position,
+pub(crate) struct Regions {
     nets: Vec<Net>,
     values: Vec<NimValue>,
 }
 
 impl Regions {
     /// The regions of `pos`, each valued by `calc`.
-    pub fn of(pos: Position, calc: &mut Calculator) -> Result<Regions, NimstringError> {
+    pub(crate) fn of(pos: Position, calc: &mut Calculator) -> Result<Regions, NimstringError> {
         let nets = Net::regions(pos)
             .into_iter()
             .collect::<Result<Vec<Net>, RegionTooLarge>>()
@@ -149,22 +149,22 @@ impl Regions {
             .map(|n| value_of(n, n.full(), calc))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|OutOfTime| NimstringError::OutOfTime { seconds: calc.budget(), shapes: calc.shapes() })?;
-        Ok(Regions { pos, nets, values })
+        Ok(Regions { nets, values })
     }
 
     /// The value of the position: its regions' sum.
-    pub fn value(&self) -> NimValue {
+    pub(crate) fn value(&self) -> NimValue {
         self.values.iter().fold(NimValue::Nimber(0), |a, &b| a.plus(b))
     }
 
     /// The regions' values, in the order of their first line.
-    pub fn values(&self) -> &[NimValue] {
+    pub(crate) fn values(&self) -> &[NimValue] {
         &self.values
     }
 
     /// The value of the position left by drawing `line` (undrawn), for whoever moves there,
     /// and the boxes the line completes.
-    pub fn after(&self, line: Line, calc: &mut Calculator) -> Result<(NimValue, u8), OutOfTime> {
+    pub(crate) fn after(&self, line: Line, calc: &mut Calculator) -> Result<(NimValue, u8), OutOfTime> {
         let (r, i) = self
             .nets
             .iter()
@@ -180,14 +180,9 @@ impl Regions {
     }
 
     /// Whether drawing `line` wins Nimstring for the player who draws it.
-    pub fn wins(&self, line: Line, calc: &mut Calculator) -> Result<bool, OutOfTime> {
+    pub(crate) fn wins(&self, line: Line, calc: &mut Calculator) -> Result<bool, OutOfTime> {
         let (v, boxes) = self.after(line, calc)?;
         Ok(if boxes > 0 { v.mover_wins() } else { !v.mover_wins() })
-    }
-
-    /// The position.
-    pub fn position(&self) -> Position {
-        self.pos
     }
 }
 
@@ -197,7 +192,7 @@ impl Regions {
 /// positions without a capturable box at 36, 40 and 44 lines on the reference machine (2 cores)
 /// within a factor of ten either way (the spread of one count of lines is that wide). Infinite
 /// past [`MAX_REGION_LINES`].
-pub fn expected_seconds(pos: Position) -> f64 {
+pub(crate) fn expected_seconds(pos: Position) -> f64 {
     let largest = Net::regions(pos).iter().map(|r| r.as_ref().map_or(usize::MAX, |n| n.lines.len())).max().unwrap_or(0);
     if largest > MAX_REGION_LINES {
         return f64::INFINITY;

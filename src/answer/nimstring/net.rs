@@ -9,7 +9,7 @@ use crate::game::{Board, Line, Position};
 pub(super) const GROUND: u8 = u8::MAX;
 
 /// Most strings a region may have: a region's undrawn lines are the bits of one `u64`.
-pub const MAX_REGION_LINES: usize = 64;
+pub(crate) const MAX_REGION_LINES: usize = 64;
 
 /// One region of a position as strings and coins. Strings are the region's undrawn lines,
 /// numbered 0..n in the external order; coins are its boxes not yet completed. A state of the
@@ -53,7 +53,7 @@ impl Stack {
 
 /// A region too large for one `u64` of strings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RegionTooLarge {
+pub(crate) struct RegionTooLarge {
     /// Its undrawn lines.
     pub lines: usize,
 }

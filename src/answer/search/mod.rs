@@ -31,10 +31,12 @@ mod table;
 use crate::game::{Line, Value};
 use crate::solver::MAX_FREE_LINES;
 use crate::store::Book;
+use crate::support::Setting;
 
 pub use driver::search;
+pub(crate) use table::ENTRY_BYTES;
+pub(crate) use table::MIN_TT_BYTES;
 pub(crate) use table::usable_bytes;
-pub use table::{ENTRY_BYTES, MIN_TT_BYTES};
 
 /// Why a position could not be searched.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -57,6 +59,16 @@ pub enum SearchError {
     /// The search was asked to stop ([`SearchOptions::stop`]).
     #[error("the search was stopped before it finished: nobody waits for its answer any more")]
     Stopped,
+}
+
+impl SearchError {
+    /// The setting refused, if one was.
+    pub fn setting(&self) -> Option<Setting> {
+        match self {
+            SearchError::TableTooSmall(_) | SearchError::TableTooLarge(_) => Some(Setting::TableSize),
+            SearchError::TooLarge(_) | SearchError::Book(_) | SearchError::OutOfTime(_) | SearchError::Stopped => None,
+        }
+    }
 }
 
 /// Default table size: 256 MiB.
@@ -135,7 +147,7 @@ pub struct SearchProgress {
 }
 
 /// Nodes a thread counts before adding them to the shared counters the progress reads.
-pub const FLUSH: u64 = 1 << 16;
+pub(crate) const FLUSH: u64 = 1 << 16;
 
 /// What a search found and what it took.
 #[derive(Clone, Debug)]
@@ -157,7 +169,7 @@ pub struct SearchOutcome {
 }
 
 /// Most undrawn lines a position valued by the retrograde leaf may have.
-pub const MAX_LEAF_LINES: usize = 12;
+pub(crate) const MAX_LEAF_LINES: usize = 12;
 
 /// Larger than any value (at most 64 boxes can be left).
 const INF: i32 = 127;

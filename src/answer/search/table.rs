@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use super::SearchError;
 
 /// Bytes of one table entry: the canonical state and its packed bounds, two words.
-pub const ENTRY_BYTES: u64 = 16;
+pub(crate) const ENTRY_BYTES: u64 = 16;
 /// Fewest bytes a table may have: one bucket of four entries (a cache line).
-pub const MIN_TT_BYTES: u64 = WAYS as u64 * ENTRY_BYTES;
+pub(crate) const MIN_TT_BYTES: u64 = WAYS as u64 * ENTRY_BYTES;
 
 /// The transposition table: buckets of [`WAYS`] entries of two words, one cache line each,
 /// written and read without locks. An entry's first word is the canonical state XOR its

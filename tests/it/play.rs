@@ -1,6 +1,6 @@
 //! `dab play` driven through stdin, and `dab hint` from each of its sources.
 
-mod common;
+use crate::common;
 
 use common::{dab, json_out, refused};
 use predicates::prelude::*;
@@ -80,7 +80,7 @@ fn games_from_positions_of_wide_boards() {
     let lines = start.to_line_string();
     check_game_from(start, &["16x16", "--lines", &lines], Player::Dab, &["--first", "dab"]);
     // Allcock's example 1.2 on 5x6 (32 undrawn lines): the theorems choose dab's first move.
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/allcock-example-1.2-5x6.txt");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/src/bench/data/allcock-example-1.2-5x6.txt");
     let out = dab().args(["play", "--position", file, "--first", "dab"]).write_stdin("quit\n").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("from a position with 32 undrawn lines"), "{text}");
@@ -179,7 +179,7 @@ fn hints_name_their_source() {
     assert_eq!(stored["moves"], truth["moves"]);
 
     // Eight 3-chains, 32 undrawn lines: the theorems answer at once.
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/eight-3-chains-3x8.txt");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/src/bench/data/eight-3-chains-3x8.txt");
     let endgame = json_out(&["hint", "--position", file, "--json"], None);
     assert_eq!(endgame["source"], "endgame");
     assert_eq!(endgame["value"], -2);

@@ -5,7 +5,7 @@
 //! trace CSV, Slurm's jobcomp log and sacct output): never a panic, and an error, when there is
 //! one, is a single non-empty line.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

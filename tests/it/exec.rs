@@ -2,7 +2,7 @@
 //! thread count, whole or split into pieces, and a trace that respects every dependency; a job
 //! that panics ends the run with an error, never a hang.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::mpsc;

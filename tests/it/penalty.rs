@@ -3,7 +3,7 @@
 //! the empty boards' values under penalties against tests/data, Wilson's observations on
 //! consecutive penalties, and sequential against parallel solves.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -4,7 +4,7 @@
 //! then z 6-11: 11); cp prefers y, then z (2-7) over v (6-10: 10); largest starts w and v and
 //! leaves the chain y-z for last (11).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

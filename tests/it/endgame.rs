@@ -2,7 +2,7 @@
 //! a minimax over component multisets, Theorems 1.1 and 1.3 against the same minimax, and all of
 //! them against the exact solver on real boards (positions under `tests/data/endgame/`).
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 
@@ -161,7 +161,7 @@ fn the_command_answers_lists_and_positions() {
             .and(predicate::str::contains("player to move (the opener): -1")),
     );
     // Eight 3-chains on 3x8: 32 undrawn lines, answered without solving.
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/positions/eight-3-chains-3x8.txt");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/src/bench/data/eight-3-chains-3x8.txt");
     let v = json_out(&["endgame", "--position", file, "--json"], None);
     assert_eq!(v["endgame"]["component_list"], "C3 C3 C3 C3 C3 C3 C3 C3");
     assert_eq!(v["value"], -2);

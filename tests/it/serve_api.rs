@@ -3,7 +3,7 @@
 //! one nor other clients and ends at its time limit, a busy port is refused by name, and a
 //! store is read without anything written.
 
-mod serve_common;
+use crate::serve_common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -51,7 +51,7 @@ fn every_answer_equals_dab_hints_for_the_same_position_named_by_lines_or_by_art(
     assert!(sources.contains(&"solved".into()) && sources.contains(&"search".into()), "{sources:?}");
 
     // The endgame theorems, from ASCII art (percent-encoded), as `dab hint --position` reads it.
-    let file = Path::new("tests/data/positions/allcock-example-1.2-5x6.txt");
+    let file = Path::new("src/bench/data/allcock-example-1.2-5x6.txt");
     let art = std::fs::read_to_string(file).unwrap();
     let encoded: String = art.bytes().map(|b| format!("%{b:02X}")).collect();
     let (status, body) = analyse(&served, &format!("art={encoded}"));

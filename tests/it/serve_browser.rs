@@ -1,11 +1,12 @@
 //! The analysis board in a real headless browser (Debian's chromium, driven over WebDriver by
 //! chromedriver): lines clicked on 3x3 show the values `dab hint` gives, a box completed keeps
 //! the turn, undo, dab answering with a best move, and a 4x4 position from a store's book.
-//! Skipped, with the reason printed, where chromium or chromedriver is not installed.
-//! `DAB_SCREENSHOT=reports/serve-4x4.png cargo test --release --test serve_browser` also saves
+//! Skipped, with the reason printed, where chromium or chromedriver is not installed, except
+//! under `CI=true`, where that fails.
+//! `DAB_SCREENSHOT=reports/serve-4x4.png cargo test --release --test it serve_browser::` also saves
 //! the page on the 4x4 position (the README's picture).
 
-mod serve_common;
+use crate::serve_common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -32,6 +33,11 @@ impl Browser {
     fn start(width: u32, height: u32) -> Option<Browser> {
         for path in [CHROMIUM, CHROMEDRIVER] {
             if !Path::new(path).exists() {
+                // CI installs both (.ci/run): there a missing browser is a failure, not a skip.
+                assert!(
+                    std::env::var("CI").map_or(true, |v| v != "true"),
+                    "{path} is not installed, and CI=true requires the browser tests to run"
+                );
                 eprintln!("skipped: {path} is not installed (apt-get install chromium chromium-driver)");
                 return None;
             }

@@ -1,7 +1,7 @@
 //! `--mem-limit` on the executor: the tracked peak never passes the limit, the values do not
 //! change, and the simulator predicts the same peak. (`memory_cap.rs` checks the process.)
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

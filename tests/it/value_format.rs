@@ -2,7 +2,7 @@
 //! the same position (the value, signed, then the best moves, then every move), whatever
 //! answered it.
 
-mod common;
+use crate::common;
 
 use common::dab;
 

@@ -2,7 +2,7 @@
 //! theory) on who wins, for the position and every move; the sum rule against a calculator
 //! that never splits a position; known values from tests/data/nimstring/.
 
-mod common;
+use crate::common;
 
 use common::{Rng, board, random_position};
 use proptest::prelude::*;

@@ -17,7 +17,7 @@ use dab::sched::{CostSpec, PieceDeps, Split, orbits};
 use dab::solver::Space;
 use dab::store::{Header, MAGIC, Reader, STORE_FORMAT, Store, StoreError, folder};
 
-mod common;
+use crate::common;
 
 /// The plan of a root position's partitions (`lines`: None for the empty board), split or not.
 fn plan(board: &str, lines: Option<&str>, groups: usize, split: Option<Split>) -> ReadyPlan {

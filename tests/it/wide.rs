@@ -2,7 +2,7 @@
 //! the theorems, random and symmetric positions of wide boards against the dense twin, and every
 //! command that reads a position reading one of a 16x16 board in both formats.
 
-mod common;
+use crate::common;
 
 use common::{Rng, assert_matches_dense_sampled, board, dab, json_out, random_position, refused};
 
@@ -11,18 +11,14 @@ use dab::exec::solve;
 use dab::game::{Board, LineSet, Position};
 use dab::solver::{Dense, SolveOptions};
 
-fn data(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/data/positions/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
 #[test]
 fn allcocks_example_1_2_on_5x6_is_worth_minus_one_by_the_solver_and_by_the_theorems() {
-    let pos = Position::from_art(&data("allcock-example-1.2-5x6.txt")).unwrap();
+    let pos = Position::from_art(dab::bench::serve::ENDGAME_5X6).unwrap();
     assert_eq!((pos.board.to_string(), pos.board.lines(), pos.undrawn().len()), ("5x6".into(), 71, 32));
     let r = analyse_position(pos).unwrap();
     assert_eq!(r.endgame.components, "C3 C3 C3 C3 C3 L4 L8");
     assert_eq!((r.endgame.controlled_value, r.endgame.v, r.value), (-3, 1, -1));
-    let file = format!("{}/tests/data/positions/allcock-example-1.2-5x6.txt", env!("CARGO_MANIFEST_DIR"));
+    let file = format!("{}/src/bench/data/allcock-example-1.2-5x6.txt", env!("CARGO_MANIFEST_DIR"));
     let h = json_out(&["hint", "--position", &file, "--json"], None);
     assert_eq!((h["value"].as_i64(), h["source"].as_str()), (Some(-1), Some("endgame")));
     let s = solve(pos, SolveOptions { threads: 2, ..Default::default() }).unwrap();

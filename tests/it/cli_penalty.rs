@@ -4,8 +4,8 @@
 //! apart from plain ones, a file out of place refused and left as it is; `dab run` and
 //! `dab play` under a penalty; and the web API's `penalty`.
 
-mod common;
-mod serve_common;
+use crate::common;
+use crate::serve_common;
 
 use std::path::Path;
 

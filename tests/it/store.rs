@@ -16,7 +16,7 @@ use dab::game::Position;
 use dab::plan::ReadyPlan;
 use dab::store::{Store, StoreError, folder};
 
-mod common;
+use crate::common;
 
 /// Every file of a folder tree with its bytes.
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

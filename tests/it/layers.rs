@@ -391,17 +391,68 @@ fn the_map_links_only_inside_the_repository() {
     assert!(outside.is_empty(), "ARCHITECTURE.md points outside the repository: {outside:?}");
 }
 
+/// What starts a thread, a scoped thread, a pool or a runtime: any of these words in the code.
+const THREAD_STARTS: [&str; 6] =
+    ["thread::spawn", "thread::scope", "thread::Builder", "ThreadPoolBuilder", "runtime::Builder", "spawn_blocking"];
+
 #[test]
-fn thread_pools_are_built_only_where_the_map_says() {
+fn threads_start_only_where_the_map_says() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let pools = paragraph(&architecture(), "- **Thread pools.**").to_string();
+    let threads = paragraph(&architecture(), "- **Threads.**").to_string();
     let mut wrong = Vec::new();
+    let mut named = 0;
     for file in library_files(&src) {
         let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
         let code = code_only(&std::fs::read_to_string(&file).unwrap());
-        if code.contains("ThreadPoolBuilder") && !pools.contains(&format!("`{rel}`")) {
-            wrong.push(rel);
+        let starts = THREAD_STARTS.iter().any(|w| code.contains(w));
+        let said = threads.contains(&format!("`{rel}`"));
+        named += usize::from(said);
+        if starts != said {
+            wrong.push(format!("{rel}: {}", if starts { "starts threads, not named" } else { "named, starts none" }));
         }
     }
-    assert!(wrong.is_empty(), "pools built in files ARCHITECTURE.md does not name: {wrong:?}");
+    assert!(named > 0, "the Threads paragraph names no file");
+    assert!(wrong.is_empty(), "ARCHITECTURE.md's Threads paragraph and the code differ: {wrong:?}");
+}
+
+#[test]
+fn a_folders_files_are_private_but_for_the_namespaces_the_map_names() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let visibility = paragraph(&architecture(), "- **Visibility.**").to_string();
+    let mut wrong = Vec::new();
+    for file in library_files(&src) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        let Some(folder) = rel.strip_suffix("/mod.rs") else { continue };
+        for line in code_only(&std::fs::read_to_string(&file).unwrap()).lines() {
+            let Some(name) = line.trim().strip_prefix("pub mod ") else { continue };
+            let path = format!("`{}::{}`", folder.replace('/', "::"), name.trim_end_matches(';').trim());
+            if !visibility.contains(&path) {
+                wrong.push(format!("{rel}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "public files the Visibility paragraph does not name: {wrong:?}");
+}
+
+#[test]
+fn error_types_have_unique_names() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in library_files(&src).into_iter().chain(files_of(&src, "cli")) {
+        let rel = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        for line in code_only(&std::fs::read_to_string(&file).unwrap()).lines() {
+            let line = line.trim_start();
+            let rest = ["pub enum ", "enum ", "pub struct ", "struct ", "pub(crate) enum ", "pub(crate) struct "]
+                .iter()
+                .find_map(|p| line.strip_prefix(p));
+            let Some(rest) = rest else { continue };
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if name.ends_with("Error") {
+                seen.entry(name).or_default().push(rel.clone());
+            }
+        }
+    }
+    let twice: Vec<String> =
+        seen.iter().filter(|(_, at)| at.len() > 1).map(|(name, at)| format!("{name}: {at:?}")).collect();
+    assert!(twice.is_empty(), "error types named twice: {twice:?}");
 }

@@ -1,7 +1,7 @@
 //! The partitioned solver against its slow twins, the published values, and itself in
 //! parallel.
 
-mod common;
+use crate::common;
 
 use common::{Rng, board, random_position};
 

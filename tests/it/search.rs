@@ -1,7 +1,7 @@
 //! The search engine against the retrograde solver: every position of the boards up to 2x3 and
 //! random positions of 3x3, 2x5 and 3x4, the value and every move's value.
 
-mod common;
+use crate::common;
 
 use common::{Rng, board, json_out, random_position};
 

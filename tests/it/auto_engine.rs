@@ -4,7 +4,7 @@
 //! search; `dab bench --suite search --retrograde --search-cases tests/data/answer/auto-cases.csv`
 //! measures it, on 2 threads).
 
-mod common;
+use crate::common;
 
 use dab::answer::Answerer;
 use dab::answer::estimate::{EngineCosts, table_bytes_here};

@@ -113,7 +113,7 @@ fn no_progress_bar_on_a_pipe() {
     dab().args(["solve", "2x3"]).assert().success().stderr(predicate::str::is_empty());
 }
 
-mod common;
+use crate::common;
 
 use common::refused as bad;
 
