@@ -39,6 +39,7 @@ pub(super) fn offer(s: Value, bits: u8, gate: u8) -> Value {
 /// holds the successor row (fewer than 255 values) from slot 0; slot [`ABSENT8`] is set to
 /// [`Value::MAX`] first, so a move that does not exist never wins. Only where [`vbmi`] said
 /// yes (elsewhere it falls back to [`relax_portable`]).
+#[inline(always)]
 pub(super) fn relax(best: &mut [Value], slots: &mut [Value], index: &[u8], bits: &[u8], gate: u8) {
     slots[ABSENT8 as usize] = Value::MAX;
     let table: &[Value; 256] = slots[..256].try_into().expect("256 slots at least");
@@ -59,6 +60,7 @@ fn vbmi_cached() -> bool {
 }
 
 /// [`relax`] one lane at a time: the twin of the AVX-512 path, and its fallback.
+#[inline(always)]
 pub(super) fn relax_portable(best: &mut [Value], table: &[Value; 256], index: &[u8], bits: &[u8], gate: u8) {
     for ((b, &r), &k) in best.iter_mut().zip(index).zip(bits) {
         *b = (*b).max(offer(table[r as usize], k, gate));

@@ -13,7 +13,9 @@
 //! successor row, so the passes have a fixed trip count, no chain from one move to the next
 //! and byte lanes the compiler vectorises. The *scalar* path, one position at a time through a
 //! list of its inner moves, is its twin. Both walk a partition's rows with one row cursor,
-//! which holds the row's outer configurations and where the row reads each successor.
+//! which holds the row's outer configurations and where the row reads each successor. The row
+//! path is compiled twice, for the build's own target and for AVX2, and runs at the widest
+//! [`Width`] the CPU reports (one check when the kernel is built, one branch per call).
 
 use crate::game::Value;
 
@@ -126,9 +128,39 @@ impl Default for KernelPath {
     }
 }
 
+/// The vector width the row path's loops are compiled for, picked when a kernel is built from
+/// what the CPU reports: the portable build's SSE2 (16 byte lanes, and no byte max, which it
+/// emulates) or AVX2 (32 byte lanes, with one). Both give the same bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    /// The build's own target (x86-64's SSE2; any other architecture's baseline).
+    Portable,
+    /// AVX2 (x86-64 only).
+    Avx2,
+}
+
+impl Width {
+    /// The widest this CPU runs.
+    pub fn detect() -> Width {
+        Width::available().last().copied().unwrap_or(Width::Portable)
+    }
+
+    /// Every width this CPU runs, narrowest first.
+    pub fn available() -> Vec<Width> {
+        let mut out = vec![Width::Portable];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            out.push(Width::Avx2);
+        }
+        out
+    }
+}
+
 /// Tables for the kernel over one space.
 pub struct Kernel<'a> {
     space: &'a Space,
+    /// The row path's vector width; only ever a width [`Width::available`] lists.
+    width: Width,
     inner: usize,
     /// Per internal line and box: the other sides' bits outside the inner group.
     box_outer: Vec<[u64; 2]>,
@@ -219,7 +251,21 @@ impl<'a> Kernel<'a> {
         debug_assert!(g.size as usize <= MAX_GROUP_LINES);
         let rows = (path == KernelPath::Rows && rows_fit(space)).then(|| RowTables::new(space, inner, &box_inner));
         let scalar = if rows.is_some() { ScalarTables::default() } else { ScalarTables::new(space, inner, &box_inner) };
-        Kernel { space, inner, box_outer, box_inner, scalar, rows }
+        Kernel { space, width: Width::detect(), inner, box_outer, box_inner, scalar, rows }
+    }
+
+    /// This kernel with its row path at `width`, where the CPU runs it (else unchanged): for
+    /// the twin test of every width and for benchmarks.
+    pub fn with_width(mut self, width: Width) -> Kernel<'a> {
+        if Width::available().contains(&width) {
+            self.width = width;
+        }
+        self
+    }
+
+    /// The row path's vector width.
+    pub fn width(&self) -> Width {
+        self.width
     }
 
     /// The path [`Kernel::compute`] takes.
@@ -243,15 +289,41 @@ impl<'a> Kernel<'a> {
             return;
         }
         match &self.rows {
-            Some(t) => ROW_COPY.with_borrow_mut(|slots| self.compute_rows(t, key, succ, out, first_row, slots)),
+            Some(t) => ROW_COPY.with_borrow_mut(|slots| match self.width {
+                #[cfg(target_arch = "x86_64")]
+                Width::Avx2 => {
+                    // SAFETY: `width` is Avx2 only where `Width::available` found AVX2 on this
+                    // CPU (`with_path`, `with_width`).
+                    unsafe { self.compute_rows_avx2(t, key, succ, out, first_row, slots) }
+                }
+                _ => self.compute_rows(t, key, succ, out, first_row, slots),
+            }),
             None => self.compute_scalar(key, succ, out, first_row),
         }
+    }
+
+    /// [`Kernel::compute_rows`] compiled for AVX2: the row loops, all inlined into it, get 32
+    /// byte lanes and a byte max.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn compute_rows_avx2<R: Rows>(
+        &self,
+        t: &RowTables,
+        key: &PartitionKey,
+        succ: &[R],
+        out: &mut [Value],
+        first_row: usize,
+        slots: &mut [Value; ROW_SLOTS],
+    ) {
+        self.compute_rows(t, key, succ, out, first_row, slots)
     }
 
     /// The row path: every move a pass over the row, outer moves reading a successor row
     /// (directly, or gathered through a symmetry rank map) and each inner line gathering from
     /// the same row of the inner successor.
-    /// `slots` is this thread's copy of a successor row ([`ROW_COPY`]).
+    /// `slots` is this thread's copy of a successor row ([`ROW_COPY`]). Inlined whole into
+    /// each width's caller, so that every loop below is compiled for that width.
+    #[inline(always)]
     fn compute_rows<R: Rows>(
         &self,
         t: &RowTables,
@@ -274,7 +346,7 @@ impl<'a> Kernel<'a> {
     }
 
     /// The row path's outer moves of the cursor's row into `best`.
-    #[inline]
+    #[inline(always)]
     fn outer_rows<R: Rows>(
         &self,
         t: &RowTables,
@@ -309,7 +381,7 @@ impl<'a> Kernel<'a> {
 
     /// The row path's inner moves of the cursor's row into `best`: a pass per inner line over a
     /// copy of the inner successor's row.
-    #[inline]
+    #[inline(always)]
     fn inner_rows<R: Rows>(
         &self,
         t: &RowTables,
@@ -763,7 +835,7 @@ fn symmetry_maps<T>(g: &super::space::Group, index: impl Fn(u32) -> T + Copy) ->
 
 /// Which of line `l`'s boxes have their sides outside the inner group drawn in `outer_state`:
 /// bit k for box k, only where the line has a box k.
-#[inline]
+#[inline(always)]
 fn gate(o: &[u64; 2], i: &[u32; 2], outer_state: u64) -> u8 {
     let g0 = (i[0] != NEVER && outer_state & o[0] == o[0]) as u8;
     let g1 = (i[1] != NEVER && outer_state & o[1] == o[1]) as u8;
@@ -771,6 +843,7 @@ fn gate(o: &[u64; 2], i: &[u32; 2], outer_state: u64) -> u8 {
 }
 
 /// Row path: a move whose successors are a contiguous row.
+#[inline(always)]
 pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u8) {
     if gate == 0 {
         for (b, &s) in best.iter_mut().zip(succ) {
@@ -785,6 +858,7 @@ pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u
 
 /// Row path: a move whose successors are gathered from a copy of a successor row through
 /// `u16` indices ([`ABSENT`] for a move that does not exist).
+#[inline(always)]
 fn relax_gathered(best: &mut [Value], slots: &[Value; ROW_SLOTS], index: &[u16], bits: &[u8], gate: u8) {
     if gate == 0 {
         for (b, &r) in best.iter_mut().zip(index) {
@@ -964,12 +1038,14 @@ mod tests {
     }
 
     #[test]
-    fn the_row_path_and_the_scalar_path_give_the_same_bytes_on_every_partition() {
-        for space in spaces() {
+    fn the_row_path_at_every_width_the_cpu_has_and_the_scalar_path_give_the_same_bytes() {
+        let widths = Width::available();
+        eprintln!("row path compared with the scalar twin at widths {widths:?} (those this CPU runs)");
+        for (space, width) in spaces().into_iter().flat_map(|s| widths.iter().map(move |&w| (s.clone(), w))) {
             let tables = tables(&space);
-            let rows = Kernel::with_path(&space, KernelPath::Rows);
+            let rows = Kernel::with_path(&space, KernelPath::Rows).with_width(width);
             let scalar = Kernel::with_path(&space, KernelPath::Scalar);
-            assert_eq!((rows.path(), scalar.path()), (KernelPath::Rows, KernelPath::Scalar));
+            assert_eq!((rows.path(), scalar.path(), rows.width()), (KernelPath::Rows, KernelPath::Scalar, width));
             for key in space.keys() {
                 let succ = successors(&space, &key, &tables);
                 let (n, row_len) = rows.shape(&key);

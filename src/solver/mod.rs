@@ -22,7 +22,7 @@ mod twins;
 pub use estimate::SizeEstimate;
 pub use in_order::solve_in_order;
 pub(crate) use kernel::{InnerMoves, inner_moves_per_row, turned_lane_by_lane, turned_moves_per_count};
-pub use kernel::{Kernel, KernelPath, Pieces, Rows};
+pub use kernel::{Kernel, KernelPath, Pieces, Rows, Width};
 pub use key::{KeyError, PartitionKey};
 pub use layout::{Layout, LayoutError, layout};
 pub use partitions::{PartitionList, list, write_csv};

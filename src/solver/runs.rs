@@ -84,7 +84,7 @@ impl LineRuns {
 
     /// `best[i] = max(best[i], offer(succ[s], bits[i], gate))` for every move `i -> s` of line
     /// `j`. `bits` is line j's box bits over the row.
-    #[inline]
+    #[inline(always)]
     pub(super) fn relax(&self, j: usize, best: &mut [Value], succ: &[Value], bits: &[u8], gate: u8) {
         let runs = &self.runs[self.run_start[j] as usize..self.run_start[j + 1] as usize];
         for r in runs {
