@@ -69,12 +69,8 @@ pub fn rows(
     model: &CostModel,
     each: &mut dyn FnMut(&Row),
 ) -> Result<Vec<Row>, ClusterBenchError> {
-    let opts = PlanOptions {
-        mem_limit: Some(NODE_MEMORY),
-        store: true,
-        at_threads_only: true,
-        ..PlanOptions::new(THREADS_PER_NODE, model.clone())
-    };
+    let opts =
+        PlanOptions { mem_limit: Some(NODE_MEMORY), ..PlanOptions::new(THREADS_PER_NODE, model.clone()) }.for_cluster();
     let mut out = Vec::new();
     for &board in boards {
         let root = Position::empty(board);
