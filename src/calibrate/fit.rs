@@ -37,7 +37,7 @@ impl Normal {
         }
         let mut n = Normal { gram: [[0.0; TERMS]; TERMS], rhs: [0.0; TERMS], base: 0.0 };
         for s in samples.iter().filter(|s| s.seconds > 0.0) {
-            let x = s.features().terms().0;
+            let x = s.features.terms().0;
             let t = s.seconds * 1e9;
             let case = totals[s.board.as_str()].powf(-CASE_BALANCE);
             let w = case / t;
@@ -170,7 +170,7 @@ fn fixed_cost(coef: &PerTerm, samples: &[Sample]) -> f64 {
         .iter()
         .filter(|s| s.seconds > 0.0)
         .filter_map(|s| {
-            let p = coef.dot(&s.features().terms());
+            let p = coef.dot(&s.features.terms());
             (p < TINY_NS).then_some(s.seconds * 1e9 - p)
         })
         .collect();
@@ -237,7 +237,7 @@ pub(super) fn errors(model: &CostModel, timing: &Timing, threads: usize, fitted_
         .samples
         .iter()
         .zip(&timing.busy)
-        .map(|(s, busy)| model.nanoseconds(s.features()) as f64 * mean_factor(&model.contention, busy))
+        .map(|(s, busy)| model.nanoseconds(s.features) as f64 * mean_factor(&model.contention, busy))
         .collect();
     let mut errs: Vec<f64> = timing
         .samples

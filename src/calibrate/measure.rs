@@ -38,11 +38,6 @@ impl Sample {
     pub fn new(board: &str, groups: usize, threads: usize, job: String, f: &JobFeatures, seconds: f64) -> Sample {
         Sample { board: board.to_string(), groups, threads, job, features: *f, seconds }
     }
-
-    /// The features the cost model prices.
-    pub fn features(&self) -> JobFeatures {
-        self.features
-    }
 }
 
 /// One flat row: the case, each feature as its own column (named as in [`JobFeatures::NAMES`]),
