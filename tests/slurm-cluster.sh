@@ -7,7 +7,8 @@
 #
 # Checks: a 3x4 plan packed for three nodes (`dab plan --nodes 3`) and exported runs through
 # Slurm with its tasks on all three nodes (from Slurm's record), to the value of a local
-# `dab run`, every store file byte-identical to the local run's, and `dab verify` clean. Then
+# `dab run` keeping the same book, every store file byte-identical to the local run's (the
+# files outside the book gone, as their readers ended), and `dab verify` clean. Then
 # the 3x4 run is compared with its prediction, the dispatch overhead fitted on a 2x6 run of the
 # same cluster (within 25 %). Then a node is lost: in a second run, every process of one node
 # (its slurmd and the task it runs) is killed; that task fails, every task after it is
@@ -119,7 +120,8 @@ done
 ok "Slurm is up: $NODES nodes of $cpus CPUs, each in its own namespace"
 
 # Helpers of the node-loss check. later.py PLAN TASK JOBCOMP: how many tasks that (through
-# their inputs) come after TASK completed. missing.py PLAN DIR: tasks with a job file missing.
+# their inputs) come after TASK completed. missing.py PLAN DIR: tasks not done (no done marker
+# in DIR/done: the task's name and the CRC-32 of its jobs' names, as dab writes it).
 cat >"$T/later.py" <<'PY'
 import json, re, sys
 deps = {t["name"]: t["deps"] for t in json.load(open(sys.argv[1]))["tasks"]}
@@ -134,9 +136,10 @@ done = set(re.findall(r" Name=dab-(t\d+) .*?JobState=COMPLETED", open(sys.argv[3
 print(len((later - {sys.argv[2]}) & done))
 PY
 cat >"$T/missing.py" <<'PY'
-import json, os, sys
+import json, os, sys, zlib
 tasks = json.load(open(sys.argv[1]))["tasks"]
-print(sum(any(not os.path.exists(os.path.join(sys.argv[2], j + ".dab")) for j in t["jobs"]) for t in tasks))
+marker = lambda t: "%s-%08x" % (t["name"], zlib.crc32(",".join(t["jobs"]).encode()))
+print(sum(not os.path.isfile(os.path.join(sys.argv[2], "done", marker(t))) for t in tasks))
 PY
 
 # --- A 3x4 plan packed for the nodes, run locally and through Slurm -------------------------
@@ -144,7 +147,9 @@ PY
   grep '^cluster:' | tee "$T/plan.txt"
 tasks=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["tasks"]))' "$T/plan.json")
 ((tasks >= NODES)) || fail "the plan for $NODES nodes has $tasks task(s)"
-local_json=$("$DAB" run --plan "$T/plan.json" --store "$T/local" --out "$T/local-report" --json --quiet 2>/dev/null)
+# The local run keeps the book the cluster plan keeps, so that both stores end with the same files.
+book=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cluster"]["keep_lines"])' "$T/plan.json")
+local_json=$("$DAB" run --plan "$T/plan.json" --store "$T/local" --keep-lines "$book" --out "$T/local-report" --json --quiet 2>/dev/null)
 json_value() { python3 -c 'import json, sys; print(json.load(sys.stdin)["value"])'; }
 local_value=$(json_value <<<"$local_json")
 "$DAB" export slurm --plan "$T/plan.json" --store "$T/store" --out "$T/out" >/dev/null
@@ -178,7 +183,7 @@ for f in "$T/local/3x4/$space"/*.dab; do
 done
 (($(ls "$T/store/3x4/$space"/*.dab | wc -l) == n)) || fail "the cluster's store has other files than the local run's"
 "$DAB" verify --store "$T/store" >/dev/null || fail "dab verify finds the cluster's store unsound"
-ok "$n store files byte-identical to the local run's, and dab verify clean"
+ok "$n store files byte-identical to the local run's (the book of $book lines: the rest went as their readers ended), and dab verify clean"
 
 # --- Predicted against actual: the dispatch overhead fitted on a 2x6 run, then the 3x4 run ---
 # Slurm's record of the 3x4 run as a trace of tasks; a 2x6 plan packed for the same nodes run
@@ -265,6 +270,7 @@ wait_jobs
 for f in "$T/local/3x4/$space"/*.dab; do
   cmp -s "$f" "$T/store2/3x4/$space/$(basename "$f")" || fail "after the resume, $(basename "$f") differs"
 done
+(($(ls "$T/store2/3x4/$space"/*.dab | wc -l) == n)) || fail "after the resume, the store has other files than the local run's"
 "$DAB" verify --store "$T/store2" >/dev/null || fail "dab verify finds the resumed store unsound"
 ok "with $node back, the script submitted only the $missing missing task(s) and the value: value $local_value, every file as the local run's"
 

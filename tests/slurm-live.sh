@@ -145,7 +145,9 @@ ok "running the script again submits nothing; after deleting $victim only it and
 "$DAB" plan 2x4 --groups 2 --nodes 2 --threads-per-node "$cpus" --overhead 0 -o "$T/tasks.json" --out "$T/tasks-report" >/dev/null 2>&1
 tasks=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["tasks"]))' "$T/tasks.json")
 ((tasks > 1)) || fail "the two-level plan has $tasks task(s)"
-local_json=$("$DAB" run --plan "$T/tasks.json" --store "$T/tasks-local" --out "$T/tasks-local-report" --json --quiet 2>/dev/null)
+# The local run keeps the plan's book: the cluster run removes every other file once its readers are done.
+book=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cluster"]["keep_lines"])' "$T/tasks.json")
+local_json=$("$DAB" run --plan "$T/tasks.json" --store "$T/tasks-local" --keep-lines "$book" --out "$T/tasks-local-report" --json --quiet 2>/dev/null)
 "$DAB" export slurm --plan "$T/tasks.json" --store "$T/tasks-store" --out "$T/tasks-out" >/dev/null
 grep -q -- '--task \$name --threads \$THREADS' "$T/tasks-out/submit-slurm.sh" || fail "the export does not run tasks"
 start=$(date +%s)

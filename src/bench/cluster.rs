@@ -48,6 +48,11 @@ pub struct Row {
     pub tasks: usize,
     /// Its predicted makespan on the nodes.
     pub predicted_seconds: f64,
+    /// Bytes its tasks write to the store, every job's file once.
+    pub store_write_bytes: u64,
+    /// The store's predicted peak, files going once every task that reads them is done (the
+    /// default book of `dab plan --nodes` kept).
+    pub store_peak_bytes: u64,
 }
 
 /// Why the cluster suite stopped.
@@ -83,6 +88,7 @@ pub fn rows(
                 threads_per_node: THREADS_PER_NODE as usize,
                 overhead_seconds: OVERHEAD,
                 store_bytes_per_second: STORE_BANDWIDTH,
+                book: Some(crate::plan::DEFAULT_BOOK_LINES),
             };
             // One count packed as `dab plan --nodes N` packs it, candidates checked included.
             let start = Instant::now();
@@ -102,6 +108,8 @@ pub fn rows(
                 jobs: packed.row.jobs,
                 tasks: packed.row.tasks,
                 predicted_seconds: packed.row.predicted_seconds,
+                store_write_bytes: packed.row.store_write_bytes,
+                store_peak_bytes: packed.row.store_peak_bytes,
             });
             each(out.last().expect("pushed"));
         }

@@ -68,6 +68,7 @@ pub fn run(args: ExportArgs) -> CliResult {
             condor::check(&paths)?;
             let tasks = plan.checked_tasks(&checked).map_err(|e| format!("plan '{}': {e}", args.plan.display()))?;
             let done = condor::in_store(&checked, &paths.store);
+            let marked = condor::done_in_store(&checked, &paths.store);
             let export = match &plan.cluster {
                 Some(c) if !tasks.is_empty() => condor::task_export(
                     &checked,
@@ -76,7 +77,7 @@ pub fn run(args: ExportArgs) -> CliResult {
                     c.nodes,
                     plan.predicted_peak_memory,
                     &paths,
-                    &done,
+                    &marked,
                 ),
                 _ => condor::export(&checked, plan.threads, &paths, &done),
             };

@@ -1,6 +1,7 @@
 //! `dab job`: one cluster task. Computes one job of a plan from the store files of the jobs it
 //! needs and writes its own file; with `--task`, every job of one of a two-level plan's tasks
-//! on all the node's threads; with `--value`, records the root's value once every job is done.
+//! on all the node's threads, leaving its done marker and removing the files no task still to
+//! run reads; with `--value`, records the root's value once every job is done.
 //! The store is opened shared: tasks run side by side, never beside a `dab run`.
 
 use std::path::{Path, PathBuf};
@@ -97,18 +98,24 @@ fn run_task(args: &JobArgs, plan: &Plan, checked: &ReadyPlan, store: &Store, nam
         return Err(format!("plan '{}' has {which}", args.plan.display()).into());
     };
     let threads = super::threads(args.threads)?;
-    let mut marks = vec![false; checked.graph.len()];
-    task.jobs.iter().for_each(|&j| marks[j] = true);
+    let t = tasks.iter().position(|x| x.name == task.name).expect("found above");
     // A damaged file of the task's is computed again, and said so, as dab run says it.
     let report = |m: &str| super::note!("{m}");
     let opts = exec::ExecOptions { threads, store: Some(store), report: Some(&report), ..Default::default() };
-    let run = exec::execute_task(checked, &opts, &marks)?;
-    println!(
-        "task {name}: {} computed, {} already in the store, on {} in {:.3} s",
-        dab::support::count_of(run.trace.len() as u64, "job"),
-        run.resumed,
-        dab::support::count_of(threads as u64, "thread"),
-        run.seconds
-    );
+    let book = plan.cluster.as_ref().and_then(|c| c.keep_lines);
+    match exec::run_task(checked, &tasks, t, book, &opts)? {
+        exec::TaskOutcome::AlreadyDone { marker } => println!(
+            "task {name}: already done (its marker '{}' is in the store); nothing run",
+            store.dir().join(dab::store::DONE_FOLDER).join(marker).display()
+        ),
+        exec::TaskOutcome::Ran { run, removed } => println!(
+            "task {name}: {} computed, {} already in the store, on {} in {:.3} s; {} no task still to run reads removed",
+            dab::support::count_of(run.trace.len() as u64, "job"),
+            run.resumed,
+            dab::support::count_of(threads as u64, "thread"),
+            run.seconds,
+            dab::support::count_of(removed.len() as u64, "file"),
+        ),
+    }
     Ok(())
 }

@@ -28,7 +28,10 @@ pub struct PlanArgs {
     #[arg(long)]
     pub with_store: bool,
     /// With `--with-store`: predict for a run that keeps only the partitions of at most K lines.
-    #[arg(long, value_name = "K", requires = "with_store")]
+    /// With `--nodes`: the book the cluster run keeps (default 15): files of partitions of at
+    /// most K lines stay, with the root's inputs, and every other file goes once every task
+    /// that reads it is done.
+    #[arg(long, value_name = "K")]
     pub keep_lines: Option<usize>,
     /// Plan for a cluster of N nodes: the jobs packed into cluster tasks, each run by one node
     /// on all its threads (`dab job --task`), chosen by simulation; `--overhead` is then the
@@ -67,6 +70,9 @@ struct PlanJson<'a> {
     cluster: Option<&'a dab::plan::PlanCluster>,
     #[serde(skip_serializing_if = "Option::is_none")]
     task_count: Option<usize>,
+    /// A cluster plan's predicted store peak (as in `cluster`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store_peak_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     predicted_peak_disk_bytes: Option<u64>,
 }
@@ -112,6 +118,7 @@ impl<'a> PlanJson<'a> {
             candidates,
             cluster: plan.cluster.as_ref(),
             task_count: plan.cluster.as_ref().map(|_| plan.tasks.len()),
+            store_peak_bytes: plan.cluster.as_ref().and_then(|c| c.store_peak_bytes),
             predicted_peak_disk_bytes: disk,
         }
     }
@@ -227,6 +234,9 @@ pub fn print_choice(planned: &dab::plan::PlanChoice) {
 pub fn run(mut args: PlanArgs) -> CliResult {
     let root = args.position.position()?;
     let sweep = args.nodes.as_ref().is_some_and(|n| n.len() > 1);
+    if args.keep_lines.is_some() && !args.with_store && args.nodes.is_none() {
+        return Err("--keep-lines needs --with-store (a run's store) or --nodes (a cluster run's store)".into());
+    }
     if sweep && args.output.is_some() {
         return Err("a sweep of several --nodes writes no plan: give one node count with -o/--output".into());
     }
@@ -256,7 +266,8 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     };
     if let (Some(nodes), Some(overhead)) = (&args.nodes, task_overhead) {
         let start = std::time::Instant::now();
-        let rows = planned.pack_for_nodes(&opts, nodes, overhead, args.store_bandwidth)?;
+        let book = Some(args.keep_lines.unwrap_or(dab::plan::DEFAULT_BOOK_LINES));
+        let rows = planned.pack_for_nodes(&opts, nodes, overhead, args.store_bandwidth, book)?;
         let took = start.elapsed().as_secs_f64();
         if sweep {
             let bandwidth = args.store_bandwidth.map_or("unlimited".into(), |b| format!("{}/s", human_bytes(b)));
@@ -296,13 +307,17 @@ fn say_cluster(plan: &dab::plan::Plan, row: &dab::plan::ClusterRow, took: f64, j
     super::say!(
         json,
         "cluster: {} of {} packed into {} ({took:.1} s to pack): predicted {:.3} s; store traffic {} read, {} \
-         written; a node holds at most {}; chose {}",
+         written; store peak {} ({}); a node holds at most {}; chose {}",
         dab::support::count_of(u64::from(row.nodes), "node"),
         dab::support::count_of(u64::from(plan.threads), "thread"),
         dab::support::count_of(plan.tasks.len() as u64, "task"),
         c.predicted_seconds,
         human_bytes(c.store_read_bytes),
         human_bytes(c.store_write_bytes),
+        human_bytes(row.store_peak_bytes),
+        c.keep_lines.map_or("every file kept".into(), |k| format!(
+            "files go once the tasks that read them are done; the book of at most {k} lines and the root's inputs stay"
+        )),
         human_bytes(row.node_memory_bytes),
         row.candidate,
     );
@@ -323,19 +338,20 @@ fn write_sweep(rows: &[dab::plan::ClusterRow], took: f64, title: &str, dir: &Pat
 /// The sweep's table: one line a node count.
 fn print_sweep(rows: &[dab::plan::ClusterRow], took: f64) {
     println!(
-        "{:>6} {:>8} {:>14} {:>9} {:>12} {:>12} {:>12}  candidate",
-        "nodes", "tasks", "predicted s", "speedup", "store read", "written", "node memory"
+        "{:>6} {:>8} {:>14} {:>9} {:>12} {:>12} {:>12} {:>12}  candidate",
+        "nodes", "tasks", "predicted s", "speedup", "store read", "written", "store peak", "node memory"
     );
     let first = rows.first().map_or(1.0, |r| r.predicted_seconds * f64::from(r.nodes));
     for r in rows {
         println!(
-            "{:>6} {:>8} {:>14.1} {:>9.2} {:>12} {:>12} {:>12}  {}",
+            "{:>6} {:>8} {:>14.1} {:>9.2} {:>12} {:>12} {:>12} {:>12}  {}",
             r.nodes,
             thousands(r.tasks as u64),
             r.predicted_seconds,
             first / r.predicted_seconds,
             human_bytes(r.store_read_bytes),
             human_bytes(r.store_write_bytes),
+            human_bytes(r.store_peak_bytes),
             human_bytes(r.node_memory_bytes),
             r.candidate
         );

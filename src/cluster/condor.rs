@@ -16,12 +16,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::plan::{ReadyPlan, Task};
+use crate::plan::{ReadyPlan, Task, done_marker};
 use crate::store;
 
-use super::{
-    ExportError, Paths, VALUE_JOB, memory_mb, ranks, task_memory_mb, value_memory_mb, value_needs, value_tasks,
-};
+use super::{ExportError, Paths, VALUE_JOB, memory_mb, ranks, task_memory_mb, value_memory_mb, value_tasks};
 
 /// Times DAGMan runs a failed node again before it fails for good.
 pub const RETRY: u32 = 2;
@@ -104,7 +102,7 @@ pub fn export(plan: &ReadyPlan, threads: u32, paths: &Paths, done: &dyn Fn(&str)
             let _ = writeln!(dag, "PARENT {} CHILD {}", g.jobs[i].name, children.join(" "));
         }
     }
-    let parents: Vec<&str> = value_needs(plan).iter().map(|&k| g.jobs[k].name.as_str()).collect();
+    let parents: Vec<&str> = plan.value_reads().iter().map(|&k| g.jobs[k].name.as_str()).collect();
     let _ = writeln!(dag, "PARENT {} CHILD {VALUE_JOB}", parents.join(" "));
     let value = paths.out.join("value.json");
     let files = vec![
@@ -123,8 +121,9 @@ pub fn export(plan: &ReadyPlan, threads: u32, paths: &Paths, done: &dyn Fn(&str)
 
 /// The DAG and submit files of a two-level plan (`dab plan --nodes`): one DAG node a cluster
 /// task, `dab job --task` on all `threads` of a machine, after the tasks whose files it reads;
-/// then the value. At most `nodes` tasks at once. `done(name)` says whether a job's file is in
-/// the store: a task all of whose jobs are there is DONE. `peak_bytes`: the plan's predicted
+/// then the value. At most `nodes` tasks at once. `done(marker)` says whether a task's done
+/// marker ([`done_marker`]) is in the store: such a task is DONE (a task removes the files no
+/// task still to run reads when it ends, so its own may be gone). `peak_bytes`: the plan's predicted
 /// peak of values on one node, the most a task asks for.
 pub fn task_export(
     plan: &ReadyPlan,
@@ -151,7 +150,7 @@ pub fn task_export(
     );
     for task in tasks {
         let name = &task.name;
-        let finished = if task.jobs.iter().all(|&j| done(&g.jobs[j].name)) { " DONE" } else { "" };
+        let finished = if done(&done_marker(plan, task)) { " DONE" } else { "" };
         let _ = writeln!(dag, "JOB {name} {TASK_SUBMIT}{finished}");
         let _ = writeln!(dag, "VARS {name} task=\"{name}\" mem=\"{}\"", task_memory_mb(plan, &task.jobs, peak_bytes));
         let _ = writeln!(dag, "RETRY {name} {RETRY}");
@@ -211,6 +210,12 @@ fn literal(text: &str) -> String {
 /// `'` doubled inside them, a `"` doubled for the string around it, a `$` as a literal.
 fn arg(path: &Path) -> String {
     format!("'{}'", literal(&path.to_string_lossy()).replace('\'', "''").replace('"', "\"\""))
+}
+
+/// Whether a task's done marker is in the store folder of `plan` under `base`.
+pub fn done_in_store(plan: &ReadyPlan, base: &Path) -> impl Fn(&str) -> bool {
+    let dir = store::folder(base, &plan.space).join(store::DONE_FOLDER);
+    move |marker: &str| dir.join(marker).is_file()
 }
 
 /// Whether a job's file is in the store folder of `plan` under `base` (not checked).

@@ -176,17 +176,8 @@ pub fn ranks(plan: &ReadyPlan) -> Vec<u32> {
 
 /// The tasks of a two-level plan that make what the value reads (the root and its inputs).
 pub(crate) fn value_tasks(plan: &ReadyPlan, tasks: &[Task]) -> Vec<usize> {
-    let needs = value_needs(plan);
+    let needs = plan.value_reads();
     (0..tasks.len()).filter(|&t| tasks[t].jobs.iter().any(|j| needs.contains(j))).collect()
-}
-
-/// The jobs whose store files `root`'s value reads: the root and the jobs it needs.
-pub(crate) fn value_needs(plan: &ReadyPlan) -> Vec<usize> {
-    let root = root_job(plan);
-    let mut out: Vec<usize> = plan.graph.needs(root).iter().map(|&k| k as usize).collect();
-    out.push(root);
-    out.sort_unstable();
-    out
 }
 
 /// Writes a generated file, creating its folder.

@@ -20,9 +20,9 @@ use crate::store;
 
 use super::{
     ExportError, Paths, Unit, VALUE_JOB, memory_mb, ranks, sh_quote, task_memory_mb, units, value_memory_mb,
-    value_needs, value_tasks,
+    value_tasks,
 };
-use crate::plan::Task;
+use crate::plan::{Task, done_marker};
 
 /// The script's `shq WORD`: WORD as one POSIX sh word, as [`sh_quote`] writes it, for the
 /// command of `sbatch --wrap`. At run time, since `DAB` may be set then; `LC_ALL=C` so that the
@@ -69,25 +69,25 @@ pub fn task_script(plan: &ReadyPlan, tasks: &[Task], threads: u32, peak_bytes: u
         s,
         "# A two-level plan: each submission is a cluster task, `dab job --task` on all {threads} threads
 # of one node, which runs its jobs as a local run does and reads the files of other tasks' jobs
-# from the store. A task is skipped when every one of its jobs' files is in the store.
+# from the store. A task leaves a done marker in the store's done/ folder when it ends, and
+# removes the files no task still to run reads (the book of the plan stays); a task whose
+# marker is there is skipped.
 THREADS={threads}"
     );
     functions(&mut s);
     task_function(&mut s);
-    let g = &plan.graph;
     let rank = ranks(plan);
-    let _ = writeln!(s, "\n# name, MiB, nice, tasks it reads, its jobs");
+    let _ = writeln!(s, "\n# name, MiB, nice, tasks it reads, its done marker");
     for task in tasks {
         let needs: Vec<&str> = task.deps.iter().map(|&d| tasks[d].name.as_str()).collect();
         let needs = if needs.is_empty() { "-".to_string() } else { needs.join(",") };
-        let jobs: Vec<&str> = task.jobs.iter().map(|&j| g.jobs[j].name.as_str()).collect();
         let nice = task.jobs.iter().map(|&j| rank[j]).min().unwrap_or(0);
         let _ = writeln!(
             s,
             "submit_task {} {} {nice} {needs} {}",
             task.name,
             task_memory_mb(plan, &task.jobs, peak_bytes),
-            jobs.join(",")
+            done_marker(plan, task)
         );
     }
     // The value reads the root and its inputs: after the tasks that make them.
@@ -106,13 +106,11 @@ fn task_function(s: &mut String) {
     let _ = writeln!(
         s,
         "
-# submit_task NAME MEM NICE NEEDS JOBS: submits cluster task NAME unless every one of its JOBS
-# (comma-separated) is in the store or it is queued, after the tasks NEEDS that are not done.
+# submit_task NAME MEM NICE NEEDS DONE: submits cluster task NAME unless its done marker DONE
+# is in the store or it is queued, after the tasks NEEDS that are not done.
 submit_task() {{
-  local name=$1 mem=$2 nice=$3 needs=$4 n id deps=() missing=0 list
-  IFS=, read -ra list <<<\"$5\"
-  for n in \"${{list[@]}}\"; do [[ -e $FILES/$n.dab ]] || {{ missing=1; break; }}; done
-  if ((missing == 0)) || [[ -n ${{ID[$name]:-}} ]]; then skipped=$((skipped + 1)); return 0; fi
+  local name=$1 mem=$2 nice=$3 needs=$4 n id deps=()
+  if [[ -e $FILES/done/$5 ]] || [[ -n ${{ID[$name]:-}} ]]; then skipped=$((skipped + 1)); return 0; fi
   IFS=, read -ra needs <<<\"$needs\"
   for n in \"${{needs[@]}}\"; do
     if [[ -n ${{ID[$n]:-}} ]]; then deps+=(\"${{ID[$n]}}\"); fi
@@ -280,7 +278,7 @@ fn submissions(s: &mut String, plan: &ReadyPlan, units: &[Unit]) {
 /// and the closing summary line.
 fn value_step(s: &mut String, plan: &ReadyPlan) {
     let g = &plan.graph;
-    let needs: Vec<&str> = value_needs(plan).iter().map(|&k| g.jobs[k].name.as_str()).collect();
+    let needs: Vec<&str> = plan.value_reads().iter().map(|&k| g.jobs[k].name.as_str()).collect();
     let _ = writeln!(s, "submit {VALUE_JOB} {} 0 {}", value_memory_mb(plan), needs.join(","));
     s.push_str(
         "

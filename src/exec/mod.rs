@@ -12,10 +12,12 @@ mod job;
 mod resume;
 mod shared;
 mod solve;
+mod task;
 mod trace;
 
 pub use alone::AloneTimer;
 pub use executor::{ExecError, ExecOptions, Execution, TaskRun, execute, execute_task, execute_with};
 pub use job::{JobRun, run_job, stored_root};
 pub use solve::{SolveError, solve};
+pub use task::{TaskOutcome, run_task};
 pub use trace::{TraceError, TraceInfo, TraceRow, read_trace, read_trace_for, read_trace_with, write_trace};

@@ -180,6 +180,15 @@ pub struct PlanCluster {
     pub store_read_bytes: u64,
     /// Bytes the tasks write to the store.
     pub store_write_bytes: u64,
+    /// The opening book the run keeps: files of partitions of at most this many lines stay,
+    /// with the root's inputs; every other file goes once every task that reads it is done.
+    /// Null (plans written before files went): every file stays.
+    #[serde(default)]
+    pub keep_lines: Option<usize>,
+    /// The most bytes in the store at once as the task schedule predicts it, files going as
+    /// the book says (null in plans written before it was predicted).
+    #[serde(default)]
+    pub store_peak_bytes: Option<u64>,
 }
 
 /// One cluster task: jobs run together on one node.
@@ -398,7 +407,7 @@ impl Plan {
 
     /// Records `packing`, the plan's jobs packed into cluster tasks for `cluster` (its
     /// `threads` must be the node's threads; [`super::pack`]): the tasks and the prediction.
-    pub(crate) fn record_packing(&mut self, packing: &super::Packing, cluster: &ClusterShape) {
+    pub(crate) fn record_packing(&mut self, packing: &super::Packing, cluster: &ClusterShape, store_peak: u64) {
         let names = |jobs: &[usize]| jobs.iter().map(|&j| self.jobs[j].name.clone()).collect();
         self.tasks = packing
             .tasks
@@ -420,6 +429,8 @@ impl Plan {
             predicted_seconds: round4(packing.makespan_seconds),
             store_read_bytes: packing.read_bytes,
             store_write_bytes: packing.write_bytes,
+            keep_lines: cluster.book,
+            store_peak_bytes: Some(store_peak),
         });
     }
 

@@ -11,6 +11,7 @@ mod file;
 mod model;
 mod predict;
 mod search;
+mod task_store;
 mod tasks;
 
 pub use estimate::SolveEstimate;
@@ -19,6 +20,7 @@ pub use model::{ModelSource, load_model, model_or_built_in};
 pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};
 pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};
+pub use task_store::{DEFAULT_BOOK_LINES, TaskFiles, done_marker};
 pub use tasks::{
     ClusterPlan, ClusterRow, ClusterShape, Packing, TASK_TICKS_PER_SECOND, Task, cluster_sweep, pack, plan_for_cluster,
     run_tasks, task_memory_bytes,

@@ -91,6 +91,15 @@ impl ReadyPlan {
         keep_lines.is_none_or(|most| self.layout[job].key.total() <= most)
     }
 
+    /// The jobs whose files the root's value reads: the root and the jobs it needs, ascending.
+    pub fn value_reads(&self) -> Vec<usize> {
+        let root = self.layout.iter().position(|l| l.key.total() == 0).expect("a checked plan has a root job");
+        let mut out: Vec<usize> = self.graph.needs(root).iter().map(|&k| k as usize).collect();
+        out.push(root);
+        out.sort_unstable();
+        out
+    }
+
     /// The space's own partitions, unsplit, one tick a position: the plan `dab solve` runs.
     /// The root must have a line left to draw ([`Space::require_lines`]).
     pub fn whole(space: Space) -> ReadyPlan {

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use crate::sched::{Contention, Graph, Job, Policy, Procs, Run, SimError, SimOptions, Simulator, values_limit};
 use crate::support::{count_of, round4};
 
+use super::task_store::TaskFiles;
 use super::{Plan, PlanChoice, PlanError, PlanOptions, ReadyPlan, SimulatedCandidate, plan_for};
 
 /// Candidates of more jobs than this are not packed for a cluster (their packing alone would
@@ -40,7 +41,7 @@ pub fn plan_for_cluster(
     let packed = best_packing(choice, opts, cluster, &ready_plans(choice))?;
     let c = &choice.candidates[packed.chosen];
     let mut plan = plan_for(c, opts)?;
-    plan.record_packing(&packed.packing, cluster);
+    plan.record_packing(&packed.packing, cluster, packed.store_peak_bytes);
     plan.reason = format!(
         "{}: predicted {:.2} s on {} of {} threads as {}, of {} packed for the cluster; on one node: {}",
         c.label(),
@@ -75,6 +76,7 @@ impl PlanChoice {
         nodes: &[u32],
         overhead_seconds: f64,
         store_bandwidth: Option<u64>,
+        book: Option<usize>,
     ) -> Result<Vec<ClusterRow>, PlanError> {
         let Some(&first) = nodes.first() else { return Ok(Vec::new()) };
         let shape = ClusterShape {
@@ -82,6 +84,7 @@ impl PlanChoice {
             threads_per_node: self.plan.threads as usize,
             overhead_seconds,
             store_bytes_per_second: store_bandwidth.map_or(f64::INFINITY, |b| b as f64),
+            book,
         };
         if nodes.len() > 1 {
             let counts: Vec<usize> = nodes.iter().map(|&n| n as usize).collect();
@@ -114,6 +117,8 @@ struct Packed {
     tried: usize,
     /// The most values one of its tasks holds.
     node_memory_bytes: u64,
+    /// The store's predicted peak, files going as their last reader ends.
+    store_peak_bytes: u64,
 }
 
 impl Packed {
@@ -130,6 +135,7 @@ impl Packed {
             predicted_seconds: round4(self.packing.makespan_seconds),
             store_read_bytes: self.packing.read_bytes,
             store_write_bytes: self.packing.write_bytes,
+            store_peak_bytes: self.store_peak_bytes,
             node_memory_bytes: self.node_memory_bytes,
         }
     }
@@ -159,7 +165,9 @@ fn best_packing(
     let peak = choice.candidates[chosen].candidate.peak_memory;
     let node_memory_bytes =
         packing.tasks.iter().map(|t| task_memory_bytes(ready_plan, &t.jobs, peak)).max().unwrap_or(0);
-    Ok(Packed { chosen, packing, tried: ready.iter().flatten().count(), node_memory_bytes })
+    let files = TaskFiles::new(ready_plan, &packing.tasks, cluster.book);
+    let store_peak_bytes = files.peak(&ready_plan.graph, &packing.tasks, &packing.task_seconds, cluster.nodes);
+    Ok(Packed { chosen, packing, tried: ready.iter().flatten().count(), node_memory_bytes, store_peak_bytes })
 }
 
 /// Candidate `c` (checked as `ready`) packed for `cluster`, its node's simulation options
@@ -181,6 +189,10 @@ pub struct ClusterShape {
     pub overhead_seconds: f64,
     /// Bytes per second of the shared store, every node together.
     pub store_bytes_per_second: f64,
+    /// The opening book the run keeps: files of partitions of at most this many lines stay to
+    /// the end, with the root's inputs; any other goes once every task that reads it is done
+    /// ([`TaskFiles`]). None: every file stays.
+    pub book: Option<usize>,
 }
 
 /// A cluster task: jobs of the plan, by index, in plan order.
@@ -256,9 +268,11 @@ pub struct ClusterRow {
     pub predicted_seconds: f64,
     /// Bytes the tasks read from the store.
     pub store_read_bytes: u64,
-    /// Bytes the tasks write: the store's size at the end, and its peak (a cluster run removes
-    /// nothing).
+    /// Bytes the tasks write, every job's file once.
     pub store_write_bytes: u64,
+    /// The most bytes in the store at once: files go once every task that reads them is done,
+    /// but the book's ([`ClusterShape::book`]).
+    pub store_peak_bytes: u64,
     /// The most values one task holds ([`task_memory_bytes`]): the memory a node needs.
     pub node_memory_bytes: u64,
 }
@@ -539,7 +553,7 @@ mod tests {
     }
 
     fn shape(nodes: usize, overhead: f64) -> ClusterShape {
-        ClusterShape { nodes, threads_per_node: 2, overhead_seconds: overhead, store_bytes_per_second: 1e9 }
+        ClusterShape { nodes, threads_per_node: 2, overhead_seconds: overhead, store_bytes_per_second: 1e9, book: None }
     }
 
     /// Every job in exactly one task, and every task reads only tasks listed before it.

@@ -15,7 +15,7 @@ use crate::solver::{Layout, Space};
 
 use super::error::StoreError;
 use super::format::{CHUNK, EXT, Header, differs, encoding, open, write_to};
-use super::place::{LOCK, TMP, folder_name, parse_name};
+use super::place::{DONE_FOLDER, LOCK, TMP, folder_name, parse_name};
 
 /// The store folder of one space, locked for this run.
 pub struct Store {
@@ -212,6 +212,23 @@ impl Store {
         }
         out.sort();
         Ok(out)
+    }
+
+    /// Records that the cluster task of done marker `marker` ([`crate::plan::done_marker`]) is
+    /// done: the file `done/<marker>` in the space folder, on disk (flushed, with its folder)
+    /// before this returns, since other tasks remove files on its word.
+    pub fn mark_done(&self, marker: &str) -> Result<(), StoreError> {
+        let dir = self.dir.join(DONE_FOLDER);
+        let path = dir.join(marker);
+        let err = |source| StoreError::Write { path: path.clone(), source };
+        crate::support::write_atomic(&path, b"").map_err(err)?;
+        File::open(&path).and_then(|f| f.sync_all()).map_err(err)?;
+        File::open(&dir).and_then(|d| d.sync_all()).map_err(err)
+    }
+
+    /// Whether the cluster task of done marker `marker` is done ([`Store::mark_done`]).
+    pub fn is_done(&self, marker: &str) -> bool {
+        self.dir.join(DONE_FOLDER).join(marker).is_file()
     }
 
     /// Whether job `name` has a file (checked or not).

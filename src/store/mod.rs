@@ -14,5 +14,6 @@ mod verify;
 pub use error::StoreError;
 pub use folder::{Store, folder};
 pub use format::{CHUNK, Header, MAGIC, STORE_FORMAT, encode, parse};
+pub use place::DONE_FOLDER;
 pub use reader::{BOOK_BYTES, BOOK_WHOLE_BYTES, Book, Reader};
 pub use verify::{Folder, Recomputed, Verdict, recompute, verify};

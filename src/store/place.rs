@@ -18,6 +18,8 @@ use super::format::{Chunked, EXT, Header, encoding, open, penalty_words};
 
 /// The lock file of a space folder.
 pub(crate) const LOCK: &str = "LOCK";
+/// The folder inside a space folder where cluster tasks leave their done markers.
+pub const DONE_FOLDER: &str = "done";
 /// Ending of a file being written (`<name>.dab.<pid>.tmp`).
 pub(crate) const TMP: &str = ".tmp";
 
@@ -409,6 +411,7 @@ impl Survey {
         let parsed = parse_name(name).filter(|(k, _)| self.space.has_key(k));
         let why: String = match (kind(entry), parsed) {
             (Kind::File, Some(named)) => return Some(named),
+            (Kind::Folder, _) if name == DONE_FOLDER => return None,
             (Kind::Folder, _) => "a folder inside a space folder: dab never reads it".into(),
             (Kind::LinkToFolder, _) => "a symbolic link to a folder: not followed, dab never reads it".into(),
             (Kind::Broken(e), Some((key, _))) => {

@@ -22,7 +22,8 @@ fn plan(board: &str, groups: usize, split: Option<Split>) -> ReadyPlan {
 /// A packing for three nodes with no dispatch delay and a fast store: as many tasks as the
 /// simulation finds useful.
 fn packing(p: &ReadyPlan) -> Packing {
-    let shape = ClusterShape { nodes: 3, threads_per_node: 2, overhead_seconds: 0.0, store_bytes_per_second: 1e15 };
+    let shape =
+        ClusterShape { nodes: 3, threads_per_node: 2, overhead_seconds: 0.0, store_bytes_per_second: 1e15, book: None };
     let node = SimOptions { policy: Policy::Cp, ..SimOptions::default() };
     pack(p, &Contention::default(), node, &shape, 1e9)
 }
@@ -138,14 +139,38 @@ fn a_plan_packed_for_nodes_runs_task_by_task_with_dab_job() {
         json["tasks"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect();
     assert_eq!(json["cluster"]["nodes"], 3);
     assert!(json["cluster"]["predicted_seconds"].as_f64().unwrap() > 0.0);
+    // The default book, and a peak below everything written: files go as their readers end.
+    assert_eq!(json["cluster"]["keep_lines"], 15);
+    let peak = json["cluster"]["store_peak_bytes"].as_u64().unwrap();
+    let written = json["cluster"]["store_write_bytes"].as_u64().unwrap();
+    assert!(peak > 0 && peak < written, "{peak} of {written}");
+    assert!(said.contains(&format!("store peak {}", dab::support::human_bytes(peak))), "{said}");
     for t in &tasks {
         dab().current_dir(d).args(["job", "--plan", "plan.json", "--store", "shared", "--task", t]).assert().success();
     }
-    dab().current_dir(d).args(["run", "--plan", "plan.json", "--store", "local", "--out", "r2"]).assert().success();
+    // A local run keeping the same book leaves the same files, byte for byte: the book's.
+    dab()
+        .current_dir(d)
+        .args(["run", "--plan", "plan.json", "--store", "local", "--keep-lines", "15", "--out", "r2"])
+        .assert()
+        .success();
     let shared = files_under(&d.join("shared"));
     assert_eq!(shared, files_under(&d.join("local")));
-    assert_eq!(shared.len(), json["jobs"].as_array().unwrap().len());
+    let lines = |name: &str| -> usize {
+        name.split(['_', '.']).next().unwrap().split('-').map(|c| c.parse::<usize>().unwrap()).sum()
+    };
+    let book = json["jobs"].as_array().unwrap().iter().filter(|j| lines(j["name"].as_str().unwrap()) <= 15).count();
+    assert!(book < json["jobs"].as_array().unwrap().len());
+    assert_eq!(shared.len(), book, "{:?}", shared.keys());
     dab().current_dir(d).args(["verify", "--store", "shared"]).assert().success();
+    // A done task is not run again: its inputs may be gone.
+    let again = dab()
+        .current_dir(d)
+        .args(["job", "--plan", "plan.json", "--store", "shared", "--task", "t0"])
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&again.get_output().stdout).into_owned();
+    assert!(said.starts_with("task t0: already done (its marker '") && said.contains("nothing run"), "{said}");
     // A task the plan has not, and a plan without tasks, are refused by name.
     let e = dab()
         .current_dir(d)
@@ -167,7 +192,7 @@ fn a_task_killed_while_it_writes_leaves_no_file_a_reader_takes_as_sound() {
     dab()
         .current_dir(d)
         .args(["plan", "3x4", "--nodes", "1", "--threads-per-node", "2", "--no-probe", "-q", "-o", "plan.json"])
-        .args(["--out", "r"])
+        .args(["--out", "r", "--keep-lines", "31"])
         .assert()
         .success();
     let task = |store: &str| {
@@ -282,8 +307,9 @@ fn a_plan_with_unsound_tasks_is_refused_naming_the_task() {
 
 /// The Slurm script of a two-level plan, run with an `sbatch` that runs each submission at
 /// once (in submission order, which is the order of the tasks' dependencies): one submission
-/// a task and one for the value, each task on the node's threads; the store is a local run's,
-/// byte for byte. Run again, it submits nothing; with one job's file deleted, only its task.
+/// a task and one for the value, each task on the node's threads; the store is a local run's
+/// with the same book, byte for byte. Run again, it submits nothing; after a task failed, only
+/// what is not done.
 #[test]
 fn the_slurm_script_of_a_two_level_plan_submits_tasks_and_resumes_only_what_is_missing() {
     use std::os::unix::fs::PermissionsExt;
@@ -332,23 +358,60 @@ fn the_slurm_script_of_a_two_level_plan_submits_tasks_and_resumes_only_what_is_m
     assert_eq!(names().lines().collect::<Vec<_>>(), want);
     let value: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("out/value.json")).unwrap()).unwrap();
     assert_eq!(value["value"], -3, "3x3's value");
-    dab().current_dir(d).args(["run", "--plan", "plan.json", "--store", "local", "--out", "r2"]).assert().success();
+    local_run(d);
     assert_eq!(files_under(&d.join("shared")), files_under(&d.join("local")));
-    // Again: nothing to do. Then one job's file gone: its task alone.
+    // Again: nothing to do.
     std::fs::remove_file(fake.join("names")).unwrap();
     assert!(submit().starts_with("submitted 0 job(s)"));
-    let task = &tasks[tasks.len() / 2];
-    let job = task["jobs"][0].as_str().unwrap();
-    let space = std::fs::read_dir(d.join("shared/3x3")).unwrap().next().unwrap().unwrap().path();
-    std::fs::remove_file(space.join(format!("{job}.dab"))).unwrap();
-    assert!(submit().starts_with("submitted 1 job(s)"));
-    assert_eq!(names(), format!("dab-{} 2\n", task["name"].as_str().unwrap()));
-    assert_eq!(files_under(&d.join("shared")), files_under(&d.join("local")));
+    // A run in which a task in the middle fails: the script stops there, the tasks before it
+    // are done and have removed what only they read, and run again with a sound dab, it
+    // submits that task, the ones after it and the value, to the same files.
+    let failing = tasks.len() / 2;
+    let wrapper = d.join("dab-fails");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\ncase \" $* \" in *\" --task t{failing} \"*) exit 3 ;; esac\nexec '{}' \"$@\"\n",
+            assert_cmd::cargo::cargo_bin("dab").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (shared, out) = (d.join("shared"), d.join("out"));
+    std::fs::remove_dir_all(&shared).unwrap();
+    std::fs::remove_file(out.join("value.json")).unwrap();
+    let _ = std::fs::remove_file(fake.join("names"));
+    let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap());
+    let stopped = std::process::Command::new("bash")
+        .arg(out.join("submit-slurm.sh"))
+        .env("PATH", &path)
+        .env("FAKE", &fake)
+        .env("DAB", &wrapper)
+        .output()
+        .unwrap();
+    assert!(!stopped.status.success(), "the failing task stops the script");
+    assert_eq!(names().lines().count(), failing + 1, "{}", names());
+    std::fs::remove_file(fake.join("names")).unwrap();
+    let said = submit();
+    assert!(said.starts_with(&format!("submitted {} job(s)", tasks.len() - failing + 1)), "{said}");
+    assert_eq!(names().lines().next(), Some(format!("dab-t{failing} 2").as_str()));
+    assert_eq!(files_under(&shared), files_under(&d.join("local")));
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("value.json")).unwrap()).unwrap();
+    assert_eq!(value["value"], -3);
+}
+
+/// A local run of `d/plan.json` into `d/local` keeping the book a cluster plan keeps by default.
+fn local_run(d: &Path) {
+    dab()
+        .current_dir(d)
+        .args(["run", "--plan", "plan.json", "--store", "local", "--keep-lines", "15", "--out", "r2"])
+        .assert()
+        .success();
 }
 
 /// The HTCondor DAG of a two-level plan: one node a task (`dab job --task` on the node's
 /// threads) with the task's own dependencies, the value after the tasks that make the root's
-/// inputs, at most `nodes` at once, and a task whose jobs are all stored marked DONE. Its
+/// inputs, at most `nodes` at once, and a task whose done marker is in the store DONE. Its
 /// tasks run in an order its PARENT lines allow (the latest-named ready task first, so that a
 /// missing edge would show) give the store of a local run.
 #[test]
@@ -400,7 +463,7 @@ fn the_condor_dag_of_a_two_level_plan_has_one_node_a_task_and_its_order_suffices
             .success();
         done.push(next);
     }
-    dab().current_dir(d).args(["run", "--plan", "plan.json", "--store", "local", "--out", "r2"]).assert().success();
+    local_run(d);
     assert_eq!(files_under(&d.join("shared")), files_under(&d.join("local")));
     // Exported again, every task is DONE.
     export();

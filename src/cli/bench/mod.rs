@@ -499,12 +499,12 @@ fn cluster_suite(args: BenchArgs) -> CliResult {
     let nodes: Vec<usize> = args.nodes.iter().map(|&n| n as usize).collect();
     let boards = args.boards.iter().map(|b| b.parse()).collect::<Result<Vec<dab::game::Board>, _>>()?;
     println!(
-        "{:<6} {:>6} {:>10} {:>10} {:>10} {:>8} {:>14}  candidate",
-        "board", "nodes", "plan s", "pack s", "total s", "tasks", "predicted s"
+        "{:<6} {:>6} {:>10} {:>10} {:>10} {:>8} {:>14} {:>10} {:>10}  candidate",
+        "board", "nodes", "plan s", "pack s", "total s", "tasks", "predicted s", "written", "store peak"
     );
     let rows = cluster::rows(&boards, &nodes, &model, &mut |r| {
         println!(
-            "{:<6} {:>6} {:>10.1} {:>10.1} {:>10.1} {:>8} {:>14.1}  {}",
+            "{:<6} {:>6} {:>10.1} {:>10.1} {:>10.1} {:>8} {:>14.1} {:>10} {:>10}  {}",
             r.board,
             r.nodes,
             r.plan_seconds,
@@ -512,6 +512,8 @@ fn cluster_suite(args: BenchArgs) -> CliResult {
             r.total_seconds,
             r.tasks,
             r.predicted_seconds,
+            dab::support::human_bytes(r.store_write_bytes),
+            dab::support::human_bytes(r.store_peak_bytes),
             r.candidate
         )
     })?;

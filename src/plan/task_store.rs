@@ -1,0 +1,208 @@
+//! What the shared store of a cluster run holds: which job files stay to the end (the opening
+//! book, and the root's inputs, which the value reads), which tasks read each file, the name
+//! of the marker a task leaves when it is done, and the store's peak as the task schedule
+//! predicts it.
+//!
+//! Invariant: a file goes only once every task that reads it is done (its marker written), so a
+//! task that is not done finds every input it needs, however often it is run again; a done
+//! task is never run again. The task that finishes last among a file's readers removes it; two
+//! readers that finish together may both try, which is harmless (removing is idempotent).
+
+use crate::sched::{DiskUse, Graph};
+
+use super::ReadyPlan;
+use super::tasks::{Task, run_tasks, task_job};
+
+/// Lines of the partitions a cluster run keeps by default (`dab plan --nodes` without
+/// `--keep-lines`): the same book the README's local runs keep.
+pub const DEFAULT_BOOK_LINES: usize = 15;
+
+/// The files of a two-level plan as its tasks use them.
+pub struct TaskFiles {
+    /// Per job, the tasks that read its file, ascending, each once.
+    readers: Vec<Vec<usize>>,
+    /// Per job, whether its file stays to the end.
+    kept: Vec<bool>,
+    /// Per task, the jobs whose files it reads or writes, ascending: the files that may go
+    /// when it is done.
+    touched: Vec<Vec<usize>>,
+}
+
+impl TaskFiles {
+    /// The files of `plan` packed into `tasks`, keeping the book of partitions of at most
+    /// `book` lines (None: every file stays) and the root's inputs.
+    pub fn new(plan: &ReadyPlan, tasks: &[Task], book: Option<usize>) -> TaskFiles {
+        let g = &plan.graph;
+        let mut owner = vec![0usize; g.len()];
+        for (t, task) in tasks.iter().enumerate() {
+            task.jobs.iter().for_each(|&j| owner[j] = t);
+        }
+        let readers: Vec<Vec<usize>> = (0..g.len())
+            .map(|k| {
+                let mut r: Vec<usize> = g.needed_by(k).iter().map(|&j| owner[j as usize]).collect();
+                r.sort_unstable();
+                r.dedup();
+                r
+            })
+            .collect();
+        let mut kept: Vec<bool> = (0..g.len()).map(|j| plan.in_book(j, book)).collect();
+        plan.value_reads().into_iter().for_each(|j| kept[j] = true);
+        let touched = tasks
+            .iter()
+            .map(|task| {
+                let mut files: Vec<usize> = task.jobs.clone();
+                files.extend(task.jobs.iter().flat_map(|&j| g.needs(j)).map(|&k| k as usize));
+                files.sort_unstable();
+                files.dedup();
+                files
+            })
+            .collect();
+        TaskFiles { readers, kept, touched }
+    }
+
+    /// Whether job `job`'s file stays to the end.
+    pub fn kept(&self, job: usize) -> bool {
+        self.kept[job]
+    }
+
+    /// The files (jobs) that go once task `task` is done, `done(t)` saying which tasks are
+    /// done (`task` among them): those it reads or writes, not kept, every reader of which is
+    /// done.
+    pub fn removable_after(&self, task: usize, done: impl Fn(usize) -> bool) -> Vec<usize> {
+        self.touched[task]
+            .iter()
+            .copied()
+            .filter(|&k| !self.kept[k] && self.readers[k].iter().all(|&r| r == task || done(r)))
+            .collect()
+    }
+
+    /// The store's peak in bytes when `tasks` run on `nodes` nodes, each taking its
+    /// `task_seconds` (the schedule [`run_tasks`] makes): a task's files count from its start
+    /// (it writes them while it runs), and a file goes when the last task that reads it ends.
+    pub fn peak(&self, graph: &Graph, tasks: &[Task], task_seconds: &[f64], nodes: usize) -> u64 {
+        let jobs: Vec<_> = tasks
+            .iter()
+            .zip(task_seconds)
+            .map(|(t, &s)| task_job(t.name.clone(), s, 0, t.deps.iter().map(|&k| tasks[k].name.clone()).collect()))
+            .collect();
+        let task_graph = Graph::new(jobs, None).expect("tasks listed in order form a graph");
+        let run = run_tasks(&task_graph, nodes as u32, true).expect("a limited simulation runs");
+        // (tick, 0 for an end and 1 for a start, task): at one tick the files of ending tasks go
+        // before those of starting ones count, as a node frees before it takes the next task.
+        let mut events: Vec<(u64, u8, usize)> =
+            run.spans.iter().flat_map(|s| [(s.start, 1, s.job as usize), (s.end, 0, s.job as usize)]).collect();
+        events.sort_unstable();
+        let mut left: Vec<usize> = self.readers.iter().map(Vec::len).collect();
+        let mut disk = DiskUse::default();
+        for (_, kind, t) in events {
+            if kind == 1 {
+                tasks[t].jobs.iter().for_each(|&j| disk.add(graph.jobs[j].bytes));
+                continue;
+            }
+            for &k in &self.touched[t] {
+                if self.readers[k].binary_search(&t).is_ok() {
+                    left[k] -= 1;
+                    if left[k] == 0 && !self.kept[k] {
+                        disk.remove(graph.jobs[k].bytes);
+                    }
+                }
+            }
+        }
+        disk.peak()
+    }
+}
+
+/// The name of the marker task `task` of `plan` leaves in the store when it is done: its name
+/// and a checksum of its jobs' names (`t3-1a2b3c4d`), so that a task of another packing of
+/// the same store is never taken for this one.
+pub fn done_marker(plan: &ReadyPlan, task: &Task) -> String {
+    let mut names = crc32fast::Hasher::new();
+    for (i, &j) in task.jobs.iter().enumerate() {
+        if i > 0 {
+            names.update(b",");
+        }
+        names.update(plan.graph.jobs[j].name.as_bytes());
+    }
+    format!("{}-{:08x}", task.name, names.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Position;
+    use crate::sched::{CostSpec, orbits};
+    use crate::solver::Space;
+
+    fn plan(board: &str) -> ReadyPlan {
+        let space = Space::new(Position::empty(board.parse().unwrap()), Some(3)).unwrap();
+        let graph = orbits(&space, &CostSpec::States, None).unwrap();
+        ReadyPlan::from_graph(space, graph).unwrap()
+    }
+
+    /// One task a level, deepest first, each reading the one before.
+    fn by_level(p: &ReadyPlan) -> Vec<Task> {
+        let most = p.layout.iter().map(|l| l.key.total()).max().unwrap();
+        let mut levels: Vec<Vec<usize>> = vec![Vec::new(); most + 1];
+        for (j, l) in p.layout.iter().enumerate() {
+            levels[most - l.key.total()].push(j);
+        }
+        let groups: Vec<Vec<usize>> = levels.into_iter().filter(|l| !l.is_empty()).collect();
+        let deps = super::super::tasks::task_deps(p, &groups);
+        groups
+            .into_iter()
+            .zip(deps)
+            .enumerate()
+            .map(|(i, (jobs, deps))| Task { name: format!("t{i}"), jobs, deps })
+            .collect()
+    }
+
+    #[test]
+    fn one_task_a_level_holds_two_levels_at_once_and_the_book_and_the_roots_inputs_stay() {
+        let p = plan("2x3");
+        let tasks = by_level(&p);
+        let bytes = |level: usize| -> u64 {
+            p.layout.iter().zip(&p.graph.jobs).filter(|(l, _)| l.key.total() == level).map(|(_, j)| j.bytes).sum()
+        };
+        let seconds = vec![1.0; tasks.len()];
+        let all = TaskFiles::new(&p, &tasks, None);
+        let total: u64 = p.graph.jobs.iter().map(|j| j.bytes).sum();
+        assert_eq!(all.peak(&p.graph, &tasks, &seconds, 1), total, "nothing goes without a book");
+        let files = TaskFiles::new(&p, &tasks, Some(0));
+        // Levels run one after the other: while level L is written, level L+1 is still read.
+        let lines = p.layout.iter().map(|l| l.key.total()).max().unwrap();
+        let pairs = (0..lines).map(|l| bytes(l) + bytes(l + 1)).max().unwrap();
+        let kept = bytes(0) + bytes(1);
+        let peak = files.peak(&p.graph, &tasks, &seconds, 1);
+        assert!(peak >= pairs && peak <= pairs + kept, "{peak} against {pairs} + {kept}");
+        assert!(peak < total);
+        for j in 0..p.graph.len() {
+            assert_eq!(files.kept(j), p.layout[j].key.total() <= 1, "book 0 keeps the root and its inputs alone");
+        }
+    }
+
+    #[test]
+    fn a_file_goes_only_when_every_task_that_reads_it_is_done() {
+        let p = plan("2x3");
+        let tasks = by_level(&p);
+        let files = TaskFiles::new(&p, &tasks, Some(0));
+        let last = tasks.len() - 1;
+        // The first task (the full board's level) alone done: its files are read by the next.
+        assert!(files.removable_after(0, |t| t == 0).is_empty());
+        // The second done too: the first's files go, and only those.
+        let gone = files.removable_after(1, |t| t <= 1);
+        assert!(!gone.is_empty());
+        assert!(gone.iter().all(|&j| tasks[0].jobs.contains(&j)), "{gone:?}");
+        // The root's task: nothing it touches goes (its inputs and itself are kept).
+        assert!(files.removable_after(last, |_| true).iter().all(|&j| !tasks[last].jobs.contains(&j)));
+    }
+
+    #[test]
+    fn a_marker_names_its_task_and_changes_with_its_jobs() {
+        let p = plan("2x3");
+        let tasks = by_level(&p);
+        let m = done_marker(&p, &tasks[1]);
+        assert!(m.starts_with("t1-") && m.len() == 3 + 8, "{m}");
+        let other = Task { jobs: tasks[1].jobs[1..].to_vec(), ..tasks[1].clone() };
+        assert_ne!(done_marker(&p, &other), m);
+    }
+}
