@@ -109,7 +109,7 @@ fn run_task(args: &JobArgs, plan: &Plan, checked: &ReadyPlan, store: &Store, nam
             store.dir().join(dab::store::DONE_FOLDER).join(marker).display()
         ),
         exec::TaskOutcome::Ran { run, removed } => println!(
-            "task {name}: {} computed, {} already in the store, on {} in {:.3} s; {} no task still to run reads removed",
+            "task {name}: {} computed, {} already in the store, on {} in {:.3} s; removed {} that no task still to run reads",
             dab::support::count_of(run.trace.len() as u64, "job"),
             run.resumed,
             dab::support::count_of(threads as u64, "thread"),
