@@ -196,6 +196,72 @@ mod tests {
         assert!(files.removable_after(last, |_| true).iter().all(|&j| !tasks[last].jobs.contains(&j)));
     }
 
+    /// A packing of `board` for `nodes` nodes, finely banded so that levels are split.
+    fn packed(board: &str, nodes: usize) -> (ReadyPlan, Vec<Task>) {
+        use crate::sched::{Contention, Policy, SimOptions};
+        let p = plan(board);
+        let shape = super::super::ClusterShape {
+            nodes,
+            threads_per_node: 2,
+            overhead_seconds: 0.0,
+            store_bytes_per_second: 1e15,
+            book: None,
+        };
+        let node = SimOptions { policy: Policy::Cp, ..SimOptions::default() };
+        let tasks = super::super::pack(&p, &Contention::default(), node, &shape, 1e9).tasks;
+        (p, tasks)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        /// Tasks run in any order their reads allow, some failing part-way (having written some
+        /// of their files, leaving no marker) and run again later: every task finds every file
+        /// it reads, and at the end the store holds the book and the root's inputs, nothing else.
+        #[test]
+        fn whatever_the_order_and_the_failures_no_task_finds_an_input_gone(
+            nodes in 2usize..6,
+            book in 0usize..9,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let (p, tasks) = packed("2x4", nodes);
+            proptest::prop_assert!(tasks.len() >= 3, "{} tasks", tasks.len());
+            let files = TaskFiles::new(&p, &tasks, Some(book));
+            let mut rng = crate::support::SplitMix64(seed);
+            let (mut done, mut present) = (vec![false; tasks.len()], vec![false; p.graph.len()]);
+            while done.iter().any(|d| !d) {
+                let ready: Vec<usize> =
+                    (0..tasks.len()).filter(|&t| !done[t] && tasks[t].deps.iter().all(|&d| done[d])).collect();
+                proptest::prop_assert!(!ready.is_empty(), "tasks left but none ready");
+                let t = ready[rng.below(ready.len())];
+                for &j in &tasks[t].jobs {
+                    for &k in p.graph.needs(j) {
+                        let k = k as usize;
+                        let own = tasks[t].jobs.contains(&k);
+                        proptest::prop_assert!(own || present[k], "task {} reads {} and finds it gone", t, k);
+                    }
+                }
+                if rng.below(4) == 0 {
+                    // Fails part-way: some of its files written, no marker.
+                    for &j in &tasks[t].jobs {
+                        if rng.below(2) == 0 {
+                            present[j] = true;
+                        }
+                    }
+                    continue;
+                }
+                tasks[t].jobs.iter().for_each(|&j| present[j] = true);
+                done[t] = true;
+                for k in files.removable_after(t, |r| done[r]) {
+                    present[k] = false;
+                }
+            }
+            for j in 0..p.graph.len() {
+                proptest::prop_assert_eq!(present[j], files.kept(j), "job {} at the end", j);
+            }
+        }
+    }
+
     #[test]
     fn a_marker_names_its_task_and_changes_with_its_jobs() {
         let p = plan("2x3");

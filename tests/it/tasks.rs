@@ -534,3 +534,28 @@ fn a_task_run_again_removes_what_a_killed_writer_of_its_jobs_left() {
     assert!(!left(mine.jobs[0]).exists(), "the task's own leftover is removed");
     assert!(left(other.jobs[0]).exists(), "another task's is not touched");
 }
+
+/// A plan written before files went (no `cluster.keep_lines`) keeps every file: its tasks
+/// leave their markers and remove nothing, and `dab verify` reads the store with its `done`
+/// folder as sound, without a warning.
+#[test]
+fn a_plan_from_before_files_went_keeps_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut plan = plan_for_nodes(d, "2");
+    plan["cluster"].as_object_mut().unwrap().remove("keep_lines");
+    plan["cluster"].as_object_mut().unwrap().remove("store_peak_bytes");
+    std::fs::write(d.join("old.json"), serde_json::to_vec(&plan).unwrap()).unwrap();
+    for t in plan["tasks"].as_array().unwrap() {
+        let t = t["name"].as_str().unwrap();
+        dab().current_dir(d).args(["job", "--plan", "old.json", "--store", "shared", "--task", t]).assert().success();
+    }
+    assert_eq!(files_under(&d.join("shared")).len(), plan["jobs"].as_array().unwrap().len());
+    let space = std::fs::read_dir(d.join("shared/3x3")).unwrap().next().unwrap().unwrap().path();
+    let markers = std::fs::read_dir(space.join("done")).unwrap().count();
+    assert_eq!(markers, plan["tasks"].as_array().unwrap().len(), "one marker a task");
+    let v = dab().current_dir(d).args(["verify", "--store", "shared"]).assert().success();
+    let said =
+        String::from_utf8_lossy(&v.get_output().stdout).into_owned() + &String::from_utf8_lossy(&v.get_output().stderr);
+    assert!(said.contains(" 0 warnings") && !said.contains("folder inside"), "{said}");
+}
