@@ -256,8 +256,8 @@ mod tests {
                     present[k] = false;
                 }
             }
-            for j in 0..p.graph.len() {
-                proptest::prop_assert_eq!(present[j], files.kept(j), "job {} at the end", j);
+            for (j, &there) in present.iter().enumerate() {
+                proptest::prop_assert_eq!(there, files.kept(j), "job {} at the end", j);
             }
         }
     }
