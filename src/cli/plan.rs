@@ -316,7 +316,7 @@ fn say_cluster(plan: &dab::plan::Plan, row: &dab::plan::ClusterRow, took: f64, j
         human_bytes(c.store_write_bytes),
         human_bytes(row.store_peak_bytes),
         c.keep_lines.map_or("every file kept".into(), |k| format!(
-            "files go once the tasks that read them are done; the book of at most {k} lines and the root's inputs stay"
+            "files go once every job that reads them has run; the book of at most {k} lines and the root's inputs stay"
         )),
         human_bytes(row.node_memory_bytes),
         row.candidate,

@@ -68,6 +68,10 @@ pub struct ExecOptions<'a> {
     /// The opening book: delete the store files of partitions with more than this many lines
     /// as soon as no job still to run reads them.
     pub keep_lines: Option<usize>,
+    /// Per job, whether its file stays to the end (a cluster task's: the files of other tasks'
+    /// jobs, its own that other tasks read, the book and the root's inputs); where given, every
+    /// other file goes as soon as no job still to run reads it, and `keep_lines` is not used.
+    pub stays: Option<&'a [bool]>,
     /// Most bytes of job values resident at once. With a store, values still needed are
     /// dropped and read back; without one, jobs wait for memory. A job that can never fit
     /// stops the run with [`ExecError::MemLimit`].
@@ -119,6 +123,19 @@ pub enum ExecError {
     /// The run was asked to stop ([`ExecOptions::stop`]).
     #[error("the solve was stopped before it finished: nobody waits for its answer any more")]
     Stopped,
+}
+
+impl ExecOptions<'_> {
+    /// Whether job `job`'s file stays in the store to the end: as `stays` says, else as the
+    /// book of `keep_lines` does (every file without one).
+    pub(crate) fn stays(&self, plan: &ReadyPlan, job: usize) -> bool {
+        self.stays.map_or_else(|| plan.in_book(job, self.keep_lines), |s| s[job])
+    }
+
+    /// Whether the run removes files as their readers end.
+    pub(crate) fn removes(&self) -> bool {
+        self.stays.is_some() || self.keep_lines.is_some()
+    }
 }
 
 impl ExecError {
@@ -182,6 +199,9 @@ pub struct TaskRun {
     pub seconds: f64,
     /// Most bytes of job values resident at once.
     pub peak_bytes: u64,
+    /// Most bytes of job files in the store at once as this task counts them: the files of
+    /// other tasks' jobs it found there or took as there, and its own as they come and go.
+    pub peak_disk_bytes: u64,
     /// The root's value and moves, when the root job is one of the task's.
     pub root: Option<(Value, Vec<MoveValue>)>,
 }
@@ -190,8 +210,10 @@ pub struct TaskRun {
 /// on `opts.threads` threads against `opts.store`, shared with the other tasks. Every other
 /// job counts as done: a job of the task reads its values from the store (checked, as every
 /// read is), and one that is missing is an error naming its file. A job of the task already
-/// in the store is not run again, so a task run twice is harmless. Nothing is removed from
-/// the store (other tasks' files are not this task's to clean), and no opening book is kept.
+/// in the store is not run again, nor one whose file went once every job reading it had run,
+/// so a task run twice is harmless. Files are removed only as `opts.stays` allows (the
+/// caller keeps other tasks' files and what they read: [`super::run_task`]); without it
+/// nothing is removed.
 pub fn execute_task(plan: &ReadyPlan, opts: &ExecOptions, task: &[bool]) -> Result<TaskRun, ExecError> {
     assert!(opts.store.is_some(), "a cluster task reads and writes a store");
     assert_eq!(task.len(), plan.graph.len(), "one mark per job");
@@ -204,6 +226,7 @@ pub fn execute_task(plan: &ReadyPlan, opts: &ExecOptions, task: &[bool]) -> Resu
         resumed: resumed - task.iter().filter(|&&t| !t).count(),
         seconds: start.elapsed().as_secs_f64(),
         peak_bytes: s.memory.peak(),
+        peak_disk_bytes: s.disk.peak(),
         root: s.root,
     })
 }
@@ -240,7 +263,8 @@ fn run_jobs(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Resu
 /// The shared state before the first job: with a store, the jobs it holds marked finished
 /// (and, with a book, those it pruned), and files no job still to run reads removed. Returns
 /// the state and the number of jobs not to run. For a task (`only`), only its own jobs are
-/// looked for in the store, every other job counts as finished, and nothing is removed.
+/// looked for in the store, every other job counts as finished, and nothing is removed before
+/// the first job (files go as their readers end, as `opts.stays` allows).
 fn prepare(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Result<(Shared, usize), ExecError> {
     let mut shared = Shared::new(plan, opts.mem_limit, opts.store.is_some());
     // Jobs whose values are in the store, not in memory; fixed for the whole run.
@@ -248,9 +272,11 @@ fn prepare(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Resul
         Some(store) => finished_in_store(plan, store, only, opts.report)?,
         None => vec![false; plan.graph.len()],
     };
-    let mut skip = to_skip(plan, &on_disk, opts.keep_lines);
     if let Some(task) = only {
-        skip.iter_mut().zip(task).for_each(|(s, &t)| *s |= !t);
+        // Other tasks' jobs count as done; the task's own that went run only where a job of
+        // the task still to run reads them.
+        let done: Vec<bool> = on_disk.iter().zip(task).map(|(&d, &t)| d || !t).collect();
+        let skip = to_skip(plan, &done, opts);
         let resumed = skip.iter().filter(|&&d| d).count();
         shared.resume(plan, &skip);
         for (i, j) in plan.graph.jobs.iter().enumerate().filter(|&(i, _)| skip[i]) {
@@ -260,6 +286,7 @@ fn prepare(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Resul
         }
         return Ok((shared, resumed));
     }
+    let skip = to_skip(plan, &on_disk, opts);
     let resumed = skip.iter().filter(|&&d| d).count();
     if resumed > 0 {
         shared.resume(plan, &skip);
@@ -268,7 +295,7 @@ fn prepare(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Resul
         for (i, j) in plan.graph.jobs.iter().enumerate().filter(|&(i, _)| on_disk[i]) {
             // Files left from earlier runs outside the book that no job still to run reads go;
             // the others count as the store's from the start.
-            if shared.memory.readers(i) == 0 && !plan.in_book(i, opts.keep_lines) {
+            if shared.memory.readers(i) == 0 && !opts.stays(plan, i) {
                 store.remove(&j.name)?;
             } else {
                 shared.disk.add(j.bytes);

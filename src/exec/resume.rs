@@ -8,6 +8,8 @@ use std::collections::HashSet;
 use crate::plan::ReadyPlan;
 use crate::store::{Store, StoreError};
 
+use super::executor::ExecOptions;
+
 /// The jobs the store already holds, checked (of `only`'s jobs alone, where given: a task
 /// looks only at its own); a file that fails its check is reported and its job runs again. A
 /// file under another last-move penalty is another game's sound values, not damage: the run
@@ -37,10 +39,11 @@ pub(crate) fn finished_in_store(
     Ok(held)
 }
 
-/// The jobs not to run: those the store holds and, with an opening book, those it pruned: a
-/// job without a file runs only if it belongs to the book or a job that runs reads it.
-pub(crate) fn to_skip(plan: &ReadyPlan, in_store: &[bool], keep_lines: Option<usize>) -> Vec<bool> {
-    if keep_lines.is_none() {
+/// The jobs not to run: those the store holds and, where files go (a book, or a cluster
+/// task's `stays`), those that went: a job without a file runs only if its file stays or a
+/// job that runs reads it.
+pub(crate) fn to_skip(plan: &ReadyPlan, in_store: &[bool], opts: &ExecOptions) -> Vec<bool> {
+    if !opts.removes() {
         return in_store.to_vec();
     }
     let g = &plan.graph;
@@ -48,7 +51,7 @@ pub(crate) fn to_skip(plan: &ReadyPlan, in_store: &[bool], keep_lines: Option<us
     // Readers before the jobs they read: the reverse of a topological order.
     let order = g.topological_order().expect("a plan has no cycle");
     for &i in order.iter().rev() {
-        runs[i] = !in_store[i] && (plan.in_book(i, keep_lines) || g.needed_by(i).iter().any(|&k| runs[k as usize]));
+        runs[i] = !in_store[i] && (opts.stays(plan, i) || g.needed_by(i).iter().any(|&k| runs[k as usize]));
     }
     runs.iter().map(|r| !r).collect()
 }

@@ -139,7 +139,7 @@ impl Shared {
             .collect();
         for &k in g.needs(job) {
             let k = k as usize;
-            if self.memory.readers(k) == 0 && !plan.in_book(k, opts.keep_lines) {
+            if self.memory.readers(k) == 0 && !opts.stays(plan, k) {
                 self.to_delete.push(k);
                 self.disk.remove(g.jobs[k].bytes);
             }

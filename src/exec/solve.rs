@@ -44,6 +44,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
         store: store.as_ref(),
         report: opts.report,
         keep_lines: opts.keep_lines,
+        stays: None,
         mem_limit: None,
         kernel: opts.kernel,
         stop: opts.stop,

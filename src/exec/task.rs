@@ -1,6 +1,7 @@
 //! A cluster task from start to end: nothing to do when its done marker is in the store; else
-//! its jobs run ([`execute_task`]), its marker is written, and the files that no task still to
-//! run reads go ([`TaskFiles`]: the book and the root's inputs stay).
+//! its jobs run ([`execute_task`]), a file that only the task's own jobs read going as soon as
+//! they have, as in a local run; then its marker is written, and the files that no task still
+//! to run reads go ([`TaskFiles`]: the book and the root's inputs stay).
 
 use crate::plan::{ReadyPlan, Task, TaskFiles, done_marker};
 
@@ -39,9 +40,12 @@ pub fn run_task(
     }
     let mut marks = vec![false; plan.graph.len()];
     tasks[t].jobs.iter().for_each(|&j| marks[j] = true);
-    let run = execute_task(plan, opts, &marks)?;
-    store.mark_done(&marker)?;
     let files = TaskFiles::new(plan, tasks, book);
+    // While it runs, the task removes only its own files that no other task reads.
+    let stays: Vec<bool> = (0..plan.graph.len()).map(|k| !marks[k] || files.stays_during(k, t)).collect();
+    let opts = ExecOptions { stays: book.map(|_| &stays[..]), ..*opts };
+    let run = execute_task(plan, &opts, &marks)?;
+    store.mark_done(&marker)?;
     let done = |r: usize| r == t || store.is_done(&done_marker(plan, &tasks[r]));
     let mut removed = Vec::new();
     for k in files.removable_after(t, done) {

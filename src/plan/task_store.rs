@@ -11,7 +11,7 @@
 use crate::sched::{DiskUse, Graph};
 
 use super::ReadyPlan;
-use super::tasks::{Task, run_tasks, task_job};
+use super::tasks::Task;
 
 /// Lines of the partitions a cluster run keeps by default (`dab plan --nodes` without
 /// `--keep-lines`): the same book the README's local runs keep.
@@ -65,6 +65,13 @@ impl TaskFiles {
         self.kept[job]
     }
 
+    /// Whether job `job`'s file (of task `task`) stays while that task runs: it is kept, or a
+    /// task other than `task` reads it. Any other goes as soon as the task's jobs that read it
+    /// have run.
+    pub fn stays_during(&self, job: usize, task: usize) -> bool {
+        self.kept[job] || self.readers[job].iter().any(|&r| r != task)
+    }
+
     /// The files (jobs) that go once task `task` is done, `done(t)` saying which tasks are
     /// done (`task` among them): those it reads or writes, not kept, every reader of which is
     /// done.
@@ -76,36 +83,34 @@ impl TaskFiles {
             .collect()
     }
 
-    /// The store's peak in bytes when `tasks` run on `nodes` nodes, each taking its
-    /// `task_seconds` (the schedule [`run_tasks`] makes): a task's files count from its start
-    /// (it writes them while it runs), and a file goes when the last task that reads it ends.
-    pub fn peak(&self, graph: &Graph, tasks: &[Task], task_seconds: &[f64], nodes: usize) -> u64 {
-        let jobs: Vec<_> = tasks
-            .iter()
-            .zip(task_seconds)
-            .map(|(t, &s)| task_job(t.name.clone(), s, 0, t.deps.iter().map(|&k| tasks[k].name.clone()).collect()))
-            .collect();
-        let task_graph = Graph::new(jobs, None).expect("tasks listed in order form a graph");
-        let run = run_tasks(&task_graph, nodes as u32, true).expect("a limited simulation runs");
-        // (tick, 0 for an end and 1 for a start, task): at one tick the files of ending tasks go
-        // before those of starting ones count, as a node frees before it takes the next task.
-        let mut events: Vec<(u64, u8, usize)> =
-            run.spans.iter().flat_map(|s| [(s.start, 1, s.job as usize), (s.end, 0, s.job as usize)]).collect();
-        events.sort_unstable();
-        let mut left: Vec<usize> = self.readers.iter().map(Vec::len).collect();
+    /// The store's peak in bytes when `tasks` run at `task_spans` (start, end) and their jobs
+    /// at `job_spans` (per job of `graph`), in seconds: a job's file counts from the job's end,
+    /// as a local run's ([`crate::sched::predicted_peak`]); a file only its own task reads goes
+    /// when the last job reading it ends, any other when the last task reading it ends; the
+    /// kept stay.
+    pub fn peak(&self, graph: &Graph, tasks: &[Task], task_spans: &[(f64, f64)], job_spans: &[(f64, f64)]) -> u64 {
+        let mut owner = vec![0usize; graph.len()];
+        for (t, task) in tasks.iter().enumerate() {
+            task.jobs.iter().for_each(|&j| owner[j] = t);
+        }
+        // (seconds, 0 for a file that goes and 1 for one that comes, job): at one time files
+        // go before others come, as a node frees before it takes the next task.
+        let mut events: Vec<(f64, u8, usize)> =
+            job_spans.iter().enumerate().map(|(j, &(_, end))| (end, 1, j)).collect();
+        for k in (0..graph.len()).filter(|&k| !self.kept[k] && !self.readers[k].is_empty()) {
+            let gone = if self.readers[k] == [owner[k]] {
+                graph.needed_by(k).iter().map(|&j| job_spans[j as usize].1).fold(f64::MIN, f64::max)
+            } else {
+                self.readers[k].iter().map(|&r| task_spans[r].1).fold(f64::MIN, f64::max)
+            };
+            events.push((gone, 0, k));
+        }
+        events.sort_by(|a, b| a.partial_cmp(b).expect("finite times"));
         let mut disk = DiskUse::default();
-        for (_, kind, t) in events {
-            if kind == 1 {
-                tasks[t].jobs.iter().for_each(|&j| disk.add(graph.jobs[j].bytes));
-                continue;
-            }
-            for &k in &self.touched[t] {
-                if self.readers[k].binary_search(&t).is_ok() {
-                    left[k] -= 1;
-                    if left[k] == 0 && !self.kept[k] {
-                        disk.remove(graph.jobs[k].bytes);
-                    }
-                }
+        for (_, kind, j) in events {
+            match kind {
+                1 => disk.add(graph.jobs[j].bytes),
+                _ => disk.remove(graph.jobs[j].bytes),
             }
         }
         disk.peak()
@@ -163,16 +168,24 @@ mod tests {
         let bytes = |level: usize| -> u64 {
             p.layout.iter().zip(&p.graph.jobs).filter(|(l, _)| l.key.total() == level).map(|(_, j)| j.bytes).sum()
         };
-        let seconds = vec![1.0; tasks.len()];
+        // One after the other, a second each; a task's jobs end one after another within it.
+        let task_spans: Vec<(f64, f64)> = (0..tasks.len()).map(|t| (t as f64, t as f64 + 1.0)).collect();
+        let mut job_spans = vec![(0.0, 0.0); p.graph.len()];
+        for (t, task) in tasks.iter().enumerate() {
+            let n = task.jobs.len() as f64;
+            for (i, &j) in task.jobs.iter().enumerate() {
+                job_spans[j] = (t as f64, t as f64 + (i + 1) as f64 / (n + 1.0));
+            }
+        }
         let all = TaskFiles::new(&p, &tasks, None);
         let total: u64 = p.graph.jobs.iter().map(|j| j.bytes).sum();
-        assert_eq!(all.peak(&p.graph, &tasks, &seconds, 1), total, "nothing goes without a book");
+        assert_eq!(all.peak(&p.graph, &tasks, &task_spans, &job_spans), total, "nothing goes without a book");
         let files = TaskFiles::new(&p, &tasks, Some(0));
         // Levels run one after the other: while level L is written, level L+1 is still read.
         let lines = p.layout.iter().map(|l| l.key.total()).max().unwrap();
         let pairs = (0..lines).map(|l| bytes(l) + bytes(l + 1)).max().unwrap();
         let kept = bytes(0) + bytes(1);
-        let peak = files.peak(&p.graph, &tasks, &seconds, 1);
+        let peak = files.peak(&p.graph, &tasks, &task_spans, &job_spans);
         assert!(peak >= pairs && peak <= pairs + kept, "{peak} against {pairs} + {kept}");
         assert!(peak < total);
         for j in 0..p.graph.len() {

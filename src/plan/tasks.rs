@@ -166,16 +166,22 @@ fn best_packing(
     let node_memory_bytes =
         packing.tasks.iter().map(|t| task_memory_bytes(ready_plan, &t.jobs, peak)).max().unwrap_or(0);
     let files = TaskFiles::new(ready_plan, &packing.tasks, cluster.book);
-    let store_peak_bytes = files.peak(&ready_plan.graph, &packing.tasks, &packing.task_seconds, cluster.nodes);
+    let node = node_options(&choice.candidates[chosen], opts, cluster);
+    let store_peak_bytes = store_peak(ready_plan, (&opts.model.contention, node), cluster, 1e9, &packing, &files);
     Ok(Packed { chosen, packing, tried: ready.iter().flatten().count(), node_memory_bytes, store_peak_bytes })
 }
 
 /// Candidate `c` (checked as `ready`) packed for `cluster`, its node's simulation options
 /// those the planner simulated it with, at the node's threads.
 fn pack_candidate(c: &SimulatedCandidate, ready: &ReadyPlan, opts: &PlanOptions, cluster: &ClusterShape) -> Packing {
+    pack(ready, &opts.model.contention, node_options(c, opts, cluster), cluster, 1e9)
+}
+
+/// How a node of `cluster` runs candidate `c`'s jobs: the planner's simulation options at
+/// the node's threads, with its memory limit for values.
+fn node_options(c: &SimulatedCandidate, opts: &PlanOptions, cluster: &ClusterShape) -> SimOptions {
     let threads = cluster.threads_per_node as u32;
-    let node = super::search::sim_options(opts, values_limit(opts.mem_limit, c.fixed_bytes, threads));
-    pack(ready, &opts.model.contention, node, cluster, 1e9)
+    super::search::sim_options(opts, values_limit(opts.mem_limit, c.fixed_bytes, threads))
 }
 
 /// A cluster as the packing sees it.
@@ -483,11 +489,24 @@ fn simulate(
 /// dropped while idle, read back when needed again.
 fn sub_makespan(
     plan: &ReadyPlan,
-    (contention, node): (&Contention, SimOptions),
+    model: (&Contention, SimOptions),
     threads: usize,
     jobs: &[usize],
     inputs: &[usize],
 ) -> Option<u64> {
+    sub_run(plan, model, threads, jobs, inputs, false).map(|run| run.row.makespan)
+}
+
+/// The simulated run of [`sub_makespan`], its spans recorded where `record` (the `inputs`
+/// first, then `jobs`, by their place in the two lists together).
+fn sub_run(
+    plan: &ReadyPlan,
+    (contention, node): (&Contention, SimOptions),
+    threads: usize,
+    jobs: &[usize],
+    inputs: &[usize],
+    record: bool,
+) -> Option<Run> {
     let g = &plan.graph;
     let read = inputs.iter().map(|&k| Job { cost: 0, deps: Vec::new(), ..g.jobs[k].clone() });
     let sub: Vec<Job> = read
@@ -498,11 +517,49 @@ fn sub_makespan(
         .collect();
     let graph = Graph::new(sub, None).expect("a piece of a checked graph is a graph");
     let sim = Simulator::new(&graph, node).expect("a graph simulates").with_contention(contention);
-    match sim.run(Procs::Limited(threads.max(1) as u32), false) {
-        Ok(run) => Some(run.row.makespan),
+    match sim.run(Procs::Limited(threads.max(1) as u32), record) {
+        Ok(run) => Some(run),
         Err(SimError::MemLimit { .. }) => None,
         Err(e) => panic!("a task's jobs simulate: {e}"),
     }
+}
+
+/// When `packing`'s tasks and jobs run on `cluster` (each task dispatched as [`run_tasks`]
+/// schedules them, its jobs as [`sub_makespan`] does after the dispatch delay), and the peak
+/// of the store that `files` keeps.
+fn store_peak(
+    plan: &ReadyPlan,
+    model: (&Contention, SimOptions),
+    cluster: &ClusterShape,
+    ticks_per_second: f64,
+    packing: &Packing,
+    files: &TaskFiles,
+) -> u64 {
+    let tasks = &packing.tasks;
+    let run = run_tasks(&task_graph(tasks, &packing.task_seconds), cluster.nodes as u32, true)
+        .expect("a limited simulation runs");
+    let mut task_spans = vec![(0.0, 0.0); tasks.len()];
+    for s in &run.spans {
+        task_spans[s.job as usize] = (s.start as f64 / TASK_TICKS_PER_SECOND, s.end as f64 / TASK_TICKS_PER_SECOND);
+    }
+    let mut job_spans = vec![(0.0, 0.0); plan.graph.len()];
+    for (t, task) in tasks.iter().enumerate() {
+        let inputs = read_from_others(&plan.graph, &task.jobs);
+        let begin = task_spans[t].0 + cluster.overhead_seconds;
+        match sub_run(plan, model, cluster.threads_per_node, &task.jobs, &inputs, true) {
+            Some(sub) => {
+                for s in sub.spans.iter().filter(|s| s.job as usize >= inputs.len()) {
+                    let j = task.jobs[s.job as usize - inputs.len()];
+                    let at = |tick: u64| (begin + tick as f64 / ticks_per_second).min(task_spans[t].1);
+                    job_spans[j] = (at(s.start), at(s.end));
+                }
+            }
+            // A task that cannot run under the node's limit: its jobs taken as running the
+            // whole task.
+            None => task.jobs.iter().for_each(|&j| job_spans[j] = task_spans[t]),
+        }
+    }
+    files.peak(&plan.graph, tasks, &task_spans, &job_spans)
 }
 
 /// Ticks a second of a task graph: microseconds, so that the simulator's integer clock keeps
@@ -524,14 +581,18 @@ pub fn run_tasks(graph: &Graph, nodes: u32, record: bool) -> Result<Run, SimErro
 
 /// Seconds until the last task ends ([`run_tasks`]).
 fn task_makespan(tasks: &[Task], seconds: &[f64], nodes: usize) -> f64 {
+    let run = run_tasks(&task_graph(tasks, seconds), nodes as u32, false).expect("a limited simulation runs");
+    run.row.makespan as f64 / TASK_TICKS_PER_SECOND
+}
+
+/// `tasks` as a graph of jobs, each task's the `seconds` it takes.
+fn task_graph(tasks: &[Task], seconds: &[f64]) -> Graph {
     let jobs: Vec<Job> = tasks
         .iter()
         .zip(seconds)
         .map(|(t, &s)| task_job(t.name.clone(), s, 0, t.deps.iter().map(|&k| tasks[k].name.clone()).collect()))
         .collect();
-    let graph = Graph::new(jobs, None).expect("tasks listed in order form a graph");
-    let run = run_tasks(&graph, nodes as u32, false).expect("a limited simulation runs");
-    run.row.makespan as f64 / TASK_TICKS_PER_SECOND
+    Graph::new(jobs, None).expect("tasks listed in order form a graph")
 }
 
 #[cfg(test)]

@@ -559,3 +559,89 @@ fn a_plan_from_before_files_went_keeps_every_file() {
         String::from_utf8_lossy(&v.get_output().stdout).into_owned() + &String::from_utf8_lossy(&v.get_output().stderr);
     assert!(said.contains(" 0 warnings") && !said.contains("folder inside"), "{said}");
 }
+
+/// One task of a whole 3x4 plan removes its files as a local run with the book does, as soon
+/// as the jobs reading them have run: killed again and again part-way, it runs again to the
+/// files of a local run with the same book, and the value is read from them.
+#[test]
+fn a_task_that_removes_as_it_goes_resumes_after_kills_to_the_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    dab()
+        .current_dir(d)
+        .args(["plan", "3x4", "--nodes", "1", "--threads-per-node", "2", "--no-probe", "-q", "-o", "plan.json"])
+        .args(["--out", "r"])
+        .assert()
+        .success();
+    let task = || {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"));
+        c.current_dir(d).args(["job", "--plan", "plan.json", "--store", "shared", "--task", "t0"]);
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+        c
+    };
+    let mut kills = 0;
+    for ms in [40, 120, 200, 300, 420, 560] {
+        let mut child = task().spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+    }
+    assert!(kills >= 3, "only {kills} of the task's runs were still going when killed");
+    let out = task().output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    local_run(d);
+    assert_eq!(files_under(&d.join("shared")), files_under(&d.join("local")));
+    dab()
+        .current_dir(d)
+        .args(["job", "--plan", "plan.json", "--store", "shared", "--value", "value.json"])
+        .assert()
+        .success();
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("value.json")).unwrap()).unwrap();
+    assert_eq!(value["value"], 0, "3x4's value");
+}
+
+/// The same task through the library: the store it leaves at its peak is well below every
+/// file it writes (files go as their readers run), and a task of a plan from before files
+/// went holds every file at once.
+#[test]
+fn a_task_holds_less_than_it_writes_where_files_go() {
+    let p = plan("3x4", 3, None);
+    let all: Vec<usize> = (0..p.graph.len()).collect();
+    let tasks = vec![dab::plan::Task { name: "t0".into(), jobs: all.clone(), deps: Vec::new() }];
+    let written: u64 = p.graph.jobs.iter().map(|j| j.bytes).sum();
+    let peak = |book: Option<usize>| {
+        let shared = tempfile::tempdir().unwrap();
+        let store = Store::open_shared(shared.path(), &p.space).unwrap();
+        let opts = ExecOptions { threads: 2, store: Some(&store), ..Default::default() };
+        match dab::exec::run_task(&p, &tasks, 0, book, &opts).unwrap() {
+            dab::exec::TaskOutcome::Ran { run, .. } => run.peak_disk_bytes,
+            dab::exec::TaskOutcome::AlreadyDone { .. } => panic!("a fresh store"),
+        }
+    };
+    assert_eq!(peak(None), written);
+    let with_book = peak(Some(15));
+    assert!(with_book * 5 < written * 3, "{with_book} of {written}");
+}
+
+/// The twin of the cluster store's prediction: on one node a plan is one task, which removes
+/// its files as a local run keeping the same book does, so its predicted peak is the local
+/// run's (`dab plan --with-store --keep-lines 15`), byte for byte.
+#[test]
+fn one_node_predicts_the_store_peak_of_a_local_run_with_the_same_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = dab().current_dir(d).args(args).args(["--no-probe", "--json", "--out", "r"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let cluster = json(&["plan", "3x4", "--nodes", "1", "--threads-per-node", "2", "-o", "c.json"]);
+    let local = json(&["plan", "3x4", "--threads", "2", "--with-store", "--keep-lines", "15", "-o", "l.json"]);
+    assert_eq!(cluster["chosen"], local["chosen"]);
+    let peak = cluster["store_peak_bytes"].as_u64().unwrap();
+    assert_eq!(peak, local["predicted_peak_disk_bytes"].as_u64().unwrap());
+    assert!(peak < cluster["cluster"]["store_write_bytes"].as_u64().unwrap());
+}
