@@ -46,7 +46,10 @@ pub fn run_task(
     let opts = ExecOptions { stays: book.map(|_| &stays[..]), ..*opts };
     let run = execute_task(plan, &opts, &marks)?;
     store.mark_done(&marker)?;
-    let done = |r: usize| r == t || store.is_done(&done_marker(plan, &tasks[r]));
+    // Each reading task's marker looked up once, however many of its files are touched.
+    let mut seen: Vec<Option<bool>> = vec![None; tasks.len()];
+    seen[t] = Some(true);
+    let done = |r: usize| *seen[r].get_or_insert_with(|| store.is_done(&done_marker(plan, &tasks[r])));
     let mut removed = Vec::new();
     for k in files.removable_after(t, done) {
         let name = &plan.graph.jobs[k].name;

@@ -19,6 +19,8 @@ pub const DEFAULT_BOOK_LINES: usize = 15;
 
 /// The files of a two-level plan as its tasks use them.
 pub struct TaskFiles {
+    /// Per job, the task it belongs to.
+    owner: Vec<usize>,
     /// Per job, the tasks that read its file, ascending, each once.
     readers: Vec<Vec<usize>>,
     /// Per job, whether its file stays to the end.
@@ -57,7 +59,7 @@ impl TaskFiles {
                 files
             })
             .collect();
-        TaskFiles { readers, kept, touched }
+        TaskFiles { owner, readers, kept, touched }
     }
 
     /// Whether job `job`'s file stays to the end.
@@ -75,7 +77,7 @@ impl TaskFiles {
     /// The files (jobs) that go once task `task` is done, `done(t)` saying which tasks are
     /// done (`task` among them): those it reads or writes, not kept, every reader of which is
     /// done.
-    pub fn removable_after(&self, task: usize, done: impl Fn(usize) -> bool) -> Vec<usize> {
+    pub fn removable_after(&self, task: usize, mut done: impl FnMut(usize) -> bool) -> Vec<usize> {
         self.touched[task]
             .iter()
             .copied()
@@ -88,17 +90,13 @@ impl TaskFiles {
     /// as a local run's ([`crate::sched::predicted_peak`]); a file only its own task reads goes
     /// when the last job reading it ends, any other when the last task reading it ends; the
     /// kept stay.
-    pub fn peak(&self, graph: &Graph, tasks: &[Task], task_spans: &[(f64, f64)], job_spans: &[(f64, f64)]) -> u64 {
-        let mut owner = vec![0usize; graph.len()];
-        for (t, task) in tasks.iter().enumerate() {
-            task.jobs.iter().for_each(|&j| owner[j] = t);
-        }
+    pub fn peak(&self, graph: &Graph, task_spans: &[(f64, f64)], job_spans: &[(f64, f64)]) -> u64 {
         // (seconds, 0 for a file that goes and 1 for one that comes, job): at one time files
         // go before others come, as a node frees before it takes the next task.
         let mut events: Vec<(f64, u8, usize)> =
             job_spans.iter().enumerate().map(|(j, &(_, end))| (end, 1, j)).collect();
         for k in (0..graph.len()).filter(|&k| !self.kept[k] && !self.readers[k].is_empty()) {
-            let gone = if self.readers[k] == [owner[k]] {
+            let gone = if self.readers[k] == [self.owner[k]] {
                 graph.needed_by(k).iter().map(|&j| job_spans[j as usize].1).fold(f64::MIN, f64::max)
             } else {
                 self.readers[k].iter().map(|&r| task_spans[r].1).fold(f64::MIN, f64::max)
@@ -151,14 +149,7 @@ mod tests {
         for (j, l) in p.layout.iter().enumerate() {
             levels[most - l.key.total()].push(j);
         }
-        let groups: Vec<Vec<usize>> = levels.into_iter().filter(|l| !l.is_empty()).collect();
-        let deps = super::super::tasks::task_deps(p, &groups);
-        groups
-            .into_iter()
-            .zip(deps)
-            .enumerate()
-            .map(|(i, (jobs, deps))| Task { name: format!("t{i}"), jobs, deps })
-            .collect()
+        super::super::tasks::named_tasks(p, levels.into_iter().filter(|l| !l.is_empty()).collect())
     }
 
     #[test]
@@ -179,13 +170,13 @@ mod tests {
         }
         let all = TaskFiles::new(&p, &tasks, None);
         let total: u64 = p.graph.jobs.iter().map(|j| j.bytes).sum();
-        assert_eq!(all.peak(&p.graph, &tasks, &task_spans, &job_spans), total, "nothing goes without a book");
+        assert_eq!(all.peak(&p.graph, &task_spans, &job_spans), total, "nothing goes without a book");
         let files = TaskFiles::new(&p, &tasks, Some(0));
         // Levels run one after the other: while level L is written, level L+1 is still read.
         let lines = p.layout.iter().map(|l| l.key.total()).max().unwrap();
         let pairs = (0..lines).map(|l| bytes(l) + bytes(l + 1)).max().unwrap();
         let kept = bytes(0) + bytes(1);
-        let peak = files.peak(&p.graph, &tasks, &task_spans, &job_spans);
+        let peak = files.peak(&p.graph, &task_spans, &job_spans);
         assert!(peak >= pairs && peak <= pairs + kept, "{peak} against {pairs} + {kept}");
         assert!(peak < total);
         for j in 0..p.graph.len() {

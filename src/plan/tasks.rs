@@ -416,6 +416,11 @@ fn bands(plan: &ReadyPlan, nodes: usize, band: u64) -> Vec<Task> {
     for jobs in &mut groups {
         jobs.sort_unstable();
     }
+    named_tasks(plan, groups)
+}
+
+/// `groups` of jobs as tasks `t0`, `t1`, ... in that order, each with the tasks it reads.
+pub(super) fn named_tasks(plan: &ReadyPlan, groups: Vec<Vec<usize>>) -> Vec<Task> {
     let deps = task_deps(plan, &groups);
     groups
         .into_iter()
@@ -559,7 +564,7 @@ fn store_peak(
             None => task.jobs.iter().for_each(|&j| job_spans[j] = task_spans[t]),
         }
     }
-    files.peak(&plan.graph, tasks, &task_spans, &job_spans)
+    files.peak(&plan.graph, &task_spans, &job_spans)
 }
 
 /// Ticks a second of a task graph: microseconds, so that the simulator's integer clock keeps

@@ -189,42 +189,68 @@ fn a_plan_packed_for_nodes_runs_task_by_task_with_dab_job() {
 fn a_task_killed_while_it_writes_leaves_no_file_a_reader_takes_as_sound() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    plan_3x4_one_node(d, &["--keep-lines", "31"]);
+    let task = |store: &str| task_t0(d, store);
+    assert!(task("clean").status().unwrap().success());
+    let clean = files_under(&d.join("clean"));
+    let kills = kill_part_way(
+        || task("killed"),
+        &[30, 90, 160, 240, 330, 450],
+        |ms| {
+            if !d.join("killed").exists() {
+                return;
+            }
+            for (name, bytes) in files_under(&d.join("killed")) {
+                assert!(
+                    clean.get(&name) == Some(&bytes),
+                    "after a kill at {ms} ms, {name} differs from the clean run's"
+                );
+            }
+            let v = dab::store::verify(&d.join("killed")).unwrap();
+            assert!(v.damaged.is_empty() && v.unreadable.is_empty(), "after a kill at {ms} ms: {:?}", v.damaged);
+        },
+    );
+    assert!(kills >= 3, "only {kills} of the task's runs were still going when killed");
+    assert!(task("killed").status().unwrap().success());
+    assert_eq!(files_under(&d.join("killed")), clean);
+    assert!(dab::store::verify(&d.join("killed")).unwrap().sound());
+}
+
+/// `dab plan 3x4 --nodes 1` (nodes of 2 threads, so one task, `t0`) into `d/plan.json`, with
+/// `extra` arguments.
+fn plan_3x4_one_node(d: &Path, extra: &[&str]) {
     dab()
         .current_dir(d)
         .args(["plan", "3x4", "--nodes", "1", "--threads-per-node", "2", "--no-probe", "-q", "-o", "plan.json"])
-        .args(["--out", "r", "--keep-lines", "31"])
+        .args(["--out", "r"])
+        .args(extra)
         .assert()
         .success();
-    let task = |store: &str| {
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"));
-        c.current_dir(d).args(["job", "--plan", "plan.json", "--store", store, "--task", "t0"]);
-        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
-        c
-    };
-    assert!(task("clean").status().unwrap().success());
-    let clean = files_under(&d.join("clean"));
+}
+
+/// `dab job --task t0` of `d/plan.json` against `store`, its output dropped but for errors.
+fn task_t0(d: &Path, store: &str) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"));
+    c.current_dir(d).args(["job", "--plan", "plan.json", "--store", store, "--task", "t0"]);
+    c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    c
+}
+
+/// Starts `task` once per time in `ms`, SIGKILLs it that many milliseconds later if it is still
+/// running, and calls `after` with the time once it is gone; returns how many were killed.
+fn kill_part_way(task: impl Fn() -> std::process::Command, ms: &[u64], mut after: impl FnMut(u64)) -> usize {
     let mut kills = 0;
-    for ms in [30, 90, 160, 240, 330, 450] {
-        let mut child = task("killed").spawn().unwrap();
+    for &ms in ms {
+        let mut child = task().spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(ms));
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap();
             kills += 1;
         }
         child.wait().unwrap();
-        if !d.join("killed").exists() {
-            continue;
-        }
-        for (name, bytes) in files_under(&d.join("killed")) {
-            assert!(clean.get(&name) == Some(&bytes), "after a kill at {ms} ms, {name} differs from the clean run's");
-        }
-        let v = dab::store::verify(&d.join("killed")).unwrap();
-        assert!(v.damaged.is_empty() && v.unreadable.is_empty(), "after a kill at {ms} ms: {:?}", v.damaged);
+        after(ms);
     }
-    assert!(kills >= 3, "only {kills} of the task's runs were still going when killed");
-    assert!(task("killed").status().unwrap().success());
-    assert_eq!(files_under(&d.join("killed")), clean);
-    assert!(dab::store::verify(&d.join("killed")).unwrap().sound());
+    kills
 }
 
 /// `dab plan 3x3 --nodes N` (nodes of 2 threads) into `d/plan.json`, read back.
@@ -567,30 +593,10 @@ fn a_plan_from_before_files_went_keeps_every_file() {
 fn a_task_that_removes_as_it_goes_resumes_after_kills_to_the_book() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    dab()
-        .current_dir(d)
-        .args(["plan", "3x4", "--nodes", "1", "--threads-per-node", "2", "--no-probe", "-q", "-o", "plan.json"])
-        .args(["--out", "r"])
-        .assert()
-        .success();
-    let task = || {
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"));
-        c.current_dir(d).args(["job", "--plan", "plan.json", "--store", "shared", "--task", "t0"]);
-        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
-        c
-    };
-    let mut kills = 0;
-    for ms in [40, 120, 200, 300, 420, 560] {
-        let mut child = task().spawn().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap();
-            kills += 1;
-        }
-        child.wait().unwrap();
-    }
+    plan_3x4_one_node(d, &[]);
+    let kills = kill_part_way(|| task_t0(d, "shared"), &[40, 120, 200, 300, 420, 560], |_| {});
     assert!(kills >= 3, "only {kills} of the task's runs were still going when killed");
-    let out = task().output().unwrap();
+    let out = task_t0(d, "shared").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     local_run(d);
     assert_eq!(files_under(&d.join("shared")), files_under(&d.join("local")));
