@@ -77,7 +77,7 @@ pub(crate) fn compute(
     let l = plan.layout[job];
     let (_, row_len) = kernel.shape(&l.key);
     let views = views(reads, inputs);
-    let mut out = vec![0 as Value; l.rows * row_len];
+    let mut out: Vec<Value> = crate::support::zeroed_bytes(l.rows * row_len);
     kernel.compute(&l.key, &views, &mut out, l.first_row);
     let root = (l.key.total() == 0).then(|| (out[0], moves_of_root(plan, &views)));
     (out, root)

@@ -40,7 +40,7 @@ pub fn solve_in_order(root: Position, opts: SolveOptions) -> Result<Solution, Sp
     let mut moves = Vec::new();
     for key in &keys {
         let len = space.partition_len(key);
-        let mut out = vec![0 as Value; len];
+        let mut out: Vec<Value> = crate::support::zeroed_bytes(len);
         resident += len as u64;
         peak = peak.max(resident);
         {

@@ -94,16 +94,23 @@ const ABSENT: u16 = u16::MAX;
 /// Slots of the row path's copy of a successor row: every `u16` index is in bounds.
 const ROW_SLOTS: usize = 1 << 16;
 
+/// This thread's scratch for the row path, kept from job to job: allocated and zeroed per
+/// job, its 128 KiB cost a small job more than its positions (page faults wherever the heap had
+/// shrunk since), a cost of the heap's history that no model of the job can predict.
+pub(super) struct RowScratch {
+    /// A copy of the successor row being gathered from, slot [`ABSENT`] holding [`Value::MAX`].
+    slots: [Value; ROW_SLOTS],
+    /// The row's best values while its inner lines are relaxed: as wide as every `u16`
+    /// configuration index, so that a lane's writes need no bounds check.
+    best: [Value; ROW_SLOTS],
+}
+
 thread_local! {
-    /// This thread's copy of the successor row being gathered from, slot [`ABSENT`] holding
-    /// [`Value::MAX`]. Kept from job to job: allocated and zeroed per job, its 64 KiB cost a
-    /// small job more than its positions (page faults wherever the heap had shrunk since),
-    /// a cost of the heap's history that no model of the job can predict.
-    static ROW_COPY: std::cell::RefCell<Box<[Value; ROW_SLOTS]>> = std::cell::RefCell::new({
+    static ROW_COPY: std::cell::RefCell<Box<RowScratch>> = std::cell::RefCell::new({
         let mut slots: Box<[Value; ROW_SLOTS]> =
             vec![0 as Value; ROW_SLOTS].into_boxed_slice().try_into().expect("ROW_SLOTS values");
         slots[ABSENT as usize] = Value::MAX;
-        slots
+        Box::new(RowScratch { slots: *slots, best: [0; ROW_SLOTS] })
     });
 }
 
@@ -289,14 +296,14 @@ impl<'a> Kernel<'a> {
             return;
         }
         match &self.rows {
-            Some(t) => ROW_COPY.with_borrow_mut(|slots| match self.width {
+            Some(t) => ROW_COPY.with_borrow_mut(|scratch| match self.width {
                 #[cfg(target_arch = "x86_64")]
                 Width::Avx2 => {
                     // SAFETY: `width` is Avx2 only where `Width::available` found AVX2 on this
                     // CPU (`with_path`, `with_width`).
-                    unsafe { self.compute_rows_avx2(t, key, succ, out, first_row, slots) }
+                    unsafe { self.compute_rows_avx2(t, key, succ, out, first_row, scratch) }
                 }
-                _ => self.compute_rows(t, key, succ, out, first_row, slots),
+                _ => self.compute_rows(t, key, succ, out, first_row, scratch),
             }),
             None => self.compute_scalar(key, succ, out, first_row),
         }
@@ -313,15 +320,15 @@ impl<'a> Kernel<'a> {
         succ: &[R],
         out: &mut [Value],
         first_row: usize,
-        slots: &mut [Value; ROW_SLOTS],
+        scratch: &mut RowScratch,
     ) {
-        self.compute_rows(t, key, succ, out, first_row, slots)
+        self.compute_rows(t, key, succ, out, first_row, scratch)
     }
 
     /// The row path: every move a pass over the row, outer moves reading a successor row
     /// (directly, or gathered through a symmetry rank map) and each inner line gathering from
     /// the same row of the inner successor.
-    /// `slots` is this thread's copy of a successor row ([`ROW_COPY`]). Inlined whole into
+    /// `scratch` is this thread's ([`ROW_COPY`]). Inlined whole into
     /// each width's caller, so that every loop below is compiled for that width.
     #[inline(always)]
     fn compute_rows<R: Rows>(
@@ -331,15 +338,15 @@ impl<'a> Kernel<'a> {
         succ: &[R],
         out: &mut [Value],
         first_row: usize,
-        slots: &mut [Value; ROW_SLOTS],
+        scratch: &mut RowScratch,
     ) {
         let (_, row_len) = self.shape(key);
         let mut at = RowCursor::new(self.space, key, first_row, row_len);
         for best in out.chunks_exact_mut(row_len) {
             best.fill(Value::MIN);
-            self.outer_rows(t, &at, succ, best, slots);
+            self.outer_rows(t, &at, succ, best, &mut scratch.slots);
             if at.inner_succ_len > 0 {
-                self.inner_rows(t, &at, succ, best, slots);
+                self.inner_rows(t, &at, succ, best, scratch);
             }
             at.advance();
         }
@@ -388,19 +395,28 @@ impl<'a> Kernel<'a> {
         at: &RowCursor,
         succ: &[R],
         best: &mut [Value],
-        slots: &mut [Value; ROW_SLOTS],
+        scratch: &mut RowScratch,
     ) {
         let (ci, row_len, ioff, len) = (at.inner_count, best.len(), at.inner_offset, at.inner_succ_len);
         let inner_bits = &t.inner_bits[ci];
+        let RowScratch { slots, best: wide } = scratch;
         slots[..len].copy_from_slice(succ[self.inner].row(at.inner_base(), len));
-        for j in 0..self.space.groups[self.inner].size as usize {
-            let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
-            let span = j * row_len..(j + 1) * row_len;
-            match &t.inner[ci] {
-                InnerTable::Bytes(index) => {
+        match &t.inner[ci] {
+            InnerTable::Bytes(index) => {
+                for j in 0..self.space.groups[self.inner].size as usize {
+                    let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
+                    let span = j * row_len..(j + 1) * row_len;
                     gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
                 }
-                InnerTable::Runs(runs) => runs.relax(j, best, &slots[..len], &inner_bits[span], gate),
+            }
+            InnerTable::Runs(runs) => {
+                wide[..row_len].copy_from_slice(best);
+                for j in 0..self.space.groups[self.inner].size as usize {
+                    let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
+                    let span = j * row_len..(j + 1) * row_len;
+                    runs.relax(j, wide, row_len, slots, &inner_bits[span], gate);
+                }
+                best.copy_from_slice(&wide[..row_len]);
             }
         }
     }
@@ -653,7 +669,7 @@ impl RowTables {
             .iter()
             .map(|cs| (0..off).flat_map(|l| cs.iter().map(move |&x| bits_of(x, l))).collect())
             .collect();
-        let inner_bits = g
+        let inner_bits: Vec<Vec<u8>> = g
             .configs
             .iter()
             .map(|cs| {
@@ -666,7 +682,8 @@ impl RowTables {
         let vbmi = gather::vbmi();
         let bytes =
             |t: &Vec<u16>, fits: bool| (vbmi && fits).then(|| t.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect());
-        let inner_tables = (0..g.configs.len()).map(|c| InnerTable::new(space, inner, c, vbmi)).collect();
+        let inner_tables =
+            (0..g.configs.len()).map(|c| InnerTable::new(space, inner, c, &inner_bits[c], vbmi)).collect();
         let sym8 =
             sym.iter().map(|per| per.iter().enumerate().map(|(c, t)| bytes(t, narrow(g, c))).collect()).collect();
         RowTables { outer_bits, inner: inner_tables, inner_bits, sym, sym8 }
@@ -696,13 +713,13 @@ enum InnerTable {
 }
 
 impl InnerTable {
-    fn new(space: &Space, inner: usize, c: usize, vbmi: bool) -> InnerTable {
+    fn new(space: &Space, inner: usize, c: usize, bits: &[u8], vbmi: bool) -> InnerTable {
         let g = &space.groups[inner];
         let ranks = inner_ranks(space, inner, c);
         if vbmi && narrow(g, c + 1) {
             InnerTable::Bytes(ranks.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect())
         } else {
-            InnerTable::Runs(LineRuns::new(&ranks, g.size as usize, g.count(c), ABSENT))
+            InnerTable::Runs(LineRuns::new(&ranks, bits, g.size as usize, g.count(c), ABSENT))
         }
     }
 
@@ -762,7 +779,11 @@ pub(crate) fn inner_moves_per_row(space: &Space) -> Vec<InnerMoves> {
         .map(|c| match (c as u64 >= size, rows) {
             (true, _) => InnerMoves::default(),
             (_, false) => InnerMoves { lanes: (size - c as u64) * g.count(c) as u64, ..InnerMoves::default() },
-            (_, true) => InnerMoves { passes: size, ..InnerTable::new(space, inner, c, vbmi).moves() },
+            (_, true) => {
+                // Box bits change no move's place, only its value: none are needed to count.
+                let bits = vec![0; size as usize * g.count(c)];
+                InnerMoves { passes: size, ..InnerTable::new(space, inner, c, &bits, vbmi).moves() }
+            }
         })
         .collect()
 }

@@ -340,7 +340,7 @@ pub(crate) fn open(path: &Path) -> Result<Opened, StoreError> {
 impl Opened {
     /// Reads every value, checking every checksum in the same pass.
     pub(crate) fn values(mut self) -> Result<Vec<Value>, StoreError> {
-        let mut out = vec![0u8; self.shape.positions as usize];
+        let mut out: Vec<u8> = crate::support::zeroed_bytes(self.shape.positions as usize);
         // Straight into the values (no buffer between): chunks are large reads already.
         check_body(&self.head, self.shape, &mut self.file, Some(&mut out)).map_err(|e| e.named(&self.path))?;
         Ok(out.into_iter().map(|b| b as Value).collect())
