@@ -94,9 +94,9 @@ const ABSENT: u16 = u16::MAX;
 /// Slots of the row path's copy of a successor row: every `u16` index is in bounds.
 const ROW_SLOTS: usize = 1 << 16;
 
-/// This thread's scratch for the row path, kept from job to job: allocated and zeroed per
-/// job, its 128 KiB cost a small job more than its positions (page faults wherever the heap had
-/// shrunk since), a cost of the heap's history that no model of the job can predict.
+/// A thread's scratch for the row path. Kept from job to job: allocated and zeroed for each
+/// job, its 128 KiB would cost a small job more than its positions (page faults wherever the
+/// heap had shrunk since), a cost of the heap's history that no model of the job can predict.
 pub(super) struct RowScratch {
     /// A copy of the successor row being gathered from, slot [`ABSENT`] holding [`Value::MAX`].
     slots: [Value; ROW_SLOTS],
@@ -107,10 +107,9 @@ pub(super) struct RowScratch {
 
 thread_local! {
     static ROW_COPY: std::cell::RefCell<Box<RowScratch>> = std::cell::RefCell::new({
-        let mut slots: Box<[Value; ROW_SLOTS]> =
-            vec![0 as Value; ROW_SLOTS].into_boxed_slice().try_into().expect("ROW_SLOTS values");
-        slots[ABSENT as usize] = Value::MAX;
-        Box::new(RowScratch { slots: *slots, best: [0; ROW_SLOTS] })
+        let mut scratch = Box::new(RowScratch { slots: [0; ROW_SLOTS], best: [0; ROW_SLOTS] });
+        scratch.slots[ABSENT as usize] = Value::MAX;
+        scratch
     });
 }
 
