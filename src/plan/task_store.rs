@@ -96,7 +96,7 @@ impl TaskFiles {
         let mut events: Vec<(f64, u8, usize)> =
             job_spans.iter().enumerate().map(|(j, &(_, end))| (end, 1, j)).collect();
         for k in (0..graph.len()).filter(|&k| !self.kept[k] && !self.readers[k].is_empty()) {
-            let gone = if self.readers[k] == [self.owner[k]] {
+            let gone = if !self.stays_during(k, self.owner[k]) {
                 graph.needed_by(k).iter().map(|&j| job_spans[j as usize].1).fold(f64::MIN, f64::max)
             } else {
                 self.readers[k].iter().map(|&r| task_spans[r].1).fold(f64::MIN, f64::max)

@@ -167,14 +167,14 @@ fn best_packing(
         packing.tasks.iter().map(|t| task_memory_bytes(ready_plan, &t.jobs, peak)).max().unwrap_or(0);
     let files = TaskFiles::new(ready_plan, &packing.tasks, cluster.book);
     let node = node_options(&choice.candidates[chosen], opts, cluster);
-    let store_peak_bytes = store_peak(ready_plan, (&opts.model.contention, node), cluster, 1e9, &packing, &files);
+    let store_peak_bytes = store_peak(ready_plan, (&opts.model.contention, node), cluster, &packing, &files);
     Ok(Packed { chosen, packing, tried: ready.iter().flatten().count(), node_memory_bytes, store_peak_bytes })
 }
 
 /// Candidate `c` (checked as `ready`) packed for `cluster`, its node's simulation options
 /// those the planner simulated it with, at the node's threads.
 fn pack_candidate(c: &SimulatedCandidate, ready: &ReadyPlan, opts: &PlanOptions, cluster: &ClusterShape) -> Packing {
-    pack(ready, &opts.model.contention, node_options(c, opts, cluster), cluster, 1e9)
+    pack(ready, &opts.model.contention, node_options(c, opts, cluster), cluster, PLAN_TICKS_PER_SECOND)
 }
 
 /// How a node of `cluster` runs candidate `c`'s jobs: the planner's simulation options at
@@ -536,7 +536,6 @@ fn store_peak(
     plan: &ReadyPlan,
     model: (&Contention, SimOptions),
     cluster: &ClusterShape,
-    ticks_per_second: f64,
     packing: &Packing,
     files: &TaskFiles,
 ) -> u64 {
@@ -555,7 +554,7 @@ fn store_peak(
             Some(sub) => {
                 for s in sub.spans.iter().filter(|s| s.job as usize >= inputs.len()) {
                     let j = task.jobs[s.job as usize - inputs.len()];
-                    let at = |tick: u64| (begin + tick as f64 / ticks_per_second).min(task_spans[t].1);
+                    let at = |tick: u64| (begin + tick as f64 / PLAN_TICKS_PER_SECOND).min(task_spans[t].1);
                     job_spans[j] = (at(s.start), at(s.end));
                 }
             }
@@ -566,6 +565,9 @@ fn store_peak(
     }
     files.peak(&plan.graph, &task_spans, &job_spans)
 }
+
+/// Ticks a second of a plan's job costs: nanoseconds.
+const PLAN_TICKS_PER_SECOND: f64 = 1e9;
 
 /// Ticks a second of a task graph: microseconds, so that the simulator's integer clock keeps
 /// the order of short tasks.

@@ -400,23 +400,23 @@ impl<'a> Kernel<'a> {
         let inner_bits = &t.inner_bits[ci];
         let RowScratch { slots, best: wide } = scratch;
         slots[..len].copy_from_slice(succ[self.inner].row(at.inner_base(), len));
-        match &t.inner[ci] {
-            InnerTable::Bytes(index) => {
-                for j in 0..self.space.groups[self.inner].size as usize {
-                    let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
-                    let span = j * row_len..(j + 1) * row_len;
+        // Runs and lanes relax the row in the scratch, where a lane's index needs no check.
+        let in_scratch = matches!(t.inner[ci], InnerTable::Runs(_));
+        if in_scratch {
+            wide[..row_len].copy_from_slice(best);
+        }
+        for j in 0..self.space.groups[self.inner].size as usize {
+            let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
+            let span = j * row_len..(j + 1) * row_len;
+            match &t.inner[ci] {
+                InnerTable::Bytes(index) => {
                     gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
                 }
+                InnerTable::Runs(runs) => runs.relax(j, wide, row_len, slots, &inner_bits[span], gate),
             }
-            InnerTable::Runs(runs) => {
-                wide[..row_len].copy_from_slice(best);
-                for j in 0..self.space.groups[self.inner].size as usize {
-                    let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
-                    let span = j * row_len..(j + 1) * row_len;
-                    runs.relax(j, wide, row_len, slots, &inner_bits[span], gate);
-                }
-                best.copy_from_slice(&wide[..row_len]);
-            }
+        }
+        if in_scratch {
+            best.copy_from_slice(&wide[..row_len]);
         }
     }
 
