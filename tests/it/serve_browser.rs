@@ -214,6 +214,20 @@ fn lines_clicked_on_3x3_show_the_values_dab_hint_gives_and_the_game_keeps_its_tu
     browser.click("#play-moves");
     let said = browser.text("moves-message");
     assert!(said.contains("move 'h(3,2)' is drawn already"), "{said}");
+    // The same game as a littlegolem record: dots a.. from the left, 1.. from the bottom, a
+    // turn's moves after a completed box joined by commas.
+    let record = browser.script("return document.getElementById('golem-out').value;");
+    assert_eq!(record, "1. a4-b4 2. a3-b3 3. a3-a4 4. b3-b4, d1-d2 5. c1-d1 6. b1-c1");
+    // A record read back: move numbers skipped, dots in either order, with or without the dash;
+    // v(2,0) is a1-a2, and a1-c1 joins no neighbours.
+    browser.script("document.getElementById('moves-in').value = '7. a2a1 8. a1-c1';");
+    browser.click("#play-moves");
+    lines = drawn(&lines, 20);
+    browser.answered(&lines);
+    let said = browser.text("moves-message");
+    assert!(said.contains("move 'a1-c1' is no line of this board"), "{said}");
+    let record = browser.script("return document.getElementById('golem-out').value;");
+    assert!(record.as_str().is_some_and(|r| r.ends_with(" 6. b1-c1 7. a1-a2")), "{record}");
     // Dot coordinates on the edges: 0..3 across and down.
     let coords =
         browser.script("return Array.from(document.querySelectorAll('text.coord')).map(t => t.textContent).join(' ');");

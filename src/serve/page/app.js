@@ -114,15 +114,52 @@ function redo() {
   update();
 }
 
-// Plays a list of line names (dab's notation, as the moves box shows them) from the position
-// shown; the first name that is no undrawn line stops it, named.
+// Littlegolem's notation (its forum's, 2004): dots lettered a, b, ... from the left and
+// numbered 1, 2, ... from the bottom; a line is its two dots, lower-left first ("a1-b1").
+const dotName = (r, c) => `${String.fromCharCode(97 + c)}${S.rows + 1 - r}`;
+
+function golemName(i) {
+  const k = coord(i);
+  return k.horizontal ? `${dotName(k.r, k.c)}-${dotName(k.r, k.c + 1)}` : `${dotName(k.r + 1, k.c)}-${dotName(k.r, k.c)}`;
+}
+
+// The line between two littlegolem dots ("a1-b1" or "a1b1", either order), or undefined when
+// they are not neighbours on this board.
+function golemLine(token) {
+  const m = /^([a-z])(\d+)-?([a-z])(\d+)$/.exec(token);
+  const dot = (letter, number) => ({ r: S.rows + 1 - Number(number), c: letter.charCodeAt(0) - 97 });
+  const a = dot(m[1], m[2]), b = dot(m[3], m[4]);
+  const inside = (d) => d.r >= 0 && d.r <= S.rows && d.c >= 0 && d.c <= S.cols;
+  if (!inside(a) || !inside(b)) return undefined;
+  if (a.r === b.r && Math.abs(a.c - b.c) === 1) return h(a.r, Math.min(a.c, b.c));
+  if (a.c === b.c && Math.abs(a.r - b.r) === 1) return v(Math.min(a.r, b.r), a.c);
+  return undefined;
+}
+
+// The game as a littlegolem record: turns numbered, a turn's moves (a player who completes a
+// box moves again) separated by commas.
+function golemRecord() {
+  const turns = [];
+  let again = false;
+  for (const m of S.history) {
+    if (!again) turns.push([]);
+    turns[turns.length - 1].push(golemName(m.line));
+    again = m.boxes > 0;
+  }
+  return turns.map((t, n) => `${n + 1}. ${t.join(", ")}`).join(" ");
+}
+
+// Plays a list of moves from the position shown, in dab's notation (as the moves box shows
+// them) or littlegolem's (its move numbers skipped); the first that is no undrawn line stops
+// it, named.
 function playMoves() {
-  // A name holds a comma itself: names are matched whole, anything else is a token to refuse.
+  // A dab name holds a comma itself: names are matched whole, anything else is a token to refuse.
   const names = ($("moves-in").value.match(/[hv]\s*\(\s*\d+\s*,\s*\d+\s*\)|[^\s,;]+/gi) || [])
-    .map((n) => n.replace(/\s+/g, ""));
+    .map((n) => n.replace(/\s+/g, "").toLowerCase().replace(/^\d+\./, ""))
+    .filter((n) => n !== "");
   const index = new Map(Array.from({ length: lineCount() }, (_, i) => [lineName(i), i]));
   for (const n of names) {
-    const i = index.get(n.toLowerCase());
+    const i = /^[a-z]\d+-?[a-z]\d+$/.test(n) ? golemLine(n) : index.get(n);
     if (i === undefined || S.drawn[i]) {
       // Beside the box, where the analysis's own messages do not overwrite it.
       $("moves-message").textContent =
@@ -155,6 +192,7 @@ function update() {
   window.history.replaceState(null, "", url);
   $("lines-out").value = lineString();
   $("moves-out").value = S.history.map((m) => lineName(m.line)).join(" ");
+  $("golem-out").value = golemRecord();
   render();
   describe();
   analyse();
