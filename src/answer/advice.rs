@@ -12,13 +12,14 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::game::{Line, LineSet, Position, is_loony, is_loony_position};
+use crate::game::{Line, LineSet, Position, Value, is_loony, is_loony_position};
 use crate::store::Reader;
 
+use super::book::BookMove;
 use super::estimate::{EngineCosts, table_bytes_here};
 use super::hint::from_theorems;
 use super::nimstring::{Calculator, NimValue, NimstringError, Regions};
-use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError, from_book, on_the_spot, on_the_spot_until};
+use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError, best_by_search, from_book, on_the_spot};
 use super::search::SearchError;
 use super::{HintError, hint};
 
@@ -33,31 +34,37 @@ const SEARCH_SHARE: f64 = 0.25;
 /// A search priced at up to this many budgets is tried all the same, with a deadline.
 const SEARCH_TRY: f64 = 4.0;
 
+/// How much cheaper a best move is than every move's value by the search (about 10 times on
+/// 4x4 at 30 to 34 undrawn lines; taken low, as the price itself is rough).
+const BEST_MOVE_SAVING: f64 = 5.0;
+
 /// Share of the budget a search tried with a deadline may take, leaving the rules theirs.
 const SEARCH_DEADLINE_SHARE: f64 = 0.6;
 
 /// Share of the budget the rules may use, leaving the rest for choosing among the moves.
 const RULES_SHARE: f64 = 0.9;
 
-/// A move chosen by rules: what the rule is and what is proven of it.
+/// A move chosen without every move's value (by the opening book, or by rules): which source
+/// and rule chose it and what is proven of it.
 #[derive(Clone, Debug, Serialize)]
 pub struct RulesAnswer {
     /// The board size, as `MxN`.
     pub board: String,
     /// The position, as a line string.
     pub root: String,
-    /// Always false: no exact engine finished within the budget.
+    /// Whether the move is proven best: true from the opening book, false by rules (no exact
+    /// engine finished within the budget).
     pub proven: bool,
-    /// Always `rules`.
+    /// `book` or `rules`.
     pub engine: &'static str,
-    /// Always `rules`.
+    /// `book` or `rules`.
     pub source: &'static str,
     /// The move chosen (one name).
     pub best: Vec<String>,
     /// Its line number in the external order.
     pub index: u16,
-    /// The rule that chose it: `capture`, `keep control`, `take all`, `nimstring`, `safe` or
-    /// `smallest handout`.
+    /// The rule that chose it: `opening book`, `capture`, `keep control`, `take all`,
+    /// `nimstring`, `safe` or `smallest handout`.
     pub rule: &'static str,
     /// One line: what is proven of the move, and what was out of reach.
     pub why: String,
@@ -93,6 +100,11 @@ impl std::fmt::Display for Advice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Advice::Proven(a) => write!(f, "{a}"),
+            Advice::Rules(r) if r.proven => {
+                writeln!(f, "best {} ({}; proven best)", r.best.join(" "), proven_by(r))?;
+                writeln!(f, "why: {}", r.why)?;
+                writeln!(f, "source: {} ({:.3} s)", r.source, r.seconds)
+            }
             Advice::Rules(r) => {
                 writeln!(f, "suggested {} (by rules: {}; not proven best)", r.best.join(" "), r.rule)?;
                 if let Some(v) = r.nimstring {
@@ -103,6 +115,11 @@ impl std::fmt::Display for Advice {
             }
         }
     }
+}
+
+/// Where a proven move of a [`RulesAnswer`] came from, in words.
+pub(super) fn proven_by(r: &RulesAnswer) -> &'static str {
+    if r.engine == "book" { "from the opening book" } else { "by the search" }
 }
 
 /// The advice on `pos` within `seconds`: the store's book or the endgame theorems where they
@@ -124,6 +141,11 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
     if let Ok(a) = from_theorems(pos, start) {
         return Ok(Advice::Proven(a));
     }
+    if let Some(book) = super::built_in_book(pos.board)
+        && let Some(m) = book.lookup(pos)
+    {
+        return Ok(Advice::Rules(from_opening_book(pos, m, start)));
+    }
     let free = pos.undrawn().len() as usize;
     let mut out_of_reach = format!("no exact engine takes {free} undrawn lines within {seconds} s");
     if free <= AUTO_SEARCH_FREE {
@@ -144,16 +166,16 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
             "an exact answer is priced at {}, too close to the {seconds} s budget to start",
             crate::support::about_seconds(price)
         );
-        // The search's price is rough: one priced within reach is tried, with a deadline that
-        // leaves the rules their time.
-        if let Some(price) = costs.search.filter(|&p| p <= SEARCH_TRY * seconds) {
+        // Every move's value is out of reach, but a best move costs a fraction of it (the
+        // value, then a null-window test a move): the search for one, priced roughly, is tried
+        // with a deadline that leaves the rules their time.
+        if let Some(price) = costs.search.filter(|&p| p <= SEARCH_TRY * BEST_MOVE_SAVING * seconds) {
             let deadline = start + Duration::from_secs_f64(seconds * SEARCH_DEADLINE_SHARE);
-            let search = Asking { engine: Answerer::Search, ..ask };
-            match on_the_spot_until(pos, search, reader, Some(deadline)) {
-                Ok(a) => return Ok(Advice::Proven(a)),
+            match best_by_search(pos, ask, reader, Some(deadline)) {
+                Ok((line, value)) => return Ok(Advice::Rules(from_best_move_search(pos, line, value, start))),
                 Err(QueryError::Search(SearchError::OutOfTime(ran))) => {
                     out_of_reach = format!(
-                        "the search (priced at {}) did not finish in the {ran:.2} s it was given",
+                        "the search for a best move (every move's values priced at {}) did not finish in the {ran:.2} s it was given",
                         crate::support::about_seconds(price)
                     );
                 }
@@ -163,6 +185,59 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
     }
     let deadline = start + Duration::from_secs_f64(seconds * RULES_SHARE);
     Ok(Advice::Rules(by_rules(pos, deadline, start, &out_of_reach)))
+}
+
+/// The opening book's move in `pos`: proven best, with the position's value, though the other
+/// moves' values are not kept.
+fn from_opening_book(pos: Position, m: BookMove, start: Instant) -> RulesAnswer {
+    let why = format!(
+        "a best move from dab's opening book of {} (built from a complete solve): the position's value is {}; \
+         the other moves' values are not kept",
+        pos.board,
+        signed(m.value)
+    );
+    proven_move(pos, m.line, "book", "opening book", why, start)
+}
+
+/// The search's best move in `pos`, of the position's `value`: proven best, though the other
+/// moves' values were out of reach within the budget.
+fn from_best_move_search(pos: Position, line: Line, value: Value, start: Instant) -> RulesAnswer {
+    let why = format!(
+        "a best move by the search: the position's value is {}; every move's value was out of reach within the budget",
+        signed(value)
+    );
+    proven_move(pos, line, "search", "best move", why, start)
+}
+
+/// A value with its sign where it is positive: `+2`, `0`, `-1`.
+fn signed(v: Value) -> String {
+    if v > 0 { format!("+{v}") } else { v.to_string() }
+}
+
+/// One move proven best by `engine`, without the other moves' values.
+fn proven_move(
+    pos: Position,
+    line: Line,
+    engine: &'static str,
+    rule: &'static str,
+    why: String,
+    start: Instant,
+) -> RulesAnswer {
+    let board = pos.board;
+    RulesAnswer {
+        board: board.to_string(),
+        root: pos.to_line_string(),
+        proven: true,
+        engine,
+        source: engine,
+        best: vec![board.line_name(line)],
+        index: line.0,
+        rule,
+        why,
+        nimstring: None,
+        loony: is_loony(pos, line),
+        seconds: start.elapsed().as_secs_f64(),
+    }
 }
 
 /// Boxes the player to move in `drawn` can take in a row (every box with one undrawn side,

@@ -24,7 +24,7 @@ use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError};
 
 /// Most undrawn lines of a starting position solved on the fly (the empty 3x4 has 31; 32, as
 /// the empty 2x6, take too long to wait for).
-const MAX_SOLVED_FREE: usize = 31;
+pub const MAX_SOLVED_FREE: usize = 31;
 
 /// Why a game could not start or go on.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +52,8 @@ pub enum PlayError {
     /// The store could not give a position's moves: a read, or a solve beyond its book, failed.
     #[error("{0}")]
     Query(#[from] QueryError),
-    /// The position has no exact values within the budget: a move by rules instead (what
+    /// The position has no exact values within the budget: one move instead, by the opening
+    /// book, the search for a best move, or rules (what
     /// [`Oracle::advice`] gives; [`Oracle::moves`] answers only with exact values).
     #[error("no exact values of this position within the budget: {}", .0.why)]
     NotProven(Box<RulesAnswer>),
@@ -573,7 +574,7 @@ fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(
         Ok((moves, source)) => (best_move(&moves).expect("a game not over has a move").0, source),
         Err(PlayError::NotProven(r)) => {
             let line = Advice::Rules(*r.clone()).chosen().expect("a move by rules");
-            (line, Some(format!("rules: {}", r.rule)))
+            (line, Some(if r.proven { r.source.to_string() } else { format!("rules: {}", r.rule) }))
         }
         Err(e) => return Err(e),
     };
@@ -587,6 +588,7 @@ fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(
         Some("endgame") => " (by the endgame theorems)",
         Some("solved") => " (solved)",
         Some("search") => " (searched)",
+        Some("book") => " (from the opening book)",
         Some(rule) if rule.starts_with("rules") => &format!(" (by {rule})"),
         _ => "",
     };
@@ -669,6 +671,10 @@ fn undo(game: &mut Game, history: &mut Vec<Game>, out: &mut impl Write) -> std::
 fn show_hint(oracle: &Oracle, pos: Position, out: &mut impl Write) -> Result<(), PlayError> {
     let board = pos.board;
     let moves = match oracle.moves(pos) {
+        Err(PlayError::NotProven(r)) if r.proven => {
+            writeln!(out, "hint: {} {} (proven best); {}", r.best.join(" "), super::advice::proven_by(&r), r.why)?;
+            return Ok(());
+        }
         Err(PlayError::NotProven(r)) => {
             let nim = r.nimstring.map_or(String::new(), |v| format!(" (Nimstring value {v})"));
             writeln!(out, "hint: {} by rules ({}), not proven best{nim}; {}", r.best.join(" "), r.rule, r.why)?;

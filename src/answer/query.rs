@@ -308,6 +308,39 @@ pub(super) fn on_the_spot_until(
     Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &moves, "search", start) })
 }
 
+/// A best move of `pos` and its value by the search, before `deadline`: the position's value,
+/// then one null-window test a move until one reaches it (a fraction of every move's value).
+/// Plain game only (the search takes no penalty); a store's positions are leaves.
+pub(super) fn best_by_search(
+    pos: Position,
+    ask: Asking,
+    store: Option<&Reader>,
+    deadline: Option<std::time::Instant>,
+) -> Result<(Line, Value), QueryError> {
+    let free = pos.undrawn().len() as usize;
+    if free > MAX_FREE_LINES {
+        return Err(QueryError::TooLarge(free, Answerer::Search));
+    }
+    let here = table_bytes_here(pos);
+    let tt_bytes =
+        ask.table_cap.map_or(here, |cap| here.min(super::search::usable_bytes(cap.max(super::search::MIN_TT_BYTES))));
+    let book = store.filter(|r| r.space().penalty.is_none()).map(Book::new);
+    let s = search(
+        pos,
+        SearchOptions {
+            tt_bytes,
+            threads: ask.threads,
+            move_values: false,
+            best_move: true,
+            book: book.as_ref(),
+            deadline,
+            stop: ask.stop,
+            ..Default::default()
+        },
+    )?;
+    Ok((s.best.expect("a position with an undrawn line has a best move"), s.value))
+}
+
 /// The engine `auto` answers `pos` with on `threads` threads: the one the cost model (the
 /// default model, [`crate::plan::load_model`]) prices cheapest, the search with a table of
 /// `table_bytes`.

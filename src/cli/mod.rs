@@ -22,6 +22,7 @@ mod graph;
 mod hint;
 mod job;
 mod man;
+mod book;
 mod nimstring;
 mod partitions;
 mod plan;
@@ -137,6 +138,9 @@ enum Command {
     Hint(hint::HintArgs),
     /// Nimstring value (a nimber, or loony) of a position and of every move, and who wins.
     Nimstring(nimstring::NimstringArgs),
+    /// An opening book of a board from a store or a solve: dab's best moves near the start of a
+    /// game, which hint, play and the web board use within any budget.
+    Book(book::BookArgs),
     /// Play a game in the terminal against a perfect opponent.
     Play(play::PlayArgs),
     /// The analysis board in a web browser: click lines, see every move's value, play dab.
@@ -556,6 +560,7 @@ pub fn run() -> i32 {
         Command::Endgame(a) => endgame::run(a),
         Command::Hint(a) => hint::run(a),
         Command::Nimstring(a) => nimstring::run(a),
+        Command::Book(a) => book::run(a),
         Command::Play(a) => play::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Job(a) => job::run(a),

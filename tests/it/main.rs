@@ -8,6 +8,7 @@ mod common;
 mod serve_common;
 
 mod auto_engine;
+mod book;
 mod chart;
 mod cli;
 mod cli_limits;

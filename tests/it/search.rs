@@ -1,5 +1,5 @@
 //! The search engine against the retrograde solver: every position of the boards up to 2x3 and
-//! random positions of 3x3, 2x5 and 3x4, the value and every move's value.
+//! random positions of 3x3, 2x5 and 3x4, the value, every move's value and a best move.
 
 use crate::common;
 
@@ -23,6 +23,13 @@ fn check(sol: &Solution, pos: Position, opts: SearchOptions) {
     assert_eq!(s.value, value(pos.drawn), "{}", pos.to_line_string());
     if !opts.move_values {
         assert!(s.moves.is_empty());
+        // A best move where one was asked for: its value is the position's.
+        assert_eq!(s.best.is_some(), opts.best_move && !pos.undrawn().is_empty());
+        if let Some(line) = s.best {
+            let n = pos.board.completes(pos.drawn, line);
+            let v = move_value(n as i8, value(pos.drawn.with(line)));
+            assert_eq!(v, s.value, "{} best move {line:?}", pos.to_line_string());
+        }
         return;
     }
     assert_eq!(s.moves.len(), pos.undrawn().len() as usize);
@@ -41,6 +48,7 @@ fn every_position_of_the_boards_up_to_2x3_matches_the_retrograde() {
         let sp = &sol.space;
         for state in (0..1u64 << sp.free()).map(State) {
             check(&sol, sp.position_of(state), opts);
+            check(&sol, sp.position_of(state), SearchOptions { move_values: false, best_move: true, ..opts });
         }
     }
 }
@@ -63,6 +71,8 @@ fn random_positions_of_3x3_2x5_and_3x4_match_the_retrograde() {
                     ..Default::default()
                 };
                 check(&sol, pos, alone);
+                // The value and a best move, each move tested against the value.
+                check(&sol, pos, SearchOptions { leaf_lines: 0, best_move: true, ..alone });
             }
         }
     }

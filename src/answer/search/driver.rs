@@ -27,6 +27,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         return Ok(SearchOutcome {
             value: 0,
             moves: Vec::new(),
+            best: None,
             nodes: 1,
             table_hits: 0,
             book_hits: 0,
@@ -54,7 +55,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(shared.threads).build().expect("a thread pool");
     let done = AtomicBool::new(false);
-    let (value, values) = std::thread::scope(|scope| {
+    let (value, values, best) = std::thread::scope(|scope| {
         if let Some(progress) = opts.progress {
             let root_moves = if opts.move_values { free } else { 0 };
             let (counters, done) = (&counters, &done);
@@ -62,8 +63,14 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         }
         let value = root_value(&pool, &shared);
         let values = if opts.move_values { move_values(&pool, &shared, free, value) } else { Vec::new() };
+        let best = (opts.best_move && !opts.move_values).then(|| {
+            let mut s = Searcher::new(&shared, 0);
+            let best = s.best_root_move(value);
+            s.flush();
+            best
+        });
         done.store(true, Relaxed);
-        (value, values)
+        (value, values, best.flatten())
     });
     let mut moves: Vec<(Line, u8, Value)> =
         values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v as Value)).collect();
@@ -80,9 +87,12 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     if opts.stop.is_some_and(|s| s.load(Relaxed)) {
         return Err(SearchError::Stopped);
     }
+    // The best move from the moves' values where they were searched.
+    let best = best.map(|i| space.lines[i]).or_else(|| moves.iter().find(|m| m.2 as i32 == value).map(|m| m.0));
     Ok(SearchOutcome {
         value: value as Value,
         moves,
+        best,
         nodes: counters.nodes.into_inner(),
         table_hits: counters.hits.into_inner(),
         book_hits: counters.book_hits.into_inner(),

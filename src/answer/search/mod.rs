@@ -87,6 +87,9 @@ pub struct SearchOptions<'p> {
     pub progress_seconds: f64,
     /// Whether every move's exact value is searched too (else only the position's value).
     pub move_values: bool,
+    /// Without `move_values`: whether a best move is found too (each root move tested against
+    /// the value with a null window until one reaches it), in [`SearchOutcome::best`].
+    pub best_move: bool,
     /// Whether positions made only of loops and long chains are valued by Allcock's theorems
     /// (off only to measure what they save).
     pub theorems: bool,
@@ -115,6 +118,7 @@ impl Default for SearchOptions<'_> {
             progress: None,
             progress_seconds: 1.0,
             move_values: true,
+            best_move: false,
             theorems: true,
             leaf_lines: 0,
             book: None,
@@ -156,6 +160,8 @@ pub struct SearchOutcome {
     pub value: Value,
     /// Every undrawn line, in line order: (line, boxes it completes, value of playing it).
     pub moves: Vec<(Line, u8, Value)>,
+    /// A best move, where [`SearchOptions::best_move`] asked for one (None on a full board).
+    pub best: Option<Line>,
     /// Positions searched (table hits included).
     pub nodes: u64,
     /// Table probes that answered or narrowed the window.

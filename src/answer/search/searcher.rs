@@ -180,6 +180,38 @@ impl Searcher<'_> {
         }
     }
 
+    /// A root move worth the root's `value`, once that is known: the table's move first, then
+    /// the others in the search's order, each settled by one null-window test (much cheaper
+    /// than every move's exact value); None when the search was stopped.
+    pub(super) fn best_root_move(&mut self, value: i32) -> Option<usize> {
+        let r = self.rules;
+        let either = match r.forced_capture(0) {
+            Capture::Take(i, _) => return Some(i),
+            Capture::Either(either) => either,
+        };
+        let hint = self.table.get(r.canonical(0)).map_or(u8::MAX, |(_, _, best)| best);
+        let moves = r.ordered_moves(0, either, hint);
+        for want in 0..4 {
+            for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
+                let i = moves.lines[j] as usize;
+                let n = r.completes(0, i);
+                // The move reaches `value` when its child fails on the right side of it.
+                let reaches = if n > 0 {
+                    n + self.search(1 << i, value - n - 1, value - n) >= value
+                } else {
+                    -self.search(1 << i, -value, -value + 1) >= value
+                };
+                if self.aborted {
+                    return None;
+                }
+                if reaches {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    }
+
     /// Fail-soft alpha-beta: the value of `s` if it lies inside (alpha, beta), else a bound on
     /// the same side of the window.
     fn search(&mut self, s: u64, alpha: i32, beta: i32) -> i32 {

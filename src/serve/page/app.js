@@ -58,6 +58,8 @@ const lineString = () => S.drawn.map((d) => (d ? "1" : "0")).join("");
 // The answer of the position on the board, or null while it is not known.
 const current = () => (S.answer && S.answer.root === lineString() ? S.answer : null);
 const boardName = () => `${S.rows}x${S.cols}`;
+// An answer of one move (the opening book's, or the rules'), not every move's value.
+const oneMove = (a) => Boolean(a) && !Array.isArray(a.moves);
 const undrawnCount = () => S.drawn.filter((d) => !d).length;
 
 function playerName(p) {
@@ -242,7 +244,8 @@ function render() {
   const shown = current();
   const values = new Map();
   const loony = new Set();
-  const byRules = shown && shown.proven === false;
+  // One move without every move's value (the opening book's or the rules'): no numbers to show.
+  const byRules = oneMove(shown);
   if (shown && !byRules) for (const m of shown.moves) { values.set(m.index, m.value); if (m.loony) loony.add(m.index); }
   const last = S.history.length ? S.history[S.history.length - 1].line : -1;
   const labels = [];
@@ -313,7 +316,11 @@ function describe() {
     const d = taken[0] - taken[1];
     $("verdict").textContent = d === 0 ? "a draw" : `${playerName(d > 0 ? 0 : 1)} wins by ${Math.abs(d)}`;
     $("best").textContent = "";
-  } else if (shown && shown.proven === false) {
+  } else if (oneMove(shown) && shown.proven) {
+    const by = shown.engine === "book" ? "from the opening book" : "by the search";
+    $("verdict").textContent = `best ${shown.best.join(", ")} for ${mover} (${by}; proven best)`;
+    $("best").textContent = shown.why;
+  } else if (oneMove(shown)) {
     const nim = shown.nimstring === null || shown.nimstring === undefined ? "" : `; Nimstring value ${shown.nimstring === "loony" ? "loony" : shown.nimstring === 0 ? "0" : "*" + shown.nimstring}`;
     $("verdict").textContent = `suggested ${shown.best.join(", ")} for ${mover} (by rules: ${shown.rule}; not proven best)${nim}`;
     $("best").textContent = shown.why;
@@ -418,7 +425,7 @@ async function analyse() {
 function dabMoves(seq) {
   if (S.dab === "none" || String(S.toMove) !== S.dab || !S.answer || !S.answer.best.length) return;
   const name = S.answer.best[0];
-  const move = S.answer.proven === false ? { index: S.answer.index } : S.answer.moves.find((m) => m.line === name);
+  const move = oneMove(S.answer) ? { index: S.answer.index } : S.answer.moves.find((m) => m.line === name);
   setTimeout(() => {
     if (seq === S.seq && move) play(move.index);
   }, 500);
