@@ -321,3 +321,22 @@ fn the_empty_8x8_shows_a_suggested_move_and_what_is_out_of_reach_instead_of_a_re
     assert!(why.contains("the Nimstring calculator is out of reach (a region of 144 undrawn lines)"), "{why}");
     assert!(browser.text("source").contains("rules"), "{}", browser.text("source"));
 }
+
+#[test]
+fn the_empty_4x4_shows_the_opening_book_s_move_as_proven_best() {
+    let Some(browser) = Browser::start(1200, 900) else { return };
+    let served = Served::start(&["--threads", "1"]);
+    let empty = "0".repeat(40);
+    browser.goto(&format!("{}?board=4x4&seconds=2", served.url));
+    browser.answered(&empty);
+    let (values, best) = browser.shown();
+    assert!(values.is_empty(), "the book keeps one move, no values: {values:?}");
+    assert_eq!(best.len(), 1, "the book's line is marked");
+    let book = hint("4x4", &empty);
+    assert_eq!(book["engine"], "book");
+    let verdict = browser.text("verdict");
+    let expected = format!("best {} for A (from the opening book; proven best)", book["best"][0].as_str().unwrap());
+    assert_eq!(verdict, expected);
+    assert!(browser.text("best").contains("the position's value is 0"), "{}", browser.text("best"));
+    assert!(browser.text("source").contains("book"), "{}", browser.text("source"));
+}

@@ -354,6 +354,7 @@ const SOURCES = {
   endgame: "the endgame theorems (loops and chains)",
   solved: "a solve (retrograde in memory)",
   search: "the search engine",
+  book: "dab's opening book (from a complete solve)",
   rules: "rules (no exact answer within the time limit)",
 };
 
