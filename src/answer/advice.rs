@@ -124,7 +124,8 @@ pub(super) fn proven_by(r: &RulesAnswer) -> &'static str {
 
 /// The advice on `pos` within `seconds`: the store's book or the endgame theorems where they
 /// answer (at once), else the exact engine `auto` prices cheapest if its price leaves room
-/// within the budget, else the rules. `ask.engine` other than auto asks for that engine alone,
+/// within the budget, else the opening book's move, else a best move by the search within a
+/// deadline, else the rules. `ask.engine` other than auto asks for that engine alone,
 /// whatever it takes (an exact answer or an error, as `dab hint` gives); so does a last-move
 /// penalty, which no rule honours.
 pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64) -> Result<Advice, HintError> {
@@ -141,11 +142,6 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
     if let Ok(a) = from_theorems(pos, start) {
         return Ok(Advice::Proven(a));
     }
-    if let Some(book) = super::built_in_book(pos.board)
-        && let Some(m) = book.lookup(pos)
-    {
-        return Ok(Advice::Rules(from_opening_book(pos, m, start)));
-    }
     let free = pos.undrawn().len() as usize;
     let mut out_of_reach = format!("no exact engine takes {free} undrawn lines within {seconds} s");
     if free <= AUTO_SEARCH_FREE {
@@ -160,6 +156,12 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
         };
         if let Some(engine) = within.cheapest() {
             return Ok(Advice::Proven(on_the_spot(pos, Asking { engine, ..ask }, reader)?));
+        }
+        // Every move's value is out of the budget: the opening book's move, where it has one.
+        if let Some(book) = super::built_in_book(pos.board)
+            && let Some(m) = book.lookup(pos)
+        {
+            return Ok(Advice::Rules(from_opening_book(pos, m, start)));
         }
         let price = [costs.partition, costs.search].into_iter().flatten().fold(f64::INFINITY, f64::min);
         out_of_reach = format!(

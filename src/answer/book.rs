@@ -27,7 +27,8 @@ use crate::game::{Board, Line, LineSet, Position, Symmetry, Value};
 use super::play::{MoveValues, Oracle, PlayError};
 
 /// The books compiled in: (board, file).
-const BUILT_IN: &[(&str, &[u8])] = &[("4x4", include_bytes!("books/4x4.book"))];
+const BUILT_IN: &[(&str, &[u8])] =
+    &[("3x4", include_bytes!("books/3x4.book")), ("4x4", include_bytes!("books/4x4.book"))];
 
 /// The most lines a book's board may have: a move is one byte.
 pub const MAX_BOOK_LINES: usize = 255;

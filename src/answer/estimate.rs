@@ -24,7 +24,7 @@ const SEARCH_FIT: (f64, f64, f64) = (0.4137, 0.2748, 0.3186);
 const SEARCH_NS_PER_POSITION: f64 = 150.0;
 
 /// Nanoseconds to zero a byte of the search's table (on the built-in model's machine).
-const TABLE_NS_PER_BYTE: f64 = 0.56;
+pub(crate) const TABLE_NS_PER_BYTE: f64 = 0.56;
 
 /// How much cheaper than the retrograde the search must be priced to be chosen.
 pub(crate) const SEARCH_MARGIN: f64 = 2.0;

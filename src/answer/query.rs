@@ -321,9 +321,14 @@ pub(super) fn best_by_search(
     if free > MAX_FREE_LINES {
         return Err(QueryError::TooLarge(free, Answerer::Search));
     }
-    let here = table_bytes_here(pos);
-    let tt_bytes =
-        ask.table_cap.map_or(here, |cap| here.min(super::search::usable_bytes(cap.max(super::search::MIN_TT_BYTES))));
+    let mut cap = ask.table_cap.unwrap_or(u64::MAX);
+    if let Some(d) = deadline {
+        // A table no larger than can be zeroed in an eighth of the time left: a large one
+        // would spend the budget before the search starts (and again when it is freed).
+        let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
+        cap = cap.min((left / 8.0 / (super::estimate::TABLE_NS_PER_BYTE * 1e-9)) as u64);
+    }
+    let tt_bytes = table_bytes_here(pos).min(super::search::usable_bytes(cap.max(super::search::MIN_TT_BYTES)));
     let book = store.filter(|r| r.space().penalty.is_none()).map(Book::new);
     let s = search(
         pos,

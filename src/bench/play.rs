@@ -50,6 +50,8 @@ pub struct PlayRow {
     pub max_move_seconds: f64,
     /// dab's moves that took more than 1.1 times the budget.
     pub over_budget_moves: usize,
+    /// The position of dab's longest move, as a line string (to time it again alone).
+    pub longest_move_position: String,
     /// The budget of each of dab's moves, in seconds.
     pub budget_seconds: f64,
 }
@@ -122,6 +124,7 @@ pub fn games(
         mean_move_seconds: clock.total / clock.moves.max(1) as f64,
         max_move_seconds: clock.longest,
         over_budget_moves: clock.over,
+        longest_move_position: clock.longest_at.map_or(String::new(), |p| p.to_line_string()),
         budget_seconds: seconds,
     })
 }
@@ -159,6 +162,8 @@ struct MoveClock {
     total: f64,
     /// The longest move's seconds.
     longest: f64,
+    /// Its position.
+    longest_at: Option<Position>,
     /// Moves over 1.1 times the budget.
     over: usize,
 }
@@ -197,7 +202,10 @@ fn dab_move(pos: Position, ask: Asking, seconds: f64, clock: &mut MoveClock) -> 
     let took = t.elapsed().as_secs_f64();
     clock.moves += 1;
     clock.total += took;
-    clock.longest = clock.longest.max(took);
+    if took > clock.longest {
+        clock.longest = took;
+        clock.longest_at = Some(pos);
+    }
     clock.over += usize::from(took > 1.1 * seconds);
     Ok(match advice {
         Advice::Rules(r) => Line(r.index),

@@ -28,7 +28,7 @@ pub struct BookArgs {
     pub drawn: u32,
     /// The book file to write (replaced whole, only once the book is made).
     #[arg(long, short, value_name = "FILE")]
-    pub out: PathBuf,
+    pub output: PathBuf,
     /// Worker threads for a solve in memory (default: RAYON_NUM_THREADS, else all cores).
     #[arg(long, value_name = "P")]
     pub threads: Option<usize>,
@@ -62,10 +62,10 @@ pub fn run(args: BookArgs) -> CliResult {
             eprintln!("{d} lines drawn: {n} positions");
         }
     })?;
-    dab::support::write_atomic(&args.out, &book.to_bytes())
-        .map_err(|e| format!("cannot write the book '{}': {e}", args.out.display()))?;
+    dab::support::write_atomic(&args.output, &book.to_bytes())
+        .map_err(|e| format!("cannot write the book '{}': {e}", args.output.display()))?;
     if !args.quiet {
-        println!("{} positions of {board} up to {} lines drawn in {}", book.len(), args.drawn, args.out.display());
+        println!("{} positions of {board} up to {} lines drawn in {}", book.len(), args.drawn, args.output.display());
     }
     Ok(())
 }

@@ -338,6 +338,9 @@ fn play_suite(args: BenchArgs) -> CliResult {
             r.max_move_seconds,
             r.over_budget_moves
         );
+        if r.max_move_seconds > 1.1 * r.budget_seconds {
+            println!("      longest move: {:.3} s, at {}", r.max_move_seconds, r.longest_move_position);
+        }
         rows.push(r);
     }
     dab::support::write_csv(&rows, &output)?;
