@@ -19,7 +19,9 @@ use super::book::BookMove;
 use super::estimate::{EngineCosts, table_bytes_here};
 use super::hint::from_theorems;
 use super::nimstring::{Calculator, NimValue, NimstringError, Regions};
-use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError, best_by_search, from_book, on_the_spot};
+use super::query::{
+    AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError, best_by_search, from_book, on_the_spot_until,
+};
 use super::search::SearchError;
 use super::{HintError, hint};
 
@@ -44,27 +46,27 @@ const SEARCH_DEADLINE_SHARE: f64 = 0.6;
 /// Share of the budget the rules may use, leaving the rest for choosing among the moves.
 const RULES_SHARE: f64 = 0.9;
 
-/// A move chosen without every move's value (by the opening book, or by rules): which source
-/// and rule chose it and what is proven of it.
+/// A move chosen without every move's value (by the opening book, the search for a best move,
+/// or rules): which source and rule chose it and what is proven of it.
 #[derive(Clone, Debug, Serialize)]
 pub struct RulesAnswer {
     /// The board size, as `MxN`.
     pub board: String,
     /// The position, as a line string.
     pub root: String,
-    /// Whether the move is proven best: true from the opening book, false by rules (no exact
-    /// engine finished within the budget).
+    /// Whether the move is proven best: true from the opening book and the search, false by
+    /// rules (no exact engine finished within the budget).
     pub proven: bool,
-    /// `book` or `rules`.
+    /// `book`, `search` or `rules`.
     pub engine: &'static str,
-    /// `book` or `rules`.
+    /// `book`, `search` or `rules`.
     pub source: &'static str,
     /// The move chosen (one name).
     pub best: Vec<String>,
     /// Its line number in the external order.
     pub index: u16,
-    /// The rule that chose it: `opening book`, `capture`, `keep control`, `take all`,
-    /// `nimstring`, `safe` or `smallest handout`.
+    /// The rule that chose it: `opening book`, `best move` (the search), `capture`,
+    /// `keep control`, `take all`, `nimstring`, `safe` or `smallest handout`.
     pub rule: &'static str,
     /// One line: what is proven of the move, and what was out of reach.
     pub why: String,
@@ -154,8 +156,25 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
             search: fits(costs.search, SEARCH_SHARE),
             ..costs.clone()
         };
+        let deadline = start + Duration::from_secs_f64(seconds * SEARCH_DEADLINE_SHARE);
+        let price = [costs.partition, costs.search].into_iter().flatten().fold(f64::INFINITY, f64::min);
+        out_of_reach = format!(
+            "an exact answer is priced at {}, too close to the {seconds} s budget to start",
+            crate::support::about_seconds(price)
+        );
         if let Some(engine) = within.cheapest() {
-            return Ok(Advice::Proven(on_the_spot(pos, Asking { engine, ..ask }, reader)?));
+            // The search's price can be several times off: it too gets the deadline, and the
+            // rules their time after it.
+            let until = (engine == Answerer::Search).then_some(deadline);
+            match on_the_spot_until(pos, Asking { engine, ..ask }, reader, until) {
+                Ok(a) => return Ok(Advice::Proven(a)),
+                Err(QueryError::Search(SearchError::OutOfTime(ran))) => {
+                    let priced = costs.search.unwrap_or(price);
+                    out_of_reach =
+                        format!("the search (priced at {priced:.2} s) did not finish in the {ran:.2} s it was given");
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         // Every move's value is out of the budget: the opening book's move, where it has one.
         if let Some(book) = super::built_in_book(pos.board)
@@ -163,18 +182,24 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
         {
             return Ok(Advice::Rules(from_opening_book(pos, m, start)));
         }
-        let price = [costs.partition, costs.search].into_iter().flatten().fold(f64::INFINITY, f64::min);
-        out_of_reach = format!(
-            "an exact answer is priced at {}, too close to the {seconds} s budget to start",
-            crate::support::about_seconds(price)
-        );
         // Every move's value is out of reach, but a best move costs a fraction of it (the
         // value, then a null-window test a move): the search for one, priced roughly, is tried
         // with a deadline that leaves the rules their time.
-        if let Some(price) = costs.search.filter(|&p| p <= SEARCH_TRY * BEST_MOVE_SAVING * seconds) {
-            let deadline = start + Duration::from_secs_f64(seconds * SEARCH_DEADLINE_SHARE);
+        if let Some(price) = costs.search.filter(|&p| p <= SEARCH_TRY * BEST_MOVE_SAVING * seconds)
+            && Instant::now() < deadline
+        {
             match best_by_search(pos, ask, reader, Some(deadline)) {
-                Ok((line, value)) => return Ok(Advice::Rules(from_best_move_search(pos, line, value, start))),
+                Ok((line, value)) => {
+                    // Time left before the deadline goes to every move's value where that is
+                    // priced within reach (the web board's longer limits); else the best move.
+                    if price <= SEARCH_TRY * seconds {
+                        let search = Asking { engine: Answerer::Search, ..ask };
+                        if let Ok(a) = on_the_spot_until(pos, search, reader, Some(deadline)) {
+                            return Ok(Advice::Proven(a));
+                        }
+                    }
+                    return Ok(Advice::Rules(from_best_move_search(pos, line, value, start)));
+                }
                 Err(QueryError::Search(SearchError::OutOfTime(ran))) => {
                     out_of_reach = format!(
                         "the search for a best move (every move's values priced at {}) did not finish in the {ran:.2} s it was given",
