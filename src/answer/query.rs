@@ -258,10 +258,7 @@ pub(super) fn on_the_spot_until(
         return Err(QueryError::Unpenalised { engine, free, penalty });
     }
     // Sized only where a search may run: it reads the machine's memory and prices the search.
-    let table_bytes = std::cell::LazyCell::new(|| {
-        let here = table_bytes_here(pos);
-        table_cap.map_or(here, |cap| here.min(super::search::usable_bytes(cap.max(super::search::MIN_TT_BYTES))))
-    });
+    let table_bytes = std::cell::LazyCell::new(|| table_bytes_within(pos, table_cap));
     // Only the retrograde takes a penalty: auto picks nothing else.
     let retrograde = penalised
         || match engine {
@@ -308,6 +305,12 @@ pub(super) fn on_the_spot_until(
     Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &moves, "search", start) })
 }
 
+/// The search's default table for `pos`, within `cap` bytes where one is set.
+fn table_bytes_within(pos: Position, cap: Option<u64>) -> u64 {
+    let here = table_bytes_here(pos);
+    cap.map_or(here, |cap| here.min(super::search::usable_bytes(cap.max(super::search::MIN_TT_BYTES))))
+}
+
 /// A best move of `pos` and its value by the search, before `deadline`: the position's value,
 /// then one null-window test a move until one reaches it (a fraction of every move's value).
 /// Plain game only (the search takes no penalty); a store's positions are leaves.
@@ -321,14 +324,14 @@ pub(super) fn best_by_search(
     if free > MAX_FREE_LINES {
         return Err(QueryError::TooLarge(free, Answerer::Search));
     }
-    let mut cap = ask.table_cap.unwrap_or(u64::MAX);
-    if let Some(d) = deadline {
-        // A table no larger than can be zeroed in an eighth of the time left: a large one
-        // would spend the budget before the search starts (and again when it is freed).
+    // A table no larger than can be zeroed in an eighth of the time left: a large one would
+    // spend the budget before the search starts (and again when it is freed).
+    let cap = deadline.map(|d| {
         let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
-        cap = cap.min((left / 8.0 / (super::estimate::TABLE_NS_PER_BYTE * 1e-9)) as u64);
-    }
-    let tt_bytes = table_bytes_here(pos).min(super::search::usable_bytes(cap.max(super::search::MIN_TT_BYTES)));
+        let zeroed = (left / 8.0 / (super::estimate::TABLE_NS_PER_BYTE * 1e-9)) as u64;
+        ask.table_cap.map_or(zeroed, |c| c.min(zeroed))
+    });
+    let tt_bytes = table_bytes_within(pos, cap.or(ask.table_cap));
     let book = store.filter(|r| r.space().penalty.is_none()).map(Book::new);
     let s = search(
         pos,

@@ -26,21 +26,15 @@ fn deep_position(first_reply: usize, drawn: u32) -> Position {
             pos.drawn = after;
             continue;
         }
-        let reply = pos
+        // The replies the book holds are the opponent's best ones.
+        let replies: Vec<Line> = pos
             .board
             .full()
             .minus(after)
             .iter()
             .filter(|&r| book.lookup(Position { board: pos.board, drawn: after.with(r) }).is_some())
-            .nth(first_reply)
-            .or_else(|| {
-                pos.board
-                    .full()
-                    .minus(after)
-                    .iter()
-                    .find(|&r| book.lookup(Position { board: pos.board, drawn: after.with(r) }).is_some())
-            })
-            .expect("the book holds a reply");
+            .collect();
+        let reply = *replies.get(first_reply).or(replies.first()).expect("the book holds a reply");
         pos.drawn = after.with(reply);
     }
     pos
