@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::exec::{ExecError, SolveError};
 use crate::game::{Line, LineSet, Position, Value, is_loony, is_loony_position};
 use crate::store::Reader;
 
@@ -42,6 +43,10 @@ const BEST_MOVE_SAVING: f64 = 5.0;
 
 /// Share of the budget a search tried with a deadline may take, leaving the rules theirs.
 const SEARCH_DEADLINE_SHARE: f64 = 0.6;
+
+/// Share of the budget a retrograde priced within [`RETROGRADE_SHARE`] may take before it
+/// stops (between partitions), leaving the opening book and the rules theirs.
+const RETROGRADE_DEADLINE_SHARE: f64 = 0.75;
 
 /// Share of the budget the rules may use, leaving the rest for choosing among the moves.
 const RULES_SHARE: f64 = 0.9;
@@ -89,10 +94,21 @@ pub enum Advice {
 }
 
 impl Advice {
-    /// The move dab would play: the lowest line among the best (None on a full board).
-    pub fn chosen(&self) -> Option<Line> {
+    /// The move dab would play in `pos`, the position advised on: the opening book's move
+    /// where the book has the position (so that dab's games stay within its book, where the
+    /// next move is answered at once), else the lowest line among the best (None on a full
+    /// board).
+    pub fn chosen(&self, pos: Position) -> Option<Line> {
         match self {
-            Advice::Proven(a) => a.moves.iter().find(|m| m.value == a.value).map(|m| Line(m.index)),
+            Advice::Proven(a) => {
+                let booked = super::built_in_book(pos.board).and_then(|b| b.lookup(pos));
+                // The book's move is best by construction; its value is checked all the same.
+                let best = |l: Line| a.moves.iter().any(|m| m.index == l.0 && m.value == a.value);
+                booked
+                    .map(|m| m.line)
+                    .filter(|&l| best(l))
+                    .or_else(|| a.moves.iter().find(|m| m.value == a.value).map(|m| Line(m.index)))
+            }
             Advice::Rules(r) => Some(Line(r.index)),
         }
     }
@@ -163,15 +179,24 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
             crate::support::about_seconds(price)
         );
         if let Some(engine) = within.cheapest() {
-            // The search's price can be several times off: it too gets the deadline, and the
-            // rules their time after it.
-            let until = (engine == Answerer::Search).then_some(deadline);
-            match on_the_spot_until(pos, Asking { engine, ..ask }, reader, until) {
+            // Neither price is exact (the search's can be several times off): each engine gets
+            // a deadline, and the book and the rules their time after it.
+            let until = match engine {
+                Answerer::Search => deadline,
+                _ => start + Duration::from_secs_f64(seconds * RETROGRADE_DEADLINE_SHARE),
+            };
+            match on_the_spot_until(pos, Asking { engine, ..ask }, reader, Some(until)) {
                 Ok(a) => return Ok(Advice::Proven(a)),
                 Err(QueryError::Search(SearchError::OutOfTime(ran))) => {
                     let priced = costs.search.unwrap_or(price);
                     out_of_reach =
                         format!("the search (priced at {priced:.2} s) did not finish in the {ran:.2} s it was given");
+                }
+                Err(QueryError::Solve(SolveError::Exec(ExecError::OutOfTime(ran)))) => {
+                    let priced = costs.partition.unwrap_or(price);
+                    out_of_reach = format!(
+                        "the retrograde (priced at {priced:.2} s) did not finish in the {ran:.2} s it was given"
+                    );
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -543,6 +568,28 @@ mod tests {
         lines.extend(row1);
         let last = rules(two_chains(&lines));
         assert_eq!(last.rule, "take all");
+    }
+
+    #[test]
+    fn a_retrograde_past_its_deadline_stops_between_partitions_with_the_time_it_ran() {
+        let pos = Position::empty("3x3".parse().unwrap());
+        let ask = Asking::new(Answerer::Partition, 1);
+        let late = on_the_spot_until(pos, ask, None, Some(Instant::now()));
+        assert!(matches!(late, Err(QueryError::Solve(SolveError::Exec(ExecError::OutOfTime(_))))), "{:?}", late.err());
+        let far = Instant::now() + Duration::from_secs(600);
+        assert_eq!(on_the_spot_until(pos, ask, None, Some(far)).unwrap().value, hint(pos, None, ask).unwrap().value);
+    }
+
+    #[test]
+    fn in_a_position_of_the_opening_book_dab_plays_the_book_s_move_among_the_best() {
+        let pos = Position::empty("3x4".parse().unwrap());
+        let proven = Advice::Proven(hint(pos, None, Asking::new(Answerer::Partition, 2)).unwrap());
+        let booked = crate::answer::built_in_book(pos.board).unwrap().lookup(pos).unwrap();
+        let Advice::Proven(a) = &proven else { unreachable!() };
+        let lowest = a.moves.iter().find(|m| m.value == a.value).unwrap().index;
+        // Not the lowest best line, so the choice is the book's doing.
+        assert_ne!(booked.line.0, lowest);
+        assert_eq!(proven.chosen(pos), Some(booked.line));
     }
 
     #[test]

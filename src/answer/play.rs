@@ -573,7 +573,7 @@ fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(
     let (line, source) = match oracle.answered(game.pos) {
         Ok((moves, source)) => (best_move(&moves).expect("a game not over has a move").0, source),
         Err(PlayError::NotProven(r)) => {
-            let line = Advice::Rules(*r.clone()).chosen().expect("a move by rules");
+            let line = Advice::Rules(*r.clone()).chosen(game.pos).expect("a move by rules");
             (line, Some(if r.proven { r.source.to_string() } else { format!("rules: {}", r.rule) }))
         }
         Err(e) => return Err(e),

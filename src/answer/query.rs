@@ -270,7 +270,7 @@ pub(super) fn on_the_spot_until(
         };
     if retrograde {
         let keep_all = free <= KEEP_ALL_FREE;
-        let s = solve(pos, SolveOptions { threads, penalty, keep_all, stop, ..Default::default() })?;
+        let s = solve(pos, SolveOptions { threads, penalty, keep_all, stop, deadline, ..Default::default() })?;
         let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect();
         let next_loony = from_solution(pos, &s);
         return Ok(Answer { next_loony, ..answer(pos, penalty, s.value, &moves, "solved", start) });

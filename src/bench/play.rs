@@ -209,7 +209,7 @@ fn dab_move(pos: Position, ask: Asking, seconds: f64, clock: &mut MoveClock) -> 
     clock.over += usize::from(took > 1.1 * seconds);
     Ok(match advice {
         Advice::Rules(r) => Line(r.index),
-        a => a.chosen().expect("a position with an undrawn line"),
+        a => a.chosen(pos).expect("a position with an undrawn line"),
     })
 }
 

@@ -96,6 +96,7 @@ pub fn run(args: SolveArgs) -> CliResult {
         kernel: args.kernel,
         penalty: args.penalty.penalty,
         stop: None,
+        deadline: None,
         // A damaged file of the store is computed again, and said so, as dab run says it.
         report: Some(&report),
     };

@@ -81,6 +81,9 @@ pub struct ExecOptions<'a> {
     /// Set by another thread to stop the run before its next job ([`ExecError::Stopped`]): a
     /// server's analysis that nobody waits for any more.
     pub stop: Option<&'a std::sync::atomic::AtomicBool>,
+    /// Once this instant has passed, the run stops before its next job
+    /// ([`ExecError::OutOfTime`]).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// Why a run stopped.
@@ -123,6 +126,9 @@ pub enum ExecError {
     /// The run was asked to stop ([`ExecOptions::stop`]).
     #[error("the solve was stopped before it finished: nobody waits for its answer any more")]
     Stopped,
+    /// The run passed its deadline ([`ExecOptions::deadline`]) after this many seconds.
+    #[error("the solve did not finish within its deadline (stopped after {0:.2} s)")]
+    OutOfTime(f64),
 }
 
 impl ExecOptions<'_> {
@@ -145,7 +151,7 @@ impl ExecError {
             ExecError::Stuck { .. } => Some(Setting::MemLimit),
             // A job that cannot fit alone: the message gives the bytes it needs.
             ExecError::MemLimit { .. } => Some(Setting::MemLimit),
-            ExecError::Store(_) | ExecError::Panicked { .. } | ExecError::Stopped => None,
+            ExecError::Store(_) | ExecError::Panicked { .. } | ExecError::Stopped | ExecError::OutOfTime(_) => None,
         }
     }
 }
@@ -401,6 +407,9 @@ impl Run<'_> {
         let (plan, opts) = (self.plan, self.opts);
         if opts.stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
             return Err(ExecError::Stopped);
+        }
+        if opts.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(ExecError::OutOfTime(self.start.elapsed().as_secs_f64()));
         }
         // A job's span covers its store reads and its write: the plan costs them too.
         let began = self.start.elapsed().as_secs_f64();

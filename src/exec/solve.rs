@@ -48,6 +48,7 @@ pub fn solve(root: Position, opts: SolveOptions) -> Result<Solution, SolveError>
         mem_limit: None,
         kernel: opts.kernel,
         stop: opts.stop,
+        deadline: opts.deadline,
     };
     let run = execute_with(&plan, &exec)?;
     drop(store);

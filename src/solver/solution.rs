@@ -33,6 +33,9 @@ pub struct SolveOptions<'p> {
     pub penalty: Penalty,
     /// Set by another thread to stop the solve before its next partition.
     pub stop: Option<&'p std::sync::atomic::AtomicBool>,
+    /// Stop the solve before its next partition once this instant has passed (advice within
+    /// a budget: the retrograde's price is close, not exact).
+    pub deadline: Option<std::time::Instant>,
     /// Hears about store files that failed their check (they are computed again).
     pub report: Option<&'p (dyn Fn(&str) + Sync)>,
 }
@@ -49,6 +52,7 @@ impl Default for SolveOptions<'_> {
             kernel: KernelPath::Rows,
             penalty: Penalty::NONE,
             stop: None,
+            deadline: None,
             report: None,
         }
     }
