@@ -1,7 +1,8 @@
 //! The calculator: the nimber of a settled, connected part of a region, by the mex of its
 //! options' nimbers (loony options left out), each option's parts valued apart and combined by
 //! XOR, every part remembered by its shape so that a shape met again anywhere is not valued
-//! twice.
+//! twice. Settled states are also remembered by (net, state), which spares the shape's key
+//! for the nine in ten states met again.
 //!
 //! A part's shape is its graph of joints (coins of three or more strings) and the ground,
 //! joined by chains of coins of two strings. A chain of three coins or more is kept as three:
@@ -22,9 +23,19 @@ use super::net::{GROUND, Net};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfTime;
 
+/// Most states [`Calculator`] remembers by number before it forgets them all (about 24 bytes
+/// each): a long valuing keeps its shapes, which are what it cannot afford to lose.
+const MAX_STATES: usize = 1 << 23;
+
 /// The calculator's memory of shapes valued, shared by every region and move of an analysis.
 pub struct Calculator {
     memo: HashMap<Box<[u8]>, u8, FxBuildHasher>,
+    /// Nimbers of settled states (a part, or parts together) by (net number, state): nine
+    /// in ten of the states met are met again (a pair of cuts made in either order), and
+    /// this lookup costs a fraction of a shape's key.
+    states: HashMap<(u64, u64), u8, FxBuildHasher>,
+    /// [`MAX_STATES`], lower in a test of the forgetting.
+    max_states: usize,
     deadline: Option<Instant>,
     /// Seconds from its making to the deadline (0 without one), for the error that names them.
     budget: f64,
@@ -35,7 +46,14 @@ impl Calculator {
     /// A calculator that gives up at `deadline` (never, without one).
     pub fn new(deadline: Option<Instant>) -> Calculator {
         let budget = deadline.map_or(0.0, |d| d.saturating_duration_since(Instant::now()).as_secs_f64());
-        Calculator { memo: HashMap::default(), deadline, budget, ticks: 0 }
+        Calculator {
+            memo: HashMap::default(),
+            states: HashMap::default(),
+            max_states: MAX_STATES,
+            deadline,
+            budget,
+            ticks: 0,
+        }
     }
 
     /// Seconds it was given (0: no limit).
@@ -51,22 +69,38 @@ impl Calculator {
     /// The nimber of a settled state of `net` (no capturable coin left; see [`Net::settle`]):
     /// its parts valued apart and combined by XOR.
     pub(super) fn settled(&mut self, net: &Net, state: u64) -> Result<u8, OutOfTime> {
+        if let Some(&v) = self.states.get(&(net.id, state)) {
+            return Ok(v);
+        }
         let mut parts = [0u64; 64];
         let n = net.parts(state, &mut parts);
         let mut x = 0;
         for &p in &parts[..n] {
             x ^= self.part(net, p)?;
         }
+        self.remember(net, state, x);
         Ok(x)
+    }
+
+    /// Remembers a settled state's nimber by number, forgetting every state at the cap.
+    fn remember(&mut self, net: &Net, state: u64, v: u8) {
+        if self.states.len() >= self.max_states {
+            self.states.clear();
+        }
+        self.states.insert((net.id, state), v);
     }
 
     /// The nimber of one settled, connected part.
     fn part(&mut self, net: &Net, state: u64) -> Result<u8, OutOfTime> {
+        if let Some(&v) = self.states.get(&(net.id, state)) {
+            return Ok(v);
+        }
         let mut key = KeyBuf::default();
         if let Some(v) = shape(net, state, &mut key) {
             return Ok(v);
         }
         if let Some(&v) = self.memo.get(key.bytes()) {
+            self.remember(net, state, v);
             return Ok(v);
         }
         self.tick()?;
@@ -83,6 +117,7 @@ impl Calculator {
         }
         let v = (!seen).trailing_zeros() as u8;
         self.memo.insert(key.bytes().into(), v);
+        self.remember(net, state, v);
         Ok(v)
     }
 
@@ -285,4 +320,28 @@ fn refine(n: usize, edges: &[(u8, u8, u8)]) -> [u8; 64] {
         order[old as usize] = new as u8;
     }
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::value_of;
+    use super::*;
+    use crate::game::{Board, Position};
+
+    #[test]
+    fn a_calculator_that_forgets_its_states_at_a_small_cap_values_every_move_alike() {
+        let board: Board = "4x4".parse().unwrap();
+        // 4x4 with its middle row of horizontal lines and a few more drawn: 26 undrawn lines.
+        let lines = "0000110000111100001100000000000011000000";
+        let pos = Position::from_line_string(board, lines).unwrap();
+        let net = Net::whole(pos).unwrap();
+        let mut forgetful = Calculator { max_states: 8, ..Calculator::new(None) };
+        let mut keeping = Calculator::new(None);
+        for i in 0..net.lines.len() {
+            let state = net.full() & !(1 << i);
+            let (a, b) = (value_of(&net, state, &mut forgetful), value_of(&net, state, &mut keeping));
+            assert_eq!(a, b, "string {i}");
+        }
+        assert!(forgetful.states.len() <= 8 && keeping.states.len() > 8);
+    }
 }

@@ -22,7 +22,13 @@ pub(super) struct Net {
     pub ends: Vec<[u8; 2]>,
     /// Coin k's strings: bit i set = string i touches coin k.
     pub touch: Vec<u64>,
+    /// This net's number, unique in the process (a clone keeps it: its states mean the
+    /// same), so that a calculator may remember its states by number.
+    pub id: u64,
 }
+
+/// The next net's number.
+static NEXT_NET: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Coins waiting to be looked at by [`Net::settle`]: a capture pushes at most one coin, each
 /// string is cut once, and the first push is at most every coin, so 256 + 64 places do.
@@ -133,7 +139,8 @@ impl Net {
                 e
             })
             .collect();
-        Net { lines, ends, touch }
+        let id = NEXT_NET.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Net { lines, ends, touch, id }
     }
 
     /// Every string uncut.
