@@ -29,9 +29,14 @@ pub(crate) const TABLE_NS_PER_BYTE: f64 = 0.56;
 /// How much cheaper than the retrograde the search must be priced to be chosen.
 pub(crate) const SEARCH_MARGIN: f64 = 2.0;
 
-/// The search's speed-up on `threads` threads over one (root splitting: about 1.8 on two).
+/// The search's speed-up on `threads` threads over one. Root splitting gives about 1.8 on two
+/// (this project's 2-core machine, 3x5 and 4x4), then about a quarter more for each doubling:
+/// on a 16-core machine 5x5 positions of 40 undrawn lines went 2.9-3.6x faster on 16 threads
+/// than on one, and one of 44 2.3x faster on 16 than on 2, the threads searching 2-4 times the
+/// positions (docs/search-notes.md).
 fn search_speedup(threads: usize) -> f64 {
-    (threads.max(1) as f64).powf(0.85)
+    let t = threads.max(1) as f64;
+    if t <= 2.0 { t.powf(0.85) } else { 1.8 * (1.0 + 0.28 * (t / 2.0).log2()) }
 }
 
 /// Fewest bytes the default table gets: small searches need little, and zeroing is cheap.
