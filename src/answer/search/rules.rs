@@ -164,19 +164,39 @@ impl Rules {
         ChainRule::Either(i as u8, u8::MAX)
     }
 
-    /// The capture at `s` that loses nothing taken at once (a box that leaves no new box
-    /// capturable, or the first of a chain long enough to keep every choice that can be best),
-    /// else the capture and decline a short chain leaves as the only moves, if any.
+    /// The lines that complete a box in `s`: each box's last undrawn side. A pass over the
+    /// boxes (one mask each, no branch) is cheaper than asking every undrawn line.
     #[inline]
-    pub(super) fn forced_capture(&self, s: u64) -> Capture {
-        // The lines that complete a box: each box's last undrawn side. A pass over the boxes
-        // (one mask each, no branch) is cheaper than asking every undrawn line, and most nodes
-        // have none; the lines are then taken in line order, as before.
+    pub(super) fn capture_lines(&self, s: u64) -> u64 {
         let mut bits = 0u64;
         for &b in &self.box_sides {
             let u = b & !s;
             bits |= if u & u.wrapping_sub(1) == 0 { u } else { 0 };
         }
+        bits
+    }
+
+    /// [`Rules::capture_lines`] of `s`, the state after line `i` was drawn in a state where no
+    /// line completed a box: only `i`'s boxes can have come down to one undrawn side.
+    #[inline]
+    pub(super) fn capture_lines_after(&self, s: u64, i: usize) -> u64 {
+        let mut bits = 0u64;
+        for &b in &self.line_boxes[i] {
+            if b != NO_BOX {
+                let u = self.box_sides[b as usize] & !s;
+                bits |= if u & u.wrapping_sub(1) == 0 { u } else { 0 };
+            }
+        }
+        bits
+    }
+
+    /// The capture at `s` that loses nothing taken at once (a box that leaves no new box
+    /// capturable, or the first of a chain long enough to keep every choice that can be best),
+    /// else the capture and decline a short chain leaves as the only moves, if any; `lines`
+    /// are `s`'s [`Rules::capture_lines`], taken in line order.
+    #[inline]
+    pub(super) fn forced_capture(&self, s: u64, lines: u64) -> Capture {
+        let mut bits = lines;
         let mut either = None;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;

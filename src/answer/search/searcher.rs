@@ -185,7 +185,7 @@ impl Searcher<'_> {
     /// than every move's exact value); None when the search was stopped.
     pub(super) fn best_root_move(&mut self, value: i32) -> Option<usize> {
         let r = self.rules;
-        let either = match r.forced_capture(0) {
+        let either = match r.forced_capture(0, r.capture_lines(0)) {
             Capture::Take(i, _) => return Some(i),
             Capture::Either(either) => either,
         };
@@ -215,6 +215,12 @@ impl Searcher<'_> {
     /// Fail-soft alpha-beta: the value of `s` if it lies inside (alpha, beta), else a bound on
     /// the same side of the window.
     fn search(&mut self, s: u64, alpha: i32, beta: i32) -> i32 {
+        let lines = self.rules.capture_lines(s);
+        self.node(s, lines, alpha, beta)
+    }
+
+    /// [`Searcher::search`] of `s`, whose lines that complete a box are `lines`.
+    fn node(&mut self, s: u64, lines: u64, alpha: i32, beta: i32) -> i32 {
         if self.count_node() {
             return 0;
         }
@@ -222,7 +228,7 @@ impl Searcher<'_> {
         if s == r.full {
             return 0;
         }
-        let either = match r.forced_capture(s) {
+        let either = match r.forced_capture(s, lines) {
             Capture::Take(i, n) => return n + self.search(s | 1 << i, alpha - n, beta - n),
             Capture::Either(either) => either,
         };
@@ -236,7 +242,7 @@ impl Searcher<'_> {
         };
         let before = self.total;
         let moves = r.ordered_moves(s, either, hint);
-        let (best, best_move) = self.best_of(s, &moves, alpha, beta);
+        let (best, best_move) = self.best_of(s, lines == 0, &moves, alpha, beta);
         if self.aborted {
             return 0;
         }
@@ -299,14 +305,15 @@ impl Searcher<'_> {
     }
 
     /// The best of `moves` from `s` in the window (alpha, beta), searched rank by rank, and
-    /// the line that gave it (`u8::MAX`: none better than -INF); stops at a cutoff.
+    /// the line that gave it (`u8::MAX`: none better than -INF); stops at a cutoff. `no_capture`:
+    /// no line of `s` completes a box (so a child's captures are found from its move alone).
     ///
     /// A helper thread takes the root's moves from the other end (ranks and order reversed,
     /// the helpers after the first spread out): where every move must be refuted, the threads
     /// meet in the middle, each finding the other's results in the table. Below the root every
     /// thread keeps the one best-first order, which shares the table best.
     #[inline]
-    fn best_of(&mut self, s: u64, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
+    fn best_of(&mut self, s: u64, no_capture: bool, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
         let r = self.rules;
         let count = moves.count;
         let mut best = -INF;
@@ -322,10 +329,14 @@ impl Searcher<'_> {
                 }
                 let i = moves.lines[j] as usize;
                 let n = r.completes(s, i);
+                let t = s | 1 << i;
                 let v = if n > 0 {
-                    n + self.search(s | 1 << i, alpha - n, beta - n)
+                    n + self.search(t, alpha - n, beta - n)
+                } else if no_capture {
+                    // Where no line completed a box, only line i's boxes can now.
+                    -self.node(t, r.capture_lines_after(t, i), -beta, -alpha)
                 } else {
-                    -self.search(s | 1 << i, -beta, -alpha)
+                    -self.search(t, -beta, -alpha)
                 };
                 if self.aborted {
                     return (best, best_move);
