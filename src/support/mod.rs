@@ -15,7 +15,7 @@ mod threads;
 pub use choice::Choice;
 pub(crate) use choice::choice;
 pub use files::{RUNS_DIR, read_text, read_text_at_most, write_atomic, write_csv};
-pub(crate) use pages::zeroed_bytes;
+pub(crate) use pages::{advise_huge_pages, zeroed_bytes};
 pub use process::{
     MIN_ADDRESS_SPACE, check_address_space, last_level_cache_bytes, peak_rss_bytes, return_freed_memory,
     trim_freed_memory,

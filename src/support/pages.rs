@@ -22,6 +22,16 @@ pub(crate) trait ZeroByte {}
 impl ZeroByte for u8 {}
 impl ZeroByte for i8 {}
 
+/// Asks that the `len` bytes from `addr`, inside one live allocation of at least that size
+/// (initialised or only reserved), be backed by huge pages where the system allows it, where
+/// they are at least [`HUGE_MIN`]: for a large table probed at random (the search's), whose
+/// every probe would otherwise also miss the TLB.
+pub(crate) fn advise_huge_pages(addr: usize, len: usize) {
+    if len >= HUGE_MIN {
+        advise_huge(addr, len);
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn advise_huge(addr: usize, len: usize) {
     const PAGE: usize = 4096;
@@ -30,8 +40,8 @@ fn advise_huge(addr: usize, len: usize) {
     if end <= start {
         return;
     }
-    // SAFETY: [start, end) lies inside the live allocation just made (rounded inwards to whole
-    // pages), and MADV_HUGEPAGE only changes how the kernel backs those pages, never their
+    // SAFETY: [start, end) lies inside a live allocation (the callers': one just made, rounded
+    // inwards to whole pages), and MADV_HUGEPAGE only changes how the kernel backs those pages, never their
     // contents; a refusal (no THP in this kernel) is harmless and ignored.
     unsafe {
         libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);

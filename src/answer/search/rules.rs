@@ -176,14 +176,15 @@ impl Rules {
         bits
     }
 
-    /// [`Rules::capture_lines`] of `s`, the state after line `i` was drawn in a state where no
-    /// line completed a box: only `i`'s boxes can have come down to one undrawn side.
+    /// [`Rules::capture_lines`] of `t`, the state after line `i` was drawn in a state whose
+    /// lines that complete a box were `lines`: a box that does not border `i` keeps its sides,
+    /// and no such box's last side is `i`, so only `i`'s own boxes change.
     #[inline]
-    pub(super) fn capture_lines_after(&self, s: u64, i: usize) -> u64 {
-        let mut bits = 0u64;
+    pub(super) fn capture_lines_after(&self, lines: u64, t: u64, i: usize) -> u64 {
+        let mut bits = lines & !(1 << i);
         for &b in &self.line_boxes[i] {
             if b != NO_BOX {
-                let u = self.box_sides[b as usize] & !s;
+                let u = self.box_sides[b as usize] & !t;
                 bits |= if u & u.wrapping_sub(1) == 0 { u } else { 0 };
             }
         }
@@ -220,12 +221,12 @@ impl Rules {
         Capture::Either(either)
     }
 
-    /// The moves of `s`, ranked (the table's move `hint`, captures, moves that give no box,
-    /// the rest), each rank in the centre-out order; only the capture and decline of `either`
-    /// where a chain leaves just those. Every open line is a move: the table merges the lines
-    /// of an interchangeable class.
+    /// The moves of `s`, ranked (the table's move `hint`, captures (`lines`, those that
+    /// complete a box), moves that give no box, the rest), each rank in the centre-out order;
+    /// only the capture and decline of `either` where a chain leaves just those. Every open
+    /// line is a move: the table merges the lines of an interchangeable class.
     #[inline]
-    pub(super) fn ordered_moves(&self, s: u64, either: Option<(u8, u8)>, hint: u8) -> Moves {
+    pub(super) fn ordered_moves(&self, s: u64, lines: u64, either: Option<(u8, u8)>, hint: u8) -> Moves {
         let allowed = either.map_or(self.full & !s, |(take, decline)| 1u64 << take | 1u64 << decline);
         let mut moves = Moves { lines: [0; 64], rank: [0; 64], count: 0 };
         for &i in &self.order {
@@ -236,7 +237,7 @@ impl Rules {
             moves.lines[moves.count] = i as u8;
             moves.rank[moves.count] = if i as u8 == hint {
                 0
-            } else if self.completes(s, i) > 0 {
+            } else if lines >> i & 1 == 1 {
                 1
             } else if self.gives(s, i) == 0 {
                 2

@@ -190,7 +190,7 @@ impl Searcher<'_> {
             Capture::Either(either) => either,
         };
         let hint = self.table.get(r.canonical(0)).map_or(u8::MAX, |(_, _, best)| best);
-        let moves = r.ordered_moves(0, either, hint);
+        let moves = r.ordered_moves(0, r.capture_lines(0), either, hint);
         for want in 0..4 {
             for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
                 let i = moves.lines[j] as usize;
@@ -229,7 +229,10 @@ impl Searcher<'_> {
             return 0;
         }
         let either = match r.forced_capture(s, lines) {
-            Capture::Take(i, n) => return n + self.search(s | 1 << i, alpha - n, beta - n),
+            Capture::Take(i, n) => {
+                let t = s | 1 << i;
+                return n + self.node(t, r.capture_lines_after(lines, t, i), alpha - n, beta - n);
+            }
             Capture::Either(either) => either,
         };
         if (r.full & !s).count_ones() <= self.leaf_lines {
@@ -241,8 +244,8 @@ impl Searcher<'_> {
             Probe::Window(alpha, beta, hint) => (alpha, beta, hint),
         };
         let before = self.total;
-        let moves = r.ordered_moves(s, either, hint);
-        let (best, best_move) = self.best_of(s, lines == 0, &moves, alpha, beta);
+        let moves = r.ordered_moves(s, lines, either, hint);
+        let (best, best_move) = self.best_of(s, lines, &moves, alpha, beta);
         if self.aborted {
             return 0;
         }
@@ -305,15 +308,15 @@ impl Searcher<'_> {
     }
 
     /// The best of `moves` from `s` in the window (alpha, beta), searched rank by rank, and
-    /// the line that gave it (`u8::MAX`: none better than -INF); stops at a cutoff. `no_capture`:
-    /// no line of `s` completes a box (so a child's captures are found from its move alone).
+    /// the line that gave it (`u8::MAX`: none better than -INF); stops at a cutoff. `lines`:
+    /// those of `s` that complete a box (a child's are found from them and its move).
     ///
     /// A helper thread takes the root's moves from the other end (ranks and order reversed,
     /// the helpers after the first spread out): where every move must be refuted, the threads
     /// meet in the middle, each finding the other's results in the table. Below the root every
     /// thread keeps the one best-first order, which shares the table best.
     #[inline]
-    fn best_of(&mut self, s: u64, no_capture: bool, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
+    fn best_of(&mut self, s: u64, lines: u64, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
         let r = self.rules;
         let count = moves.count;
         let mut best = -INF;
@@ -330,13 +333,11 @@ impl Searcher<'_> {
                 let i = moves.lines[j] as usize;
                 let n = r.completes(s, i);
                 let t = s | 1 << i;
+                let after = r.capture_lines_after(lines, t, i);
                 let v = if n > 0 {
-                    n + self.search(t, alpha - n, beta - n)
-                } else if no_capture {
-                    // Where no line completed a box, only line i's boxes can now.
-                    -self.node(t, r.capture_lines_after(t, i), -beta, -alpha)
+                    n + self.node(t, after, alpha - n, beta - n)
                 } else {
-                    -self.search(t, -beta, -alpha)
+                    -self.node(t, after, -beta, -alpha)
                 };
                 if self.aborted {
                     return (best, best_move);

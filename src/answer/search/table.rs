@@ -61,6 +61,8 @@ impl Table {
         if !usize::try_from(count).is_ok_and(|n| buckets.try_reserve_exact(n).is_ok()) {
             return Err(SearchError::TableTooLarge(bytes));
         }
+        // Probes land all over the table: huge pages spare most of them a TLB miss.
+        crate::support::advise_huge_pages(buckets.as_ptr() as usize, buckets.capacity() * size_of::<Bucket>());
         buckets.extend((0..count).map(|_| Bucket(std::array::from_fn(|_| AtomicU64::new(0)))));
         Ok(Table { buckets, mask: count - 1 })
     }
