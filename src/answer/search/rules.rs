@@ -38,8 +38,10 @@ pub(super) struct Rules {
 /// What the chain rules allow at a capture that leaves another box capturable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ChainRule {
-    /// The capture is made at once: nothing that can be best is lost.
-    TakeNow,
+    /// These lines' captures are made at once, completing this many boxes: nothing that can be
+    /// best is lost. A half-open chain is taken up to its last two boxes in one step, which
+    /// the search would otherwise reach a box at a time, walking the chain again at each.
+    TakeNow(u64, i32),
     /// Only these two lines can be best: the capture, and the line that declines the last two
     /// boxes (half open) or four (closed) as hard-hearted handouts (`u8::MAX`: no such line
     /// found; every move is searched).
@@ -135,6 +137,12 @@ impl Rules {
         };
         let mut boxes = 2;
         let mut first_exit = u8::MAX;
+        // The chain's lines drawn so far in the walk, and before its last one: taking a
+        // half-open chain of `boxes` up to its last two draws `before`.
+        let (mut run, mut before) = (1u64 << i, 1u64 << i);
+        let half_open = |boxes: i32, before: u64, exit: usize| {
+            if boxes >= 3 { ChainRule::TakeNow(before, boxes - 2) } else { ChainRule::Either(i as u8, exit as u8) }
+        };
         for _ in 0..64 {
             let exit = (cur & !drawn).trailing_zeros() as usize;
             if first_exit == u8::MAX {
@@ -142,23 +150,24 @@ impl Rules {
             }
             let Some(&next) = self.sides[exit].iter().find(|&&m| m != 0 && m != cur) else {
                 // The chain ends on the border.
-                return if boxes >= 3 { ChainRule::TakeNow } else { ChainRule::Either(i as u8, exit as u8) };
+                return half_open(boxes, before, exit);
             };
             match (next & !drawn).count_ones() {
                 // The far end is capturable through the same line: a closed chain.
                 1 => {
                     return match boxes + 1 {
-                        3 => ChainRule::TakeNow,
                         4 => ChainRule::Either(i as u8, first_exit),
-                        _ => ChainRule::TakeNow,
+                        _ => ChainRule::TakeNow(1 << i, 1),
                     };
                 }
                 2 => {
                     drawn |= 1 << exit;
+                    before = run;
+                    run |= 1 << exit;
                     cur = next;
                     boxes += 1;
                 }
-                _ => return if boxes >= 3 { ChainRule::TakeNow } else { ChainRule::Either(i as u8, exit as u8) },
+                _ => return half_open(boxes, before, exit),
             }
         }
         ChainRule::Either(i as u8, u8::MAX)
@@ -204,14 +213,14 @@ impl Rules {
             bits &= bits - 1;
             let n = self.completes(s, i);
             let rule = if self.gives(s, i) == 0 {
-                ChainRule::TakeNow
+                ChainRule::TakeNow(1 << i, n)
             } else if n == 1 {
                 self.chain_rule(s, i)
             } else {
                 ChainRule::Either(i as u8, u8::MAX)
             };
             match rule {
-                ChainRule::TakeNow => return Capture::Take(i, n),
+                ChainRule::TakeNow(lines, boxes) => return Capture::Take { first: i, lines, boxes },
                 ChainRule::Either(take, decline) if either.is_none() && decline != u8::MAX => {
                     either = Some((take, decline));
                 }
@@ -269,8 +278,15 @@ impl Rules {
 
 /// What a node's captures say (see [`Rules::forced_capture`]).
 pub(super) enum Capture {
-    /// Take line `.0`, completing `.1` boxes, at once.
-    Take(usize, i32),
+    /// Take `lines` (`first` the first of them to draw), completing `boxes` boxes, at once.
+    Take {
+        /// The line drawn first.
+        first: usize,
+        /// Every line drawn.
+        lines: u64,
+        /// Boxes they complete.
+        boxes: i32,
+    },
     /// No capture is forced; where a chain leaves only its capture and its decline, those two.
     Either(Option<(u8, u8)>),
 }

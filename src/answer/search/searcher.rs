@@ -186,7 +186,7 @@ impl Searcher<'_> {
     pub(super) fn best_root_move(&mut self, value: i32) -> Option<usize> {
         let r = self.rules;
         let either = match r.forced_capture(0, r.capture_lines(0)) {
-            Capture::Take(i, _) => return Some(i),
+            Capture::Take { first, .. } => return Some(first),
             Capture::Either(either) => either,
         };
         let hint = self.table.get(r.canonical(0)).map_or(u8::MAX, |(_, _, best)| best);
@@ -229,9 +229,15 @@ impl Searcher<'_> {
             return 0;
         }
         let either = match r.forced_capture(s, lines) {
-            Capture::Take(i, n) => {
-                let t = s | 1 << i;
-                return n + self.node(t, r.capture_lines_after(lines, t, i), alpha - n, beta - n);
+            Capture::Take { lines: taken, boxes: n, .. } => {
+                let t = s | taken;
+                let mut after = lines;
+                let mut bits = taken;
+                while bits != 0 {
+                    after = r.capture_lines_after(after, t, bits.trailing_zeros() as usize);
+                    bits &= bits - 1;
+                }
+                return n + self.node(t, after, alpha - n, beta - n);
             }
             Capture::Either(either) => either,
         };
