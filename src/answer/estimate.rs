@@ -16,12 +16,16 @@ use super::analysis::MAX_FREE_IN_MEMORY;
 use super::query::Answerer;
 
 /// The search's positions visited: exp(A + B * undrawn + C * safe) (least squares on the logs
-/// of 17 positions' counts; within about 2x of each).
+/// of 17 positions' counts; within about 2x of each). Counted as the search counted them when
+/// the fit was made, every box of a chain taken a position (it now takes a chain in one step
+/// and counts about a third fewer).
 const SEARCH_FIT: (f64, f64, f64) = (0.4137, 0.2748, 0.3186);
 
-/// Nanoseconds a search spends on a position on one thread of the machine the built-in cost
-/// model was measured on.
-const SEARCH_NS_PER_POSITION: f64 = 150.0;
+/// Nanoseconds a search spends on a position of [`SEARCH_FIT`]'s count on one thread of the
+/// machine the built-in cost model was measured on: 150 when fitted; the search's captures found
+/// from the parent's, its table on huge pages and its chains taken in one step made it 1.4x
+/// (the empty 4x4) to 2x (5x5 at 44 undrawn lines) faster on 2026-11-26.
+const SEARCH_NS_PER_POSITION: f64 = 100.0;
 
 /// Nanoseconds to zero a byte of the search's table (on the built-in model's machine).
 pub(crate) const TABLE_NS_PER_BYTE: f64 = 0.56;
