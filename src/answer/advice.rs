@@ -185,21 +185,17 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
                 Answerer::Search => deadline,
                 _ => start + Duration::from_secs_f64(seconds * RETROGRADE_DEADLINE_SHARE),
             };
-            match on_the_spot_until(pos, Asking { engine, ..ask }, reader, Some(until)) {
+            let (name, priced, ran) = match on_the_spot_until(pos, Asking { engine, ..ask }, reader, Some(until)) {
                 Ok(a) => return Ok(Advice::Proven(a)),
-                Err(QueryError::Search(SearchError::OutOfTime(ran))) => {
-                    let priced = costs.search.unwrap_or(price);
-                    out_of_reach =
-                        format!("the search (priced at {priced:.2} s) did not finish in the {ran:.2} s it was given");
-                }
+                Err(QueryError::Search(SearchError::OutOfTime(ran))) => ("search", costs.search, ran),
                 Err(QueryError::Solve(SolveError::Exec(ExecError::OutOfTime(ran)))) => {
-                    let priced = costs.partition.unwrap_or(price);
-                    out_of_reach = format!(
-                        "the retrograde (priced at {priced:.2} s) did not finish in the {ran:.2} s it was given"
-                    );
+                    ("retrograde", costs.partition, ran)
                 }
                 Err(e) => return Err(e.into()),
-            }
+            };
+            let priced = priced.unwrap_or(price);
+            out_of_reach =
+                format!("the {name} (priced at {priced:.2} s) did not finish in the {ran:.2} s it was given");
         }
         // Every move's value is out of the budget: the opening book's move, where it has one.
         if let Some(book) = super::built_in_book(pos.board)

@@ -10,9 +10,7 @@ const HUGE_MIN: usize = 4 << 20;
 /// transparent huge pages in `madvise` or `always` mode; elsewhere an ordinary zeroed vector).
 pub(crate) fn zeroed_bytes<T: Copy + Default + ZeroByte>(n: usize) -> Vec<T> {
     let v = vec![T::default(); n];
-    if n >= HUGE_MIN {
-        advise_huge(v.as_ptr() as usize, n);
-    }
+    advise_huge_pages(v.as_ptr() as usize, n);
     v
 }
 
@@ -41,8 +39,8 @@ fn advise_huge(addr: usize, len: usize) {
         return;
     }
     // SAFETY: [start, end) lies inside a live allocation (the callers': one just made, rounded
-    // inwards to whole pages), and MADV_HUGEPAGE only changes how the kernel backs those pages, never their
-    // contents; a refusal (no THP in this kernel) is harmless and ignored.
+    // inwards to whole pages), and MADV_HUGEPAGE only changes how the kernel backs those
+    // pages, never their contents; a refusal (no THP in this kernel) is harmless and ignored.
     unsafe {
         libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
     }

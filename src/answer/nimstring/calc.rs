@@ -74,6 +74,10 @@ impl Calculator {
         }
         let mut parts = [0u64; 64];
         let n = net.parts(state, &mut parts);
+        if n == 1 {
+            // One part: the state itself, just looked up; the part remembers its value.
+            return self.unseen_part(net, state);
+        }
         let mut x = 0;
         for &p in &parts[..n] {
             x ^= self.part(net, p)?;
@@ -92,9 +96,14 @@ impl Calculator {
 
     /// The nimber of one settled, connected part.
     fn part(&mut self, net: &Net, state: u64) -> Result<u8, OutOfTime> {
-        if let Some(&v) = self.states.get(&(net.id, state)) {
-            return Ok(v);
+        match self.states.get(&(net.id, state)) {
+            Some(&v) => Ok(v),
+            None => self.unseen_part(net, state),
         }
+    }
+
+    /// [`Calculator::part`] of a part not among the states remembered: by its shape.
+    fn unseen_part(&mut self, net: &Net, state: u64) -> Result<u8, OutOfTime> {
         let mut key = KeyBuf::default();
         if let Some(v) = shape(net, state, &mut key) {
             return Ok(v);

@@ -177,24 +177,22 @@ impl Rules {
     /// boxes (one mask each, no branch) is cheaper than asking every undrawn line.
     #[inline]
     pub(super) fn capture_lines(&self, s: u64) -> u64 {
-        let mut bits = 0u64;
-        for &b in &self.box_sides {
-            let u = b & !s;
-            bits |= if u & u.wrapping_sub(1) == 0 { u } else { 0 };
-        }
-        bits
+        self.box_sides.iter().fold(0, |bits, &sides| bits | last_side(sides, s))
     }
 
-    /// [`Rules::capture_lines`] of `t`, the state after line `i` was drawn in a state whose
-    /// lines that complete a box were `lines`: a box that does not border `i` keeps its sides,
-    /// and no such box's last side is `i`, so only `i`'s own boxes change.
+    /// [`Rules::capture_lines`] of `t`, the state after the lines `drawn` were drawn in a
+    /// state whose lines that complete a box were `lines`: a box that borders none of them
+    /// keeps its sides, and none of them is such a box's last side, so only their own boxes
+    /// change.
     #[inline]
-    pub(super) fn capture_lines_after(&self, lines: u64, t: u64, i: usize) -> u64 {
-        let mut bits = lines & !(1 << i);
-        for &b in &self.line_boxes[i] {
-            if b != NO_BOX {
-                let u = self.box_sides[b as usize] & !t;
-                bits |= if u & u.wrapping_sub(1) == 0 { u } else { 0 };
+    pub(super) fn capture_lines_after(&self, lines: u64, t: u64, drawn: u64) -> u64 {
+        let mut bits = lines & !drawn;
+        let mut each = drawn;
+        while each != 0 {
+            let i = each.trailing_zeros() as usize;
+            each &= each - 1;
+            for &b in self.line_boxes[i].iter().filter(|&&b| b != NO_BOX) {
+                bits |= last_side(self.box_sides[b as usize], t);
             }
         }
         bits
@@ -274,6 +272,14 @@ impl Rules {
         }
         best
     }
+}
+
+/// A box's last undrawn side in `s`, of its undrawn `sides` at the root (0 where none or
+/// more than one is left).
+#[inline]
+fn last_side(sides: u64, s: u64) -> u64 {
+    let u = sides & !s;
+    if u & u.wrapping_sub(1) == 0 { u } else { 0 }
 }
 
 /// What a node's captures say (see [`Rules::forced_capture`]).

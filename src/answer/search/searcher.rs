@@ -185,12 +185,13 @@ impl Searcher<'_> {
     /// than every move's exact value); None when the search was stopped.
     pub(super) fn best_root_move(&mut self, value: i32) -> Option<usize> {
         let r = self.rules;
-        let either = match r.forced_capture(0, r.capture_lines(0)) {
+        let lines = r.capture_lines(0);
+        let either = match r.forced_capture(0, lines) {
             Capture::Take { first, .. } => return Some(first),
             Capture::Either(either) => either,
         };
         let hint = self.table.get(r.canonical(0)).map_or(u8::MAX, |(_, _, best)| best);
-        let moves = r.ordered_moves(0, r.capture_lines(0), either, hint);
+        let moves = r.ordered_moves(0, lines, either, hint);
         for want in 0..4 {
             for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
                 let i = moves.lines[j] as usize;
@@ -231,13 +232,7 @@ impl Searcher<'_> {
         let either = match r.forced_capture(s, lines) {
             Capture::Take { lines: taken, boxes: n, .. } => {
                 let t = s | taken;
-                let mut after = lines;
-                let mut bits = taken;
-                while bits != 0 {
-                    after = r.capture_lines_after(after, t, bits.trailing_zeros() as usize);
-                    bits &= bits - 1;
-                }
-                return n + self.node(t, after, alpha - n, beta - n);
+                return n + self.node(t, r.capture_lines_after(lines, t, taken), alpha - n, beta - n);
             }
             Capture::Either(either) => either,
         };
@@ -339,7 +334,7 @@ impl Searcher<'_> {
                 let i = moves.lines[j] as usize;
                 let n = r.completes(s, i);
                 let t = s | 1 << i;
-                let after = r.capture_lines_after(lines, t, i);
+                let after = r.capture_lines_after(lines, t, 1 << i);
                 let v = if n > 0 {
                     n + self.node(t, after, alpha - n, beta - n)
                 } else {
