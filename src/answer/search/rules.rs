@@ -50,6 +50,8 @@ pub(super) enum ChainRule {
 
 /// No box: the second box of a border line.
 pub(super) const NO_BOX: u8 = u8::MAX;
+/// No line: any line of an opening class may stand for it.
+pub(super) const NO_LINE: u8 = u8::MAX;
 
 impl Rules {
     pub(super) fn new(root: Position, space: &Space) -> Rules {
@@ -236,24 +238,88 @@ impl Rules {
     pub(super) fn ordered_moves(&self, s: u64, lines: u64, either: Option<(u8, u8)>, hint: u8) -> Moves {
         let allowed = either.map_or(self.full & !s, |(take, decline)| 1u64 << take | 1u64 << decline);
         let mut moves = Moves { lines: [0; 64], rank: [0; 64], count: 0 };
+        // Lines left out as equivalent to (or never better than) another move kept.
+        let mut skip = 0u64;
+        let opening = |i: usize, skip: &mut u64| match self.opening_class(s, i) {
+            Some((class, keep)) if keep == NO_LINE || keep as usize == i => {
+                *skip |= class & !(1u64 << i);
+                true
+            }
+            Some(_) => false,
+            None => true,
+        };
+        // The table's move stands for its structure, where it opens one.
+        let classes = either.is_none() && lines == 0;
+        let hint_opens = classes
+            && (hint as usize) < 64
+            && allowed >> hint & 1 == 1
+            && lines >> hint & 1 == 0
+            && self.gives(s, hint as usize) > 0;
+        if hint_opens {
+            opening(hint as usize, &mut skip);
+        }
         for &i in &self.order {
             let i = i as usize;
-            if allowed >> i & 1 == 0 {
+            if (allowed & !skip) >> i & 1 == 0 {
                 continue;
             }
-            moves.lines[moves.count] = i as u8;
-            moves.rank[moves.count] = if i as u8 == hint {
-                0
-            } else if lines >> i & 1 == 1 {
+            let rank = if lines >> i & 1 == 1 {
                 1
             } else if self.gives(s, i) == 0 {
                 2
+            } else if classes && !(hint_opens && i == hint as usize) && !opening(i, &mut skip) {
+                continue;
             } else {
                 3
             };
+            moves.lines[moves.count] = i as u8;
+            moves.rank[moves.count] = if i as u8 == hint { 0 } else { rank };
             moves.count += 1;
         }
         moves
+    }
+
+    /// The lines of `s` equivalent to the move `i` as an opening of a structure of boxes of
+    /// two undrawn sides each, and the one of them worth searching (`NO_LINE`: any): a chain
+    /// of k boxes whose ends are the border or boxes of three or more undrawn sides (four or
+    /// more where both ends are the same box), or a loop. Where in a chain of 1 or of 3 or more
+    /// boxes, or in a loop, the opener plays does not change what the opponent can do (take
+    /// every box, or all but two (four in a loop) and hand the rest back), nor the position
+    /// after either (Berlekamp; Allcock); in a chain of two, the line between the boxes (the
+    /// hard-hearted handout) is never worse than an end (the half-hearted one), which adds the
+    /// opponent's choice to decline both boxes. None where `i` opens no such structure.
+    #[inline]
+    pub(super) fn opening_class(&self, s: u64, i: usize) -> Option<(u64, u8)> {
+        let open = self.full & !s;
+        let undrawn = |b: u8| if b == NO_BOX { 0 } else { (self.box_sides[b as usize] & open).count_ones() };
+        let mut lines = 1u64 << i;
+        let mut boxes = 0;
+        let mut ends = [(NO_BOX, i); 2];
+        for (end, start) in ends.iter_mut().zip(self.line_boxes[i]) {
+            let (mut b, mut came) = (start, i);
+            while b != NO_BOX && undrawn(b) == 2 {
+                boxes += 1;
+                let out = (self.box_sides[b as usize] & open & !(1u64 << came)).trailing_zeros() as usize;
+                if out == i {
+                    // Back to the move's own line: a loop.
+                    return Some((lines, NO_LINE));
+                }
+                lines |= 1 << out;
+                let [p, q] = self.line_boxes[out];
+                (b, came) = (if p == b { q } else { p }, out);
+            }
+            *end = (b, came);
+        }
+        let [(e0, l0), (e1, l1)] = ends;
+        let end_ok = |e: u8| e == NO_BOX || undrawn(e) >= 3;
+        if boxes == 0 || !end_ok(e0) || !end_ok(e1) || (e0 == e1 && e0 != NO_BOX && undrawn(e0) < 4) {
+            return None;
+        }
+        if boxes == 2 {
+            let middle = lines & !(1u64 << l0) & !(1u64 << l1);
+            return Some((lines, middle.trailing_zeros() as u8));
+        }
+        Some((lines, NO_LINE))
     }
 
     /// The stored representative of `s`: classes normalised, then the least symmetric image.
@@ -303,4 +369,78 @@ pub(super) struct Moves {
     pub(super) lines: [u8; 64],
     pub(super) rank: [u8; 64],
     pub(super) count: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::solve;
+    use crate::game::Board;
+    use crate::solver::{SolveOptions, State};
+
+    /// Every move of an opening class is worth what the move kept is worth (in a chain of two,
+    /// no more), by the retrograde's values of 3x4 positions drawn at random.
+    #[test]
+    fn every_move_of_an_opening_class_is_worth_no_more_than_the_one_kept() {
+        let board: Board = "3x4".parse().unwrap();
+        let root = Position::empty(board);
+        let sol = solve(root, SolveOptions { threads: 2, keep_all: true, ..Default::default() }).unwrap();
+        let space = Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).unwrap();
+        let rules = Rules::new(root, &space);
+        let value = |s: u64| {
+            let drawn = space.position_of(State(s)).drawn;
+            if drawn == board.full() { 0 } else { sol.value_of(sol.space.state_of(drawn)).unwrap() as i32 }
+        };
+        // xorshift: a fixed sequence of states.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Classes met: [one box, two boxes, a longer chain, a loop].
+        let mut met = [0usize; 4];
+        for round in 0..240_000 {
+            let (a, b, c) = (next(), next(), next());
+            // Half, five eighths or three quarters of the lines drawn.
+            let s = rules.full & [a, (a & b) | c, a | b][round % 3];
+            // The classes stand only where nothing is capturable.
+            if rules.capture_lines(s) != 0 {
+                continue;
+            }
+            for i in (0..64).filter(|&i| (rules.full & !s) >> i & 1 == 1) {
+                if rules.completes(s, i) > 0 || rules.gives(s, i) == 0 {
+                    continue;
+                }
+                let Some((class, keep)) = rules.opening_class(s, i) else { continue };
+                let worth = |j: usize| -value(s | 1 << j);
+                let members = (0..64).filter(|&j| class >> j & 1 == 1);
+                if keep == NO_LINE {
+                    let two_sided = |b: u8| b != NO_BOX && (rules.box_sides[b as usize] & !s).count_ones() == 2;
+                    let is_loop = members.clone().all(|j| rules.line_boxes[j].iter().all(|&b| two_sided(b)));
+                    let kind = match class.count_ones() {
+                        _ if is_loop => 3,
+                        2 => 0,
+                        _ => 2,
+                    };
+                    met[kind] += 1;
+                    for j in members {
+                        assert_eq!(
+                            worth(j),
+                            worth(i),
+                            "state {s:#x} ({}): line {j} against {i} of class {class:#x}",
+                            space.position_of(State(s)).to_line_string()
+                        );
+                    }
+                } else {
+                    met[1] += 1;
+                    for j in members {
+                        assert!(worth(j) <= worth(keep as usize), "state {s:#x}: line {j} against the middle {keep}");
+                    }
+                }
+            }
+        }
+        assert!(met.iter().all(|&n| n >= 20), "every kind of class met: {met:?}");
+    }
 }
