@@ -232,21 +232,43 @@ impl Rules {
 
     /// The moves of `s`, ranked (the table's move `hint`, captures (`lines`, those that
     /// complete a box), moves that give no box, the rest), each rank in the centre-out order;
-    /// only the capture and decline of `either` where a chain leaves just those. Every open
-    /// line is a move: the table merges the lines of an interchangeable class.
+    /// only the capture and decline of `either` where a chain leaves just those; of lines that
+    /// lead to one canonical state or open one structure, one.
     #[inline]
     pub(super) fn ordered_moves(&self, s: u64, lines: u64, either: Option<(u8, u8)>, hint: u8) -> Moves {
-        let allowed = either.map_or(self.full & !s, |(take, decline)| 1u64 << take | 1u64 << decline);
+        let allowed = match either {
+            Some((take, decline)) => 1u64 << take | 1u64 << decline,
+            // Of an interchangeable class only the first undrawn line: the others lead to the
+            // same canonical state.
+            None => self.classes.iter().fold(self.full & !s, |allowed, (mask, _)| {
+                let open = mask & !s;
+                allowed & !(open & open.wrapping_sub(1))
+            }),
+        };
         let mut moves = Moves { lines: [0; 64], rank: [0; 64], count: 0 };
         // Lines left out as equivalent to (or never better than) another move kept.
-        let mut skip = 0u64;
-        let opening = |i: usize, skip: &mut u64| match self.opening_class(s, i) {
-            Some((class, keep)) if keep == NO_LINE || keep as usize == i => {
-                *skip |= class & !(1u64 << i);
-                true
+        let (mut skip, mut plain) = (0u64, 0u64);
+        // Whether line `i`, which gives a box, is kept; lines of its structure found to be left
+        // out go into `skip`, and those kept without a question into `plain`.
+        let mut opening = |i: usize, skip: &mut u64| {
+            if plain >> i & 1 == 1 {
+                return true;
             }
-            Some(_) => false,
-            None => true,
+            match self.opening_class(s, i) {
+                Opening::Other(walked) => {
+                    plain |= walked;
+                    true
+                }
+                Opening::Class(class, NO_LINE) => {
+                    *skip |= class & !(1u64 << i);
+                    true
+                }
+                Opening::Class(class, keep) => {
+                    *skip |= class & !(1u64 << keep);
+                    plain |= 1u64 << keep;
+                    keep as usize == i
+                }
+            }
         };
         // The table's move stands for its structure, where it opens one.
         let classes = either.is_none() && lines == 0;
@@ -287,9 +309,9 @@ impl Rules {
     /// every box, or all but two (four in a loop) and hand the rest back), nor the position
     /// after either (Berlekamp; Allcock); in a chain of two, the line between the boxes (the
     /// hard-hearted handout) is never worse than an end (the half-hearted one), which adds the
-    /// opponent's choice to decline both boxes. None where `i` opens no such structure.
+    /// opponent's choice to decline both boxes.
     #[inline]
-    pub(super) fn opening_class(&self, s: u64, i: usize) -> Option<(u64, u8)> {
+    pub(super) fn opening_class(&self, s: u64, i: usize) -> Opening {
         let open = self.full & !s;
         let undrawn = |b: u8| if b == NO_BOX { 0 } else { (self.box_sides[b as usize] & open).count_ones() };
         let mut lines = 1u64 << i;
@@ -302,7 +324,7 @@ impl Rules {
                 let out = (self.box_sides[b as usize] & open & !(1u64 << came)).trailing_zeros() as usize;
                 if out == i {
                     // Back to the move's own line: a loop.
-                    return Some((lines, NO_LINE));
+                    return Opening::Class(lines, NO_LINE);
                 }
                 lines |= 1 << out;
                 let [p, q] = self.line_boxes[out];
@@ -313,13 +335,13 @@ impl Rules {
         let [(e0, l0), (e1, l1)] = ends;
         let end_ok = |e: u8| e == NO_BOX || undrawn(e) >= 3;
         if boxes == 0 || !end_ok(e0) || !end_ok(e1) || (e0 == e1 && e0 != NO_BOX && undrawn(e0) < 4) {
-            return None;
+            return Opening::Other(lines);
         }
         if boxes == 2 {
             let middle = lines & !(1u64 << l0) & !(1u64 << l1);
-            return Some((lines, middle.trailing_zeros() as u8));
+            return Opening::Class(lines, middle.trailing_zeros() as u8);
         }
-        Some((lines, NO_LINE))
+        Opening::Class(lines, NO_LINE)
     }
 
     /// The stored representative of `s`: classes normalised, then the least symmetric image.
@@ -346,6 +368,15 @@ impl Rules {
 fn last_side(sides: u64, s: u64) -> u64 {
     let u = sides & !s;
     if u & u.wrapping_sub(1) == 0 { u } else { 0 }
+}
+
+/// What a move that gives a box opens (see [`Rules::opening_class`]).
+pub(super) enum Opening {
+    /// A structure: its lines, and the one worth searching (`NO_LINE`: any).
+    Class(u64, u8),
+    /// Something else: the lines of the boxes of two undrawn sides walked from the move, each
+    /// of which opens the same thing.
+    Other(u64),
 }
 
 /// What a node's captures say (see [`Rules::forced_capture`]).
@@ -413,7 +444,7 @@ mod tests {
                 if rules.completes(s, i) > 0 || rules.gives(s, i) == 0 {
                     continue;
                 }
-                let Some((class, keep)) = rules.opening_class(s, i) else { continue };
+                let Opening::Class(class, keep) = rules.opening_class(s, i) else { continue };
                 let worth = |j: usize| -value(s | 1 << j);
                 let members = (0..64).filter(|&j| class >> j & 1 == 1);
                 if keep == NO_LINE {
