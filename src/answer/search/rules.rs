@@ -245,28 +245,28 @@ impl Rules {
                 allowed & !(open & open.wrapping_sub(1))
             }),
         };
-        let mut moves = Moves { lines: [0; 64], rank: [0; 64], count: 0 };
+        let mut moves = Moves { lines: [0; 64], rank: [0; 64], opens: [None; 64], count: 0 };
         // Lines left out as equivalent to (or never better than) another move kept.
         let (mut skip, mut plain) = (0u64, 0u64);
-        // Whether line `i`, which gives a box, is kept; lines of its structure found to be left
-        // out go into `skip`, and those kept without a question into `plain`.
+        // Whether line `i`, which gives a box, is kept (None: not), and the structure it opens
+        // where it stands for one; lines of the structure left out go into `skip`, and those
+        // that open nothing of the kind into `plain`.
         let mut opening = |i: usize, skip: &mut u64| {
             if plain >> i & 1 == 1 {
-                return true;
+                return Some(None);
             }
             match self.opening_class(s, i) {
                 Opening::Other(walked) => {
                     plain |= walked;
-                    true
+                    Some(None)
                 }
-                Opening::Class(class, NO_LINE) => {
-                    *skip |= class & !(1u64 << i);
-                    true
+                Opening::Class(st) if st.keep == NO_LINE || st.keep as usize == i => {
+                    *skip |= st.lines & !(1u64 << i);
+                    Some(Some(st))
                 }
-                Opening::Class(class, keep) => {
-                    *skip |= class & !(1u64 << keep);
-                    plain |= 1u64 << keep;
-                    keep as usize == i
+                Opening::Class(st) => {
+                    *skip |= st.lines & !(1u64 << st.keep);
+                    None
                 }
             }
         };
@@ -277,25 +277,29 @@ impl Rules {
             && allowed >> hint & 1 == 1
             && lines >> hint & 1 == 0
             && self.gives(s, hint as usize) > 0;
-        if hint_opens {
-            opening(hint as usize, &mut skip);
-        }
+        let hint_structure = if hint_opens { opening(hint as usize, &mut skip).flatten() } else { None };
         for &i in &self.order {
             let i = i as usize;
             if (allowed & !skip) >> i & 1 == 0 {
                 continue;
             }
-            let rank = if lines >> i & 1 == 1 {
-                1
+            let (rank, opens) = if lines >> i & 1 == 1 {
+                (1, None)
             } else if self.gives(s, i) == 0 {
-                2
-            } else if classes && !(hint_opens && i == hint as usize) && !opening(i, &mut skip) {
-                continue;
+                (2, None)
+            } else if !classes {
+                (3, None)
+            } else if hint_opens && i == hint as usize {
+                (3, hint_structure)
             } else {
-                3
+                match opening(i, &mut skip) {
+                    None => continue,
+                    Some(opens) => (3, opens),
+                }
             };
             moves.lines[moves.count] = i as u8;
             moves.rank[moves.count] = if i as u8 == hint { 0 } else { rank };
+            moves.opens[moves.count] = opens;
             moves.count += 1;
         }
         moves
@@ -324,7 +328,7 @@ impl Rules {
                 let out = (self.box_sides[b as usize] & open & !(1u64 << came)).trailing_zeros() as usize;
                 if out == i {
                     // Back to the move's own line: a loop.
-                    return Opening::Class(lines, NO_LINE);
+                    return Opening::Class(Structure { lines, keep: NO_LINE, boxes, hand_back: 8 });
                 }
                 lines |= 1 << out;
                 let [p, q] = self.line_boxes[out];
@@ -337,11 +341,12 @@ impl Rules {
         if boxes == 0 || !end_ok(e0) || !end_ok(e1) || (e0 == e1 && e0 != NO_BOX && undrawn(e0) < 4) {
             return Opening::Other(lines);
         }
-        if boxes == 2 {
-            let middle = lines & !(1u64 << l0) & !(1u64 << l1);
-            return Opening::Class(lines, middle.trailing_zeros() as u8);
-        }
-        Opening::Class(lines, NO_LINE)
+        let (keep, hand_back) = match boxes {
+            1 => (NO_LINE, 0),
+            2 => ((lines & !(1u64 << l0) & !(1u64 << l1)).trailing_zeros() as u8, 0),
+            _ => (NO_LINE, 4),
+        };
+        Opening::Class(Structure { lines, keep, boxes, hand_back })
     }
 
     /// The stored representative of `s`: classes normalised, then the least symmetric image.
@@ -372,11 +377,38 @@ fn last_side(sides: u64, s: u64) -> u64 {
 
 /// What a move that gives a box opens (see [`Rules::opening_class`]).
 pub(super) enum Opening {
-    /// A structure: its lines, and the one worth searching (`NO_LINE`: any).
-    Class(u64, u8),
+    /// A chain or a loop, every line of which opens it alike.
+    Class(Structure),
     /// Something else: the lines of the boxes of two undrawn sides walked from the move, each
     /// of which opens the same thing.
     Other(u64),
+}
+
+/// A chain or a loop of boxes of two undrawn sides each, opened by a move: once opened, the
+/// opponent takes every box, or (a chain of 3 or more, a loop) all but two (four) and hands
+/// those back, and then the same position follows, every line of it drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Structure {
+    /// Its lines.
+    pub(super) lines: u64,
+    /// The one line worth drawing to open it (`NO_LINE`: any): a chain of two's middle line.
+    pub(super) keep: u8,
+    /// Its boxes.
+    pub(super) boxes: i32,
+    /// What declining costs the opponent: the boxes handed back, twice (0: the opponent takes
+    /// every box, a chain of one or two; 4: a longer chain; 8: a loop).
+    pub(super) hand_back: i32,
+}
+
+impl Structure {
+    /// What opening it is worth to its opener, given `v`, the value of the position after it
+    /// (every line drawn) for the player to move there: the opponent takes every box and
+    /// moves there (k + v), or takes all but the handout and leaves the opener to move after
+    /// taking it (k - hand_back - v).
+    pub(super) fn worth(&self, v: i32) -> i32 {
+        let take = self.boxes + v;
+        if self.hand_back == 0 { -take } else { -take.max(self.boxes - self.hand_back - v) }
+    }
 }
 
 /// What a node's captures say (see [`Rules::forced_capture`]).
@@ -395,10 +427,12 @@ pub(super) enum Capture {
 }
 
 /// A node's moves in the order they are tried: each line with its rank (0 the table's move,
-/// 1 captures, 2 moves that give no box, 3 the rest).
+/// 1 captures, 2 moves that give no box, 3 the rest) and the structure it opens, if it stands
+/// for one.
 pub(super) struct Moves {
     pub(super) lines: [u8; 64],
     pub(super) rank: [u8; 64],
+    pub(super) opens: [Option<Structure>; 64],
     pub(super) count: usize,
 }
 
@@ -444,7 +478,11 @@ mod tests {
                 if rules.completes(s, i) > 0 || rules.gives(s, i) == 0 {
                     continue;
                 }
-                let Opening::Class(class, keep) = rules.opening_class(s, i) else { continue };
+                let Opening::Class(st) = rules.opening_class(s, i) else { continue };
+                let (class, keep) = (st.lines, st.keep);
+                if keep == NO_LINE || keep as usize == i {
+                    assert_eq!(-value(s | 1 << i), st.worth(value(s | class)), "state {s:#x}: {st:?} opened by {i}");
+                }
                 let worth = |j: usize| -value(s | 1 << j);
                 let members = (0..64).filter(|&j| class >> j & 1 == 1);
                 if keep == NO_LINE {

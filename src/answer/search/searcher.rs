@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, Moves, Rules};
+use super::rules::{Capture, Moves, Rules, Structure};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -335,7 +335,9 @@ impl Searcher<'_> {
                 let n = r.completes(s, i);
                 let t = s | 1 << i;
                 let after = r.capture_lines_after(lines, t, 1 << i);
-                let v = if n > 0 {
+                let v = if let Some(st) = moves.opens[j] {
+                    self.opened(s, lines, st, alpha, beta)
+                } else if n > 0 {
                     n + self.node(t, after, alpha - n, beta - n)
                 } else {
                     -self.node(t, after, -beta, -alpha)
@@ -354,6 +356,51 @@ impl Searcher<'_> {
             }
         }
         (best, best_move)
+    }
+}
+
+impl Searcher<'_> {
+    /// What opening `st` from `s` (whose lines that complete a box are `lines`) is worth, in
+    /// the window (alpha, beta), fail-soft: found from the position after it with every line of
+    /// it drawn (see [`Structure::worth`]), not from the opponent's captures a box at a time.
+    /// A chain or loop the opponent may decline is worth at most hand_back / 2 - k (the value
+    /// after it -hand_back / 2); else the two tests the window asks (is the value after it above
+    /// the bound where taking every box reaches beta, and below the one where declining does?)
+    /// or, in a wider window, one search of it in the window between those bounds.
+    fn opened(&mut self, s: u64, lines: u64, st: Structure, alpha: i32, beta: i32) -> i32 {
+        let r = self.rules;
+        let q = s | st.lines;
+        let after = r.capture_lines_after(lines, q, st.lines);
+        let (k, h) = (st.boxes, st.hand_back);
+        if h == 0 {
+            return -(k + self.node(q, after, -beta - k, -alpha - k));
+        }
+        let top = h / 2 - k;
+        if top <= alpha {
+            return top;
+        }
+        // The opening is worth more than alpha iff the value after it lies in (lo, hi).
+        let (lo, hi) = (alpha + k - h, -k - alpha);
+        if beta - alpha > 1 {
+            let w = self.node(q, after, lo, hi);
+            return if w <= lo {
+                w + h - k
+            } else if w >= hi {
+                -k - w
+            } else {
+                st.worth(w)
+            };
+        }
+        let high = self.node(q, after, hi - 1, hi);
+        if high >= hi || self.aborted {
+            return -k - high;
+        }
+        let low = self.node(q, after, lo, lo + 1);
+        if low <= lo {
+            return low + h - k;
+        }
+        // Both tests passed: the value after it lies in [low, high], within (lo, hi).
+        (-k - high).min(low + h - k)
     }
 }
 
