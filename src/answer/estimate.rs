@@ -24,14 +24,20 @@ const SEARCH_FIT: (f64, f64, f64) = (0.4137, 0.2748, 0.3186);
 /// Nanoseconds a search spends on a position of [`SEARCH_FIT`]'s count on one thread of the
 /// machine the built-in cost model was measured on: 150 when fitted; the search's captures found
 /// from the parent's, its table on huge pages and its chains taken in one step made it 1.4x
-/// (the empty 4x4) to 2x (5x5 at 44 undrawn lines) faster on 2026-11-26.
-const SEARCH_NS_PER_POSITION: f64 = 100.0;
+/// (the empty 4x4) to 2x (5x5 at 44 undrawn lines) faster on 2026-11-26, and the openings of
+/// chains and loops valued from the position after them 2.2-2.5x faster again the same day
+/// (every move valued on the 4x4 and 5x5 positions of docs/search-notes.md, visiting a fifth
+/// to a quarter of the positions).
+const SEARCH_NS_PER_POSITION: f64 = 45.0;
 
 /// Nanoseconds to zero a byte of the search's table (on the built-in model's machine).
 pub(crate) const TABLE_NS_PER_BYTE: f64 = 0.56;
 
-/// How much cheaper than the retrograde the search must be priced to be chosen.
-pub(crate) const SEARCH_MARGIN: f64 = 2.0;
+/// How much cheaper than the retrograde the search must be priced to be chosen: 2 until the
+/// search valued openings from the position after them; it then took 2x6 positions of 27 and
+/// 24 undrawn lines in 0.27 and 0.024 s against the retrograde's 0.40 and 0.055 s, priced 1.6x
+/// and more cheaper (`tests/data/answer/auto-cases.csv`).
+pub(crate) const SEARCH_MARGIN: f64 = 1.5;
 
 /// The search's speed-up on `threads` threads over one. Root splitting gives about 1.8 on two
 /// (this project's 2-core machine, 3x5 and 4x4), then about a quarter more for each doubling:
@@ -46,10 +52,13 @@ fn search_speedup(threads: usize) -> f64 {
 /// Fewest bytes the default table gets: small searches need little, and zeroing is cheap.
 const MIN_DEFAULT_TABLE: u64 = 4 << 20;
 
-/// Table entries the default table holds for each position the search is expected to visit:
-/// far fewer positions are stored than visited, and a table larger than needed is slower
-/// (zeroing it, and probes missing the processor's caches and page tables).
-const ENTRIES_PER_POSITION: f64 = 0.125;
+/// Table entries the default table holds for each position [`SEARCH_FIT`] counts: far fewer
+/// positions are stored than visited, and a table larger than needed is slower (zeroing it,
+/// and probes missing the processor's caches and page tables). An eighth of an entry when the
+/// search visited the fit's count; it now visits a fifth to a quarter of it: a 5x5 position of
+/// 44 undrawn lines searched 93 M positions with a 512 MiB table and 94 M with 4 GiB, in 12.8 s
+/// against 17.6 s (docs/search-notes.md).
+const ENTRIES_PER_POSITION: f64 = 0.03125;
 
 /// Share of the memory available that the default table may take.
 const TABLE_SHARE_OF_MEMORY: u64 = 4;

@@ -1,8 +1,8 @@
 //! The `auto` engine answers with the engine the cost model prices cheapest, and on the
 //! positions of `tests/data/answer/auto-cases.csv` that is the engine measured fastest there
-//! (3x4 and 2x6 by the retrograde, 4x4 and 5x5 positions of 24 to 36 undrawn lines by the
-//! search; `dab bench --suite search --retrograde --search-cases tests/data/answer/auto-cases.csv`
-//! measures it, on 2 threads).
+//! (3x4 and 2x6 by the retrograde from 28 undrawn lines up and by the search below, 4x4 and
+//! 5x5 positions of 24 to 36 undrawn lines by the search; `dab bench --suite search --retrograde
+//! --search-cases tests/data/answer/auto-cases.csv --sweep 2` measures it).
 
 use crate::common;
 
@@ -42,9 +42,12 @@ fn auto_picks_the_engine_the_model_prices_cheapest_and_that_is_the_measured_fast
 fn a_hint_answers_with_the_cheapest_engine() {
     let cases = cases();
     // The quickest of each kind: a 3x4 position the retrograde takes, a 5x5 one the search takes.
-    for (board, want) in [("3x4", "solved"), ("5x5", "search")] {
-        let (pos, _) =
-            cases.iter().filter(|(p, _)| p.board.to_string() == board).min_by_key(|(p, _)| p.undrawn().len()).unwrap();
+    for (board, engine, want) in [("3x4", Answerer::Partition, "solved"), ("5x5", Answerer::Search, "search")] {
+        let (pos, _) = cases
+            .iter()
+            .filter(|(p, fastest)| p.board.to_string() == board && *fastest == engine)
+            .min_by_key(|(p, _)| p.undrawn().len())
+            .unwrap();
         let a = common::json_out(&["hint", board, "--lines", &pos.to_line_string(), "--json"], None);
         assert_eq!(a["source"], want, "{a}");
     }

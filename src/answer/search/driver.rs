@@ -22,7 +22,10 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     if free > MAX_FREE_LINES {
         return Err(SearchError::TooLarge(free));
     }
-    let table = Table::new(opts.tt_bytes)?;
+    let threads = opts.threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    // Zeroed by the search's threads.
+    let table = pool.install(|| Table::new(opts.tt_bytes))?;
     if free == 0 {
         return Ok(SearchOutcome {
             value: 0,
@@ -48,12 +51,11 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         counters: &counters,
         theorems: rules.theorems && opts.theorems,
         leaf_lines: opts.leaf_lines.min(MAX_LEAF_LINES) as u32,
-        threads: opts.threads.max(1),
+        threads,
         book: book.as_ref(),
         deadline: opts.deadline,
         stop: opts.stop,
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(shared.threads).build().expect("a thread pool");
     let done = AtomicBool::new(false);
     let (value, values, best) = std::thread::scope(|scope| {
         if let Some(progress) = opts.progress {
