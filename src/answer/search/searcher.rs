@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, Moves, Rules, Structure};
+use super::rules::{Capture, Moves, RANKS, Rules, Structure};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -192,7 +192,7 @@ impl Searcher<'_> {
         };
         let hint = self.table.get(r.canonical(0)).map_or(u8::MAX, |(_, _, best)| best);
         let moves = r.ordered_moves(0, lines, either, hint);
-        for want in 0..4 {
+        for want in 0..RANKS {
             for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
                 let i = moves.lines[j] as usize;
                 let n = r.completes(0, i);
@@ -324,8 +324,8 @@ impl Searcher<'_> {
         let mut best_move = u8::MAX;
         let reverse = s == 0 && self.shift > 0;
         let spread = if reverse { (self.shift - 1) * count / self.threads.saturating_sub(1).max(1) } else { 0 };
-        for want in 0..4 {
-            let want = if reverse { 3 - want } else { want };
+        for want in 0..RANKS {
+            let want = if reverse { RANKS - 1 - want } else { want };
             for j in 0..count {
                 let j = if reverse { (2 * count - 1 - j - spread) % count } else { j };
                 if moves.rank[j] != want {
