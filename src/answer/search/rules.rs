@@ -20,8 +20,9 @@ pub(super) struct Rules {
     /// Classes of interchangeable lines (border lines of one box), as (mask, prefix masks by
     /// lines drawn): a state keeps a class's drawn lines as its prefix.
     pub(super) classes: Vec<(u64, Vec<u64>)>,
-    /// For each symmetry fixing the root (identity excluded): the image
-    /// of `bits` in byte `byte` of a state, so that a state's image is eight lookups.
+    /// For each symmetry fixing the root (identity excluded), each class's lines sent in order
+    /// onto its image's: the image of `bits` in byte `byte` of a state, so that a state's image
+    /// is a lookup per byte.
     pub(super) sym: Vec<BitMap>,
     /// Order in which moves are tried among equals: from the middle of the board outwards.
     pub(super) order: Vec<u8>,
@@ -77,8 +78,24 @@ impl Rules {
                 prefixes.push(last | 1 << i);
             }
         }
-        let sym =
-            space.syms.iter().map(|perm| BitMap::new(&(0..k).map(|i| 1u64 << perm[i]).collect::<Vec<_>>())).collect();
+        let sym = space
+            .syms
+            .iter()
+            .map(|perm| {
+                let mut images: Vec<u64> = (0..k).map(|i| 1u64 << perm[i]).collect();
+                // A class's lines sent in order onto its image's (the symmetry followed by a swap
+                // of interchangeable lines, which keeps the value): the image of a normalised
+                // state is then normalised.
+                for (mask, _) in &classes {
+                    let mut image = (0..k).filter(|&i| mask >> i & 1 == 1).fold(0u64, |m, i| m | images[i]);
+                    for i in (0..k).filter(|&i| mask >> i & 1 == 1) {
+                        images[i] = image & image.wrapping_neg();
+                        image &= image - 1;
+                    }
+                }
+                BitMap::new(&images)
+            })
+            .collect();
         let board = root.board;
         let (cy, cx) = (board.rows() as i32, board.cols() as i32);
         let mut order: Vec<u8> = (0..k as u8).collect();
@@ -359,21 +376,14 @@ impl Rules {
         Opening::Class(Structure { lines, keep, boxes, hand_back })
     }
 
-    /// The stored representative of `s`: classes normalised, then the least symmetric image.
+    /// The stored representative of `s`: classes normalised, then the least symmetric image
+    /// (each [`Rules::sym`] keeps a normalised state normalised).
     pub(super) fn canonical(&self, s: u64) -> u64 {
         let mut s = s;
         for (mask, prefixes) in &self.classes {
             s = (s & !mask) | prefixes[(s & mask).count_ones() as usize];
         }
-        let mut best = s;
-        for t in &self.sym {
-            let mut image = t.apply(s);
-            for (mask, prefixes) in &self.classes {
-                image = (image & !mask) | prefixes[(image & mask).count_ones() as usize];
-            }
-            best = best.min(image);
-        }
-        best
+        self.sym.iter().fold(s, |best, t| best.min(t.apply(s)))
     }
 }
 
@@ -455,6 +465,42 @@ mod tests {
     use crate::exec::solve;
     use crate::game::Board;
     use crate::solver::{SolveOptions, State};
+
+    /// The canonical state of a state and of each of its symmetric images is one, and has the
+    /// state's value: random states of the empty 3x4 and 4x4, each image by the plain permutation.
+    #[test]
+    fn a_state_and_its_images_share_one_canonical_state_of_their_value() {
+        for b in ["3x4", "4x4"] {
+            let board: Board = b.parse().unwrap();
+            let root = Position::empty(board);
+            let space = Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).unwrap();
+            let rules = Rules::new(root, &space);
+            assert_eq!(rules.sym.len(), if b == "4x4" { 7 } else { 3 });
+            assert_eq!(rules.classes.len(), 4, "the corner boxes' border lines");
+            let sol = (b == "3x4")
+                .then(|| solve(root, SolveOptions { threads: 2, keep_all: true, ..Default::default() }).unwrap());
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..20_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let s = x & rules.full;
+                let c = rules.canonical(s);
+                for perm in &space.syms {
+                    // The plain image: each line to its image, no class normalised.
+                    let image = (0..64).filter(|&i| s >> i & 1 == 1).fold(0u64, |m, i| m | 1 << perm[i]);
+                    assert_eq!(rules.canonical(image), c, "{b}: state {s:#x}, image {image:#x}");
+                }
+                if let Some(sol) = &sol {
+                    let value = |t: u64| {
+                        let drawn = space.position_of(State(t)).drawn;
+                        (drawn != board.full()).then(|| sol.value_of(sol.space.state_of(drawn)).unwrap())
+                    };
+                    assert_eq!(value(c), value(s), "{b}: state {s:#x}, canonical {c:#x}");
+                }
+            }
+        }
+    }
 
     /// Every move of an opening class is worth what the move kept is worth (in a chain of two,
     /// no more), by the retrograde's values of 3x4 positions drawn at random.
