@@ -5,7 +5,8 @@
 //! ones (lines that complete no box and give none a third side: the search's tree grows with
 //! the moves before the chains), at a time per position scaled to the cost model's machine, plus
 //! zeroing its table. A store's book and the endgame theorems answer at once where they apply,
-//! so they are tried first. The fit and the figures it came from are in docs/search-notes.md.
+//! so they are tried first. The measurements behind the price and the table's size since the
+//! fit are in docs/search-notes.md (the fit's 17 positions themselves were not recorded).
 
 use crate::game::Position;
 use crate::plan::SolveEstimate;
