@@ -288,15 +288,10 @@ impl Rules {
                 }
             }
         };
-        // The table's move stands for its structure, where it opens one.
         let classes = either.is_none() && lines == 0;
-        let hint_opens = classes
-            && (hint as usize) < 64
-            && allowed >> hint & 1 == 1
-            && lines >> hint & 1 == 0
-            && self.gives(s, hint as usize) > 0;
-        let hint_structure = if hint_opens { opening(hint as usize, &mut skip).flatten() } else { None };
-        for &i in &self.order {
+        // The table's move first, so that it stands for its structure where it opens one.
+        let hint_first = std::iter::once(hint).filter(|&h| (h as usize) < 64);
+        for i in hint_first.chain(self.order.iter().copied().filter(|&i| i != hint)) {
             let i = i as usize;
             if (allowed & !skip) >> i & 1 == 0 {
                 continue;
@@ -307,8 +302,6 @@ impl Rules {
                 (2, None)
             } else if !classes {
                 (5, None)
-            } else if hint_opens && i == hint as usize {
-                (0, hint_structure)
             } else {
                 match opening(i, &mut skip) {
                     None => continue,
@@ -464,27 +457,37 @@ mod tests {
     use super::*;
     use crate::exec::solve;
     use crate::game::Board;
-    use crate::solver::{SolveOptions, State};
+    use crate::solver::{Solution, SolveOptions, State};
+    use crate::support::SplitMix64;
+
+    /// The search's rules of the empty `board`, its space, and the board solved (None: not).
+    fn empty(board: &str, solved: bool) -> (Board, Space, Rules, Option<Solution>) {
+        let board: Board = board.parse().unwrap();
+        let root = Position::empty(board);
+        let space = Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).unwrap();
+        let rules = Rules::new(root, &space);
+        let sol =
+            solved.then(|| solve(root, SolveOptions { threads: 2, keep_all: true, ..Default::default() }).unwrap());
+        (board, space, rules, sol)
+    }
+
+    /// The retrograde's value of the search's state `s` (0 on the full board).
+    fn value(board: Board, space: &Space, sol: &Solution, s: u64) -> i32 {
+        let drawn = space.position_of(State(s)).drawn;
+        if drawn == board.full() { 0 } else { sol.value_of(sol.space.state_of(drawn)).unwrap() as i32 }
+    }
 
     /// The canonical state of a state and of each of its symmetric images is one, and has the
     /// state's value: random states of the empty 3x4 and 4x4, each image by the plain permutation.
     #[test]
     fn a_state_and_its_images_share_one_canonical_state_of_their_value() {
         for b in ["3x4", "4x4"] {
-            let board: Board = b.parse().unwrap();
-            let root = Position::empty(board);
-            let space = Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).unwrap();
-            let rules = Rules::new(root, &space);
+            let (board, space, rules, sol) = empty(b, b == "3x4");
             assert_eq!(rules.sym.len(), if b == "4x4" { 7 } else { 3 });
             assert_eq!(rules.classes.len(), 4, "the corner boxes' border lines");
-            let sol = (b == "3x4")
-                .then(|| solve(root, SolveOptions { threads: 2, keep_all: true, ..Default::default() }).unwrap());
-            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            let mut rng = SplitMix64(1);
             for _ in 0..20_000 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let s = x & rules.full;
+                let s = rng.next_u64() & rules.full;
                 let c = rules.canonical(s);
                 for perm in &space.syms {
                     // The plain image: each line to its image, no class normalised.
@@ -492,11 +495,11 @@ mod tests {
                     assert_eq!(rules.canonical(image), c, "{b}: state {s:#x}, image {image:#x}");
                 }
                 if let Some(sol) = &sol {
-                    let value = |t: u64| {
-                        let drawn = space.position_of(State(t)).drawn;
-                        (drawn != board.full()).then(|| sol.value_of(sol.space.state_of(drawn)).unwrap())
-                    };
-                    assert_eq!(value(c), value(s), "{b}: state {s:#x}, canonical {c:#x}");
+                    assert_eq!(
+                        value(board, &space, sol, c),
+                        value(board, &space, sol, s),
+                        "{b}: state {s:#x}, canonical {c:#x}"
+                    );
                 }
             }
         }
@@ -506,27 +509,14 @@ mod tests {
     /// no more), by the retrograde's values of 3x4 positions drawn at random.
     #[test]
     fn every_move_of_an_opening_class_is_worth_no_more_than_the_one_kept() {
-        let board: Board = "3x4".parse().unwrap();
-        let root = Position::empty(board);
-        let sol = solve(root, SolveOptions { threads: 2, keep_all: true, ..Default::default() }).unwrap();
-        let space = Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).unwrap();
-        let rules = Rules::new(root, &space);
-        let value = |s: u64| {
-            let drawn = space.position_of(State(s)).drawn;
-            if drawn == board.full() { 0 } else { sol.value_of(sol.space.state_of(drawn)).unwrap() as i32 }
-        };
-        // xorshift: a fixed sequence of states.
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let (board, space, rules, sol) = empty("3x4", true);
+        let sol = sol.unwrap();
+        let value = |s: u64| value(board, &space, &sol, s);
+        let mut rng = SplitMix64(2);
         // Classes met: [one box, two boxes, a longer chain, a loop].
         let mut met = [0usize; 4];
         for round in 0..240_000 {
-            let (a, b, c) = (next(), next(), next());
+            let (a, b, c) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
             // Half, five eighths or three quarters of the lines drawn.
             let s = rules.full & [a, (a & b) | c, a | b][round % 3];
             // The classes stand only where nothing is capturable.

@@ -360,9 +360,7 @@ impl Searcher<'_> {
         }
         (best, best_move)
     }
-}
 
-impl Searcher<'_> {
     /// What opening `st` from `s` (whose lines that complete a box are `lines`) is worth in the
     /// null window (alpha, alpha + 1), fail-soft: found from Q, the position after it with every
     /// line of it drawn (see [`Structure::worth`]), not from the opponent's captures a box at a
