@@ -62,12 +62,14 @@ fn random_positions_of_3x3_2x5_and_3x4_match_the_retrograde() {
             for threads in [1, 2] {
                 let pos = random_position(board(b), free, &mut rng);
                 check(&sol, pos, SearchOptions { tt_bytes: 16 << 20, threads, ..Default::default() });
-                // The value alone, and with the retrograde's leaves.
+                // The value alone, with the retrograde's leaves, every position looking its
+                // children up first (enhanced transposition cutoffs).
                 let alone = SearchOptions {
                     tt_bytes: 16 << 20,
                     threads,
                     move_values: false,
                     leaf_lines: 10,
+                    etc_lines: 0,
                     ..Default::default()
                 };
                 check(&sol, pos, alone);
@@ -86,9 +88,11 @@ fn late_positions_full_of_chains_and_captures_match_the_retrograde() {
         let sol = solved(b);
         for i in 0..300 {
             let pos = random_position(board(b), 6 + i % 11, &mut rng);
-            // By turns: as shipped, without the theorems' leaves, with retrograde leaves.
-            let (theorems, leaf_lines) = [(true, 0), (false, 0), (true, 8)][i % 3];
-            let opts = SearchOptions { tt_bytes: 1 << 16, threads: 1, theorems, leaf_lines, ..Default::default() };
+            // By turns: as shipped, without the theorems' leaves, with retrograde leaves, with
+            // every position looking its children up first.
+            let (theorems, leaf_lines, etc_lines) = [(true, 0, 24), (false, 0, 24), (true, 8, 24), (true, 0, 0)][i % 4];
+            let opts =
+                SearchOptions { tt_bytes: 1 << 16, threads: 1, theorems, leaf_lines, etc_lines, ..Default::default() };
             check(&sol, pos, opts);
         }
     }

@@ -51,6 +51,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         counters: &counters,
         theorems: rules.theorems && opts.theorems,
         leaf_lines: opts.leaf_lines.min(MAX_LEAF_LINES) as u32,
+        etc_lines: opts.etc_lines,
         threads,
         book: book.as_ref(),
         deadline: opts.deadline,

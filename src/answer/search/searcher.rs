@@ -16,6 +16,7 @@ pub(super) struct Shared<'a> {
     pub(super) counters: &'a Counters,
     pub(super) theorems: bool,
     pub(super) leaf_lines: u32,
+    pub(super) etc_lines: u32,
     pub(super) threads: usize,
     pub(super) book: Option<&'a BookLeaves<'a>>,
     /// When the search gives up (None: never).
@@ -45,6 +46,8 @@ pub(super) struct Searcher<'a> {
     threads: usize,
     /// Positions of at most this many undrawn lines are valued by the retrograde leaf.
     leaf_lines: u32,
+    /// Positions of at least this many undrawn lines try [`Searcher::etc`].
+    etc_lines: u32,
     /// Positions this thread has searched (never reset: subtree sizes are differences).
     total: u64,
     /// The store whose positions are leaves.
@@ -99,6 +102,7 @@ impl<'a> Searcher<'a> {
             theorems: shared.theorems,
             total: 0,
             leaf_lines: shared.leaf_lines,
+            etc_lines: shared.etc_lines,
             threads: shared.threads,
             book: shared.book,
             book_hits: 0,
@@ -244,6 +248,13 @@ impl Searcher<'_> {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, hint),
         };
+        if either.is_none()
+            && lines == 0
+            && let Some(v) = self.etc(s, beta)
+        {
+            self.table.put(key, v, INF, u8::MAX, 0);
+            return v;
+        }
         let before = self.total;
         let moves = r.ordered_moves(s, lines, either, hint);
         let (best, best_move) = self.best_of(s, lines, &moves, alpha, beta);
@@ -306,6 +317,33 @@ impl Searcher<'_> {
             return Probe::Value(v);
         }
         Probe::Window(alpha, beta, u8::MAX)
+    }
+
+    /// Enhanced transposition cutoff: a value of at least `beta` for `s` (nothing capturable)
+    /// where the table already refutes the reply to one of its moves that give no box, found
+    /// before any move is searched. Every such child's bucket is prefetched first, so that
+    /// their misses overlap; only where `etc_lines` lines or more are undrawn
+    /// ([`super::ETC_LINES`] by default), as below that the probes cost more than the subtrees
+    /// they spare.
+    fn etc(&mut self, s: u64, beta: i32) -> Option<i32> {
+        let r = self.rules;
+        let open = r.full & !s;
+        if open.count_ones() < self.etc_lines {
+            return None;
+        }
+        let mut keys = [0u64; 64];
+        let mut n = 0;
+        let mut each = open;
+        while each != 0 {
+            let i = each.trailing_zeros() as usize;
+            each &= each - 1;
+            if r.gives(s, i) == 0 {
+                keys[n] = r.canonical(s | 1 << i);
+                self.table.prefetch(keys[n]);
+                n += 1;
+            }
+        }
+        keys[..n].iter().find_map(|&k| self.table.get(k).map(|(_, hi, _)| -hi).filter(|&v| v >= beta))
     }
 
     /// The best of `moves` from `s` in the window (alpha, beta), searched rank by rank, and

@@ -87,6 +87,20 @@ impl Table {
         &self.buckets[((z ^ (z >> 31)) & self.mask) as usize].0
     }
 
+    /// Asks for `key`'s bucket to be brought near the processor, so that several probes'
+    /// misses overlap (a no-op off x86-64).
+    #[inline]
+    pub(super) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let b = self.bucket(key);
+            // SAFETY: a prefetch is a hint: it reads nothing the program sees and never faults,
+            // whatever the address; SSE, which has it, is in the x86-64 baseline. A plain load
+            // in its place searched 5x5 positions 1.1-1.3x slower (docs/search-notes.md).
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(b.as_ptr().cast::<i8>()) };
+        }
+    }
+
     pub(super) fn get(&self, key: u64) -> Option<(i32, i32, u8)> {
         let b = self.bucket(key);
         (0..WAYS).find_map(|e| {
