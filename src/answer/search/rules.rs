@@ -24,8 +24,11 @@ pub(super) struct Rules {
     /// onto its image's: the image of `bits` in byte `byte` of a state, so that a state's image
     /// is a lookup per byte.
     pub(super) sym: Vec<BitMap>,
-    /// Order in which moves are tried among equals: from the middle of the board outwards.
+    /// Order in which moves are tried among equals: from the middle of the board outwards
+    /// (`order[p]`: the line tried p-th).
     pub(super) order: Vec<u8>,
+    /// Lines to their places in `order`: bit i of a state to bit p where `order[p] == i`.
+    in_order: BitMap,
     /// Each box with an undrawn side at the root: its undrawn sides (bits of the state).
     pub(super) box_sides: Vec<u64>,
     /// For each line, the boxes (indices into `box_sides`) it borders; `NO_BOX` past the count.
@@ -105,6 +108,11 @@ impl Rules {
             (y - cy).abs() + (x - cx).abs()
         };
         order.sort_by_key(|&i| (dist(i), i));
+        let mut places = vec![0u64; k];
+        for (p, &i) in order.iter().enumerate() {
+            places[i as usize] = 1 << p;
+        }
+        let in_order = BitMap::new(&places);
         let mut live: Vec<usize> = free.iter().flat_map(|&l| board.line_boxes(l)).collect();
         live.sort_unstable();
         live.dedup();
@@ -124,7 +132,7 @@ impl Rules {
         }
         let border = (0..k).filter(|&i| line_boxes[i][1] == NO_BOX).fold(0u64, |m, i| m | 1 << i);
         let theorems = live.len() <= 64;
-        Rules { boxes, sides, full, classes, sym, order, box_sides, line_boxes, border, theorems }
+        Rules { boxes, sides, full, classes, sym, order, in_order, box_sides, line_boxes, border, theorems }
     }
 
     /// Boxes completed by drawing line `i` in state `s`.
@@ -139,6 +147,17 @@ impl Rules {
     pub(super) fn gives(&self, s: u64, i: usize) -> i32 {
         let lb = &self.boxes[i];
         lb.others[..lb.count as usize].iter().filter(|&&m| (m & !s).count_ones() == 1).count() as i32
+    }
+
+    /// The undrawn lines of `s` that give a box (draw the third side of one): the undrawn sides
+    /// of every box with exactly two, a pass over the boxes with no count of bits (this build
+    /// has no population-count instruction) rather than two counts per line.
+    #[inline]
+    pub(super) fn giving_lines(&self, s: u64) -> u64 {
+        self.box_sides.iter().fold(0, |bits, &sides| {
+            let u = sides & !s;
+            if two_bits(u) { bits | u } else { bits }
+        })
     }
 
     /// What the chain rules say of the capture by line `i` in `s`, which completes one box and
@@ -248,12 +267,12 @@ impl Rules {
     }
 
     /// The moves of `s`, ranked (the table's move `hint`, captures (`lines`, those that
-    /// complete a box), moves that give no box, openings of short chains, of long chains and
+    /// complete a box), moves that give no box (not in `giving`, [`Rules::giving_lines`]), openings of short chains, of long chains and
     /// loops, the rest), each rank in the centre-out order;
     /// only the capture and decline of `either` where a chain leaves just those; of lines that
     /// lead to one canonical state or open one structure, one.
     #[inline]
-    pub(super) fn ordered_moves(&self, s: u64, lines: u64, either: Option<(u8, u8)>, hint: u8) -> Moves {
+    pub(super) fn ordered_moves(&self, s: u64, lines: u64, giving: u64, either: Option<(u8, u8)>, hint: u8) -> Moves {
         let allowed = match either {
             Some((take, decline)) => 1u64 << take | 1u64 << decline,
             // Of an interchangeable class only the first undrawn line: the others lead to the
@@ -266,21 +285,24 @@ impl Rules {
         let mut moves = Moves { lines: [0; 64], rank: [0; 64], opens: [None; 64], count: 0 };
         // Lines left out as equivalent to (or never better than) another move kept.
         let (mut skip, mut plain) = (0u64, 0u64);
-        // Whether line `i`, which gives a box, is kept (None: not), and the structure it opens
-        // where it stands for one; lines of the structure left out go into `skip`, and those
+        let classes = either.is_none() && lines == 0;
+        // The rank of line `i`, which gives a box, and the structure it opens where it stands
+        // for one (None: not kept); lines of the structure left out go into `skip`, and those
         // that open nothing of the kind into `plain`.
         let mut opening = |i: usize, skip: &mut u64| {
-            if plain >> i & 1 == 1 {
-                return Some(None);
+            if !classes || plain >> i & 1 == 1 {
+                return Some((5, None));
             }
             match self.opening_class(s, i) {
                 Opening::Other(walked) => {
                     plain |= walked;
-                    Some(None)
+                    Some((5, None))
                 }
+                // A chain of one or two handed out before longer openings: 5-14 % fewer
+                // positions on 3x4, 4x4 and 5x5 (docs/search-notes.md).
                 Opening::Class(st) if st.keep == NO_LINE || st.keep as usize == i => {
                     *skip |= st.lines & !(1u64 << i);
-                    Some(Some(st))
+                    Some((if st.hand_back == 0 { 3 } else { 4 }, Some(st)))
                 }
                 Opening::Class(st) => {
                     *skip |= st.lines & !(1u64 << st.keep);
@@ -288,39 +310,35 @@ impl Rules {
                 }
             }
         };
-        let classes = either.is_none() && lines == 0;
         // The table's move first, so that it stands for its structure where it opens one.
-        let hint_first = std::iter::once(hint).filter(|&h| (h as usize) < 64);
-        for i in hint_first.chain(self.order.iter().copied().filter(|&i| i != hint)) {
-            let i = i as usize;
-            if (allowed & !skip) >> i & 1 == 0 {
-                continue;
+        let mut ahead = allowed;
+        if (hint as usize) < 64 && allowed >> hint & 1 == 1 {
+            let i = hint as usize;
+            ahead &= !(1u64 << i);
+            let kept =
+                if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, None)) } else { opening(i, &mut skip) };
+            if let Some((_, opens)) = kept {
+                moves.push(i, 0, opens);
             }
-            let (rank, opens) = if lines >> i & 1 == 1 {
-                (1, None)
-            } else if self.gives(s, i) == 0 {
-                (2, None)
-            } else if !classes {
-                (5, None)
-            } else {
-                match opening(i, &mut skip) {
-                    None => continue,
-                    // A chain of one or two handed out before longer openings: 5-14 % fewer
-                    // positions on 3x4, 4x4 and 5x5 (docs/search-notes.md).
-                    Some(opens) => (
-                        match opens {
-                            Some(st) if st.hand_back == 0 => 3,
-                            Some(_) => 4,
-                            None => 5,
-                        },
-                        opens,
-                    ),
-                }
-            };
-            moves.lines[moves.count] = i as u8;
-            moves.rank[moves.count] = if i as u8 == hint { 0 } else { rank };
-            moves.opens[moves.count] = opens;
-            moves.count += 1;
+        }
+        // Then by rank, each in the centre-out order: the lines as bits in that order, walked
+        // bit by bit (no branch on every drawn line).
+        for (mask, rank) in [(ahead & lines, 1), (ahead & !lines & !giving, 2)] {
+            let mut m = self.in_order.apply(mask);
+            while m != 0 {
+                moves.push(self.order[m.trailing_zeros() as usize] as usize, rank, None);
+                m &= m - 1;
+            }
+        }
+        let mut m = self.in_order.apply(ahead & !lines & giving);
+        while m != 0 {
+            let i = self.order[m.trailing_zeros() as usize] as usize;
+            m &= m - 1;
+            if skip >> i & 1 == 0
+                && let Some((rank, opens)) = opening(i, &mut skip)
+            {
+                moves.push(i, rank, opens);
+            }
         }
         moves
     }
@@ -337,13 +355,14 @@ impl Rules {
     #[inline]
     pub(super) fn opening_class(&self, s: u64, i: usize) -> Opening {
         let open = self.full & !s;
-        let undrawn = |b: u8| if b == NO_BOX { 0 } else { (self.box_sides[b as usize] & open).count_ones() };
+        // A box's undrawn sides (none past the border).
+        let undrawn = |b: u8| if b == NO_BOX { 0 } else { self.box_sides[b as usize] & open };
         let mut lines = 1u64 << i;
         let mut boxes = 0;
         let mut ends = [(NO_BOX, i); 2];
         for (end, start) in ends.iter_mut().zip(self.line_boxes[i]) {
             let (mut b, mut came) = (start, i);
-            while b != NO_BOX && undrawn(b) == 2 {
+            while b != NO_BOX && two_bits(undrawn(b)) {
                 boxes += 1;
                 let out = (self.box_sides[b as usize] & open & !(1u64 << came)).trailing_zeros() as usize;
                 if out == i {
@@ -357,8 +376,10 @@ impl Rules {
             *end = (b, came);
         }
         let [(e0, l0), (e1, l1)] = ends;
-        let end_ok = |e: u8| e == NO_BOX || undrawn(e) >= 3;
-        if boxes == 0 || !end_ok(e0) || !end_ok(e1) || (e0 == e1 && e0 != NO_BOX && undrawn(e0) < 4) {
+        // Three or more undrawn sides: two lowest bits cleared, some left; four: three.
+        let more_than = |u: u64, k: usize| (0..k).fold(u, |u, _| u & u.wrapping_sub(1)) != 0;
+        let end_ok = |e: u8| e == NO_BOX || more_than(undrawn(e), 2);
+        if boxes == 0 || !end_ok(e0) || !end_ok(e1) || (e0 == e1 && e0 != NO_BOX && !more_than(undrawn(e0), 3)) {
             return Opening::Other(lines);
         }
         let (keep, hand_back) = match boxes {
@@ -374,10 +395,29 @@ impl Rules {
     pub(super) fn canonical(&self, s: u64) -> u64 {
         let mut s = s;
         for (mask, prefixes) in &self.classes {
-            s = (s & !mask) | prefixes[(s & mask).count_ones() as usize];
+            let x = s & mask;
+            // A corner pair (two lines) needs no count: one line drawn is its first.
+            let y = match prefixes[..] {
+                [_, first, _] => {
+                    if x != 0 && x != *mask {
+                        first
+                    } else {
+                        x
+                    }
+                }
+                _ => prefixes[x.count_ones() as usize],
+            };
+            s = (s & !mask) | y;
         }
         self.sym.iter().fold(s, |best, t| best.min(t.apply(s)))
     }
+}
+
+/// Whether `u` has exactly two bits set.
+#[inline]
+fn two_bits(u: u64) -> bool {
+    let v = u & u.wrapping_sub(1);
+    v != 0 && v & v.wrapping_sub(1) == 0
 }
 
 /// A box's last undrawn side in `s`, of its undrawn `sides` at the root (0 where none or
@@ -450,6 +490,15 @@ pub(super) struct Moves {
     pub(super) rank: [u8; 64],
     pub(super) opens: [Option<Structure>; 64],
     pub(super) count: usize,
+}
+
+impl Moves {
+    fn push(&mut self, i: usize, rank: u8, opens: Option<Structure>) {
+        self.lines[self.count] = i as u8;
+        self.rank[self.count] = rank;
+        self.opens[self.count] = opens;
+        self.count += 1;
+    }
 }
 
 #[cfg(test)]

@@ -195,7 +195,7 @@ impl Searcher<'_> {
             Capture::Either(either) => either,
         };
         let hint = self.table.get(r.canonical(0)).map_or(u8::MAX, |(_, _, best)| best);
-        let moves = r.ordered_moves(0, lines, either, hint);
+        let moves = r.ordered_moves(0, lines, r.giving_lines(0), either, hint);
         for want in 0..RANKS {
             for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
                 let i = moves.lines[j] as usize;
@@ -240,7 +240,7 @@ impl Searcher<'_> {
             }
             Capture::Either(either) => either,
         };
-        if (r.full & !s).count_ones() <= self.leaf_lines {
+        if self.leaf_lines > 0 && (r.full & !s).count_ones() <= self.leaf_lines {
             return r.retrograde_value(s);
         }
         let key = r.canonical(s);
@@ -248,15 +248,16 @@ impl Searcher<'_> {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, hint),
         };
+        let giving = r.giving_lines(s);
         if either.is_none()
             && lines == 0
-            && let Some(v) = self.etc(s, beta)
+            && let Some(v) = self.etc(s, giving, beta)
         {
             self.table.put(key, v, INF, u8::MAX, 0);
             return v;
         }
         let before = self.total;
-        let moves = r.ordered_moves(s, lines, either, hint);
+        let moves = r.ordered_moves(s, lines, giving, either, hint);
         let (best, best_move) = self.best_of(s, lines, &moves, alpha, beta);
         if self.aborted {
             return 0;
@@ -320,12 +321,13 @@ impl Searcher<'_> {
     }
 
     /// Enhanced transposition cutoff: a value of at least `beta` for `s` (nothing capturable)
-    /// where the table already refutes the reply to one of its moves that give no box, found
+    /// where the table already refutes the reply to one of its moves that give no box (those
+    /// not in `giving`), found
     /// before any move is searched. Every such child's bucket is prefetched first, so that
     /// their misses overlap; only where `etc_lines` lines or more are undrawn
     /// ([`super::ETC_LINES`] by default), as below that the probes cost more than the subtrees
     /// they spare.
-    fn etc(&mut self, s: u64, beta: i32) -> Option<i32> {
+    fn etc(&mut self, s: u64, giving: u64, beta: i32) -> Option<i32> {
         let r = self.rules;
         let open = r.full & !s;
         if open.count_ones() < self.etc_lines {
@@ -333,15 +335,13 @@ impl Searcher<'_> {
         }
         let mut keys = [0u64; 64];
         let mut n = 0;
-        let mut each = open;
+        let mut each = open & !giving;
         while each != 0 {
             let i = each.trailing_zeros() as usize;
             each &= each - 1;
-            if r.gives(s, i) == 0 {
-                keys[n] = r.canonical(s | 1 << i);
-                self.table.prefetch(keys[n]);
-                n += 1;
-            }
+            keys[n] = r.canonical(s | 1 << i);
+            self.table.prefetch(keys[n]);
+            n += 1;
         }
         keys[..n].iter().find_map(|&k| self.table.get(k).map(|(_, hi, _)| -hi).filter(|&v| v >= beta))
     }
