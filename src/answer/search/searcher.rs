@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, Moves, RANKS, Rules, Structure};
+use super::rules::{Capture, Moves, Opening, RANKS, Rules, Structure};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -370,9 +370,9 @@ impl Searcher<'_> {
                     continue;
                 }
                 let i = moves.lines[j] as usize;
-                let v = match moves.opens[j] {
-                    Some(st) => self.opened(s, lines, st, alpha, beta),
-                    None => {
+                let v = match (moves.opens >> i & 1 == 1).then(|| r.opening_class(s, i)) {
+                    Some(Opening::Class(st)) => self.opened(s, lines, st, alpha, beta),
+                    _ => {
                         let n = r.completes(s, i);
                         let t = s | 1 << i;
                         let after = r.capture_lines_after(lines, t, 1 << i);
