@@ -331,7 +331,12 @@ impl Analysis {
 
     /// The value, best moves and every move, as every command prints them.
     pub fn lines(&self) -> ValueLines<'_> {
-        ValueLines { value: self.value, best: &self.best, moves: &self.moves }
+        ValueLines {
+            value: self.value,
+            best: &self.best,
+            moves: &self.moves,
+            valued: !self.moves.is_empty() || !self.best.is_empty() || self.free_lines() == 0,
+        }
     }
 }
 

@@ -377,7 +377,7 @@ fn source_words(a: &Answer) -> String {
 impl Answer {
     /// The value, best moves and every move, as every command prints them.
     pub fn lines(&self) -> ValueLines<'_> {
-        ValueLines { value: self.value, best: &self.best, moves: &self.moves }
+        ValueLines { value: self.value, best: &self.best, moves: &self.moves, valued: true }
     }
 }
 

@@ -36,7 +36,7 @@ pub fn run(args: EndgameArgs) -> CliResult {
         }
         // The value format's first line gives the value; the report does not repeat it.
         print_report(&r.endgame, false);
-        print!("{}", dab::game::ValueLines { value: r.value, best: &r.best, moves: &r.moves });
+        print!("{}", dab::game::ValueLines { value: r.value, best: &r.best, moves: &r.moves, valued: true });
         if let Some(play) = &r.play {
             println!("play {play} (Theorem 1.1)");
         }

@@ -74,11 +74,17 @@ pub struct ValueLines<'a> {
     pub best: &'a [String],
     /// Every undrawn line with its value.
     pub moves: &'a [MoveReport],
+    /// Whether the moves were valued (false: the position's value alone was asked for, so
+    /// no best move and no move is printed, rather than "none" for a position with lines left).
+    pub valued: bool,
 }
 
 impl std::fmt::Display for ValueLines<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "value {:+} (net future boxes for the player to move)", self.value)?;
+        if !self.valued {
+            return writeln!(f, "best not searched: the position's value alone was asked for");
+        }
         writeln!(f, "best {}", best_list(self.best))?;
         writeln!(f, "moves (line: value, net future boxes for the mover)")?;
         for m in self.moves {
@@ -110,15 +116,24 @@ mod tests {
         let moves: Vec<MoveReport> =
             (0..4).map(|i| MoveReport::new(pos, Line(i), u8::from(i == 3), if i == 3 { 1 } else { -1 })).collect();
         let best = best_moves(&moves, 1);
-        let text = ValueLines { value: 1, best: &best, moves: &moves }.to_string();
+        let text = ValueLines { value: 1, best: &best, moves: &moves, valued: true }.to_string();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "value +1 (net future boxes for the player to move)");
         assert_eq!(lines[1], format!("best {}", moves[3].line));
         assert_eq!(lines[3], format!("  {:<8} -1", moves[0].line));
         assert_eq!(lines[6], format!("  {:<8} +1  completes 1", moves[3].line));
         assert_eq!(
-            ValueLines { value: 0, best: &[], moves: &[] }.to_string().lines().nth(1),
+            ValueLines { value: 0, best: &[], moves: &[], valued: true }.to_string().lines().nth(1),
             Some("best none (no lines left to draw)")
+        );
+        // The value alone: no best move claimed, no moves listed.
+        let alone = ValueLines { value: 2, best: &[], moves: &[], valued: false }.to_string();
+        assert_eq!(
+            alone.lines().collect::<Vec<_>>(),
+            [
+                "value +2 (net future boxes for the player to move)",
+                "best not searched: the position's value alone was asked for"
+            ]
         );
     }
 }

@@ -198,6 +198,18 @@ fn a_full_board_says_it_has_no_best_move() {
 }
 
 #[test]
+fn a_value_alone_claims_no_best_move_and_lists_no_moves() {
+    // It once printed "best none (no lines left to draw)" for a position with every line left.
+    dab()
+        .args(["solve", "2x2", "--engine", "search", "--value-only"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("best not searched: the position's value alone was asked for"))
+        .stdout(predicate::str::contains("best none").not())
+        .stdout(predicate::str::contains("moves (").not());
+}
+
+#[test]
 fn a_model_of_an_older_format_is_refused_naming_dab_calibrate_once() {
     let dir = tempfile::tempdir().unwrap();
     let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json")).unwrap();
