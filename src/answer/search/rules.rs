@@ -267,8 +267,9 @@ impl Rules {
     }
 
     /// The moves of `s`, ranked (the table's move `hint`, captures (`lines`, those that
-    /// complete a box), moves that give no box (not in `giving`, [`Rules::giving_lines`]), openings of short chains, of long chains and
-    /// loops, the rest), each rank in the centre-out order;
+    /// complete a box), moves that give no box (not in `giving`, [`Rules::giving_lines`]),
+    /// openings of short chains, of long chains and loops, the rest), each rank in the
+    /// centre-out order;
     /// only the capture and decline of `either` where a chain leaves just those; of lines that
     /// lead to one canonical state or open one structure, one.
     #[inline]
@@ -286,23 +287,23 @@ impl Rules {
         // Lines left out as equivalent to (or never better than) another move kept.
         let (mut skip, mut plain) = (0u64, 0u64);
         let classes = either.is_none() && lines == 0;
-        // The rank of line `i`, which gives a box, and the structure it opens where it stands
-        // for one (None: not kept); lines of the structure left out go into `skip`, and those
+        // The rank of line `i`, which gives a box, and whether it stands for the structure it
+        // opens (None: not kept); lines of the structure left out go into `skip`, and those
         // that open nothing of the kind into `plain`.
         let mut opening = |i: usize, skip: &mut u64| {
             if !classes || plain >> i & 1 == 1 {
-                return Some((5, None));
+                return Some((5, false));
             }
             match self.opening_class(s, i) {
                 Opening::Other(walked) => {
                     plain |= walked;
-                    Some((5, None))
+                    Some((5, false))
                 }
                 // A chain of one or two handed out before longer openings: 5-14 % fewer
                 // positions on 3x4, 4x4 and 5x5 (docs/search-notes.md).
                 Opening::Class(st) if st.keep == NO_LINE || st.keep as usize == i => {
                     *skip |= st.lines & !(1u64 << i);
-                    Some((if st.hand_back == 0 { 3 } else { 4 }, Some(st)))
+                    Some((if st.hand_back == 0 { 3 } else { 4 }, true))
                 }
                 Opening::Class(st) => {
                     *skip |= st.lines & !(1u64 << st.keep);
@@ -316,7 +317,7 @@ impl Rules {
             let i = hint as usize;
             ahead &= !(1u64 << i);
             let kept =
-                if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, None)) } else { opening(i, &mut skip) };
+                if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, false)) } else { opening(i, &mut skip) };
             if let Some((_, opens)) = kept {
                 moves.push(i, 0, opens);
             }
@@ -326,7 +327,7 @@ impl Rules {
         for (mask, rank) in [(ahead & lines, 1), (ahead & !lines & !giving, 2)] {
             let mut m = self.in_order.apply(mask);
             while m != 0 {
-                moves.push(self.order[m.trailing_zeros() as usize] as usize, rank, None);
+                moves.push(self.order[m.trailing_zeros() as usize] as usize, rank, false);
                 m &= m - 1;
             }
         }
@@ -496,10 +497,11 @@ pub(super) struct Moves {
 }
 
 impl Moves {
-    fn push(&mut self, i: usize, rank: u8, opens: Option<Structure>) {
+    /// Adds line `i` of `rank`, standing for the structure it opens where `opens`.
+    fn push(&mut self, i: usize, rank: u8, opens: bool) {
         self.lines[self.count] = i as u8;
         self.rank[self.count] = rank;
-        self.opens |= (opens.is_some() as u64) << i;
+        self.opens |= (opens as u64) << i;
         self.count += 1;
     }
 }

@@ -322,11 +322,10 @@ impl Searcher<'_> {
 
     /// Enhanced transposition cutoff: a value of at least `beta` for `s` (nothing capturable)
     /// where the table already refutes the reply to one of its moves that give no box (those
-    /// not in `giving`), found
-    /// before any move is searched. Every such child's bucket is prefetched first, so that
-    /// their misses overlap; only where `etc_lines` lines or more are undrawn
-    /// ([`super::ETC_LINES`] by default), as below that the probes cost more than the subtrees
-    /// they spare.
+    /// not in `giving`), found before any move is searched. Every such child's bucket is
+    /// prefetched first, so that their misses overlap; only where `etc_lines` lines or more are
+    /// undrawn ([`super::ETC_LINES`] by default), as below that the probes cost more than the
+    /// subtrees they spare.
     fn etc(&mut self, s: u64, giving: u64, beta: i32) -> Option<i32> {
         let r = self.rules;
         let open = r.full & !s;

@@ -91,6 +91,8 @@ impl Table {
     /// misses overlap (a no-op off x86-64).
     #[inline]
     pub(super) fn prefetch(&self, key: u64) {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
         #[cfg(target_arch = "x86_64")]
         {
             let b = self.bucket(key);
