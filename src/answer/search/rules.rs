@@ -142,16 +142,17 @@ impl Rules {
         lb.others[..lb.count as usize].iter().filter(|&&m| s & m == m).count() as i32
     }
 
-    /// Boxes that get their third side when line `i` is drawn in `s` (boxes left capturable).
+    /// Whether drawing line `i` in `s` gives a box its third side (leaves it capturable): one of
+    /// its boxes has one other side undrawn. The line's bit of [`Rules::giving_lines`].
     #[inline]
-    pub(super) fn gives(&self, s: u64, i: usize) -> i32 {
+    pub(super) fn gives_box(&self, s: u64, i: usize) -> bool {
         let lb = &self.boxes[i];
-        lb.others[..lb.count as usize].iter().filter(|&&m| (m & !s).count_ones() == 1).count() as i32
+        lb.others[..lb.count as usize].iter().any(|&m| last_side(m, s) != 0)
     }
 
     /// The undrawn lines of `s` that give a box (draw the third side of one): the undrawn sides
     /// of every box with exactly two, a pass over the boxes with no count of bits (this build
-    /// has no population-count instruction) rather than two counts per line.
+    /// has no population-count instruction) rather than a test of every line.
     #[inline]
     pub(super) fn giving_lines(&self, s: u64) -> u64 {
         self.box_sides.iter().fold(0, |bits, &sides| {
@@ -170,7 +171,7 @@ impl Rules {
     pub(super) fn chain_rule(&self, s: u64, i: usize) -> ChainRule {
         let mut drawn = s | 1 << i;
         // The box line i leaves capturable.
-        let Some(&(mut cur)) = self.sides[i].iter().find(|&&m| m != 0 && (m & !drawn).count_ones() == 1) else {
+        let Some(&(mut cur)) = self.sides[i].iter().find(|&&m| last_side(m, drawn) != 0) else {
             return ChainRule::Either(i as u8, u8::MAX);
         };
         let mut boxes = 2;
@@ -248,7 +249,7 @@ impl Rules {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let n = self.completes(s, i);
-            let rule = if self.gives(s, i) == 0 {
+            let rule = if !self.gives_box(s, i) {
                 ChainRule::TakeNow(1 << i, n)
             } else if n == 1 {
                 self.chain_rule(s, i)
@@ -578,7 +579,7 @@ mod tests {
                 continue;
             }
             for i in (0..64).filter(|&i| (rules.full & !s) >> i & 1 == 1) {
-                if rules.completes(s, i) > 0 || rules.gives(s, i) == 0 {
+                if rules.completes(s, i) > 0 || !rules.gives_box(s, i) {
                     continue;
                 }
                 let Opening::Class(st) = rules.opening_class(s, i) else { continue };
