@@ -6,6 +6,7 @@
 use crate::game::Position;
 use crate::solver::{LineBoxes, Space, free_box_masks};
 
+use super::INF;
 use super::bitmap::BitMap;
 
 /// Per undrawn line: the boxes it borders, as the other undrawn sides of each.
@@ -392,6 +393,13 @@ impl Rules {
         Opening::Class(Structure { lines, keep, boxes, hand_back })
     }
 
+    /// Whether an odd number of boxes is left in `s`: the parity of every value of `s`, as the
+    /// boxes left are split between the players (the plain game; no last-move penalty).
+    #[inline]
+    pub(super) fn odd(&self, s: u64) -> bool {
+        self.box_sides.iter().fold(false, |odd, &m| odd ^ (m & !s != 0))
+    }
+
     /// The stored representative of `s`: classes normalised, then the least symmetric image
     /// (each [`Rules::sym`] keeps a normalised state normalised).
     pub(super) fn canonical(&self, s: u64) -> u64 {
@@ -412,6 +420,19 @@ impl Rules {
             s = (s & !mask) | y;
         }
         self.sym.iter().fold(s, |best, t| best.min(t.apply(s)))
+    }
+}
+
+/// `v`, a bound on a value of parity `odd`, tightened to that parity: up for a lower bound
+/// (`up`), down for an upper one; the infinite bounds are kept.
+#[inline]
+pub(super) fn to_parity(v: i32, odd: bool, up: bool) -> i32 {
+    if v.abs() >= INF || (v & 1 == 1) == odd {
+        v
+    } else if up {
+        v + 1
+    } else {
+        v - 1
     }
 }
 
@@ -558,6 +579,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every value has the parity of the boxes left ([`Rules::odd`]), and a bound tightened
+    /// to that parity still holds: random states of the 3x3 and of a 2x5 with lines drawn.
+    #[test]
+    fn every_value_has_the_parity_of_the_boxes_left() {
+        for b in ["3x3", "2x5"] {
+            let (board, space, rules, sol) = empty(b, true);
+            let sol = sol.unwrap();
+            let mut rng = SplitMix64(3);
+            let mut seen = [0usize; 2];
+            for _ in 0..20_000 {
+                let s = rules.full & (rng.next_u64() | rng.next_u64());
+                let v = value(board, &space, &sol, s);
+                let odd = rules.odd(s);
+                seen[odd as usize] += 1;
+                assert_eq!(v & 1 == 1, odd, "{b}: state {s:#x} worth {v}");
+                for d in 0..3 {
+                    assert!(to_parity(v - d, odd, true) <= v && to_parity(v + d, odd, false) >= v);
+                }
+            }
+            assert!(seen.iter().all(|&n| n > 1000), "{b}: both parities met: {seen:?}");
+        }
+        assert_eq!((to_parity(INF, false, true), to_parity(-INF, false, false)), (INF, -INF));
     }
 
     /// Every move of an opening class is worth what the move kept is worth (in a chain of two,

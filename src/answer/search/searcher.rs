@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, Moves, Opening, RANKS, Rules, Structure};
+use super::rules::{Capture, Moves, Opening, RANKS, Rules, Structure, to_parity};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -156,18 +156,21 @@ impl Searcher<'_> {
     /// ...), and every result narrows the shared bounds, until they meet. A test whose beta
     /// the bounds have passed is dropped.
     pub(super) fn root_value(&mut self, thread: usize) -> i32 {
-        const OFFSETS: [i32; 2] = [0, 1];
+        // Tests two apart: the root's value has the parity of its boxes left, so a test of
+        // `value >= b` for b of the other parity asks the same as `value >= b + 1`.
+        const OFFSETS: [i32; 2] = [0, 2];
         let root = self.counters;
+        let odd = self.rules.odd(0);
         loop {
             let (lower, upper) = unpack_bounds(root.bounds.load(Relaxed));
             if lower >= upper || root.stopped.load(Relaxed) {
                 return lower;
             }
             // This thread's beta: its pick of the tests near the guess still open.
-            let guess = root.guess.load(Relaxed) as i32;
+            let guess = to_parity(root.guess.load(Relaxed) as i32, odd, true);
             let open = || OFFSETS.iter().map(move |d| guess + d).filter(move |&b| lower < b && b <= upper);
             let beta = match open().count() {
-                0 => guess.clamp(lower + 1, upper),
+                0 => to_parity(guess.clamp(lower + 1, upper), odd, guess <= lower),
                 n => open().nth(thread % n).expect("a test"),
             };
             self.beta = Some(beta);
@@ -253,6 +256,7 @@ impl Searcher<'_> {
             && lines == 0
             && let Some(v) = self.etc(s, giving, beta)
         {
+            let v = to_parity(v, r.odd(s), true);
             self.table.put(key, v, INF, u8::MAX, 0);
             return v;
         }
@@ -264,13 +268,19 @@ impl Searcher<'_> {
         }
         // The subtree's size decides which entry a full bucket gives up.
         let size = 64 - (self.total - before).leading_zeros();
+        // A bound tightened to the value's parity decides a test one above or below it too.
+        let odd = r.odd(s);
         let (lower, upper) = if best <= alpha {
+            let best = to_parity(best, odd, false);
             (-INF, best)
         } else if best >= beta {
+            let best = to_parity(best, odd, true);
             (best, INF)
         } else {
+            debug_assert_eq!(best & 1 == 1, odd, "a value has the parity of the boxes left");
             (best, best)
         };
+        let best = if best <= alpha { upper } else { lower };
         self.table.put(key, lower, upper, best_move, size);
         best
     }
