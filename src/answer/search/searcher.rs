@@ -425,7 +425,8 @@ impl Searcher<'_> {
             // Worth -(k + v(Q)): decreasing in v(Q), so a bound on it is a bound on the worth.
             return st.worth(self.node(q, after, -beta - k, -alpha - k));
         }
-        let top = h / 2 - k;
+        // Of the parity of the boxes left in `s`, as every value of it.
+        let top = to_parity(h / 2 - k, r.odd(s), false);
         if top <= alpha {
             return top;
         }
