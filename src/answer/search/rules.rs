@@ -285,7 +285,15 @@ impl Rules {
                 allowed & !(open & open.wrapping_sub(1))
             }),
         };
-        let mut moves = Moves { lines: [0; 64], rank: [0; 64], opens: 0, count: 0 };
+        let mut moves = Moves {
+            lines: [0; 64],
+            rank: [0; 64],
+            opens: 0,
+            count: 0,
+            opened: [Structure::NONE; KEPT],
+            opened_line: [NO_LINE; KEPT],
+            opened_count: 0,
+        };
         // Lines left out as equivalent to (or never better than) another move kept.
         let (mut skip, mut plain) = (0u64, 0u64);
         let classes = either.is_none() && lines == 0;
@@ -294,18 +302,18 @@ impl Rules {
         // that open nothing of the kind into `plain`.
         let mut opening = |i: usize, skip: &mut u64| {
             if !classes || plain >> i & 1 == 1 {
-                return Some((5, false));
+                return Some((5, None));
             }
             match self.opening_class(s, i) {
                 Opening::Other(walked) => {
                     plain |= walked;
-                    Some((5, false))
+                    Some((5, None))
                 }
                 // A chain of one or two handed out before longer openings: 5-14 % fewer
                 // positions on 3x4, 4x4 and 5x5 (docs/search-notes.md).
                 Opening::Class(st) if st.keep == NO_LINE || st.keep as usize == i => {
                     *skip |= st.lines & !(1u64 << i);
-                    Some((if st.hand_back == 0 { 3 } else { 4 }, true))
+                    Some((if st.hand_back == 0 { 3 } else { 4 }, Some(st)))
                 }
                 Opening::Class(st) => {
                     *skip |= st.lines & !(1u64 << st.keep);
@@ -319,7 +327,7 @@ impl Rules {
             let i = hint as usize;
             ahead &= !(1u64 << i);
             let kept =
-                if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, false)) } else { opening(i, &mut skip) };
+                if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, None)) } else { opening(i, &mut skip) };
             if let Some((_, opens)) = kept {
                 moves.push(i, 0, opens);
             }
@@ -329,7 +337,7 @@ impl Rules {
         for (mask, rank) in [(ahead & lines, 1), (ahead & !lines & !giving, 2)] {
             let mut m = self.in_order.apply(mask);
             while m != 0 {
-                moves.push(self.order[m.trailing_zeros() as usize] as usize, rank, false);
+                moves.push(self.order[m.trailing_zeros() as usize] as usize, rank, None);
                 m &= m - 1;
             }
         }
@@ -480,6 +488,9 @@ pub(super) struct Structure {
 }
 
 impl Structure {
+    /// No structure: a move list's empty slot.
+    pub(super) const NONE: Structure = Structure { lines: 0, keep: NO_LINE, boxes: 0, hand_back: 0 };
+
     /// What opening it is worth to its opener, given `v`, the value of the position after it
     /// (every line drawn) for the player to move there: the opponent takes every box and
     /// moves there (k + v), or takes all but the handout and leaves the opener to move after
@@ -511,20 +522,41 @@ pub(super) enum Capture {
 pub(super) struct Moves {
     pub(super) lines: [u8; 64],
     pub(super) rank: [u8; 64],
-    /// The lines that stand for the structure they open, found again by
-    /// [`Rules::opening_class`] when searched (few are: keeping each here made the list 2 KiB,
-    /// 4 % of the search's time spent copying it).
+    /// The lines that stand for the structure they open.
     pub(super) opens: u64,
     pub(super) count: usize,
+    /// The structures of the first [`KEPT`] lines of `opens` (by `opened_line`); the others
+    /// are found again by [`Rules::opening_class`] when searched (a structure for each of the 64
+    /// lines made the list 2 KiB, 4 % of the search's time spent copying it).
+    opened: [Structure; KEPT],
+    opened_line: [u8; KEPT],
+    opened_count: usize,
 }
 
+/// Structures a move list keeps.
+pub(super) const KEPT: usize = 8;
+
 impl Moves {
-    /// Adds line `i` of `rank`, standing for the structure it opens where `opens`.
-    fn push(&mut self, i: usize, rank: u8, opens: bool) {
+    /// Adds line `i` of `rank`, standing for the structure it opens where `opens` has one.
+    fn push(&mut self, i: usize, rank: u8, opens: Option<Structure>) {
         self.lines[self.count] = i as u8;
         self.rank[self.count] = rank;
-        self.opens |= (opens as u64) << i;
+        if let Some(st) = opens {
+            self.opens |= 1u64 << i;
+            if self.opened_count < KEPT {
+                self.opened[self.opened_count] = st;
+                self.opened_line[self.opened_count] = i as u8;
+                self.opened_count += 1;
+            }
+        }
         self.count += 1;
+    }
+
+    /// The structure line `i` (of `opens`) stands for, where kept.
+    #[inline]
+    pub(super) fn structure(&self, i: usize) -> Option<Structure> {
+        let at = self.opened_line[..self.opened_count].iter().position(|&l| l as usize == i)?;
+        Some(self.opened[at])
     }
 }
 

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, Moves, Opening, RANKS, Rules, Structure, to_parity};
+use super::rules::{Capture, KEPT, Moves, Opening, RANKS, Rules, Structure, to_parity};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -262,6 +262,14 @@ impl Searcher<'_> {
         }
         let before = self.total;
         let moves = r.ordered_moves(s, lines, giving, either, hint);
+        if either.is_none()
+            && lines == 0
+            && let Some(v) = self.etc_openings(s, &moves, beta)
+        {
+            let v = to_parity(v, r.odd(s), true);
+            self.table.put(key, v, INF, u8::MAX, 0);
+            return v;
+        }
         let (best, best_move) = self.best_of(s, lines, &moves, alpha, beta);
         if self.aborted {
             return 0;
@@ -355,6 +363,37 @@ impl Searcher<'_> {
         keys[..n].iter().find_map(|&k| self.table.get(k).map(|(_, hi, _)| -hi).filter(|&v| v >= beta))
     }
 
+    /// [`Searcher::etc`] for the openings of `moves`: a value of at least `beta` for `s` where
+    /// the table's bounds on the position after an opening (every line of it drawn) already
+    /// make the opening worth that much.
+    fn etc_openings(&mut self, s: u64, moves: &Moves, beta: i32) -> Option<i32> {
+        let r = self.rules;
+        if moves.opens == 0 || (r.full & !s).count_ones() < self.etc_lines {
+            return None;
+        }
+        let mut found = [(0u64, Structure::NONE); KEPT];
+        let mut n = 0;
+        let mut each = moves.opens;
+        while each != 0 {
+            let i = each.trailing_zeros() as usize;
+            each &= each - 1;
+            if let Some(st) = moves.structure(i) {
+                let key = r.canonical(s | st.lines);
+                self.table.prefetch(key);
+                found[n] = (key, st);
+                n += 1;
+            }
+        }
+        found[..n].iter().find_map(|&(key, st)| {
+            let (lo, hi, _) = self.table.get(key)?;
+            // The opener's worth is decreasing in v(Q) when taken whole, and the decline's
+            // k - hand_back - v(Q) increasing: the least worth over v(Q) in [lo, hi].
+            let least =
+                if st.hand_back == 0 { st.worth(hi) } else { -(st.boxes + hi).max(st.boxes - st.hand_back - lo) };
+            (least >= beta).then_some(least)
+        })
+    }
+
     /// The best of `moves` from `s` in the window (alpha, beta), searched rank by rank, and
     /// the line that gave it (`u8::MAX`: none better than -INF); stops at a cutoff. `lines`:
     /// those of `s` that complete a box (a child's are found from them and its move).
@@ -379,7 +418,11 @@ impl Searcher<'_> {
                     continue;
                 }
                 let i = moves.lines[j] as usize;
-                let v = match (moves.opens >> i & 1 == 1).then(|| r.opening_class(s, i)) {
+                let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure(i) {
+                    Some(st) => Opening::Class(st),
+                    None => r.opening_class(s, i),
+                });
+                let v = match st {
                     Some(Opening::Class(st)) => self.opened(s, lines, st, alpha, beta),
                     _ => {
                         let n = r.completes(s, i);
