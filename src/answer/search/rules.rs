@@ -275,7 +275,15 @@ impl Rules {
     /// only the capture and decline of `either` where a chain leaves just those; of lines that
     /// lead to one canonical state or open one structure, one.
     #[inline]
-    pub(super) fn ordered_moves(&self, s: u64, lines: u64, giving: u64, either: Option<(u8, u8)>, hint: u8) -> Moves {
+    pub(super) fn ordered_moves(
+        &self,
+        s: u64,
+        lines: u64,
+        giving: u64,
+        either: Option<(u8, u8)>,
+        hint: u8,
+        prefetch: Option<&dyn Fn(u64)>,
+    ) -> Moves {
         let allowed = match either {
             Some((take, decline)) => 1u64 << take | 1u64 << decline,
             // Of an interchangeable class only the first undrawn line: the others lead to the
@@ -292,7 +300,23 @@ impl Rules {
             count: 0,
             opened: [Structure::NONE; KEPT],
             opened_line: [NO_LINE; KEPT],
+            opened_key: [0; KEPT],
             opened_count: 0,
+        };
+        // A structure kept, with the canonical state after it where asked for (its bucket
+        // fetched at once, so that the fetch overlaps the rest of the move generation).
+        let keyed = |kept: Option<(u8, Option<Structure>)>| {
+            kept.map(|(rank, st)| {
+                let st = st.map(|st| {
+                    let key = prefetch.map_or(0, |f| {
+                        let key = self.canonical(s | st.lines);
+                        f(key);
+                        key
+                    });
+                    (st, key)
+                });
+                (rank, st)
+            })
         };
         // Lines left out as equivalent to (or never better than) another move kept.
         let (mut skip, mut plain) = (0u64, 0u64);
@@ -328,7 +352,7 @@ impl Rules {
             ahead &= !(1u64 << i);
             let kept =
                 if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, None)) } else { opening(i, &mut skip) };
-            if let Some((_, opens)) = kept {
+            if let Some((_, opens)) = keyed(kept) {
                 moves.push(i, 0, opens);
             }
         }
@@ -346,7 +370,7 @@ impl Rules {
             let i = self.order[m.trailing_zeros() as usize] as usize;
             m &= m - 1;
             if skip >> i & 1 == 0
-                && let Some((rank, opens)) = opening(i, &mut skip)
+                && let Some((rank, opens)) = keyed(opening(i, &mut skip))
             {
                 moves.push(i, rank, opens);
             }
@@ -528,9 +552,11 @@ pub(super) struct Moves {
     /// The structures of the first [`KEPT`] lines of `opens` (by `opened_line`); the others
     /// are found again by [`Rules::opening_class`] when searched (a structure for each of the 64
     /// lines made the list 2 KiB, 4 % of the search's time spent copying it).
-    opened: [Structure; KEPT],
+    pub(super) opened: [Structure; KEPT],
     opened_line: [u8; KEPT],
-    opened_count: usize,
+    /// The canonical state after each structure of `opened` (0 where not asked for).
+    pub(super) opened_key: [u64; KEPT],
+    pub(super) opened_count: usize,
 }
 
 /// Structures a move list keeps.
@@ -538,13 +564,14 @@ pub(super) const KEPT: usize = 8;
 
 impl Moves {
     /// Adds line `i` of `rank`, standing for the structure it opens where `opens` has one.
-    fn push(&mut self, i: usize, rank: u8, opens: Option<Structure>) {
+    fn push(&mut self, i: usize, rank: u8, opens: Option<(Structure, u64)>) {
         self.lines[self.count] = i as u8;
         self.rank[self.count] = rank;
-        if let Some(st) = opens {
+        if let Some((st, key)) = opens {
             self.opens |= 1u64 << i;
             if self.opened_count < KEPT {
                 self.opened[self.opened_count] = st;
+                self.opened_key[self.opened_count] = key;
                 self.opened_line[self.opened_count] = i as u8;
                 self.opened_count += 1;
             }

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, KEPT, Moves, Opening, RANKS, Rules, Structure, to_parity};
+use super::rules::{Capture, Moves, Opening, RANKS, Rules, Structure, to_parity};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -198,7 +198,7 @@ impl Searcher<'_> {
             Capture::Either(either) => either,
         };
         let hint = self.table.get(r.canonical(0)).map_or(u8::MAX, |(_, _, best)| best);
-        let moves = r.ordered_moves(0, lines, r.giving_lines(0), either, hint);
+        let moves = r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None);
         for want in 0..RANKS {
             for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
                 let i = moves.lines[j] as usize;
@@ -261,11 +261,12 @@ impl Searcher<'_> {
             return v;
         }
         let before = self.total;
-        let moves = r.ordered_moves(s, lines, giving, either, hint);
-        if either.is_none()
-            && lines == 0
-            && let Some(v) = self.etc_openings(s, &moves, beta)
-        {
+        // The cutoffs for openings run where the other cutoffs do.
+        let etc = either.is_none() && lines == 0 && (r.full & !s).count_ones() >= self.etc_lines;
+        let table = self.table;
+        let prefetch = |key: u64| table.prefetch(key);
+        let moves = r.ordered_moves(s, lines, giving, either, hint, etc.then_some(&prefetch as &dyn Fn(u64)));
+        if etc && let Some(v) = self.etc_openings(&moves, beta) {
             let v = to_parity(v, r.odd(s), true);
             self.table.put(key, v, INF, u8::MAX, 0);
             return v;
@@ -366,25 +367,9 @@ impl Searcher<'_> {
     /// [`Searcher::etc`] for the openings of `moves`: a value of at least `beta` for `s` where
     /// the table's bounds on the position after an opening (every line of it drawn) already
     /// make the opening worth that much.
-    fn etc_openings(&mut self, s: u64, moves: &Moves, beta: i32) -> Option<i32> {
-        let r = self.rules;
-        if moves.opens == 0 || (r.full & !s).count_ones() < self.etc_lines {
-            return None;
-        }
-        let mut found = [(0u64, Structure::NONE); KEPT];
-        let mut n = 0;
-        let mut each = moves.opens;
-        while each != 0 {
-            let i = each.trailing_zeros() as usize;
-            each &= each - 1;
-            if let Some(st) = moves.structure(i) {
-                let key = r.canonical(s | st.lines);
-                self.table.prefetch(key);
-                found[n] = (key, st);
-                n += 1;
-            }
-        }
-        found[..n].iter().find_map(|&(key, st)| {
+    fn etc_openings(&mut self, moves: &Moves, beta: i32) -> Option<i32> {
+        let n = moves.opened_count;
+        moves.opened_key[..n].iter().zip(&moves.opened[..n]).find_map(|(&key, st)| {
             let (lo, hi, _) = self.table.get(key)?;
             // The opener's worth is decreasing in v(Q) when taken whole, and the decline's
             // k - hand_back - v(Q) increasing: the least worth over v(Q) in [lo, hi].
