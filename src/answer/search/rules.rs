@@ -303,20 +303,19 @@ impl Rules {
             opened_key: [0; KEPT],
             opened_count: 0,
         };
-        // A structure kept, with the canonical state after it where asked for (its bucket
-        // fetched at once, so that the fetch overlaps the rest of the move generation).
-        let keyed = |kept: Option<(u8, Option<Structure>)>| {
-            kept.map(|(rank, st)| {
-                let st = st.map(|st| {
-                    let key = prefetch.map_or(0, |f| {
-                        let key = self.canonical(s | st.lines);
-                        f(key);
-                        key
-                    });
-                    (st, key)
-                });
-                (rank, st)
-            })
+        // Adds a move; where it stands for a structure the list keeps and `prefetch` is asked
+        // for, with the canonical state after the structure, whose bucket is fetched at once so
+        // that the fetch overlaps the rest of the move generation.
+        let push = |moves: &mut Moves, i: usize, rank: u8, opens: Option<Structure>| {
+            let key = match (opens, prefetch) {
+                (Some(st), Some(f)) if moves.opened_count < KEPT => {
+                    let key = self.canonical(s | st.lines);
+                    f(key);
+                    key
+                }
+                _ => 0,
+            };
+            moves.push(i, rank, opens, key);
         };
         // Lines left out as equivalent to (or never better than) another move kept.
         let (mut skip, mut plain) = (0u64, 0u64);
@@ -352,8 +351,8 @@ impl Rules {
             ahead &= !(1u64 << i);
             let kept =
                 if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, None)) } else { opening(i, &mut skip) };
-            if let Some((_, opens)) = keyed(kept) {
-                moves.push(i, 0, opens);
+            if let Some((_, opens)) = kept {
+                push(&mut moves, i, 0, opens);
             }
         }
         // Then by rank, each in the centre-out order: the lines as bits in that order, walked
@@ -361,7 +360,7 @@ impl Rules {
         for (mask, rank) in [(ahead & lines, 1), (ahead & !lines & !giving, 2)] {
             let mut m = self.in_order.apply(mask);
             while m != 0 {
-                moves.push(self.order[m.trailing_zeros() as usize] as usize, rank, None);
+                push(&mut moves, self.order[m.trailing_zeros() as usize] as usize, rank, None);
                 m &= m - 1;
             }
         }
@@ -370,9 +369,9 @@ impl Rules {
             let i = self.order[m.trailing_zeros() as usize] as usize;
             m &= m - 1;
             if skip >> i & 1 == 0
-                && let Some((rank, opens)) = keyed(opening(i, &mut skip))
+                && let Some((rank, opens)) = opening(i, &mut skip)
             {
-                moves.push(i, rank, opens);
+                push(&mut moves, i, rank, opens);
             }
         }
         moves
@@ -563,11 +562,12 @@ pub(super) struct Moves {
 pub(super) const KEPT: usize = 8;
 
 impl Moves {
-    /// Adds line `i` of `rank`, standing for the structure it opens where `opens` has one.
-    fn push(&mut self, i: usize, rank: u8, opens: Option<(Structure, u64)>) {
+    /// Adds line `i` of `rank`, standing for the structure it opens where `opens` has one
+    /// (`key`: the canonical state after it, where asked for).
+    fn push(&mut self, i: usize, rank: u8, opens: Option<Structure>, key: u64) {
         self.lines[self.count] = i as u8;
         self.rank[self.count] = rank;
-        if let Some((st, key)) = opens {
+        if let Some(st) = opens {
             self.opens |= 1u64 << i;
             if self.opened_count < KEPT {
                 self.opened[self.opened_count] = st;

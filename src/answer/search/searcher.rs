@@ -252,24 +252,19 @@ impl Searcher<'_> {
             Probe::Window(alpha, beta, hint) => (alpha, beta, hint),
         };
         let giving = r.giving_lines(s);
-        if either.is_none()
-            && lines == 0
-            && let Some(v) = self.etc(s, giving, beta)
-        {
-            let v = to_parity(v, r.odd(s), true);
-            self.table.put(key, v, INF, u8::MAX, 0);
-            return v;
+        // Enhanced transposition cutoffs, of the moves that give nothing and then of the
+        // openings: where nothing is capturable, from `etc_lines` undrawn lines up (below that
+        // the probes cost more than the subtrees they spare).
+        let etc = either.is_none() && lines == 0 && (r.full & !s).count_ones() >= self.etc_lines;
+        if etc && let Some(v) = self.etc(s, giving, beta) {
+            return self.cut(s, key, v);
         }
         let before = self.total;
-        // The cutoffs for openings run where the other cutoffs do.
-        let etc = either.is_none() && lines == 0 && (r.full & !s).count_ones() >= self.etc_lines;
         let table = self.table;
         let prefetch = |key: u64| table.prefetch(key);
         let moves = r.ordered_moves(s, lines, giving, either, hint, etc.then_some(&prefetch as &dyn Fn(u64)));
         if etc && let Some(v) = self.etc_openings(&moves, beta) {
-            let v = to_parity(v, r.odd(s), true);
-            self.table.put(key, v, INF, u8::MAX, 0);
-            return v;
+            return self.cut(s, key, v);
         }
         let (best, best_move) = self.best_of(s, lines, &moves, alpha, beta);
         if self.aborted {
@@ -277,21 +272,34 @@ impl Searcher<'_> {
         }
         // The subtree's size decides which entry a full bucket gives up.
         let size = 64 - (self.total - before).leading_zeros();
-        // A bound tightened to the value's parity decides a test one above or below it too.
+        // A bound tightened to the value's parity decides a test one above or below it too
+        // (tightened, it stays on its side of the window).
         let odd = r.odd(s);
-        let (lower, upper) = if best <= alpha {
-            let best = to_parity(best, odd, false);
-            (-INF, best)
+        let best = if best <= alpha {
+            to_parity(best, odd, false)
         } else if best >= beta {
-            let best = to_parity(best, odd, true);
-            (best, INF)
+            to_parity(best, odd, true)
         } else {
             debug_assert_eq!(best & 1 == 1, odd, "a value has the parity of the boxes left");
+            best
+        };
+        let (lower, upper) = if best <= alpha {
+            (-INF, best)
+        } else if best >= beta {
+            (best, INF)
+        } else {
             (best, best)
         };
-        let best = if best <= alpha { upper } else { lower };
         self.table.put(key, lower, upper, best_move, size);
         best
+    }
+
+    /// A cutoff found before any move of `s` (stored under `key`) was searched: `v`, a lower
+    /// bound, tightened to the parity, stored and returned.
+    fn cut(&mut self, s: u64, key: u64, v: i32) -> i32 {
+        let v = to_parity(v, self.rules.odd(s), true);
+        self.table.put(key, v, INF, u8::MAX, 0);
+        v
     }
 
     /// Counts a node (adding the counts to the shared ones every [`FLUSH`]); true when the
@@ -342,15 +350,11 @@ impl Searcher<'_> {
     /// Enhanced transposition cutoff: a value of at least `beta` for `s` (nothing capturable)
     /// where the table already refutes the reply to one of its moves that give no box (those
     /// not in `giving`), found before any move is searched. Every such child's bucket is
-    /// prefetched first, so that their misses overlap; only where `etc_lines` lines or more are
-    /// undrawn ([`super::ETC_LINES`] by default), as below that the probes cost more than the
-    /// subtrees they spare.
+    /// prefetched first, so that their misses overlap. [`Searcher::node`] asks only where
+    /// `etc_lines` lines or more are undrawn ([`super::ETC_LINES`] by default).
     fn etc(&mut self, s: u64, giving: u64, beta: i32) -> Option<i32> {
         let r = self.rules;
         let open = r.full & !s;
-        if open.count_ones() < self.etc_lines {
-            return None;
-        }
         let mut keys = [0u64; 64];
         let mut n = 0;
         let mut each = open & !giving;
