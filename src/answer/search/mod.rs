@@ -8,11 +8,14 @@
 //! - a transposition table of bounded size, shared by every thread, keyed on the canonical
 //!   state (interchangeable border lines of a box normalised, then the least image under the
 //!   symmetries that fix the root) and holding a lower and an upper bound;
+//! - every bound stored or returned tightened to the parity of the boxes left, which every
+//!   value has, and the root's tests two apart;
 //! - enhanced transposition cutoffs: a node of many undrawn lines first looks up the children
 //!   of its moves that give no box (their buckets prefetched together) and stops where the
-//!   table already refutes one's reply;
+//!   table already refutes one's reply, and then the positions after its chain and loop
+//!   openings, where the table's bounds may already make one worth enough;
 //! - moves ordered: the table's best move, then captures, then moves that give no box, then
-//!   the rest;
+//!   openings of short chains, of long chains and loops, and the rest;
 //! - the root's moves searched in parallel on rayon (root splitting), each to its exact value.
 //!
 //! Values follow the solver's convention: a move that completes n boxes is worth n plus the
