@@ -53,8 +53,9 @@ features! {
     /// inner group, summed over its positions.
     outer_moves,
     /// Moves it examines in the inner group through byte gathers, 64 lanes at a time
-    /// (successor rows of fewer than 255 values, on a CPU with AVX-512 VBMI): every inner line
-    /// a pass over the row, moves that do not exist included.
+    /// (successor rows of fewer than 1023 values, on a CPU with AVX-512 VBMI): every inner line
+    /// a pass over the row, moves that do not exist included, each lane counted once per
+    /// 256-slot block of the successor row (two permutes each).
     inner_moves,
     /// Inner moves it makes in runs: contiguous passes where consecutive configurations move
     /// to consecutive successors (the other rows).

@@ -19,7 +19,7 @@
 
 use crate::game::Value;
 
-use super::gather::{self, ABSENT8, offer};
+use super::gather::{self, ByteIndex, offer};
 use super::key::{MAX_GROUPS, PartitionKey};
 use super::runs::LineRuns;
 use super::space::{MAX_GROUP_LINES, Space, State};
@@ -204,9 +204,9 @@ struct RowTables {
     inner_bits: Vec<Vec<u8>>,
     /// `sym[s][c][rank]`: rank of the inner configuration's image under symmetry s+1.
     sym: Vec<Vec<Vec<u16>>>,
-    /// `sym` as byte indices ([`ABSENT8`] for none), for counts with fewer than 255
-    /// configurations, built only where the CPU gathers bytes 64 lanes at a time.
-    sym8: Vec<Vec<Option<Vec<u8>>>>,
+    /// `sym` as byte indices, for counts whose rows a [`ByteIndex`] reaches, built only where
+    /// the CPU gathers bytes 64 lanes at a time.
+    sym8: Vec<Vec<Option<ByteIndex>>>,
 }
 
 impl<'a> Kernel<'a> {
@@ -224,7 +224,7 @@ impl<'a> Kernel<'a> {
                 + r.inner.iter().map(InnerTable::bytes).sum::<u64>()
                 + nested_bytes(&r.inner_bits)
                 + r.sym.iter().map(|t| nested_bytes(t)).sum::<u64>()
-                + r.sym8.iter().flatten().flatten().map(|t| t.capacity() as u64).sum::<u64>();
+                + r.sym8.iter().flatten().flatten().map(ByteIndex::bytes).sum::<u64>();
         }
         bytes
     }
@@ -377,7 +377,7 @@ impl<'a> Kernel<'a> {
                     let s = turn - 1;
                     slots[..row_len].copy_from_slice(row);
                     match &t.sym8[s][ci] {
-                        Some(index) => gather::relax(best, &mut slots[..], index, bits, gate),
+                        Some(index) => index.relax(0, best, &mut slots[..], bits, gate),
                         _ => relax_gathered(best, slots, &t.sym[s][ci], bits, gate),
                     }
                 }
@@ -409,9 +409,7 @@ impl<'a> Kernel<'a> {
             let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
             let span = j * row_len..(j + 1) * row_len;
             match &t.inner[ci] {
-                InnerTable::Bytes(index) => {
-                    gather::relax(best, &mut slots[..], &index[span.clone()], &inner_bits[span], gate)
-                }
+                InnerTable::Bytes(index) => index.relax(span.start, best, &mut slots[..], &inner_bits[span], gate),
                 InnerTable::Runs(runs) => runs.relax(j, wide, row_len, slots, &inner_bits[span], gate),
             }
         }
@@ -679,12 +677,12 @@ impl RowTables {
         let sym = symmetry_maps(g, |r| r as u16);
         // Byte tables only pay with the vector gather; without it the runs serve alone.
         let vbmi = gather::vbmi();
-        let bytes =
-            |t: &Vec<u16>, fits: bool| (vbmi && fits).then(|| t.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect());
         let inner_tables =
             (0..g.configs.len()).map(|c| InnerTable::new(space, inner, c, &inner_bits[c], vbmi)).collect();
-        let sym8 =
-            sym.iter().map(|per| per.iter().enumerate().map(|(c, t)| bytes(t, narrow(g, c))).collect()).collect();
+        let sym8 = sym
+            .iter()
+            .map(|per| per.iter().map(|t| vbmi.then(|| ByteIndex::new(t, ABSENT, t.len())).flatten()).collect())
+            .collect();
         RowTables { outer_bits, inner: inner_tables, inner_bits, sym, sym8 }
     }
 }
@@ -695,18 +693,19 @@ fn rows_fit(space: &Space) -> bool {
     space.groups.last().is_some_and(|g| g.configs.iter().all(|cs| cs.len() < ABSENT as usize))
 }
 
-/// Whether the configurations of count `c` of group `g` (none past its size) fit a byte index.
-fn narrow(g: &super::space::Group, c: usize) -> bool {
-    g.configs.get(c).is_some_and(|cs| cs.len() < ABSENT8 as usize)
+/// Whether the configurations of count `c` of group `g` (none past its size) fit a
+/// [`ByteIndex`].
+fn gathers(g: &super::space::Group, c: usize) -> bool {
+    g.configs.get(c).is_some_and(|cs| gather::blocks(cs.len()).is_some())
 }
 
 /// How the row path makes the inner moves over the rows of one inner count: byte gathers
-/// where the successor row (count c + 1) has fewer than 255 values and the CPU has AVX-512
-/// VBMI, runs otherwise. The one choice the kernel's tables and the cost model's counts share.
+/// where a [`ByteIndex`] reaches the successor row (count c + 1: fewer than 1023 values) and
+/// the CPU has AVX-512 VBMI, runs otherwise. The one choice the kernel's tables and the cost model's counts share.
 enum InnerTable {
     /// Per inner line j (line-major): the successor's rank of each configuration as a byte
-    /// index, [`ABSENT8`] for no move (drawn, or not first of its class).
-    Bytes(Vec<u8>),
+    /// index, the slot that names no move where j is none (drawn, or not first of its class).
+    Bytes(ByteIndex),
     /// Per inner line: runs of consecutive ranks and single lanes (no move: in neither).
     Runs(LineRuns),
 }
@@ -715,8 +714,9 @@ impl InnerTable {
     fn new(space: &Space, inner: usize, c: usize, bits: &[u8], vbmi: bool) -> InnerTable {
         let g = &space.groups[inner];
         let ranks = inner_ranks(space, inner, c);
-        if vbmi && narrow(g, c + 1) {
-            InnerTable::Bytes(ranks.iter().map(|&r| r.min(ABSENT8 as u16) as u8).collect())
+        let bytes = (vbmi && gathers(g, c + 1)).then(|| ByteIndex::new(&ranks, ABSENT, g.count(c + 1))).flatten();
+        if let Some(index) = bytes {
+            InnerTable::Bytes(index)
         } else {
             InnerTable::Runs(LineRuns::new(&ranks, bits, g.size as usize, g.count(c), ABSENT))
         }
@@ -724,7 +724,7 @@ impl InnerTable {
 
     fn bytes(&self) -> u64 {
         match self {
-            InnerTable::Bytes(t) => t.capacity() as u64,
+            InnerTable::Bytes(t) => t.bytes(),
             InnerTable::Runs(r) => r.bytes(),
         }
     }
@@ -732,7 +732,7 @@ impl InnerTable {
     /// The moves it makes over one row: every byte lane is gathered, absent moves included.
     fn moves(&self) -> InnerMoves {
         match self {
-            InnerTable::Bytes(t) => InnerMoves { gathered: t.len() as u64, ..InnerMoves::default() },
+            InnerTable::Bytes(t) => InnerMoves { gathered: (t.len() * t.blocks()) as u64, ..InnerMoves::default() },
             InnerTable::Runs(r) => {
                 InnerMoves { runs: r.run_moves() as u64, lanes: r.lane_count() as u64, ..InnerMoves::default() }
             }
@@ -753,9 +753,9 @@ fn inner_ranks(space: &Space, inner: usize, c: usize) -> Vec<u16> {
 /// has `c` lines drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct InnerMoves {
-    /// Lanes gathered through byte indices, 64 at a time (successor rows of fewer than 255
+    /// Lanes gathered through byte indices, 64 at a time (successor rows of fewer than 1023
     /// values, where the CPU has AVX-512 VBMI): every inner line over the row, moves that do
-    /// not exist included.
+    /// not exist included, each counted once per 256-slot block of the successor row.
     pub(crate) gathered: u64,
     /// Moves in runs: contiguous passes over the row and its successor.
     pub(crate) runs: u64,
@@ -820,7 +820,7 @@ pub(crate) fn turned_moves_per_count(space: &Space) -> Vec<u64> {
 /// indices) in partitions whose inner group has `c` lines drawn, rather than 64 lanes at a
 /// time through byte indices.
 pub(crate) fn turned_lane_by_lane(space: &Space, c: usize) -> bool {
-    space.groups.last().is_none_or(|g| !(gather::vbmi() && narrow(g, c)))
+    space.groups.last().is_none_or(|g| !(gather::vbmi() && gathers(g, c)))
 }
 
 /// The inner group's configuration `x` with local line `j` drawn, made canonical where the
@@ -1086,6 +1086,33 @@ mod tests {
     }
 
     #[test]
+    fn rows_of_two_and_four_blocks_give_the_scalar_path_s_bytes() {
+        // Inner groups of 11 and 12 lines: rows of up to 462 and 924 configurations, which the
+        // byte gathers read in two and four 256-slot blocks where the CPU has AVX-512 VBMI.
+        let mut seen = std::collections::BTreeSet::new();
+        for (board, groups) in [("3x3", 2)] {
+            let space = Space::new(Position::empty(board.parse().unwrap()), Some(groups)).unwrap();
+            let tables = tables(&space);
+            let rows = Kernel::with_path(&space, KernelPath::Rows);
+            let scalar = Kernel::with_path(&space, KernelPath::Scalar);
+            let lens: Vec<usize> = space.groups.last().unwrap().configs.iter().map(Vec::len).collect();
+            seen.extend(lens.iter().filter_map(|&n| gather::blocks(n)));
+            eprintln!("{board} in {groups} groups: rows of {lens:?}, byte gathers: {}", gather::vbmi());
+            for key in space.keys() {
+                let succ = successors(&space, &key, &tables);
+                let (n, row_len) = rows.shape(&key);
+                let mut a = vec![0 as Value; n * row_len];
+                let mut b = vec![Value::MIN; n * row_len];
+                rows.compute(&key, &succ, &mut a, 0);
+                scalar.compute(&key, &succ, &mut b, 0);
+                assert_eq!(a, b, "{}", what(&space, &key));
+                assert_eq!(a, tables[space.key_index(&key)], "{}", what(&space, &key));
+            }
+        }
+        assert_eq!(seen, [1, 2, 4].into(), "successor rows of one, two and four blocks");
+    }
+
+    #[test]
     fn the_inner_moves_priced_are_those_the_scalar_path_lists() {
         for space in spaces() {
             let scalar = Kernel::with_path(&space, KernelPath::Scalar);
@@ -1093,7 +1120,9 @@ mod tests {
             for (c, m) in inner_moves_per_row(&space).iter().enumerate() {
                 let listed = scalar.scalar.moves[c].len() as u64;
                 if m.gathered > 0 {
-                    assert_eq!((m.gathered, m.runs + m.lanes), (g.size as u64 * g.count(c) as u64, 0));
+                    // Every lane of every line, once per block of the successor row.
+                    let blocks = gather::blocks(g.count(c + 1)).unwrap() as u64;
+                    assert_eq!((m.gathered, m.runs + m.lanes), (blocks * g.size as u64 * g.count(c) as u64, 0));
                 } else {
                     assert_eq!(m.runs + m.lanes, listed, "{} inner count {c}", space.board());
                 }
