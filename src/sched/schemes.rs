@@ -354,7 +354,7 @@ pub fn orbits_with_features(
             // taking the moves of its configuration: per row, the configurations' mean.
             let c0 = k.counts()[0] as usize;
             let turned = match turned.get(c0) {
-                Some(&t) if turned_lane_by_lane(space, k.counts()[ng - 1] as usize) => {
+                Some(&t) if turned_lane_by_lane() => {
                     let configs = space.groups[0].count(c0) as u128;
                     ((t as u128 * units as u128 * row_len(k) as u128 / configs) as u64, units)
                 }

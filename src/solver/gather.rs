@@ -1,21 +1,28 @@
 //! Byte gathers for the kernel's row path, 64 lanes at a time with AVX-512 VBMI (`vpermi2b`)
-//! where the CPU has it: a pass over a row whose successors come from a successor row of fewer
-//! than 1023 values. Each lane's index is its successor's rank split into a low byte, which
-//! `vpermi2b` looks up in each 256-slot *block* of the row (two permutes and a blend on the
-//! byte's top bit), and a high byte that picks the block. The kernel asks [`vbmi`] once, when
-//! it is built; the runs and the `u16` gathers in `kernel.rs` are the portable path, and
-//! [`relax_portable`] the twin a test compares this one with.
+//! where the CPU has it: a pass over a row whose successors come from another row through an
+//! index (an inner line's moves, or a symmetry's rank map).
 //!
-//! Its `unsafe` blocks, each with its `SAFETY` note, are here because a benchmark showed they
-//! pay (docs/kernel-profile.md has the figures).
+//! A pass is cut into *steps* of up to 64 consecutive lanes whose successors all lie in one or
+//! two neighbouring 256-slot *blocks* of the successor row. A lane keeps only its successor's
+//! rank's low byte, which `vpermi2b` looks up in a block (two permutes, the 128-byte halves,
+//! blended on the byte's top bit); a step of two blocks blends them on a per-step mask. Moves
+//! that do not exist are in no step's mask, so they cost nothing and need no sentinel. In
+//! colex order the 64 configurations of a step reach one block (or two neighbours) for nearly
+//! every inner line: over an inner group of 12 lines a step holds 32 moves on average, and no
+//! 64 lanes need more than one step.
+//!
+//! The kernel asks [`vbmi`] once, when it is built; the runs and the `u16` gathers in
+//! `kernel.rs` are the portable path, and [`ByteIndex::relax_portable`] the twin a test
+//! compares this one with. Its `unsafe` blocks, each with its `SAFETY` note, are here because a
+//! benchmark showed they pay (docs/kernel-profile.md has the figures).
 
 use crate::game::Value;
 
-/// Slots of the largest successor row a [`ByteIndex`] reaches, the slot that names no move
-/// (the last) included.
-pub(super) const MAX_SLOTS: usize = 1024;
+/// Slots of the successor row's copy that a gather reads from: every `u16` rank's block and the
+/// block after it.
+pub(super) const SLOTS: usize = 1 << 16;
 
-/// Whether this CPU has what [`relax`] needs: AVX-512 F, BW and VBMI.
+/// Whether this CPU has what [`ByteIndex::relax`] needs: AVX-512 F, BW and VBMI.
 pub(super) fn vbmi() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -29,77 +36,108 @@ pub(super) fn vbmi() -> bool {
     }
 }
 
-/// 256-slot blocks of a table for a successor row of `len` values with a slot to spare for
-/// moves that do not exist: 1, 2 or 4; `None` past [`MAX_SLOTS`]. Rows of 255 values or more
-/// take two blocks, although slot 255 would still be free, so that the one-block path keeps the
-/// rows it had.
-pub(super) fn blocks(len: usize) -> Option<usize> {
-    [1, 2, 4].into_iter().find(|&b| len < 256 * b - 1)
+/// Up to 64 lanes of a pass from lane `start`: bit i of `present` set = lane `start + i` has a
+/// move, whose successor's rank is `256 * (block + upper bit i) + its low byte`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Step {
+    present: u64,
+    /// Bit i set = lane `start + i`'s successor is in block `block + 1` (never where `present`
+    /// is not set). 0 for a step of one block.
+    upper: u64,
+    start: u32,
+    block: u32,
 }
 
-/// Successor ranks of a row's lanes as byte gathers read them: per lane the rank's low byte,
-/// and where the successor row spans more than one block the block (the rank's high byte). A
-/// move that does not exist names the last slot of the last block.
+/// The moves of some passes over rows of one length (an inner line each, or one symmetry's
+/// rank map), as byte gathers: per lane its successor's rank's low byte (pass-major, `row_len`
+/// lanes a pass), and per pass its steps of one block, then its steps of two.
 #[derive(Debug, Default)]
 pub(super) struct ByteIndex {
     lo: Vec<u8>,
-    /// Empty where `blocks` is 1.
-    hi: Vec<u8>,
-    blocks: usize,
+    steps: Vec<Step>,
+    /// Pass p's steps: `steps[first[p]..split[p]]` of one block, `steps[split[p]..first[p + 1]]`
+    /// of two.
+    first: Vec<u32>,
+    split: Vec<u32>,
+    row_len: usize,
 }
 
 impl ByteIndex {
-    /// `ranks` (successor ranks; anything at or past `absent` names no move) as byte indices
-    /// into a successor row of `succ_len` values; `None` where that row is too long.
-    pub(super) fn new(ranks: &[u16], absent: u16, succ_len: usize) -> Option<ByteIndex> {
-        let blocks = blocks(succ_len)?;
-        let last = (256 * blocks - 1) as u16;
-        let at = |r: u16| if r >= absent { last } else { r };
-        let lo = ranks.iter().map(|&r| at(r) as u8).collect();
-        let hi = if blocks == 1 { Vec::new() } else { ranks.iter().map(|&r| (at(r) >> 8) as u8).collect() };
-        Some(ByteIndex { lo, hi, blocks })
+    /// `ranks` (pass-major, `row_len` per pass: the successor's rank, or `absent` where the lane
+    /// has no move) as byte gathers.
+    pub(super) fn new(ranks: &[u16], row_len: usize, absent: u16) -> ByteIndex {
+        let passes = if row_len == 0 { 0 } else { ranks.len() / row_len };
+        let mut t = ByteIndex { lo: ranks.iter().map(|&r| r as u8).collect(), row_len, ..ByteIndex::default() };
+        t.first.push(0);
+        for p in 0..passes {
+            let mut two = Vec::new();
+            for start in (0..row_len).step_by(64) {
+                let lanes = &ranks[p * row_len + start..p * row_len + row_len.min(start + 64)];
+                let mut left: u64 = lanes.iter().enumerate().filter(|(_, r)| **r != absent).map(|(i, _)| 1 << i).sum();
+                // The lowest block left and the one after it, until every move has its step.
+                while left != 0 {
+                    let block = bits_of(left).map(|i| lanes[i] >> 8).min().expect("a lane left") as u32;
+                    let (mut present, mut upper) = (0u64, 0u64);
+                    for i in bits_of(left) {
+                        let b = (lanes[i] >> 8) as u32;
+                        if b <= block + 1 {
+                            present |= 1 << i;
+                            upper |= ((b == block + 1) as u64) << i;
+                        }
+                    }
+                    left &= !present;
+                    let step = Step { present, upper, start: start as u32, block };
+                    if upper == 0 { t.steps.push(step) } else { two.push(step) }
+                }
+            }
+            t.split.push(t.steps.len() as u32);
+            t.steps.extend(two);
+            t.first.push(t.steps.len() as u32);
+        }
+        t
     }
 
-    /// Lanes.
-    pub(super) fn len(&self) -> usize {
-        self.lo.len()
-    }
-
-    /// 256-slot blocks of the successor row.
-    pub(super) fn blocks(&self) -> usize {
-        self.blocks
+    /// Lanes gathered per row over every pass, once per block a step reads (64 lanes a step):
+    /// the work the cost model prices.
+    pub(super) fn lanes(&self) -> u64 {
+        let two: u64 = (0..self.split.len()).map(|p| (self.first[p + 1] - self.split[p]) as u64).sum();
+        64 * (self.steps.len() as u64 + two)
     }
 
     /// Bytes held.
     pub(super) fn bytes(&self) -> u64 {
-        (self.lo.capacity() + self.hi.capacity()) as u64
+        (self.lo.capacity() + self.steps.capacity() * size_of::<Step>() + (self.first.capacity() + self.split.capacity()) * 4)
+            as u64
     }
 
-    /// `best[i] = max(best[i], offer(slots[rank of lane start + i], bits[i], gate))` over `best`,
-    /// whose lanes are those from `start`; `slots` holds the successor row from slot 0 and at
-    /// least [`MAX_SLOTS`] slots. The last slot of the last block is set to [`Value::MAX`]
-    /// first, so a move that does not exist never wins (its box bits are 0). 64 lanes at a time
-    /// where [`vbmi`] says yes, else one at a time.
+    /// `best[i] = max(best[i], offer(slots[rank], bits[i], gate))` for every move `i -> rank` of
+    /// pass `p` over the row `best`; `slots` holds the successor row from slot 0, `bits` the
+    /// pass's box bits over the row. 64 lanes at a time where [`vbmi`] says yes, else one at a
+    /// time.
     #[inline(always)]
-    pub(super) fn relax(&self, start: usize, best: &mut [Value], slots: &mut [Value], bits: &[u8], gate: u8) {
-        slots[256 * self.blocks - 1] = Value::MAX;
-        let table: &[Value; MAX_SLOTS] = slots[..MAX_SLOTS].try_into().expect("a table of MAX_SLOTS slots at least");
-        let end = start + best.len();
-        let lo = &self.lo[start..end];
-        let hi = if self.blocks == 1 { &[][..] } else { &self.hi[start..end] };
+    pub(super) fn relax(&self, p: usize, best: &mut [Value], slots: &[Value; SLOTS], bits: &[u8], gate: u8) {
+        assert!(best.len() >= self.row_len && bits.len() >= self.row_len, "a row of {} lanes", self.row_len);
+        let lo = &self.lo[p * self.row_len..(p + 1) * self.row_len];
+        let (a, m, b) = (self.first[p] as usize, self.split[p] as usize, self.first[p + 1] as usize);
         #[cfg(target_arch = "x86_64")]
         if vbmi_cached() {
-            // SAFETY: the CPU has AVX-512 F, BW and VBMI (checked at run time above).
+            // SAFETY: the CPU has AVX-512 F, BW and VBMI (checked at run time above); every
+            // step's lanes lie in the row (`new`), which `best`, `bits` and `lo` cover (asserted
+            // above), and its blocks in `slots` (a block of a `u16` rank and the one after it).
             unsafe {
-                match self.blocks {
-                    1 => relax_vbmi::<1>(best, table, lo, hi, bits, gate),
-                    2 => relax_vbmi::<2>(best, table, lo, hi, bits, gate),
-                    _ => relax_vbmi::<4>(best, table, lo, hi, bits, gate),
-                }
+                relax_vbmi::<false>(&self.steps[a..m], best, slots, lo, bits, gate);
+                relax_vbmi::<true>(&self.steps[m..b], best, slots, lo, bits, gate);
             }
             return;
         }
-        relax_portable(best, table, lo, hi, bits, gate);
+        relax_portable(&self.steps[a..b], best, slots, lo, bits, gate);
+    }
+
+    /// [`ByteIndex::relax`] one lane at a time: the twin of the AVX-512 path, and its fallback.
+    #[cfg(test)]
+    fn relax_portable(&self, p: usize, best: &mut [Value], slots: &[Value; SLOTS], bits: &[u8], gate: u8) {
+        let lo = &self.lo[p * self.row_len..(p + 1) * self.row_len];
+        relax_portable(&self.steps[self.first[p] as usize..self.first[p + 1] as usize], best, slots, lo, bits, gate);
     }
 }
 
@@ -120,92 +158,82 @@ pub(super) fn offer(s: Value, bits: u8, gate: u8) -> Value {
     if k != 0 { s + (k - (k >> 1)) as Value } else { -s }
 }
 
-/// [`ByteIndex::relax`] one lane at a time: the twin of the AVX-512 path, and its fallback.
-/// `hi` is empty for a one-block row.
+/// The steps' moves one lane at a time.
 #[inline(always)]
-fn relax_portable(best: &mut [Value], table: &[Value; MAX_SLOTS], lo: &[u8], hi: &[u8], bits: &[u8], gate: u8) {
-    for (i, ((b, &l), &k)) in best.iter_mut().zip(lo).zip(bits).enumerate() {
-        let h = hi.get(i).map_or(0, |&h| h as usize);
-        *b = (*b).max(offer(table[(h << 8 | l as usize) & (MAX_SLOTS - 1)], k, gate));
+fn relax_portable(steps: &[Step], best: &mut [Value], slots: &[Value; SLOTS], lo: &[u8], bits: &[u8], gate: u8) {
+    for s in steps {
+        for i in bits_of(s.present) {
+            let l = s.start as usize + i;
+            let rank = ((s.block as usize + (s.upper >> i & 1) as usize) << 8 | lo[l] as usize) & (SLOTS - 1);
+            best[l] = best[l].max(offer(slots[rank], bits[l], gate));
+        }
     }
 }
 
-/// [`ByteIndex::relax`] 64 lanes at a time over a row of `B` blocks: the table in `4 * B`
-/// registers; per block two `vpermi2b` (bytes 0-127 and 128-255 of the block) blended on the
-/// low byte's top bit, then the blocks blended on the high byte's bits; the tail masked.
+/// The indices of the set bits of `m`, lowest first.
+#[inline(always)]
+fn bits_of(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            i
+        })
+    })
+}
+
+/// The steps' moves 64 lanes at a time: per block, its four 64-byte quarters loaded from
+/// `slots` and two `vpermi2b` (its 128-byte halves) blended on the low byte's top bit; a step
+/// of two blocks (`TWO`) blends the second in on its `upper` mask. Loads, the max and the store
+/// are masked to the step's moves.
+///
+/// # Safety
+/// The CPU has AVX-512 F, BW and VBMI; every step's lanes `start..start + 64` that are in
+/// `present` lie within `best`, `lo` and `bits`, and `slots` holds its blocks
+/// (`256 * (block + 2) <= SLOTS`, or `block + 1` for a step of one block).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn relax_vbmi<const B: usize>(
+unsafe fn relax_vbmi<const TWO: bool>(
+    steps: &[Step],
     best: &mut [Value],
-    table: &[Value; MAX_SLOTS],
+    slots: &[Value; SLOTS],
     lo: &[u8],
-    hi: &[u8],
     bits: &[u8],
     gate: u8,
 ) {
     use std::arch::x86_64::*;
-    let n = best.len().min(lo.len()).min(bits.len());
-    if B > 1 {
-        assert!(hi.len() >= n, "a high byte for every lane of a row of {B} blocks");
-    }
-    let p = table.as_ptr() as *const __m512i;
-    let mut t = [_mm512_setzero_si512(); 16];
-    for (k, reg) in t.iter_mut().enumerate().take(4 * B) {
-        // SAFETY: `table` is MAX_SLOTS = 16 * 64 bytes; k < 4 * B <= 16.
-        *reg = unsafe { _mm512_loadu_si512(p.add(k)) };
-    }
     let gates = _mm512_set1_epi8(gate as i8);
     let one = _mm512_set1_epi8(1);
-    let two = _mm512_set1_epi8(2);
-    let mut i = 0;
-    while i < n {
-        let lanes: __mmask64 = if n - i >= 64 { !0 } else { (1u64 << (n - i)) - 1 };
-        // SAFETY: masked loads read only lanes i..n of slices at least n long.
-        let (idx, b) = unsafe {
-            (
-                _mm512_maskz_loadu_epi8(lanes, lo.as_ptr().add(i) as *const i8),
-                _mm512_maskz_loadu_epi8(lanes, best.as_ptr().add(i)),
-            )
-        };
-        let top = _mm512_movepi8_mask(idx);
-        let mut s = [_mm512_setzero_si512(); 4];
-        for (k, sk) in s.iter_mut().enumerate().take(B) {
-            let low = _mm512_permutex2var_epi8(t[4 * k], idx, t[4 * k + 1]);
-            let high = _mm512_permutex2var_epi8(t[4 * k + 2], idx, t[4 * k + 3]);
-            *sk = _mm512_mask_blend_epi8(top, low, high);
-        }
-        let s = if B == 1 {
-            s[0]
-        } else {
-            // SAFETY: as above (`hi` holds at least n lanes where B > 1).
-            let h = unsafe { _mm512_maskz_loadu_epi8(lanes, hi.as_ptr().add(i) as *const i8) };
-            let odd = _mm512_test_epi8_mask(h, one);
-            if B == 2 {
-                _mm512_mask_blend_epi8(odd, s[0], s[1])
-            } else {
-                let upper = _mm512_test_epi8_mask(h, two);
-                _mm512_mask_blend_epi8(
-                    upper,
-                    _mm512_mask_blend_epi8(odd, s[0], s[1]),
-                    _mm512_mask_blend_epi8(odd, s[2], s[3]),
-                )
+    for s in steps {
+        let (m, at) = (s.present, s.start as usize);
+        // SAFETY (every block below): the caller's contract; masked loads and the store touch
+        // only the step's moves.
+        unsafe {
+            let idx = _mm512_maskz_loadu_epi8(m, lo.as_ptr().add(at) as *const i8);
+            let b = _mm512_maskz_loadu_epi8(m, best.as_ptr().add(at));
+            let top = _mm512_movepi8_mask(idx);
+            let q = slots.as_ptr().add(256 * s.block as usize) as *const __m512i;
+            let low = _mm512_permutex2var_epi8(_mm512_loadu_si512(q), idx, _mm512_loadu_si512(q.add(1)));
+            let high = _mm512_permutex2var_epi8(_mm512_loadu_si512(q.add(2)), idx, _mm512_loadu_si512(q.add(3)));
+            let mut v = _mm512_mask_blend_epi8(top, low, high);
+            if TWO {
+                let low = _mm512_permutex2var_epi8(_mm512_loadu_si512(q.add(4)), idx, _mm512_loadu_si512(q.add(5)));
+                let high = _mm512_permutex2var_epi8(_mm512_loadu_si512(q.add(6)), idx, _mm512_loadu_si512(q.add(7)));
+                v = _mm512_mask_blend_epi8(s.upper, v, _mm512_mask_blend_epi8(top, low, high));
             }
-        };
-        let neg = _mm512_sub_epi8(_mm512_setzero_si512(), s);
-        let v = if gate == 0 {
-            neg
-        } else {
-            // SAFETY: as above.
-            let k =
-                _mm512_and_si512(unsafe { _mm512_maskz_loadu_epi8(lanes, bits.as_ptr().add(i) as *const i8) }, gates);
-            // Boxes completed: bit 0 plus bit 1 (a 16-bit shift brings each byte's bit 1 to
-            // its own bit 0).
-            let count = _mm512_add_epi8(_mm512_and_si512(k, one), _mm512_and_si512(_mm512_srli_epi16(k, 1), one));
-            _mm512_mask_blend_epi8(_mm512_test_epi8_mask(k, k), neg, _mm512_add_epi8(s, count))
-        };
-        // SAFETY: a masked store of lanes i..n of `best`.
-        unsafe { _mm512_mask_storeu_epi8(best.as_mut_ptr().add(i), lanes, _mm512_max_epi8(b, v)) };
-        i += 64;
+            let neg = _mm512_sub_epi8(_mm512_setzero_si512(), v);
+            let offered = if gate == 0 {
+                neg
+            } else {
+                let k = _mm512_and_si512(_mm512_maskz_loadu_epi8(m, bits.as_ptr().add(at) as *const i8), gates);
+                // Boxes completed: bit 0 plus bit 1 (a 16-bit shift brings each byte's bit 1
+                // to its own bit 0).
+                let count =
+                    _mm512_add_epi8(_mm512_and_si512(k, one), _mm512_and_si512(_mm512_srli_epi16(k, 1), one));
+                _mm512_mask_blend_epi8(_mm512_test_epi8_mask(k, k), neg, _mm512_add_epi8(v, count))
+            };
+            _mm512_mask_storeu_epi8(best.as_mut_ptr().add(at), m, _mm512_max_epi8(b, offered));
+        }
     }
 }
 
@@ -214,13 +242,34 @@ mod tests {
     use super::*;
     use crate::support::SplitMix64;
 
+    const ABSENT: u16 = u16::MAX;
+
     #[test]
-    fn a_row_needs_the_fewest_blocks_that_leave_a_slot_for_no_move() {
-        let cases = [(0, Some(1)), (254, Some(1)), (255, Some(2)), (510, Some(2)), (511, Some(4)), (1022, Some(4))];
-        for (len, want) in cases {
-            assert_eq!(blocks(len), want, "row of {len}");
+    fn every_move_is_in_one_step_of_at_most_two_neighbouring_blocks() {
+        let mut rng = SplitMix64(3);
+        for (row_len, succ_len) in [(1usize, 1usize), (70, 300), (200, 60_000), (924, 792), (130, 65_535)] {
+            let ranks: Vec<u16> = (0..3 * row_len)
+                .map(|_| if rng.next_u64().is_multiple_of(4) { ABSENT } else { (rng.next_u64() % succ_len as u64) as u16 })
+                .collect();
+            let t = ByteIndex::new(&ranks, row_len, ABSENT);
+            for p in 0..3 {
+                let mut seen = vec![0u32; row_len];
+                let steps = &t.steps[t.first[p] as usize..t.first[p + 1] as usize];
+                for (k, s) in steps.iter().enumerate() {
+                    assert_eq!(s.upper & !s.present, 0);
+                    assert_eq!(s.upper != 0, k >= (t.split[p] - t.first[p]) as usize, "one-block steps first");
+                    for i in bits_of(s.present) {
+                        let l = p * row_len + s.start as usize + i;
+                        let block = s.block + (s.upper >> i & 1) as u32;
+                        assert_eq!((block << 8) | t.lo[l] as u32, ranks[l] as u32);
+                        seen[s.start as usize + i] += 1;
+                    }
+                }
+                for (i, &n) in seen.iter().enumerate() {
+                    assert_eq!(n, (ranks[p * row_len + i] != ABSENT) as u32, "row {row_len}, pass {p}, lane {i}");
+                }
+            }
         }
-        assert_eq!(blocks(1023), None);
     }
 
     #[test]
@@ -232,55 +281,46 @@ mod tests {
                 "this CPU has no AVX-512 VBMI: only the portable path ran (the vector gather is compared where the CPU has it)"
             );
         }
-        const ABSENT: u16 = u16::MAX;
         let mut rng = SplitMix64(7);
-        for succ_len in [1usize, 5, 64, 200, 254, 255, 300, 510, 511, 924, 1022] {
-            for len in [0usize, 1, 5, 63, 64, 65, 127, 128, 200, 252, 254, 462, 924] {
-                for gate in 0..4u8 {
-                    let mut slots = vec![0 as Value; 1 << 16];
-                    for s in &mut slots[..succ_len] {
-                        *s = (rng.next_u64() % 61) as Value - 30;
-                    }
-                    let ranks: Vec<u16> = (0..len)
-                        .map(|_| {
-                            if rng.next_u64().is_multiple_of(5) {
-                                ABSENT
-                            } else {
-                                (rng.next_u64() % succ_len as u64) as u16
-                            }
+        let mut slots = vec![0 as Value; SLOTS];
+        for s in &mut slots {
+            *s = (rng.next_u64() % 61) as Value - 30;
+        }
+        let slots: &[Value; SLOTS] = slots.as_slice().try_into().unwrap();
+        for succ_len in [1usize, 64, 254, 255, 511, 924, 1716, 12_870, 65_535] {
+            for row_len in [1usize, 5, 63, 64, 65, 200, 462, 924] {
+                // Scattered ranks, and ranks in order as inner lines make them.
+                for ordered in [false, true] {
+                    let ranks: Vec<u16> = (0..2 * row_len)
+                        .map(|i| match (rng.next_u64().is_multiple_of(5), ordered) {
+                            (true, _) => ABSENT,
+                            (_, false) => (rng.next_u64() % succ_len as u64) as u16,
+                            (_, true) => ((i % row_len) * succ_len / row_len) as u16,
                         })
                         .collect();
-                    // A move that does not exist completes no box.
-                    let bits: Vec<u8> =
-                        ranks.iter().map(|&r| if r == ABSENT { 0 } else { (rng.next_u64() % 4) as u8 }).collect();
-                    let start: Vec<Value> = (0..len).map(|_| (rng.next_u64() % 61) as Value - 30).collect();
-                    let index = ByteIndex::new(&ranks, ABSENT, succ_len).unwrap();
-                    // From lane 0, and from a lane past the first 64 as a row span is read.
-                    for from in [0, len.min(70)] {
-                        let mut fast = start[from..].to_vec();
-                        // `relax` takes the vector gather wherever the CPU has it.
-                        index.relax(from, &mut fast, &mut slots, &bits[from..], gate);
-                        let want: Vec<Value> = (from..len)
-                            .map(|i| {
-                                let r = ranks[i];
-                                start[i].max(if r == ABSENT {
-                                    -Value::MAX
-                                } else {
-                                    offer(slots[r as usize], bits[i], gate)
+                    let t = ByteIndex::new(&ranks, row_len, ABSENT);
+                    for gate in 0..4u8 {
+                        for p in 0..2 {
+                            let pass = &ranks[p * row_len..(p + 1) * row_len];
+                            // A move that does not exist completes no box.
+                            let bits: Vec<u8> =
+                                pass.iter().map(|&r| if r == ABSENT { 0 } else { (rng.next_u64() % 4) as u8 }).collect();
+                            let start: Vec<Value> = (0..row_len).map(|_| (rng.next_u64() % 61) as Value - 30).collect();
+                            let want: Vec<Value> = (0..row_len)
+                                .map(|i| match pass[i] {
+                                    ABSENT => start[i],
+                                    r => start[i].max(offer(slots[r as usize], bits[i], gate)),
                                 })
-                            })
-                            .collect();
-                        assert_eq!(
-                            fast,
-                            want,
-                            "row {succ_len}, {len} lanes from {from}, gate {gate} (vbmi: {})",
-                            vbmi()
-                        );
-                        let mut slow = start[from..].to_vec();
-                        let hi = if index.blocks == 1 { &[][..] } else { &index.hi[from..] };
-                        let table: &[Value; MAX_SLOTS] = slots[..MAX_SLOTS].try_into().unwrap();
-                        relax_portable(&mut slow, table, &index.lo[from..], hi, &bits[from..], gate);
-                        assert_eq!(slow, want, "portable: row {succ_len}, {len} lanes from {from}, gate {gate}");
+                                .collect();
+                            let mut fast = start.clone();
+                            // `relax` takes the vector gather wherever the CPU has it.
+                            t.relax(p, &mut fast, slots, &bits, gate);
+                            let what = format!("row {row_len} of {succ_len}, ordered {ordered}, pass {p}, gate {gate}");
+                            assert_eq!(fast, want, "{what} (vbmi: {})", vbmi());
+                            let mut slow = start.clone();
+                            t.relax_portable(p, &mut slow, slots, &bits, gate);
+                            assert_eq!(slow, want, "portable: {what}");
+                        }
                     }
                 }
             }
