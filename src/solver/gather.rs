@@ -48,17 +48,27 @@ struct Step {
     block: u32,
 }
 
+/// Steps that read the same blocks: `block` (and `block + 1` for the steps of two), loaded
+/// once for them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Set {
+    block: u32,
+    /// `steps[first..split]` read one block, `steps[split..end]` two.
+    first: u32,
+    split: u32,
+    end: u32,
+}
+
 /// The moves of some passes over rows of one length (an inner line each, or one symmetry's
 /// rank map), as byte gathers: per lane its successor's rank's low byte (pass-major, `row_len`
-/// lanes a pass), and per pass its steps of one block, then its steps of two.
+/// lanes a pass), and per pass its steps, in sets by block.
 #[derive(Debug, Default)]
 pub(super) struct ByteIndex {
     lo: Vec<u8>,
     steps: Vec<Step>,
-    /// Pass p's steps: `steps[first[p]..split[p]]` of one block, `steps[split[p]..first[p + 1]]`
-    /// of two.
-    first: Vec<u32>,
-    split: Vec<u32>,
+    /// Pass p's sets: `sets[set_start[p]..set_start[p + 1]]`.
+    sets: Vec<Set>,
+    set_start: Vec<u32>,
     row_len: usize,
 }
 
@@ -68,9 +78,9 @@ impl ByteIndex {
     pub(super) fn new(ranks: &[u16], row_len: usize, absent: u16) -> ByteIndex {
         let passes = if row_len == 0 { 0 } else { ranks.len() / row_len };
         let mut t = ByteIndex { lo: ranks.iter().map(|&r| r as u8).collect(), row_len, ..ByteIndex::default() };
-        t.first.push(0);
+        t.set_start.push(0);
         for p in 0..passes {
-            let mut two = Vec::new();
+            let mut steps = Vec::new();
             for start in (0..row_len).step_by(64) {
                 let lanes = &ranks[p * row_len + start..p * row_len + row_len.min(start + 64)];
                 let mut left: u64 = lanes.iter().enumerate().filter(|(_, r)| **r != absent).map(|(i, _)| 1 << i).sum();
@@ -86,13 +96,18 @@ impl ByteIndex {
                         }
                     }
                     left &= !present;
-                    let step = Step { present, upper, start: start as u32, block };
-                    if upper == 0 { t.steps.push(step) } else { two.push(step) }
+                    steps.push(Step { present, upper, start: start as u32, block });
                 }
             }
-            t.split.push(t.steps.len() as u32);
-            t.steps.extend(two);
-            t.first.push(t.steps.len() as u32);
+            steps.sort_by_key(|s| (s.block, s.upper != 0, s.start));
+            for same in steps.chunk_by(|a, b| a.block == b.block) {
+                let first = t.steps.len() as u32;
+                let ones = same.iter().filter(|s| s.upper == 0).count() as u32;
+                t.steps.extend_from_slice(same);
+                let end = t.steps.len() as u32;
+                t.sets.push(Set { block: same[0].block, first, split: first + ones, end });
+            }
+            t.set_start.push(t.sets.len() as u32);
         }
         t
     }
@@ -100,14 +115,16 @@ impl ByteIndex {
     /// Lanes gathered per row over every pass, once per block a step reads (64 lanes a step):
     /// the work the cost model prices.
     pub(super) fn lanes(&self) -> u64 {
-        let two: u64 = (0..self.split.len()).map(|p| (self.first[p + 1] - self.split[p]) as u64).sum();
+        let two: u64 = self.sets.iter().map(|s| (s.end - s.split) as u64).sum();
         64 * (self.steps.len() as u64 + two)
     }
 
     /// Bytes held.
     pub(super) fn bytes(&self) -> u64 {
-        (self.lo.capacity() + self.steps.capacity() * size_of::<Step>() + (self.first.capacity() + self.split.capacity()) * 4)
-            as u64
+        (self.lo.capacity()
+            + self.steps.capacity() * size_of::<Step>()
+            + self.sets.capacity() * size_of::<Set>()
+            + self.set_start.capacity() * 4) as u64
     }
 
     /// `best[i] = max(best[i], offer(slots[rank], bits[i], gate))` for every move `i -> rank` of
@@ -118,26 +135,27 @@ impl ByteIndex {
     pub(super) fn relax(&self, p: usize, best: &mut [Value], slots: &[Value; SLOTS], bits: &[u8], gate: u8) {
         assert!(best.len() >= self.row_len && bits.len() >= self.row_len, "a row of {} lanes", self.row_len);
         let lo = &self.lo[p * self.row_len..(p + 1) * self.row_len];
-        let (a, m, b) = (self.first[p] as usize, self.split[p] as usize, self.first[p + 1] as usize);
+        let sets = &self.sets[self.set_start[p] as usize..self.set_start[p + 1] as usize];
         #[cfg(target_arch = "x86_64")]
         if vbmi_cached() {
             // SAFETY: the CPU has AVX-512 F, BW and VBMI (checked at run time above); every
             // step's lanes lie in the row (`new`), which `best`, `bits` and `lo` cover (asserted
             // above), and its blocks in `slots` (a block of a `u16` rank and the one after it).
-            unsafe {
-                relax_vbmi::<false>(&self.steps[a..m], best, slots, lo, bits, gate);
-                relax_vbmi::<true>(&self.steps[m..b], best, slots, lo, bits, gate);
-            }
+            unsafe { relax_vbmi(sets, &self.steps, best, slots, lo, bits, gate) };
             return;
         }
-        relax_portable(&self.steps[a..b], best, slots, lo, bits, gate);
+        for set in sets {
+            relax_portable(&self.steps[set.first as usize..set.end as usize], best, slots, lo, bits, gate);
+        }
     }
 
     /// [`ByteIndex::relax`] one lane at a time: the twin of the AVX-512 path, and its fallback.
     #[cfg(test)]
     fn relax_portable(&self, p: usize, best: &mut [Value], slots: &[Value; SLOTS], bits: &[u8], gate: u8) {
         let lo = &self.lo[p * self.row_len..(p + 1) * self.row_len];
-        relax_portable(&self.steps[self.first[p] as usize..self.first[p + 1] as usize], best, slots, lo, bits, gate);
+        for set in &self.sets[self.set_start[p] as usize..self.set_start[p + 1] as usize] {
+            relax_portable(&self.steps[set.first as usize..set.end as usize], best, slots, lo, bits, gate);
+        }
     }
 }
 
@@ -182,18 +200,19 @@ fn bits_of(mut m: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// The steps' moves 64 lanes at a time: per block, its four 64-byte quarters loaded from
-/// `slots` and two `vpermi2b` (its 128-byte halves) blended on the low byte's top bit; a step
-/// of two blocks (`TWO`) blends the second in on its `upper` mask. Loads, the max and the store
-/// are masked to the step's moves.
+/// The sets' steps 64 lanes at a time: per set, the four 64-byte quarters of its block (and of
+/// the next, for its steps of two) loaded once; per step two `vpermi2b` per block (its 128-byte
+/// halves) blended on the low byte's top bit, and a second block blended in on the step's
+/// `upper` mask. Loads, the max and the store are masked to the step's moves.
 ///
 /// # Safety
 /// The CPU has AVX-512 F, BW and VBMI; every step's lanes `start..start + 64` that are in
 /// `present` lie within `best`, `lo` and `bits`, and `slots` holds its blocks
-/// (`256 * (block + 2) <= SLOTS`, or `block + 1` for a step of one block).
+/// (`256 * (block + 2) <= SLOTS`, or `block + 1` for a set without steps of two).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn relax_vbmi<const TWO: bool>(
+unsafe fn relax_vbmi(
+    sets: &[Set],
     steps: &[Step],
     best: &mut [Value],
     slots: &[Value; SLOTS],
@@ -204,35 +223,64 @@ unsafe fn relax_vbmi<const TWO: bool>(
     use std::arch::x86_64::*;
     let gates = _mm512_set1_epi8(gate as i8);
     let one = _mm512_set1_epi8(1);
-    for s in steps {
+    // SAFETY (every block below): the caller's contract; masked loads and the store touch only
+    // the step's moves.
+    let relax = |s: &Step, v: __m512i, best: &mut [Value]| unsafe {
         let (m, at) = (s.present, s.start as usize);
-        // SAFETY (every block below): the caller's contract; masked loads and the store touch
-        // only the step's moves.
+        let b = _mm512_maskz_loadu_epi8(m, best.as_ptr().add(at));
+        let neg = _mm512_sub_epi8(_mm512_setzero_si512(), v);
+        let offered = if gate == 0 {
+            neg
+        } else {
+            let k = _mm512_and_si512(_mm512_maskz_loadu_epi8(m, bits.as_ptr().add(at) as *const i8), gates);
+            // Boxes completed: bit 0 plus bit 1 (a 16-bit shift brings each byte's bit 1 to its
+            // own bit 0).
+            let count = _mm512_add_epi8(_mm512_and_si512(k, one), _mm512_and_si512(_mm512_srli_epi16(k, 1), one));
+            _mm512_mask_blend_epi8(_mm512_test_epi8_mask(k, k), neg, _mm512_add_epi8(v, count))
+        };
+        _mm512_mask_storeu_epi8(best.as_mut_ptr().add(at), m, _mm512_max_epi8(b, offered));
+    };
+    let index =
+        |s: &Step| unsafe { _mm512_maskz_loadu_epi8(s.present, lo.as_ptr().add(s.start as usize) as *const i8) };
+    for set in sets {
         unsafe {
-            let idx = _mm512_maskz_loadu_epi8(m, lo.as_ptr().add(at) as *const i8);
-            let b = _mm512_maskz_loadu_epi8(m, best.as_ptr().add(at));
-            let top = _mm512_movepi8_mask(idx);
-            let q = slots.as_ptr().add(256 * s.block as usize) as *const __m512i;
-            let low = _mm512_permutex2var_epi8(_mm512_loadu_si512(q), idx, _mm512_loadu_si512(q.add(1)));
-            let high = _mm512_permutex2var_epi8(_mm512_loadu_si512(q.add(2)), idx, _mm512_loadu_si512(q.add(3)));
-            let mut v = _mm512_mask_blend_epi8(top, low, high);
-            if TWO {
-                let low = _mm512_permutex2var_epi8(_mm512_loadu_si512(q.add(4)), idx, _mm512_loadu_si512(q.add(5)));
-                let high = _mm512_permutex2var_epi8(_mm512_loadu_si512(q.add(6)), idx, _mm512_loadu_si512(q.add(7)));
-                v = _mm512_mask_blend_epi8(s.upper, v, _mm512_mask_blend_epi8(top, low, high));
+            let q = slots.as_ptr().add(256 * set.block as usize) as *const __m512i;
+            let t = [
+                _mm512_loadu_si512(q),
+                _mm512_loadu_si512(q.add(1)),
+                _mm512_loadu_si512(q.add(2)),
+                _mm512_loadu_si512(q.add(3)),
+            ];
+            for s in &steps[set.first as usize..set.split as usize] {
+                let idx = index(s);
+                let low = _mm512_permutex2var_epi8(t[0], idx, t[1]);
+                let high = _mm512_permutex2var_epi8(t[2], idx, t[3]);
+                relax(s, _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high), best);
             }
-            let neg = _mm512_sub_epi8(_mm512_setzero_si512(), v);
-            let offered = if gate == 0 {
-                neg
-            } else {
-                let k = _mm512_and_si512(_mm512_maskz_loadu_epi8(m, bits.as_ptr().add(at) as *const i8), gates);
-                // Boxes completed: bit 0 plus bit 1 (a 16-bit shift brings each byte's bit 1
-                // to its own bit 0).
-                let count =
-                    _mm512_add_epi8(_mm512_and_si512(k, one), _mm512_and_si512(_mm512_srli_epi16(k, 1), one));
-                _mm512_mask_blend_epi8(_mm512_test_epi8_mask(k, k), neg, _mm512_add_epi8(v, count))
-            };
-            _mm512_mask_storeu_epi8(best.as_mut_ptr().add(at), m, _mm512_max_epi8(b, offered));
+            if set.split == set.end {
+                continue;
+            }
+            let u = [
+                _mm512_loadu_si512(q.add(4)),
+                _mm512_loadu_si512(q.add(5)),
+                _mm512_loadu_si512(q.add(6)),
+                _mm512_loadu_si512(q.add(7)),
+            ];
+            for s in &steps[set.split as usize..set.end as usize] {
+                let idx = index(s);
+                let top = _mm512_movepi8_mask(idx);
+                let first = _mm512_mask_blend_epi8(
+                    top,
+                    _mm512_permutex2var_epi8(t[0], idx, t[1]),
+                    _mm512_permutex2var_epi8(t[2], idx, t[3]),
+                );
+                let second = _mm512_mask_blend_epi8(
+                    top,
+                    _mm512_permutex2var_epi8(u[0], idx, u[1]),
+                    _mm512_permutex2var_epi8(u[2], idx, u[3]),
+                );
+                relax(s, _mm512_mask_blend_epi8(s.upper, first, second), best);
+            }
         }
     }
 }
@@ -248,16 +296,29 @@ mod tests {
     fn every_move_is_in_one_step_of_at_most_two_neighbouring_blocks() {
         let mut rng = SplitMix64(3);
         for (row_len, succ_len) in [(1usize, 1usize), (70, 300), (200, 60_000), (924, 792), (130, 65_535)] {
-            let ranks: Vec<u16> = (0..3 * row_len)
-                .map(|_| if rng.next_u64().is_multiple_of(4) { ABSENT } else { (rng.next_u64() % succ_len as u64) as u16 })
-                .collect();
+            let ranks: Vec<u16> =
+                (0..3 * row_len)
+                    .map(|_| {
+                        if rng.next_u64().is_multiple_of(4) {
+                            ABSENT
+                        } else {
+                            (rng.next_u64() % succ_len as u64) as u16
+                        }
+                    })
+                    .collect();
             let t = ByteIndex::new(&ranks, row_len, ABSENT);
             for p in 0..3 {
                 let mut seen = vec![0u32; row_len];
-                let steps = &t.steps[t.first[p] as usize..t.first[p + 1] as usize];
-                for (k, s) in steps.iter().enumerate() {
+                let sets = &t.sets[t.set_start[p] as usize..t.set_start[p + 1] as usize];
+                let steps = sets.iter().flat_map(|set| {
+                    let ones = &t.steps[set.first as usize..set.split as usize];
+                    let twos = &t.steps[set.split as usize..set.end as usize];
+                    assert!(ones.iter().all(|s| s.upper == 0) && twos.iter().all(|s| s.upper != 0));
+                    assert!(ones.iter().chain(twos).all(|s| s.block == set.block), "a set's steps share its block");
+                    ones.iter().chain(twos)
+                });
+                for s in steps {
                     assert_eq!(s.upper & !s.present, 0);
-                    assert_eq!(s.upper != 0, k >= (t.split[p] - t.first[p]) as usize, "one-block steps first");
                     for i in bits_of(s.present) {
                         let l = p * row_len + s.start as usize + i;
                         let block = s.block + (s.upper >> i & 1) as u32;
@@ -303,8 +364,10 @@ mod tests {
                         for p in 0..2 {
                             let pass = &ranks[p * row_len..(p + 1) * row_len];
                             // A move that does not exist completes no box.
-                            let bits: Vec<u8> =
-                                pass.iter().map(|&r| if r == ABSENT { 0 } else { (rng.next_u64() % 4) as u8 }).collect();
+                            let bits: Vec<u8> = pass
+                                .iter()
+                                .map(|&r| if r == ABSENT { 0 } else { (rng.next_u64() % 4) as u8 })
+                                .collect();
                             let start: Vec<Value> = (0..row_len).map(|_| (rng.next_u64() % 61) as Value - 30).collect();
                             let want: Vec<Value> = (0..row_len)
                                 .map(|i| match pass[i] {
