@@ -76,7 +76,7 @@ impl ByteIndex {
     /// `ranks` (pass-major, `row_len` per pass: the successor's rank, or `absent` where the lane
     /// has no move) as byte gathers.
     pub(super) fn new(ranks: &[u16], row_len: usize, absent: u16) -> ByteIndex {
-        let passes = if row_len == 0 { 0 } else { ranks.len() / row_len };
+        let passes = ranks.len().checked_div(row_len).unwrap_or(0);
         let mut t = ByteIndex { lo: ranks.iter().map(|&r| r as u8).collect(), row_len, ..ByteIndex::default() };
         t.set_start.push(0);
         for p in 0..passes {
