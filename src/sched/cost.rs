@@ -52,10 +52,9 @@ features! {
     /// Moves it examines in the outer groups (whole rows at a time): undrawn lines outside the
     /// inner group, summed over its positions.
     outer_moves,
-    /// Moves it examines in the inner group through byte gathers, 64 lanes at a time
-    /// (successor rows of fewer than 1023 values, on a CPU with AVX-512 VBMI): every inner line
-    /// a pass over the row, moves that do not exist included, each lane counted once per
-    /// 256-slot block of the successor row (two permutes each).
+    /// Lanes of the inner group's byte gathers (on a CPU with AVX-512 VBMI): 64 a step, each
+    /// step counted once per 256-slot block of the successor row it reads (two permutes
+    /// each).
     inner_moves,
     /// Inner moves it makes in runs: contiguous passes where consecutive configurations move
     /// to consecutive successors (the other rows).
@@ -133,7 +132,7 @@ terms! {
     Row "per_row_ns" |f| f.rows as f64;
     /// Moves examined in the outer groups.
     OuterMove "per_outer_move_ns" |f| f.outer_moves as f64;
-    /// Inner moves gathered through byte indices, 64 lanes at a time.
+    /// Lanes of the inner moves' byte gathers, once per block read.
     InnerMove "per_inner_move_ns" |f| f.inner_moves as f64;
     /// Inner moves made in runs.
     RunInnerMove "per_run_inner_move_ns" |f| f.run_inner_moves as f64;

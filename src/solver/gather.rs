@@ -9,7 +9,9 @@
 //! that do not exist are in no step's mask, so they cost nothing and need no sentinel. In
 //! colex order the 64 configurations of a step reach one block (or two neighbours) for nearly
 //! every inner line: over an inner group of 12 lines a step holds 32 moves on average, and no
-//! 64 lanes need more than one step.
+//! 64 lanes need more than one step. A successor row of fewer than 255 values is gathered
+//! whole instead (every lane of a pass, the block held in registers, a sentinel slot for moves
+//! that do not exist): its passes are a few steps long, and one loop over them is cheaper.
 //!
 //! The kernel asks [`vbmi`] once, when it is built; the runs and the `u16` gathers in
 //! `kernel.rs` are the portable path, and [`ByteIndex::relax_portable`] the twin a test
@@ -70,12 +72,26 @@ pub(super) struct ByteIndex {
     sets: Vec<Set>,
     set_start: Vec<u32>,
     row_len: usize,
+    /// Values of the successor row and after it that the steps read: their blocks' ends.
+    reach: usize,
+    /// A successor row of fewer than 255 values: no steps; every lane of a pass is gathered from
+    /// one block in registers, a move that does not exist from slot [`ABSENT8`].
+    whole: bool,
 }
+
+/// Slot that names no move in a pass gathered whole: past every row of fewer than 255 values.
+pub(super) const ABSENT8: u8 = u8::MAX;
 
 impl ByteIndex {
     /// `ranks` (pass-major, `row_len` per pass: the successor's rank, or `absent` where the lane
-    /// has no move) as byte gathers.
-    pub(super) fn new(ranks: &[u16], row_len: usize, absent: u16) -> ByteIndex {
+    /// has no move) as byte gathers from a successor row of `succ_len` values. A row of fewer
+    /// than 255 values is gathered whole: a pass is then as short as a step, and one loop over
+    /// it with the block in registers beats steps.
+    pub(super) fn new(ranks: &[u16], row_len: usize, absent: u16, succ_len: usize) -> ByteIndex {
+        if succ_len < ABSENT8 as usize {
+            let lo = ranks.iter().map(|&r| if r == absent { ABSENT8 } else { r as u8 }).collect();
+            return ByteIndex { lo, row_len, reach: 256, whole: true, ..ByteIndex::default() };
+        }
         let passes = ranks.len().checked_div(row_len).unwrap_or(0);
         let mut t = ByteIndex { lo: ranks.iter().map(|&r| r as u8).collect(), row_len, ..ByteIndex::default() };
         t.set_start.push(0);
@@ -100,6 +116,8 @@ impl ByteIndex {
                 }
             }
             steps.sort_by_key(|s| (s.block, s.upper != 0, s.start));
+            let end = |s: &Step| 256 * (s.block as usize + 1 + (s.upper != 0) as usize);
+            t.reach = steps.iter().map(end).fold(t.reach, usize::max);
             for same in steps.chunk_by(|a, b| a.block == b.block) {
                 let first = t.steps.len() as u32;
                 let ones = same.iter().filter(|s| s.upper == 0).count() as u32;
@@ -115,8 +133,17 @@ impl ByteIndex {
     /// Lanes gathered per row over every pass, once per block a step reads (64 lanes a step):
     /// the work the cost model prices.
     pub(super) fn lanes(&self) -> u64 {
+        if self.whole {
+            return self.lo.len() as u64;
+        }
         let two: u64 = self.sets.iter().map(|s| (s.end - s.split) as u64).sum();
         64 * (self.steps.len() as u64 + two)
+    }
+
+    /// Values of the successor row, and past its end, that [`ByteIndex::relax`] reads; `None`
+    /// where it reads a copy of the row whose slot [`ABSENT8`] holds [`Value::MAX`].
+    pub(super) fn reach(&self) -> Option<usize> {
+        (!self.whole).then_some(self.reach)
     }
 
     /// Bytes held.
@@ -128,19 +155,32 @@ impl ByteIndex {
     }
 
     /// `best[i] = max(best[i], offer(slots[rank], bits[i], gate))` for every move `i -> rank` of
-    /// pass `p` over the row `best`; `slots` holds the successor row from slot 0, `bits` the
-    /// pass's box bits over the row. 64 lanes at a time where [`vbmi`] says yes, else one at a
-    /// time.
+    /// pass `p` over the row `best`; `slots` holds the successor row from slot 0 and at least
+    /// [`ByteIndex::reach`] values (where that is `None`, 256 with [`Value::MAX`] in slot
+    /// [`ABSENT8`]), `bits` the pass's box bits over the row. 64 lanes at a time where [`vbmi`]
+    /// says yes, else one at a time.
     #[inline(always)]
-    pub(super) fn relax(&self, p: usize, best: &mut [Value], slots: &[Value; SLOTS], bits: &[u8], gate: u8) {
+    pub(super) fn relax(&self, p: usize, best: &mut [Value], slots: &[Value], bits: &[u8], gate: u8) {
         assert!(best.len() >= self.row_len && bits.len() >= self.row_len, "a row of {} lanes", self.row_len);
+        assert!(slots.len() >= self.reach, "{} values to gather from", self.reach);
         let lo = &self.lo[p * self.row_len..(p + 1) * self.row_len];
+        if self.whole {
+            debug_assert_eq!(slots[ABSENT8 as usize], Value::MAX, "the slot that names no move");
+            let table: &[Value; 256] = slots[..256].try_into().expect("256 slots, asserted above");
+            #[cfg(target_arch = "x86_64")]
+            if vbmi_cached() {
+                // SAFETY: the CPU has AVX-512 F, BW and VBMI (checked at run time above).
+                unsafe { relax_whole_vbmi(&mut best[..self.row_len], table, lo, bits, gate) };
+                return;
+            }
+            return relax_whole(&mut best[..self.row_len], table, lo, bits, gate);
+        }
         let sets = &self.sets[self.set_start[p] as usize..self.set_start[p + 1] as usize];
         #[cfg(target_arch = "x86_64")]
         if vbmi_cached() {
             // SAFETY: the CPU has AVX-512 F, BW and VBMI (checked at run time above); every
             // step's lanes lie in the row (`new`), which `best`, `bits` and `lo` cover (asserted
-            // above), and its blocks in `slots` (a block of a `u16` rank and the one after it).
+            // above), and its blocks in `slots` (within `reach`, asserted above).
             unsafe { relax_vbmi(sets, &self.steps, best, slots, lo, bits, gate) };
             return;
         }
@@ -151,8 +191,11 @@ impl ByteIndex {
 
     /// [`ByteIndex::relax`] one lane at a time: the twin of the AVX-512 path, and its fallback.
     #[cfg(test)]
-    fn relax_portable(&self, p: usize, best: &mut [Value], slots: &[Value; SLOTS], bits: &[u8], gate: u8) {
+    fn relax_portable(&self, p: usize, best: &mut [Value], slots: &[Value], bits: &[u8], gate: u8) {
         let lo = &self.lo[p * self.row_len..(p + 1) * self.row_len];
+        if self.whole {
+            return relax_whole(&mut best[..self.row_len], slots[..256].try_into().unwrap(), lo, bits, gate);
+        }
         for set in &self.sets[self.set_start[p] as usize..self.set_start[p + 1] as usize] {
             relax_portable(&self.steps[set.first as usize..set.end as usize], best, slots, lo, bits, gate);
         }
@@ -178,11 +221,11 @@ pub(super) fn offer(s: Value, bits: u8, gate: u8) -> Value {
 
 /// The steps' moves one lane at a time.
 #[inline(always)]
-fn relax_portable(steps: &[Step], best: &mut [Value], slots: &[Value; SLOTS], lo: &[u8], bits: &[u8], gate: u8) {
+fn relax_portable(steps: &[Step], best: &mut [Value], slots: &[Value], lo: &[u8], bits: &[u8], gate: u8) {
     for s in steps {
         for i in bits_of(s.present) {
             let l = s.start as usize + i;
-            let rank = ((s.block as usize + (s.upper >> i & 1) as usize) << 8 | lo[l] as usize) & (SLOTS - 1);
+            let rank = (s.block as usize + (s.upper >> i & 1) as usize) << 8 | lo[l] as usize;
             best[l] = best[l].max(offer(slots[rank], bits[l], gate));
         }
     }
@@ -200,22 +243,79 @@ fn bits_of(mut m: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// A pass gathered whole one lane at a time: every lane from the 256-slot `table`.
+#[inline(always)]
+fn relax_whole(best: &mut [Value], table: &[Value; 256], lo: &[u8], bits: &[u8], gate: u8) {
+    for ((b, &r), &k) in best.iter_mut().zip(lo).zip(bits) {
+        *b = (*b).max(offer(table[r as usize], k, gate));
+    }
+}
+
+/// [`relax_whole`] 64 lanes at a time: the 256-byte table in four registers, two `vpermi2b` per
+/// 64 lanes (bytes 0-127 and 128-255) blended on the index's top bit; the tail masked.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn relax_whole_vbmi(best: &mut [Value], table: &[Value; 256], lo: &[u8], bits: &[u8], gate: u8) {
+    use std::arch::x86_64::*;
+    let n = best.len().min(lo.len()).min(bits.len());
+    let p = table.as_ptr() as *const __m512i;
+    // SAFETY: `table` is 256 bytes, four unaligned 64-byte loads.
+    let (t0, t1, t2, t3) = unsafe {
+        (
+            _mm512_loadu_si512(p),
+            _mm512_loadu_si512(p.add(1)),
+            _mm512_loadu_si512(p.add(2)),
+            _mm512_loadu_si512(p.add(3)),
+        )
+    };
+    let gates = _mm512_set1_epi8(gate as i8);
+    let one = _mm512_set1_epi8(1);
+    let mut i = 0;
+    while i < n {
+        let lanes: __mmask64 = if n - i >= 64 { !0 } else { (1u64 << (n - i)) - 1 };
+        // SAFETY: masked loads read only lanes i..n of slices at least n long.
+        let (idx, b) = unsafe {
+            (
+                _mm512_maskz_loadu_epi8(lanes, lo.as_ptr().add(i) as *const i8),
+                _mm512_maskz_loadu_epi8(lanes, best.as_ptr().add(i)),
+            )
+        };
+        let low = _mm512_permutex2var_epi8(t0, idx, t1);
+        let high = _mm512_permutex2var_epi8(t2, idx, t3);
+        let s = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high);
+        let neg = _mm512_sub_epi8(_mm512_setzero_si512(), s);
+        let v = if gate == 0 {
+            neg
+        } else {
+            // SAFETY: as above.
+            let k =
+                _mm512_and_si512(unsafe { _mm512_maskz_loadu_epi8(lanes, bits.as_ptr().add(i) as *const i8) }, gates);
+            // Boxes completed: bit 0 plus bit 1 (a 16-bit shift brings each byte's bit 1 to
+            // its own bit 0).
+            let count = _mm512_add_epi8(_mm512_and_si512(k, one), _mm512_and_si512(_mm512_srli_epi16(k, 1), one));
+            _mm512_mask_blend_epi8(_mm512_test_epi8_mask(k, k), neg, _mm512_add_epi8(s, count))
+        };
+        // SAFETY: a masked store of lanes i..n of `best`.
+        unsafe { _mm512_mask_storeu_epi8(best.as_mut_ptr().add(i), lanes, _mm512_max_epi8(b, v)) };
+        i += 64;
+    }
+}
+
 /// The sets' steps 64 lanes at a time: per set, the four 64-byte quarters of its block (and of
 /// the next, for its steps of two) loaded once; per step two `vpermi2b` per block (its 128-byte
 /// halves) blended on the low byte's top bit, and a second block blended in on the step's
 /// `upper` mask. Loads, the max and the store are masked to the step's moves.
-///
-/// # Safety
-/// The CPU has AVX-512 F, BW and VBMI; every step's lanes `start..start + 64` that are in
-/// `present` lie within `best`, `lo` and `bits`, and `slots` holds its blocks
-/// (`256 * (block + 2) <= SLOTS`, or `block + 1` for a set without steps of two).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+/// # Safety
+/// SAFETY: the caller's: the CPU has AVX-512 F, BW and VBMI; every step's lanes `start..start
+/// + 64` that are in `present` lie within `best`, `lo` and `bits`, and `slots` holds its
+/// blocks (`256 * (block + 2)` values, or `block + 1` for a set without steps of two).
 unsafe fn relax_vbmi(
     sets: &[Set],
     steps: &[Step],
     best: &mut [Value],
-    slots: &[Value; SLOTS],
+    slots: &[Value],
     lo: &[u8],
     bits: &[u8],
     gate: u8,
@@ -223,8 +323,8 @@ unsafe fn relax_vbmi(
     use std::arch::x86_64::*;
     let gates = _mm512_set1_epi8(gate as i8);
     let one = _mm512_set1_epi8(1);
-    // SAFETY (every block below): the caller's contract; masked loads and the store touch only
-    // the step's moves.
+    // SAFETY: the caller's contract (the step's moves lie in `best` and `bits`); the masked
+    // loads and store touch only the step's moves.
     let relax = |s: &Step, v: __m512i, best: &mut [Value]| unsafe {
         let (m, at) = (s.present, s.start as usize);
         let b = _mm512_maskz_loadu_epi8(m, best.as_ptr().add(at));
@@ -240,9 +340,12 @@ unsafe fn relax_vbmi(
         };
         _mm512_mask_storeu_epi8(best.as_mut_ptr().add(at), m, _mm512_max_epi8(b, offered));
     };
+    // SAFETY: the caller's contract (the step's moves lie in `lo`); a masked load of them.
     let index =
         |s: &Step| unsafe { _mm512_maskz_loadu_epi8(s.present, lo.as_ptr().add(s.start as usize) as *const i8) };
     for set in sets {
+        // SAFETY: the caller's contract: `slots` holds the set's blocks (the next one too where
+        // the set has steps of two), read in 64-byte quarters.
         unsafe {
             let q = slots.as_ptr().add(256 * set.block as usize) as *const __m512i;
             let t = [
@@ -306,7 +409,7 @@ mod tests {
                         }
                     })
                     .collect();
-            let t = ByteIndex::new(&ranks, row_len, ABSENT);
+            let t = ByteIndex::new(&ranks, row_len, ABSENT, succ_len.max(255));
             for p in 0..3 {
                 let mut seen = vec![0u32; row_len];
                 let sets = &t.sets[t.set_start[p] as usize..t.set_start[p + 1] as usize];
@@ -347,6 +450,8 @@ mod tests {
         for s in &mut slots {
             *s = (rng.next_u64() % 61) as Value - 30;
         }
+        // The slot that names no move in a pass gathered whole.
+        slots[ABSENT8 as usize] = Value::MAX;
         let slots: &[Value; SLOTS] = slots.as_slice().try_into().unwrap();
         for succ_len in [1usize, 64, 254, 255, 511, 924, 1716, 12_870, 65_535] {
             for row_len in [1usize, 5, 63, 64, 65, 200, 462, 924] {
@@ -359,7 +464,8 @@ mod tests {
                             (_, true) => ((i % row_len) * succ_len / row_len) as u16,
                         })
                         .collect();
-                    let t = ByteIndex::new(&ranks, row_len, ABSENT);
+                    let t = ByteIndex::new(&ranks, row_len, ABSENT, succ_len);
+                    assert_eq!(t.whole, succ_len < 255);
                     for gate in 0..4u8 {
                         for p in 0..2 {
                             let pass = &ranks[p * row_len..(p + 1) * row_len];

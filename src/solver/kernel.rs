@@ -50,12 +50,26 @@ impl InnerMove {
 pub trait Rows: Sync {
     /// The `len` values from value index `base` of the partition.
     fn row(&self, base: usize, len: usize) -> &[Value];
+
+    /// The `reach` values from `base` (a row and what follows it), where they lie in one slice:
+    /// the byte gathers read whole 256-slot blocks, up to 255 values past a row's end, and
+    /// read a row in place where it is followed by that much (not the last rows of a piece),
+    /// rather than copying it. `None`: copy the row.
+    fn row_within(&self, base: usize, reach: usize) -> Option<&[Value]> {
+        let _ = (base, reach);
+        None
+    }
 }
 
 impl Rows for &[Value] {
     #[inline]
     fn row(&self, base: usize, len: usize) -> &[Value] {
         &self[base..base + len]
+    }
+
+    #[inline]
+    fn row_within(&self, base: usize, reach: usize) -> Option<&[Value]> {
+        self.get(base..base + reach)
     }
 }
 
@@ -81,6 +95,13 @@ impl Rows for Pieces<'_> {
         let i = self.starts.partition_point(|&s| s <= base) - 1;
         let at = base - self.starts[i];
         &self.parts[i][at..at + len]
+    }
+
+    #[inline]
+    fn row_within(&self, base: usize, reach: usize) -> Option<&[Value]> {
+        let i = self.starts.partition_point(|&s| s <= base) - 1;
+        let at = base - self.starts[i];
+        self.parts[i].get(at..at + reach)
     }
 }
 
@@ -204,8 +225,7 @@ struct RowTables {
     inner_bits: Vec<Vec<u8>>,
     /// `sym[s][c][rank]`: rank of the inner configuration's image under symmetry s+1.
     sym: Vec<Vec<Vec<u16>>>,
-    /// `sym` as byte indices, for counts whose rows a [`ByteIndex`] reaches, built only where
-    /// the CPU gathers bytes 64 lanes at a time.
+    /// `sym` as byte gathers, built only where the CPU gathers bytes 64 lanes at a time.
     sym8: Vec<Vec<Option<ByteIndex>>>,
 }
 
@@ -370,23 +390,22 @@ impl<'a> Kernel<'a> {
             let mv = at.outer_move(l);
             let gate = gate(&self.box_outer[l], &self.box_inner[l], at.outer_state);
             let bits = &outer_bits[l * row_len..(l + 1) * row_len];
-            let row = succ[mv.group].row(mv.base, row_len);
-            match mv.turn {
-                0 => relax_row(best, row, bits, gate),
-                turn => {
-                    let s = turn - 1;
-                    slots[..row_len].copy_from_slice(row);
-                    match &t.sym8[s][ci] {
-                        Some(index) => index.relax(0, best, slots, bits, gate),
-                        _ => relax_gathered(best, slots, &t.sym[s][ci], bits, gate),
-                    }
+            let from = &succ[mv.group];
+            match (mv.turn, mv.turn.checked_sub(1).and_then(|s| t.sym8[s][ci].as_ref())) {
+                (0, _) => relax_row(best, from.row(mv.base, row_len), bits, gate),
+                (_, Some(index)) => {
+                    index.relax(0, best, in_place_or_copied(from, mv.base, row_len, index.reach(), slots), bits, gate)
+                }
+                (turn, None) => {
+                    slots[..row_len].copy_from_slice(from.row(mv.base, row_len));
+                    relax_gathered(best, slots, &t.sym[turn - 1][ci], bits, gate)
                 }
             }
         }
     }
 
-    /// The row path's inner moves of the cursor's row into `best`: a pass per inner line over a
-    /// copy of the inner successor's row.
+    /// The row path's inner moves of the cursor's row into `best`: a pass per inner line over
+    /// the inner successor's row (in place, or a copy).
     #[inline(always)]
     fn inner_rows<R: Rows>(
         &self,
@@ -399,22 +418,24 @@ impl<'a> Kernel<'a> {
         let (ci, row_len, ioff, len) = (at.inner_count, best.len(), at.inner_offset, at.inner_succ_len);
         let inner_bits = &t.inner_bits[ci];
         let RowScratch { slots, best: wide } = scratch;
-        slots[..len].copy_from_slice(succ[self.inner].row(at.inner_base(), len));
-        // Runs and lanes relax the row in the scratch, where a lane's index needs no check.
-        let in_scratch = matches!(t.inner[ci], InnerTable::Runs(_));
-        if in_scratch {
-            wide[..row_len].copy_from_slice(best);
-        }
-        for j in 0..self.space.groups[self.inner].size as usize {
-            let gate = gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
-            let span = j * row_len..(j + 1) * row_len;
-            match &t.inner[ci] {
-                InnerTable::Bytes(index) => index.relax(j, best, slots, &inner_bits[span], gate),
-                InnerTable::Runs(runs) => runs.relax(j, wide, row_len, slots, &inner_bits[span], gate),
+        let lines = 0..self.space.groups[self.inner].size as usize;
+        let gate = |j: usize| gate(&self.box_outer[ioff + j], &self.box_inner[ioff + j], at.outer_state);
+        match &t.inner[ci] {
+            InnerTable::Bytes(index) => {
+                let from = in_place_or_copied(&succ[self.inner], at.inner_base(), len, index.reach(), slots);
+                for j in lines {
+                    index.relax(j, best, from, &inner_bits[j * row_len..(j + 1) * row_len], gate(j));
+                }
             }
-        }
-        if in_scratch {
-            best.copy_from_slice(&wide[..row_len]);
+            InnerTable::Runs(runs) => {
+                // Runs and lanes relax the row in the scratch, where a lane's index needs no check.
+                slots[..len].copy_from_slice(succ[self.inner].row(at.inner_base(), len));
+                wide[..row_len].copy_from_slice(best);
+                for j in lines {
+                    runs.relax(j, wide, row_len, slots, &inner_bits[j * row_len..(j + 1) * row_len], gate(j));
+                }
+                best.copy_from_slice(&wide[..row_len]);
+            }
         }
     }
 
@@ -681,7 +702,7 @@ impl RowTables {
             (0..g.configs.len()).map(|c| InnerTable::new(space, inner, c, &inner_bits[c], vbmi)).collect();
         let sym8 = sym
             .iter()
-            .map(|per| per.iter().map(|t| vbmi.then(|| ByteIndex::new(t, t.len(), ABSENT))).collect())
+            .map(|per| per.iter().map(|t| vbmi.then(|| ByteIndex::new(t, t.len(), ABSENT, t.len()))).collect())
             .collect();
         RowTables { outer_bits, inner: inner_tables, inner_bits, sym, sym8 }
     }
@@ -694,11 +715,12 @@ fn rows_fit(space: &Space) -> bool {
 }
 
 /// How the row path makes the inner moves over the rows of one inner count: byte gathers
-/// where a [`ByteIndex`] reaches the successor row (count c + 1: fewer than 1023 values) and
-/// the CPU has AVX-512 VBMI, runs otherwise. The one choice the kernel's tables and the cost model's counts share.
+/// where the CPU has AVX-512 VBMI, runs otherwise. The one choice the kernel's tables and the
+/// cost model's counts share.
 enum InnerTable {
-    /// Per inner line j (line-major): the successor's rank of each configuration as a byte
-    /// index, the slot that names no move where j is none (drawn, or not first of its class).
+    /// One pass per inner line j: the successor's rank (count c + 1) of each configuration with
+    /// j drawn, as byte-gather steps; no step holds a lane where j is no move (drawn, or not
+    /// first of its class).
     Bytes(ByteIndex),
     /// Per inner line: runs of consecutive ranks and single lanes (no move: in neither).
     Runs(LineRuns),
@@ -709,7 +731,7 @@ impl InnerTable {
         let g = &space.groups[inner];
         let ranks = inner_ranks(space, inner, c);
         if vbmi {
-            InnerTable::Bytes(ByteIndex::new(&ranks, g.count(c), ABSENT))
+            InnerTable::Bytes(ByteIndex::new(&ranks, g.count(c), ABSENT, g.configs.get(c + 1).map_or(0, Vec::len)))
         } else {
             InnerTable::Runs(LineRuns::new(&ranks, bits, g.size as usize, g.count(c), ABSENT))
         }
@@ -746,9 +768,9 @@ fn inner_ranks(space: &Space, inner: usize, c: usize) -> Vec<u16> {
 /// has `c` lines drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct InnerMoves {
-    /// Lanes gathered through byte indices, 64 at a time (successor rows of fewer than 1023
-    /// values, where the CPU has AVX-512 VBMI): every inner line over the row, moves that do
-    /// not exist included, each counted once per 256-slot block of the successor row.
+    /// Lanes gathered through byte indices where the CPU has AVX-512 VBMI: 64 a step, once
+    /// per 256-slot block the step reads (`ByteIndex::lanes`); moves that do not exist are in
+    /// no step.
     pub(crate) gathered: u64,
     /// Moves in runs: contiguous passes over the row and its successor.
     pub(crate) runs: u64,
@@ -852,6 +874,27 @@ fn gate(o: &[u64; 2], i: &[u32; 2], outer_state: u64) -> u8 {
     let g0 = (i[0] != NEVER && outer_state & o[0] == o[0]) as u8;
     let g1 = (i[1] != NEVER && outer_state & o[1] == o[1]) as u8;
     g0 | g1 << 1
+}
+
+/// The `len` values of `succ` from `base` with the `reach` after them that a byte gather reads:
+/// in place where the successor holds them in one slice, else copied into `slots` (where
+/// `reach` is `None`, always, with [`Value::MAX`] in the slot that names no move).
+#[inline(always)]
+fn in_place_or_copied<'s, R: Rows>(
+    succ: &'s R,
+    base: usize,
+    len: usize,
+    reach: Option<usize>,
+    slots: &'s mut [Value; ROW_SLOTS],
+) -> &'s [Value] {
+    if let Some(row) = reach.and_then(|r| succ.row_within(base, r.max(len))) {
+        return row;
+    }
+    slots[..len].copy_from_slice(succ.row(base, len));
+    if len <= gather::ABSENT8 as usize {
+        slots[gather::ABSENT8 as usize] = Value::MAX;
+    }
+    &slots[..]
 }
 
 /// Row path: a move whose successors are a contiguous row.
@@ -1110,8 +1153,10 @@ mod tests {
             for (c, m) in inner_moves_per_row(&space).iter().enumerate() {
                 let listed = scalar.scalar.moves[c].len() as u64;
                 if m.gathered > 0 {
-                    // Steps of 64 lanes, each move in one.
-                    assert_eq!((m.gathered % 64, m.runs + m.lanes), (0, 0), "{} inner count {c}", space.board());
+                    // Every lane of the row gathered whole, or steps of 64 lanes: each move in one.
+                    let whole = g.size as u64 * g.count(c) as u64;
+                    assert!(m.gathered == whole || m.gathered % 64 == 0, "{} inner count {c}", space.board());
+                    assert_eq!(m.runs + m.lanes, 0, "{} inner count {c}", space.board());
                     assert!(m.gathered >= listed, "{} inner count {c}", space.board());
                 } else {
                     assert_eq!(m.runs + m.lanes, listed, "{} inner count {c}", space.board());
