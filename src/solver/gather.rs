@@ -116,8 +116,8 @@ impl ByteIndex {
                 }
             }
             steps.sort_by_key(|s| (s.block, s.upper != 0, s.start));
-            let end = |s: &Step| 256 * (s.block as usize + 1 + (s.upper != 0) as usize);
-            t.reach = steps.iter().map(end).fold(t.reach, usize::max);
+            let block_end = |s: &Step| 256 * (s.block as usize + 1 + (s.upper != 0) as usize);
+            t.reach = steps.iter().map(block_end).fold(t.reach, usize::max);
             for same in steps.chunk_by(|a, b| a.block == b.block) {
                 let first = t.steps.len() as u32;
                 let ones = same.iter().filter(|s| s.upper == 0).count() as u32;
@@ -173,24 +173,22 @@ impl ByteIndex {
                 unsafe { relax_whole_vbmi(&mut best[..self.row_len], table, lo, bits, gate) };
                 return;
             }
-            return relax_whole(&mut best[..self.row_len], table, lo, bits, gate);
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = table;
         }
-        let sets = &self.sets[self.set_start[p] as usize..self.set_start[p + 1] as usize];
         #[cfg(target_arch = "x86_64")]
         if vbmi_cached() {
+            let sets = &self.sets[self.set_start[p] as usize..self.set_start[p + 1] as usize];
             // SAFETY: the CPU has AVX-512 F, BW and VBMI (checked at run time above); every
             // step's lanes lie in the row (`new`), which `best`, `bits` and `lo` cover (asserted
             // above), and its blocks in `slots` (within `reach`, asserted above).
             unsafe { relax_vbmi(sets, &self.steps, best, slots, lo, bits, gate) };
             return;
         }
-        for set in sets {
-            relax_portable(&self.steps[set.first as usize..set.end as usize], best, slots, lo, bits, gate);
-        }
+        self.relax_portable(p, best, slots, bits, gate);
     }
 
     /// [`ByteIndex::relax`] one lane at a time: the twin of the AVX-512 path, and its fallback.
-    #[cfg(test)]
     fn relax_portable(&self, p: usize, best: &mut [Value], slots: &[Value], bits: &[u8], gate: u8) {
         let lo = &self.lo[p * self.row_len..(p + 1) * self.row_len];
         if self.whole {
@@ -251,6 +249,43 @@ fn relax_whole(best: &mut [Value], table: &[Value; 256], lo: &[u8], bits: &[u8],
     }
 }
 
+/// The successor values of 64 lanes whose low bytes are `idx`, from the 256-slot block `t`
+/// (four 64-byte quarters): two `vpermi2b`, one per 128-byte half, blended on the byte's top
+/// bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+fn look_up(t: &[std::arch::x86_64::__m512i; 4], idx: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    let low = _mm512_permutex2var_epi8(t[0], idx, t[1]);
+    let high = _mm512_permutex2var_epi8(t[2], idx, t[3]);
+    _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high)
+}
+
+/// [`offer`] on 64 lanes: successors worth `v`, box bits from `bits` (read only where `gate` is
+/// not 0), then the max with `b`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn offer_max(
+    b: std::arch::x86_64::__m512i,
+    v: std::arch::x86_64::__m512i,
+    gate: u8,
+    bits: impl FnOnce() -> std::arch::x86_64::__m512i,
+) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    let neg = _mm512_sub_epi8(_mm512_setzero_si512(), v);
+    if gate == 0 {
+        return _mm512_max_epi8(b, neg);
+    }
+    let one = _mm512_set1_epi8(1);
+    let k = _mm512_and_si512(bits(), _mm512_set1_epi8(gate as i8));
+    // Boxes completed: bit 0 plus bit 1 (a 16-bit shift brings each byte's bit 1 to its own
+    // bit 0).
+    let count = _mm512_add_epi8(_mm512_and_si512(k, one), _mm512_and_si512(_mm512_srli_epi16(k, 1), one));
+    _mm512_max_epi8(b, _mm512_mask_blend_epi8(_mm512_test_epi8_mask(k, k), neg, _mm512_add_epi8(v, count)))
+}
+
 /// [`relax_whole`] 64 lanes at a time: the 256-byte table in four registers, two `vpermi2b` per
 /// 64 lanes (bytes 0-127 and 128-255) blended on the index's top bit; the tail masked.
 #[cfg(target_arch = "x86_64")]
@@ -260,16 +295,14 @@ fn relax_whole_vbmi(best: &mut [Value], table: &[Value; 256], lo: &[u8], bits: &
     let n = best.len().min(lo.len()).min(bits.len());
     let p = table.as_ptr() as *const __m512i;
     // SAFETY: `table` is 256 bytes, four unaligned 64-byte loads.
-    let (t0, t1, t2, t3) = unsafe {
-        (
+    let t = unsafe {
+        [
             _mm512_loadu_si512(p),
             _mm512_loadu_si512(p.add(1)),
             _mm512_loadu_si512(p.add(2)),
             _mm512_loadu_si512(p.add(3)),
-        )
+        ]
     };
-    let gates = _mm512_set1_epi8(gate as i8);
-    let one = _mm512_set1_epi8(1);
     let mut i = 0;
     while i < n {
         let lanes: __mmask64 = if n - i >= 64 { !0 } else { (1u64 << (n - i)) - 1 };
@@ -280,23 +313,11 @@ fn relax_whole_vbmi(best: &mut [Value], table: &[Value; 256], lo: &[u8], bits: &
                 _mm512_maskz_loadu_epi8(lanes, best.as_ptr().add(i)),
             )
         };
-        let low = _mm512_permutex2var_epi8(t0, idx, t1);
-        let high = _mm512_permutex2var_epi8(t2, idx, t3);
-        let s = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high);
-        let neg = _mm512_sub_epi8(_mm512_setzero_si512(), s);
-        let v = if gate == 0 {
-            neg
-        } else {
-            // SAFETY: as above.
-            let k =
-                _mm512_and_si512(unsafe { _mm512_maskz_loadu_epi8(lanes, bits.as_ptr().add(i) as *const i8) }, gates);
-            // Boxes completed: bit 0 plus bit 1 (a 16-bit shift brings each byte's bit 1 to
-            // its own bit 0).
-            let count = _mm512_add_epi8(_mm512_and_si512(k, one), _mm512_and_si512(_mm512_srli_epi16(k, 1), one));
-            _mm512_mask_blend_epi8(_mm512_test_epi8_mask(k, k), neg, _mm512_add_epi8(s, count))
-        };
+        // SAFETY: as above.
+        let k = || unsafe { _mm512_maskz_loadu_epi8(lanes, bits.as_ptr().add(i) as *const i8) };
+        let v = offer_max(b, look_up(&t, idx), gate, k);
         // SAFETY: a masked store of lanes i..n of `best`.
-        unsafe { _mm512_mask_storeu_epi8(best.as_mut_ptr().add(i), lanes, _mm512_max_epi8(b, v)) };
+        unsafe { _mm512_mask_storeu_epi8(best.as_mut_ptr().add(i), lanes, v) };
         i += 64;
     }
 }
@@ -321,69 +342,40 @@ unsafe fn relax_vbmi(
     gate: u8,
 ) {
     use std::arch::x86_64::*;
-    let gates = _mm512_set1_epi8(gate as i8);
-    let one = _mm512_set1_epi8(1);
-    // SAFETY: the caller's contract (the step's moves lie in `best` and `bits`); the masked
-    // loads and store touch only the step's moves.
-    let relax = |s: &Step, v: __m512i, best: &mut [Value]| unsafe {
-        let (m, at) = (s.present, s.start as usize);
-        let b = _mm512_maskz_loadu_epi8(m, best.as_ptr().add(at));
-        let neg = _mm512_sub_epi8(_mm512_setzero_si512(), v);
-        let offered = if gate == 0 {
-            neg
-        } else {
-            let k = _mm512_and_si512(_mm512_maskz_loadu_epi8(m, bits.as_ptr().add(at) as *const i8), gates);
-            // Boxes completed: bit 0 plus bit 1 (a 16-bit shift brings each byte's bit 1 to its
-            // own bit 0).
-            let count = _mm512_add_epi8(_mm512_and_si512(k, one), _mm512_and_si512(_mm512_srli_epi16(k, 1), one));
-            _mm512_mask_blend_epi8(_mm512_test_epi8_mask(k, k), neg, _mm512_add_epi8(v, count))
-        };
-        _mm512_mask_storeu_epi8(best.as_mut_ptr().add(at), m, _mm512_max_epi8(b, offered));
-    };
-    // SAFETY: the caller's contract (the step's moves lie in `lo`); a masked load of them.
+    // SAFETY: the caller's contract (the step's moves lie in `best`, `lo` and `bits`); the
+    // masked loads and store touch only the step's moves.
     let index =
         |s: &Step| unsafe { _mm512_maskz_loadu_epi8(s.present, lo.as_ptr().add(s.start as usize) as *const i8) };
+    // SAFETY: as above.
+    let relax = |s: &Step, best: &mut [Value], v: __m512i| unsafe {
+        let (m, at) = (s.present, s.start as usize);
+        let b = _mm512_maskz_loadu_epi8(m, best.as_ptr().add(at));
+        let k = || _mm512_maskz_loadu_epi8(m, bits.as_ptr().add(at) as *const i8);
+        _mm512_mask_storeu_epi8(best.as_mut_ptr().add(at), m, offer_max(b, v, gate, k));
+    };
     for set in sets {
         // SAFETY: the caller's contract: `slots` holds the set's blocks (the next one too where
         // the set has steps of two), read in 64-byte quarters.
-        unsafe {
-            let q = slots.as_ptr().add(256 * set.block as usize) as *const __m512i;
-            let t = [
+        let block = |k: usize| unsafe {
+            let q = slots.as_ptr().add(256 * (set.block as usize + k)) as *const __m512i;
+            [
                 _mm512_loadu_si512(q),
                 _mm512_loadu_si512(q.add(1)),
                 _mm512_loadu_si512(q.add(2)),
                 _mm512_loadu_si512(q.add(3)),
-            ];
-            for s in &steps[set.first as usize..set.split as usize] {
-                let idx = index(s);
-                let low = _mm512_permutex2var_epi8(t[0], idx, t[1]);
-                let high = _mm512_permutex2var_epi8(t[2], idx, t[3]);
-                relax(s, _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high), best);
-            }
-            if set.split == set.end {
-                continue;
-            }
-            let u = [
-                _mm512_loadu_si512(q.add(4)),
-                _mm512_loadu_si512(q.add(5)),
-                _mm512_loadu_si512(q.add(6)),
-                _mm512_loadu_si512(q.add(7)),
-            ];
-            for s in &steps[set.split as usize..set.end as usize] {
-                let idx = index(s);
-                let top = _mm512_movepi8_mask(idx);
-                let first = _mm512_mask_blend_epi8(
-                    top,
-                    _mm512_permutex2var_epi8(t[0], idx, t[1]),
-                    _mm512_permutex2var_epi8(t[2], idx, t[3]),
-                );
-                let second = _mm512_mask_blend_epi8(
-                    top,
-                    _mm512_permutex2var_epi8(u[0], idx, u[1]),
-                    _mm512_permutex2var_epi8(u[2], idx, u[3]),
-                );
-                relax(s, _mm512_mask_blend_epi8(s.upper, first, second), best);
-            }
+            ]
+        };
+        let t = block(0);
+        for s in &steps[set.first as usize..set.split as usize] {
+            relax(s, best, look_up(&t, index(s)));
+        }
+        if set.split == set.end {
+            continue;
+        }
+        let u = block(1);
+        for s in &steps[set.split as usize..set.end as usize] {
+            let idx = index(s);
+            relax(s, best, _mm512_mask_blend_epi8(s.upper, look_up(&t, idx), look_up(&u, idx)));
         }
     }
 }

@@ -88,20 +88,27 @@ impl<'a> Pieces<'a> {
     }
 }
 
+impl Pieces<'_> {
+    /// The piece that holds value `base`, and where in it: pieces are whole rows, so a row lies
+    /// in the last piece starting at or before it.
+    #[inline]
+    fn locate(&self, base: usize) -> (&[Value], usize) {
+        let i = self.starts.partition_point(|&s| s <= base) - 1;
+        (self.parts[i], base - self.starts[i])
+    }
+}
+
 impl Rows for Pieces<'_> {
     #[inline]
     fn row(&self, base: usize, len: usize) -> &[Value] {
-        // Pieces are whole rows, so a row lies in the last piece starting at or before it.
-        let i = self.starts.partition_point(|&s| s <= base) - 1;
-        let at = base - self.starts[i];
-        &self.parts[i][at..at + len]
+        let (piece, at) = self.locate(base);
+        &piece[at..at + len]
     }
 
     #[inline]
     fn row_within(&self, base: usize, reach: usize) -> Option<&[Value]> {
-        let i = self.starts.partition_point(|&s| s <= base) - 1;
-        let at = base - self.starts[i];
-        self.parts[i].get(at..at + reach)
+        let (piece, at) = self.locate(base);
+        piece.get(at..at + reach)
     }
 }
 
@@ -391,14 +398,18 @@ impl<'a> Kernel<'a> {
             let gate = gate(&self.box_outer[l], &self.box_inner[l], at.outer_state);
             let bits = &outer_bits[l * row_len..(l + 1) * row_len];
             let from = &succ[mv.group];
-            match (mv.turn, mv.turn.checked_sub(1).and_then(|s| t.sym8[s][ci].as_ref())) {
-                (0, _) => relax_row(best, from.row(mv.base, row_len), bits, gate),
-                (_, Some(index)) => {
+            if mv.turn == 0 {
+                relax_row(best, from.row(mv.base, row_len), bits, gate);
+                continue;
+            }
+            let s = mv.turn - 1;
+            match &t.sym8[s][ci] {
+                Some(index) => {
                     index.relax(0, best, in_place_or_copied(from, mv.base, row_len, index.reach(), slots), bits, gate)
                 }
-                (turn, None) => {
+                None => {
                     slots[..row_len].copy_from_slice(from.row(mv.base, row_len));
-                    relax_gathered(best, slots, &t.sym[turn - 1][ci], bits, gate)
+                    relax_gathered(best, slots, &t.sym[s][ci], bits, gate)
                 }
             }
         }
@@ -744,7 +755,7 @@ impl InnerTable {
         }
     }
 
-    /// The moves it makes over one row: every byte lane is gathered, absent moves included.
+    /// The moves it makes over one row, as the cost model counts them ([`InnerMoves`]).
     fn moves(&self) -> InnerMoves {
         match self {
             InnerTable::Bytes(t) => InnerMoves { gathered: t.lanes(), ..InnerMoves::default() },
@@ -891,7 +902,8 @@ fn in_place_or_copied<'s, R: Rows>(
         return row;
     }
     slots[..len].copy_from_slice(succ.row(base, len));
-    if len <= gather::ABSENT8 as usize {
+    if reach.is_none() {
+        // A row gathered whole is shorter than 255 values: the slot past it names no move.
         slots[gather::ABSENT8 as usize] = Value::MAX;
     }
     &slots[..]
