@@ -275,20 +275,15 @@ impl Searcher<'_> {
         // A bound tightened to the value's parity decides a test one above or below it too
         // (tightened, it stays on its side of the window).
         let odd = r.odd(s);
-        let best = if best <= alpha {
-            to_parity(best, odd, false)
+        let (best, lower, upper) = if best <= alpha {
+            let best = to_parity(best, odd, false);
+            (best, -INF, best)
         } else if best >= beta {
-            to_parity(best, odd, true)
+            let best = to_parity(best, odd, true);
+            (best, best, INF)
         } else {
             debug_assert_eq!(best & 1 == 1, odd, "a value has the parity of the boxes left");
-            best
-        };
-        let (lower, upper) = if best <= alpha {
-            (-INF, best)
-        } else if best >= beta {
-            (best, INF)
-        } else {
-            (best, best)
+            (best, best, best)
         };
         self.table.put(key, lower, upper, best_move, size);
         best
