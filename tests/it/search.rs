@@ -402,5 +402,8 @@ fn a_search_past_its_deadline_stops_and_says_so() {
     let deadline = Some(start + std::time::Duration::from_millis(200));
     let r = search(pos, SearchOptions { deadline, threads: 2, ..Default::default() });
     assert!(matches!(r, Err(SearchError::OutOfTime(s)) if s >= 0.2), "{r:?}");
-    assert!(start.elapsed().as_secs_f64() < 1.5, "stopped after {:?}", start.elapsed());
+    // Alone its test binary ends within a second; the other tests of this binary share the two
+    // cores of this project's machine and took it past 1.5 s in two runs of four. The search
+    // itself takes 90-100 s there: ten seconds still tells a stop from a finish.
+    assert!(start.elapsed().as_secs_f64() < 10.0, "stopped after {:?}", start.elapsed());
 }

@@ -25,6 +25,8 @@ pub(super) struct Rules {
     /// onto its image's: the image of `bits` in byte `byte` of a state, so that a state's image
     /// is a lookup per byte.
     pub(super) sym: Vec<BitMap>,
+    /// Per symmetry of `sym`: the image of each line, and the line of each image.
+    frames: Vec<[[u8; 64]; 2]>,
     /// Order in which moves are tried among equals: from the middle of the board outwards
     /// (`order[p]`: the line tried p-th).
     pub(super) order: Vec<u8>,
@@ -97,9 +99,24 @@ impl Rules {
                         image &= image - 1;
                     }
                 }
-                BitMap::new(&images)
+                images
+            })
+            .collect::<Vec<_>>();
+        // Each symmetry's image of every line, and back: a best move is stored in the frame of
+        // the canonical state, so that a symmetric image that finds it reads its own line.
+        let line_of = |bit: u64| bit.trailing_zeros() as u8;
+        let frames: Vec<[[u8; 64]; 2]> = sym
+            .iter()
+            .map(|images| {
+                let (mut to, mut from) = ([u8::MAX; 64], [u8::MAX; 64]);
+                for (i, &bit) in images.iter().enumerate() {
+                    to[i] = line_of(bit);
+                    from[line_of(bit) as usize] = i as u8;
+                }
+                [to, from]
             })
             .collect();
+        let sym: Vec<BitMap> = sym.iter().map(|images| BitMap::new(images)).collect();
         let board = root.board;
         let (cy, cx) = (board.rows() as i32, board.cols() as i32);
         let mut order: Vec<u8> = (0..k as u8).collect();
@@ -133,7 +150,7 @@ impl Rules {
         }
         let border = (0..k).filter(|&i| line_boxes[i][1] == NO_BOX).fold(0u64, |m, i| m | 1 << i);
         let theorems = live.len() <= 64;
-        Rules { boxes, sides, full, classes, sym, order, in_order, box_sides, line_boxes, border, theorems }
+        Rules { boxes, sides, full, classes, sym, frames, order, in_order, box_sides, line_boxes, border, theorems }
     }
 
     /// Boxes completed by drawing line `i` in state `s`.
@@ -434,6 +451,31 @@ impl Rules {
     /// The stored representative of `s`: classes normalised, then the least symmetric image
     /// (each [`Rules::sym`] keeps a normalised state normalised).
     pub(super) fn canonical(&self, s: u64) -> u64 {
+        let s = self.normalised(s);
+        self.sym.iter().fold(s, |best, t| best.min(t.apply(s)))
+    }
+
+    /// [`Rules::canonical`] and the frame it was found in: 0 for `s` itself, k for `sym[k - 1]`.
+    #[inline]
+    pub(super) fn canonical_frame(&self, s: u64) -> (u64, u8) {
+        let s = self.normalised(s);
+        self.sym.iter().enumerate().fold((s, 0), |(best, f), (k, t)| {
+            let image = t.apply(s);
+            if image < best { (image, k as u8 + 1) } else { (best, f) }
+        })
+    }
+
+    /// Line `i` of a state seen in `frame` ([`Rules::canonical_frame`]), or back (`back`);
+    /// `u8::MAX` (no move) stays. A line of an interchangeable class may land on another line of
+    /// it: the move order then passes it over.
+    #[inline]
+    pub(super) fn in_frame(&self, frame: u8, i: u8, back: bool) -> u8 {
+        if frame == 0 || i as usize >= 64 { i } else { self.frames[frame as usize - 1][back as usize][i as usize] }
+    }
+
+    /// `s` with each class's drawn lines moved to its first lines.
+    #[inline]
+    fn normalised(&self, s: u64) -> u64 {
         let mut s = s;
         for (mask, prefixes) in &self.classes {
             let x = s & mask;
@@ -450,7 +492,7 @@ impl Rules {
             };
             s = (s & !mask) | y;
         }
-        self.sym.iter().fold(s, |best, t| best.min(t.apply(s)))
+        s
     }
 }
 
@@ -610,6 +652,41 @@ mod tests {
     fn value(board: Board, space: &Space, sol: &Solution, s: u64) -> i32 {
         let drawn = space.position_of(State(s)).drawn;
         if drawn == board.full() { 0 } else { sol.value_of(sol.space.state_of(drawn)).unwrap() as i32 }
+    }
+
+    /// A best move stored from a state, in its canonical frame, and read back by a symmetric
+    /// image of the state is a move of the image to the same canonical state as the move stored
+    /// (the image of the line, or a line the canonical state's own symmetry makes equivalent):
+    /// random states of the empty 3x4 and 4x4, lines outside the interchangeable classes.
+    #[test]
+    fn a_best_move_read_by_a_symmetric_image_is_the_same_move() {
+        for b in ["3x4", "4x4"] {
+            let (_, space, rules, _) = empty(b, false);
+            let in_class = rules.classes.iter().fold(0, |m, (mask, _)| m | mask);
+            let mut rng = SplitMix64(2);
+            for _ in 0..5_000 {
+                let s = rng.next_u64() & rng.next_u64() & rules.full;
+                let (key, frame) = rules.canonical_frame(s);
+                assert_eq!(key, rules.canonical(s));
+                for i in (0..64).filter(|&i| (rules.full & !s & !in_class) >> i & 1 == 1) {
+                    let stored = rules.in_frame(frame, i as u8, false);
+                    assert_eq!(rules.in_frame(frame, stored, true), i as u8, "{b}: the frame's map is a bijection");
+                    for perm in &space.syms {
+                        let image = (0..64).filter(|&l| s >> l & 1 == 1).fold(0u64, |m, l| m | 1 << perm[l]);
+                        let (image_key, image_frame) = rules.canonical_frame(image);
+                        assert_eq!(image_key, key);
+                        let read = rules.in_frame(image_frame, stored, true) as usize;
+                        assert_eq!(image >> read & 1, 0, "{b}: state {s:#x}, line {i}: read {read} is drawn");
+                        assert_eq!(
+                            rules.canonical(image | 1 << read),
+                            rules.canonical(s | 1 << i),
+                            "{b}: state {s:#x}, line {i}, image {image:#x}: read {read}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(rules.in_frame(3, u8::MAX, true), u8::MAX, "no move stays no move");
+        }
     }
 
     /// The canonical state of a state and of each of its symmetric images is one, and has the

@@ -197,7 +197,8 @@ impl Searcher<'_> {
             Capture::Take { first, .. } => return Some(first),
             Capture::Either(either) => either,
         };
-        let hint = self.table.get(r.canonical(0)).map_or(u8::MAX, |(_, _, best)| best);
+        let (key, frame) = r.canonical_frame(0);
+        let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let moves = r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None);
         for want in 0..RANKS {
             for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
@@ -246,10 +247,11 @@ impl Searcher<'_> {
         if self.leaf_lines > 0 && (r.full & !s).count_ones() <= self.leaf_lines {
             return r.retrograde_value(s);
         }
-        let key = r.canonical(s);
+        // The best move is stored in the canonical state's frame.
+        let (key, frame) = r.canonical_frame(s);
         let (alpha, beta, hint) = match self.probe(s, key, alpha, beta) {
             Probe::Value(v) => return v,
-            Probe::Window(alpha, beta, hint) => (alpha, beta, hint),
+            Probe::Window(alpha, beta, hint) => (alpha, beta, r.in_frame(frame, hint, true)),
         };
         let giving = r.giving_lines(s);
         // Enhanced transposition cutoffs, of the moves that give nothing and then of the
@@ -285,7 +287,7 @@ impl Searcher<'_> {
             debug_assert_eq!(best & 1 == 1, odd, "a value has the parity of the boxes left");
             (best, best, best)
         };
-        self.table.put(key, lower, upper, best_move, size);
+        self.table.put(key, lower, upper, r.in_frame(frame, best_move, false), size);
         best
     }
 
