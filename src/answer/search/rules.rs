@@ -25,7 +25,8 @@ pub(super) struct Rules {
     /// onto its image's: the image of `bits` in byte `byte` of a state, so that a state's image
     /// is a lookup per byte.
     pub(super) sym: Vec<BitMap>,
-    /// Per symmetry of `sym`: the image of each line, and the line of each image.
+    /// Per frame (0: the state itself, k: `sym[k - 1]`): the image of each line, and the line
+    /// of each image.
     frames: Vec<[[u8; 64]; 2]>,
     /// Order in which moves are tried among equals: from the middle of the board outwards
     /// (`order[p]`: the line tried p-th).
@@ -105,8 +106,9 @@ impl Rules {
         // Each symmetry's image of every line, and back: a best move is stored in the frame of
         // the canonical state, so that a symmetric image that finds it reads its own line.
         let line_of = |bit: u64| bit.trailing_zeros() as u8;
-        let frames: Vec<[[u8; 64]; 2]> = sym
-            .iter()
+        let identity: Vec<u64> = (0..k).map(|i| 1u64 << i).collect();
+        let frames: Vec<[[u8; 64]; 2]> = std::iter::once(&identity)
+            .chain(&sym)
             .map(|images| {
                 let (mut to, mut from) = ([u8::MAX; 64], [u8::MAX; 64]);
                 for (i, &bit) in images.iter().enumerate() {
@@ -450,9 +452,9 @@ impl Rules {
 
     /// The stored representative of `s`: classes normalised, then the least symmetric image
     /// (each [`Rules::sym`] keeps a normalised state normalised).
+    #[inline]
     pub(super) fn canonical(&self, s: u64) -> u64 {
-        let s = self.normalised(s);
-        self.sym.iter().fold(s, |best, t| best.min(t.apply(s)))
+        self.canonical_frame(s).0
     }
 
     /// [`Rules::canonical`] and the frame it was found in: 0 for `s` itself, k for `sym[k - 1]`.
@@ -470,7 +472,7 @@ impl Rules {
     /// it: the move order then passes it over.
     #[inline]
     pub(super) fn in_frame(&self, frame: u8, i: u8, back: bool) -> u8 {
-        if frame == 0 || i as usize >= 64 { i } else { self.frames[frame as usize - 1][back as usize][i as usize] }
+        if i as usize >= 64 { i } else { self.frames[frame as usize][back as usize][i as usize] }
     }
 
     /// `s` with each class's drawn lines moved to its first lines.
