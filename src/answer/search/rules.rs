@@ -656,6 +656,11 @@ mod tests {
         if drawn == board.full() { 0 } else { sol.value_of(sol.space.state_of(drawn)).unwrap() as i32 }
     }
 
+    /// The plain image of `s` under `perm`: each line to its image, no class normalised.
+    fn plain_image(s: u64, perm: &[u8]) -> u64 {
+        (0..64).filter(|&l| s >> l & 1 == 1).fold(0u64, |m, l| m | 1 << perm[l])
+    }
+
     /// A best move stored from a state, in its canonical frame, and read back by a symmetric
     /// image of the state is a move of the image to the same canonical state as the move stored
     /// (the image of the line, or a line the canonical state's own symmetry makes equivalent):
@@ -674,7 +679,7 @@ mod tests {
                     let stored = rules.in_frame(frame, i as u8, false);
                     assert_eq!(rules.in_frame(frame, stored, true), i as u8, "{b}: the frame's map is a bijection");
                     for perm in &space.syms {
-                        let image = (0..64).filter(|&l| s >> l & 1 == 1).fold(0u64, |m, l| m | 1 << perm[l]);
+                        let image = plain_image(s, perm);
                         let (image_key, image_frame) = rules.canonical_frame(image);
                         assert_eq!(image_key, key);
                         let read = rules.in_frame(image_frame, stored, true) as usize;
@@ -704,8 +709,7 @@ mod tests {
                 let s = rng.next_u64() & rules.full;
                 let c = rules.canonical(s);
                 for perm in &space.syms {
-                    // The plain image: each line to its image, no class normalised.
-                    let image = (0..64).filter(|&i| s >> i & 1 == 1).fold(0u64, |m, i| m | 1 << perm[i]);
+                    let image = plain_image(s, perm);
                     assert_eq!(rules.canonical(image), c, "{b}: state {s:#x}, image {image:#x}");
                 }
                 if let Some(sol) = &sol {
