@@ -40,14 +40,24 @@ pub(crate) const TABLE_NS_PER_BYTE: f64 = 0.56;
 /// and more cheaper (`tests/data/answer/auto-cases.csv`).
 pub(crate) const SEARCH_MARGIN: f64 = 1.5;
 
-/// The search's speed-up on `threads` threads over one. Root splitting gives about 1.8 on two
-/// (this project's 2-core machine, 3x5 and 4x4), then about a quarter more for each doubling:
-/// on a 16-core machine 5x5 positions of 40 undrawn lines went 2.9-3.6x faster on 16 threads
-/// than on one, and one of 44 2.3x faster on 16 than on 2, the threads searching 2-4 times the
-/// positions (docs/search-notes.md).
+/// The search's speed-up on `threads` threads over one, at 1, 2, 4, 8 and 16 threads: the
+/// median of four 5x5 positions of 40 and 44 undrawn lines on a 16-core machine (each between
+/// 0.7x and 1.6x of it; docs/search-notes.md, "Sixteen threads again"), with two threads at
+/// what this project's 2-core machine gives (1.8-2.0x).
+const SEARCH_SPEEDUP: [f64; 5] = [1.0, 1.8, 2.5, 3.75, 6.3];
+
+/// The search's speed-up on `threads` threads over one: [`SEARCH_SPEEDUP`] between its points
+/// (by the logarithm of the thread count), and past 16 threads as the square root of the
+/// further factor, since nothing larger was measured.
 fn search_speedup(threads: usize) -> f64 {
-    let t = threads.max(1) as f64;
-    if t <= 2.0 { t.powf(0.85) } else { 1.8 * (1.0 + 0.28 * (t / 2.0).log2()) }
+    let t = (threads.max(1) as f64).log2();
+    let last = (SEARCH_SPEEDUP.len() - 1) as f64;
+    if t >= last {
+        return SEARCH_SPEEDUP[SEARCH_SPEEDUP.len() - 1] * 2f64.powf((t - last) / 2.0);
+    }
+    let i = t.floor() as usize;
+    let f = t - i as f64;
+    SEARCH_SPEEDUP[i] * (SEARCH_SPEEDUP[i + 1] / SEARCH_SPEEDUP[i]).powf(f)
 }
 
 /// Fewest bytes the default table gets: small searches need little, and zeroing is cheap.
@@ -168,6 +178,17 @@ mod tests {
         // Box (0,0)'s top and left drawn: its bottom and right give it a third side.
         let pos = Position::from_line_string(b, "100000100000").unwrap();
         assert_eq!(safe_lines(pos), 8);
+    }
+
+    #[test]
+    fn the_search_speedup_meets_its_measured_points_and_only_grows_with_threads() {
+        for (i, &x) in SEARCH_SPEEDUP.iter().enumerate() {
+            assert!((search_speedup(1 << i) - x).abs() < 1e-9, "{} threads", 1 << i);
+        }
+        assert_eq!(search_speedup(0), 1.0);
+        assert!((search_speedup(64) - 12.6).abs() < 1e-9, "twice 16's for four times the threads");
+        let all: Vec<f64> = (1..=128).map(search_speedup).collect();
+        assert!(all.windows(2).all(|w| w[0] < w[1]), "{all:?}");
     }
 
     #[test]
