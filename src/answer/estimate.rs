@@ -51,9 +51,9 @@ const SEARCH_SPEEDUP: [f64; 5] = [1.0, 1.8, 2.5, 3.75, 6.3];
 /// further factor, since nothing larger was measured.
 fn search_speedup(threads: usize) -> f64 {
     let t = (threads.max(1) as f64).log2();
-    let last = (SEARCH_SPEEDUP.len() - 1) as f64;
-    if t >= last {
-        return SEARCH_SPEEDUP[SEARCH_SPEEDUP.len() - 1] * 2f64.powf((t - last) / 2.0);
+    let last = SEARCH_SPEEDUP.len() - 1;
+    if t >= last as f64 {
+        return SEARCH_SPEEDUP[last] * 2f64.powf((t - last as f64) / 2.0);
     }
     let i = t.floor() as usize;
     let f = t - i as f64;
