@@ -26,7 +26,7 @@ pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_REPEATS, bandwidth, defau
 pub use fit::{ErrorStats, Fit, fit};
 pub use machine::{host, machine, physical_cores};
 pub use measure::{Sample, Timing, measure};
-pub use probe::{PROBE_BOARD, PaceSpread, contention_curve, curve, describe, probe, probe_model};
+pub use probe::{PROBE_BOARD, PaceSpread, contention_curve, curve, describe, probe, probe_model, probe_workload};
 pub use run::{
     BetweenJobs, CURVE_BOARD, Calibration, Case, CaseTime, DEFAULT_CASES, DEFAULT_HOLDOUT, Stage, describe_curve, run,
 };

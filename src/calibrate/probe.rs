@@ -15,8 +15,13 @@ use crate::support::{hardware_threads, human_bytes, last_level_cache_bytes, medi
 
 use super::machine::{host, machine, physical_cores};
 
-/// The probe's workload: this board solved whole on one thread (a fraction of a second).
+/// The probe's workload: this board solved whole on one thread in [`PROBE_GROUPS`] groups (a
+/// fraction of a second).
 pub const PROBE_BOARD: &str = "2x5";
+/// The probe's groups, fixed rather than the default grouping: in the two groups the default
+/// gives since 2026-11-27, 2x5 takes 0.03 s, too short to read a machine's pace; in three,
+/// 0.15-0.25 s, as every model before then was probed.
+const PROBE_GROUPS: usize = 3;
 /// Rounds of the probe (each: alone, then every thread busy), after one warm-up solve that
 /// is not timed, since the first solve in a process runs slower (page faults, cold caches);
 /// the median of each is kept.
@@ -127,12 +132,12 @@ impl PaceSpread {
 
 /// The probe's workload, solved once untimed: a process's first solve runs slow.
 fn warmed_probe() -> ReadyPlan {
-    let plan = whole(PROBE_BOARD, None).expect("the probe board has a space");
+    let plan = whole(PROBE_BOARD, Some(PROBE_GROUPS)).expect("the probe board has a space");
     execute(&plan, 1, false, None);
     plan
 }
 
-/// The plan of a whole solve of the empty `board` with its default grouping.
+/// The plan of a whole solve of the empty `board` in `groups` groups (None: its default).
 fn whole(board: &str, groups: Option<usize>) -> Result<ReadyPlan, SpaceError> {
     let board: Board = board.parse().expect("a built-in board");
     Ok(ReadyPlan::whole(Space::new(Position::empty(board), groups)?))
@@ -159,13 +164,18 @@ pub fn curve(counts: &[usize], seconds: &[f64]) -> Contention {
     Contention(counts.iter().zip(seconds).skip(1).map(|(&k, &s)| (k as u32, s / alone)).collect())
 }
 
+/// The probe's workload in words, as a model file names it.
+pub fn probe_workload() -> String {
+    format!("{PROBE_BOARD} in {PROBE_GROUPS} groups on one thread")
+}
+
 /// Times the probe workload on this machine now: alone and with `threads` copies at once.
 pub fn probe(threads: usize) -> Probe {
     let plan = warmed_probe();
     let counts = if threads > 1 { vec![1, threads] } else { vec![1] };
     let seconds = busy_seconds(&plan, &counts, PROBE_ROUNDS);
     Probe {
-        workload: format!("{PROBE_BOARD} whole on one thread"),
+        workload: probe_workload(),
         threads: threads as u32,
         one_thread_seconds: seconds[0],
         all_threads_seconds: *seconds.last().expect("one count at least"),
@@ -213,6 +223,14 @@ pub fn describe(model: &CostModel, probed: &Probed) -> String {
             "; inputs past this machine's last-level cache of {} priced as read from memory (the model's machine: {})",
             human_bytes(probed.model.cache_bytes),
             human_bytes(model.cache_bytes)
+        );
+    }
+    let here = crate::solver::Simd::current();
+    if model.simd != here {
+        text += &format!(
+            "; the model prices the kernel that uses {} and this process runs the one that uses {here} \
+             (dab calibrate fits this one)",
+            model.simd
         );
     }
     if !probed.same_machine {

@@ -6,7 +6,8 @@ use clap::Args;
 
 use dab::calibrate;
 use dab::calibrate::{Calibration, Case, DEFAULT_CASES, DEFAULT_HOLDOUT, Stage};
-use dab::sched::CostModel;
+use dab::sched::{CostModel, model_name};
+use dab::solver::Simd;
 
 use super::CliResult;
 
@@ -17,8 +18,8 @@ pub struct CalibrateArgs {
     /// chosen size; the default's 3x5@32 has levels past the last-level cache, whose reads from
     /// memory the model prices apart), and any of them with `~N`: only N of its jobs, from
     /// small to the largest within 1 GiB, each timed alone on one thread from stand-in inputs
-    /// (the default's 3x5/3~12: the wide rows and gigabyte levels of the 3x5 solve, which no
-    /// solve of seconds has, in 4-8 s a round; add the board you will run, e.g. 4x4/4~12).
+    /// (the default's 3x5/3~12 and 3x5/2~12: the wide rows and gigabyte levels of the 3x5
+    /// solve, which no solve of seconds has; add the board you will run, e.g. 4x4/3~12).
     #[arg(long, value_delimiter = ',', default_value = DEFAULT_CASES)]
     pub cases: Vec<Case>,
     /// Boards timed but not fitted on, to test the model.
@@ -31,9 +32,10 @@ pub struct CalibrateArgs {
     /// (store writes are timed as many times).
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
-    /// Where to save the model.
-    #[arg(long, short, default_value = dab::sched::BUILT_IN_NAME)]
-    pub output: PathBuf,
+    /// Where to save the model (default: sims/cost-model.json, or sims/cost-model-vbmi.json
+    /// where the kernel takes AVX-512 VBMI: the file `dab plan` and `dab run` look for).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
     /// Every timed job, as CSV.
     #[arg(long, default_value = "reports/runs/calibration.csv")]
     pub samples: PathBuf,
@@ -98,9 +100,9 @@ fn measured(cal: &Calibration, threads: usize, repeats: usize) -> String {
     if let Some(s) = cal.pace {
         let _ = writeln!(
             out,
-            "the machine's pace while the cases were timed ({} whole on one thread before each case of each round): \
+            "the machine's pace while the cases were timed ({} before each case of each round): \
              {:.3} s median, {:.3} to {:.3} s from the 10th to the 90th percentile ({:.0} % apart){}",
-            calibrate::PROBE_BOARD,
+            calibrate::probe_workload(),
             s.median,
             s.low,
             s.high,
@@ -163,11 +165,12 @@ fn check_store_dir(args: &CalibrateArgs) -> CliResult {
 
 pub fn run(args: CalibrateArgs) -> CliResult {
     check_store_dir(&args)?;
+    let output = args.output.clone().unwrap_or_else(|| model_name(Simd::current()).into());
     if args.store_only {
-        let mut model = CostModel::load(&args.output)?;
+        let mut model = CostModel::load(&output)?;
         store_terms(&args, &mut model)?;
-        model.save(&args.output)?;
-        println!("saved {}", args.output.display());
+        model.save(&output)?;
+        println!("saved {}", output.display());
         return Ok(());
     }
     let started = std::time::Instant::now();
@@ -182,7 +185,7 @@ pub fn run(args: CalibrateArgs) -> CliResult {
     let mut model = cal.model.clone();
     store_terms(&args, &mut model)?;
     let m = &model;
-    println!("machine: {} (host {})", m.machine, m.host);
+    println!("machine: {} (host {}); kernel: {}", m.machine, m.host, m.simd);
     let terms: Vec<String> =
         m.coefficients.named().filter(|(_, c)| *c > 0.0).map(|(name, c)| format!("{name} = {c:.4}")).collect();
     println!("model: {} (terms kept: {})", terms.join(", "), cal.fit.kept.join(", "));
@@ -218,10 +221,10 @@ pub fn run(args: CalibrateArgs) -> CliResult {
         );
     }
     model.calibrate_seconds = started.elapsed().as_secs_f64();
-    model.save(&args.output)?;
+    model.save(&output)?;
     dab::support::write_csv(&cal.samples, &args.samples)
         .map_err(|e| format!("cannot write '{}': {e}", args.samples.display()))?;
-    println!("\nsaved {} (samples in {})", args.output.display(), args.samples.display());
+    println!("\nsaved {} (samples in {})", output.display(), args.samples.display());
     Ok(())
 }
 
@@ -229,7 +232,7 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 /// threads, 3x5's sampled jobs, the contention curve and the store.
 fn estimate(threads: usize) -> u64 {
     let counts = dab::support::thread_counts(threads, threads).len() as u64;
-    50 + 20 * counts
+    60 + 40 * counts
 }
 
 #[cfg(test)]
@@ -273,7 +276,7 @@ mod tests {
         );
         assert!(lines[4].contains("(5 % apart)") && !lines[4].contains("warning"), "{}", lines[4]);
         assert!(
-            lines[5].starts_with("probe (2x5 whole on one thread):")
+            lines[5].starts_with("probe (2x5 in 3 groups on one thread):")
                 && lines[5].ends_with("(0.120 s alone at this moment)")
         );
         let unsteady = measured(&calibration(PaceSpread { low: 0.1, median: 0.11, high: 0.13 }), 2, 3);

@@ -60,6 +60,11 @@ struct Cli {
     /// No progress lines, notes or "wrote" lines on standard error (errors are still printed).
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// Vector instructions the kernel may use: portable, avx2 or vbmi (AVX-512 VBMI byte
+    /// gathers); default: DAB_SIMD where set, else the widest this CPU has. A narrower set times
+    /// (and `dab calibrate` fits) what a CPU without the wider one runs; child processes inherit it.
+    #[arg(long, global = true, value_name = "SET")]
+    simd: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -526,6 +531,18 @@ fn clap_line(e: &clap::Error) -> String {
     format!("{}; see '{command} --help'", joined(parts))
 }
 
+/// Fixes the kernel's vector instructions for this process before any kernel is built:
+/// `--simd` where given, else `DAB_SIMD` where set (each checked against this CPU), else the
+/// widest this CPU has.
+fn choose_simd(flag: Option<&str>) -> Result<(), String> {
+    use dab::solver::{SIMD_VAR, Simd};
+    let chosen = match flag {
+        Some(text) => Some(text.parse::<Simd>().and_then(Simd::supported).map_err(|e| format!("--simd: {e}"))?),
+        None => Simd::from_env().map_err(|e| format!("{SIMD_VAR}: {e}"))?,
+    };
+    chosen.map_or(Ok(()), |s| s.choose().map_err(|e| e.to_string()))
+}
+
 pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -544,6 +561,10 @@ pub fn run() -> i32 {
         }
     };
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    if let Err(e) = choose_simd(cli.simd.as_deref()) {
+        eprintln!("error: {e}");
+        return EXIT_BAD_INPUT;
+    }
     let result = match cli.command {
         Command::Solve(a) => solve::run(a),
         Command::Partitions(a) => partitions::run(a),

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use dab::plan::PlanOptions;
-use dab::sched::{BUILT_IN_NAME, CostError, CostModel};
+use dab::sched::{CostError, CostModel, model_name};
+use dab::solver::Simd;
 use dab::support::{human_bytes, thousands};
 
 use super::{CliResult, PositionArgs};
@@ -135,8 +136,9 @@ pub struct PlanCommon {
     /// and read back from the store, so `dab run` needs `--store` with it.
     #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
     pub mem_limit: Option<u64>,
-    /// Cost model from `dab calibrate` (default: sims/cost-model.json, or the model built into
-    /// dab where there is none).
+    /// Cost model from `dab calibrate` (default: sims/cost-model.json, or
+    /// sims/cost-model-vbmi.json where the kernel takes AVX-512 VBMI; the model built into dab
+    /// for that kernel where there is none).
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
     /// Group counts to try (default: the solver's and its neighbours).
@@ -186,14 +188,15 @@ impl PlanCommon {
     }
 }
 
-/// The cost model named by `--cost`; without one, `sims/cost-model.json` in the current folder
+/// The cost model named by `--cost`; without one, this kernel's model file in the current folder
 /// if there is one, else the model built into dab (with a note: it was measured elsewhere).
 pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
     match dab::plan::load_model(path) {
         Ok((model, dab::plan::ModelSource::BuiltIn)) => {
             super::note!(
-                "note: no {BUILT_IN_NAME} here; using the cost model built into dab, measured on {} \
+                "note: no {} here; using the cost model built into dab, measured on {} \
                  (run dab calibrate to measure this machine)",
+                model_name(Simd::current()),
                 model.machine
             );
             Ok(model)

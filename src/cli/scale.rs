@@ -25,8 +25,9 @@ pub struct ScaleArgs {
     /// Runs at each thread count; the median is kept.
     #[arg(long, value_name = "K", default_value_t = 3)]
     pub repeats: usize,
-    /// Cost model from `dab calibrate` (default: sims/cost-model.json, or the model built into
-    /// dab where there is none).
+    /// Cost model from `dab calibrate` (default: sims/cost-model.json, or
+    /// sims/cost-model-vbmi.json where the kernel takes AVX-512 VBMI; the model built into dab
+    /// for that kernel where there is none).
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
     /// Use the cost model as it is, without probing this machine first (by default the plans

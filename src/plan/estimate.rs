@@ -1,7 +1,8 @@
 //! What a whole solve too large to plan would cost: the solver's count of its positions,
 //! priced by the cost model as a notional solve (rows of 1,024 positions, two thirds of the
-//! moves in the outer groups, a third made lane by lane in the inner group, three successor partitions
-//! read per position) on the threads asked for. An order of magnitude, said as one: it is what
+//! moves in the outer groups, a third in the inner group, made lane by lane or, by a model of
+//! the kernel with byte gathers, gathered, three successor partitions read per position) on
+//! the threads asked for. An order of magnitude, said as one: it is what
 //! `dab solve`, `dab plan` and `dab run` answer for a root the retrograde cannot take, where a
 //! plan would take longer to make than to refuse.
 
@@ -16,6 +17,9 @@ use crate::support::{about_bytes, about_seconds};
 const ROW: f64 = 1024.0;
 /// Successor partitions each position's partition reads, assumed.
 const READS: f64 = 3.0;
+/// Gathered lanes per inner move, for a model of the kernel with byte gathers: a step of 64
+/// lanes holds about 32 moves (docs/kernel-profile.md, "Byte gathers over wide rows").
+const GATHERED_PER_MOVE: f64 = 2.0;
 
 /// A whole solve's size and its time on some threads, about.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +43,11 @@ impl SolveEstimate {
         f[Term::State] = 1.0;
         f[Term::Row] = 1.0 / ROW;
         f[Term::OuterMove] = moves * 2.0 / 3.0;
-        f[Term::LaneInnerMove] = moves / 3.0;
+        if model.simd.gathers() {
+            f[Term::InnerMove] = moves / 3.0 * GATHERED_PER_MOVE;
+        } else {
+            f[Term::LaneInnerMove] = moves / 3.0;
+        }
         f[Term::InputByte] = READS;
         f[Term::OuterPass] = moves * 2.0 / 3.0 / ROW;
         f[Term::InnerPass] = moves / 3.0 / ROW;
@@ -67,14 +75,20 @@ impl fmt::Display for SolveEstimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::Simd;
 
     #[test]
     fn known_solves_are_priced_within_a_factor_of_two() {
-        // Whole solves timed on the machine the shipped model comes from, on 2 threads.
-        let model = CostModel::built_in();
-        for (b, seconds) in [("3x5", 80.6), ("4x4", 217.5)] {
-            let e = SolveEstimate::of(Position::empty(b.parse().unwrap()), &model, 2);
-            assert!((seconds / 2.0..=seconds * 2.0).contains(&e.seconds), "{b}: {e}");
+        // Whole solves timed on the machine the shipped models come from, on 2 threads, by the
+        // kernel with byte gathers and without (`dab --simd avx2`).
+        for (simd, times) in
+            [(Simd::Vbmi, [("3x5", 46.5), ("4x4", 110.2)]), (Simd::Avx2, [("3x5", 112.6), ("4x4", 230.2)])]
+        {
+            let model = CostModel::built_in_for(simd);
+            for (b, seconds) in times {
+                let e = SolveEstimate::of(Position::empty(b.parse().unwrap()), &model, 2);
+                assert!((seconds / 2.0..=seconds * 2.0).contains(&e.seconds), "{simd} {b}: {e}");
+            }
         }
     }
 

@@ -4,22 +4,26 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::sched::{BUILT_IN_NAME, CostError, CostModel};
+use crate::sched::{CostError, CostModel, model_name};
+use crate::solver::Simd;
 
 /// Where a cost model came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ModelSource {
-    /// A model file: the one named, or `sims/cost-model.json` in the current folder.
+    /// A model file: the one named, or this kernel's in the current folder
+    /// (`sims/cost-model.json`, or `sims/cost-model-vbmi.json` where the kernel takes byte
+    /// gathers: [`model_name`]).
     File,
-    /// The model built into dab (measured on another machine): no file was named and there is
-    /// none at `sims/cost-model.json`.
+    /// The model built into dab for this kernel (measured on another machine): no file was
+    /// named and there is none at [`model_name`].
     BuiltIn,
 }
 
-/// The cost model at `path`; without one, `sims/cost-model.json` in the current folder if
-/// there is one, else the model built into dab.
+/// The cost model at `path`; without one, the model file of the kernel this process runs
+/// ([`model_name`]) in the current folder if there is one, else the model built into dab for
+/// that kernel.
 pub fn load_model(path: Option<&Path>) -> Result<(CostModel, ModelSource), CostError> {
-    let default = Path::new(BUILT_IN_NAME);
+    let default = Path::new(model_name(Simd::current()));
     if path.is_none() && !default.exists() {
         return Ok((CostModel::built_in(), ModelSource::BuiltIn));
     }

@@ -10,15 +10,27 @@ use serde::{Deserialize, Serialize};
 
 use super::contention::Contention;
 use super::sim::SimOptions;
+use crate::solver::Simd;
 
 /// The version of the model file this dab reads: it changes whenever the terms or the fields
 /// do, since a model fitted without a term cannot price it (the versions and why each came are
 /// in `docs/cost-model-history.md`).
-pub const MODEL_FORMAT: u32 = 7;
+pub const MODEL_FORMAT: u32 = 8;
 
-/// Where `dab calibrate` saves the model, relative to the project folder.
+/// Where `dab calibrate` saves the model of a kernel without byte gathers, relative to the
+/// project folder; [`model_name`] gives each kernel's.
 pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
+/// Where it saves the model of the kernel with byte gathers (AVX-512 VBMI).
+pub const BUILT_IN_VBMI_NAME: &str = "sims/cost-model-vbmi.json";
 const BUILT_IN_MODEL: &str = include_str!("../../sims/cost-model.json");
+const BUILT_IN_VBMI_MODEL: &str = include_str!("../../sims/cost-model-vbmi.json");
+
+/// The model file, relative to the project folder, of the kernel that uses `simd`: a model
+/// fitted with byte gathers cannot price a kernel without them (their moves are other terms),
+/// so each kind has its own file, and its own model built into dab.
+pub fn model_name(simd: Simd) -> &'static str {
+    if simd.gathers() { BUILT_IN_VBMI_NAME } else { BUILT_IN_NAME }
+}
 
 /// Declares a job's features once: [`JobFeatures`], its fields' names
 /// ([`JobFeatures::NAMES`], the columns of a calibration's samples) and their values in that
@@ -277,6 +289,9 @@ pub struct CostModel {
     pub hardware_threads: u32,
     /// Seconds `dab calibrate` took to make the model there.
     pub calibrate_seconds: f64,
+    /// The vector instructions the kernel used there: the model prices that kernel's moves
+    /// (with byte gathers or without), wherever it is carried.
+    pub simd: Simd,
     /// Nanoseconds per unit of each term ([`Term`]); in the file, a field per term
     /// (`per_job_ns`, `per_state_ns`, ...).
     #[serde(flatten)]
@@ -417,10 +432,16 @@ impl CostModel {
         Self::parse(&text, path)
     }
 
-    /// The model committed in `sims/cost-model.json` when this binary was built, for runs
+    /// The model built into dab for the kernel this process runs ([`Simd::current`]), for runs
     /// outside the project folder (a model of the machine it was measured on, not this one).
     pub fn built_in() -> CostModel {
-        Self::parse(BUILT_IN_MODEL, Path::new(BUILT_IN_NAME)).expect("the committed cost model is valid")
+        Self::built_in_for(Simd::current())
+    }
+
+    /// The model committed at [`model_name`]`(simd)` when this binary was built.
+    pub fn built_in_for(simd: Simd) -> CostModel {
+        let text = if simd.gathers() { BUILT_IN_VBMI_MODEL } else { BUILT_IN_MODEL };
+        Self::parse(text, Path::new(model_name(simd))).expect("the committed cost model is valid")
     }
 
     /// A model from the text of its file (`path` names it in errors).
@@ -597,6 +618,15 @@ impl CostSpec {
         }
     }
 
+    /// The vector instructions of the kernel whose moves the costs count: the model's, or
+    /// (costs in states, whose features calibration times here) this process's.
+    pub fn simd(&self) -> Simd {
+        match self {
+            CostSpec::States => Simd::current(),
+            CostSpec::Model(m) => m.simd,
+        }
+    }
+
     /// The last-level cache the jobs' cold input bytes are counted against: the model's, or
     /// (costs in states, whose features calibration times on this machine) this machine's.
     pub fn cache_bytes(&self) -> u64 {
@@ -620,33 +650,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_built_in_model_is_the_committed_one() {
-        let m = CostModel::built_in();
-        assert_eq!(
-            m,
-            CostModel::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sims/cost-model.json"))).unwrap()
-        );
-        // A fitted model: it prices the work of a job (which terms the fit keeps varies).
-        let work = m.coefficients.iter().filter(|&(t, c)| t != Term::Job && c > 0.0).count();
-        assert!(work >= 2 && !m.machine.is_empty(), "{:?}", m.coefficients);
+    fn each_built_in_model_is_the_committed_one_of_its_kernel() {
+        for simd in Simd::ALL {
+            let m = CostModel::built_in_for(simd);
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(model_name(simd));
+            assert_eq!(m, CostModel::load(&path).unwrap(), "{simd}");
+            // Fitted on the kernel it is named for (with byte gathers or without).
+            assert_eq!(m.simd.gathers(), simd.gathers(), "{simd}: {}", m.simd);
+            // A fitted model: it prices the work of a job (which terms the fit keeps varies).
+            let work = m.coefficients.iter().filter(|&(t, c)| t != Term::Job && c > 0.0).count();
+            assert!(work >= 2 && !m.machine.is_empty(), "{simd}: {:?}", m.coefficients);
+        }
+        assert_eq!(CostModel::built_in(), CostModel::built_in_for(Simd::current()));
+        assert_ne!(model_name(Simd::Vbmi), model_name(Simd::Avx2));
+        assert_eq!(model_name(Simd::Portable), model_name(Simd::Avx2));
     }
 
     #[test]
     fn the_model_file_round_trips_through_the_terms_field_for_field() {
-        let file: serde_json::Value = serde_json::from_str(BUILT_IN_MODEL).unwrap();
-        let m = CostModel::built_in();
-        // Each term reads its own field, and the model writes back the same fields in the
-        // same order.
-        for t in Term::ALL {
-            assert_eq!(file[t.name()].as_f64(), Some(m.coefficients[t]), "{}", t.name());
+        for (text, simd) in [(BUILT_IN_MODEL, Simd::Avx2), (BUILT_IN_VBMI_MODEL, Simd::Vbmi)] {
+            let file: serde_json::Value = serde_json::from_str(text).unwrap();
+            let m = CostModel::built_in_for(simd);
+            // Each term reads its own field, and the model writes back the same fields in the
+            // same order.
+            for t in Term::ALL {
+                assert_eq!(file[t.name()].as_f64(), Some(m.coefficients[t]), "{}", t.name());
+            }
+            let written = serde_json::to_string_pretty(&m).unwrap();
+            let order = |text: &str| {
+                let v: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).unwrap();
+                v.keys().cloned().collect::<Vec<_>>()
+            };
+            assert_eq!(serde_json::from_str::<serde_json::Value>(&written).unwrap(), file);
+            assert_eq!(order(&written), order(text));
         }
-        let written = serde_json::to_string_pretty(&m).unwrap();
-        let order = |text: &str| {
-            let v: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).unwrap();
-            v.keys().cloned().collect::<Vec<_>>()
-        };
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&written).unwrap(), file);
-        assert_eq!(order(&written), order(BUILT_IN_MODEL));
         let names: std::collections::HashSet<&str> = Term::ALL.iter().map(|t| t.name()).collect();
         assert_eq!(names.len(), TERMS, "every term has a name of its own");
     }

@@ -14,8 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Board, LineSet};
 use crate::solver::{
-    BINOMIAL, InnerMoves, PartitionKey, Space, SpaceError, inner_moves_per_row, turned_lane_by_lane,
-    turned_moves_per_count,
+    BINOMIAL, InnerMoves, PartitionKey, Space, SpaceError, inner_moves_per_row, turned_moves_per_count,
 };
 use crate::support::{Setting, choice};
 
@@ -340,7 +339,9 @@ pub fn orbits_with_features(
     // A full root has no groups, hence no partition to make a job of.
     space.require_lines()?;
     let keys = space.keys();
-    let inner_moves = inner_moves_per_row(space);
+    // The moves as the kernel the costs price makes them: with byte gathers or without.
+    let vbmi = cost.simd().gathers();
+    let inner_moves = inner_moves_per_row(space, vbmi);
     let turned = turned_moves_per_count(space);
     let ng = space.groups.len();
     // Rows of a partition: every group but the last (the kernel's inner group).
@@ -354,7 +355,7 @@ pub fn orbits_with_features(
             // taking the moves of its configuration: per row, the configurations' mean.
             let c0 = k.counts()[0] as usize;
             let turned = match turned.get(c0) {
-                Some(&t) if turned_lane_by_lane() => {
+                Some(&t) if !vbmi => {
                     let configs = space.groups[0].count(c0) as u128;
                     ((t as u128 * units as u128 * row_len(k) as u128 / configs) as u64, units)
                 }

@@ -18,24 +18,17 @@
 //! compares this one with. Its `unsafe` blocks, each with its `SAFETY` note, are here because a
 //! benchmark showed they pay (docs/kernel-profile.md has the figures).
 
+use super::simd::Simd;
 use crate::game::Value;
 
 /// Slots of the successor row's copy that a gather reads from: every `u16` rank's block and the
 /// block after it.
 pub(super) const SLOTS: usize = 1 << 16;
 
-/// Whether this CPU has what [`ByteIndex::relax`] needs: AVX-512 F, BW and VBMI.
+/// Whether the kernel takes [`ByteIndex::relax`]: this CPU has AVX-512 F, BW and VBMI, and no
+/// narrower set was chosen for the process ([`Simd::current`]).
 pub(super) fn vbmi() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vbmi")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    Simd::current().gathers()
 }
 
 /// Up to 64 lanes of a pass from lane `start`: bit i of `present` set = lane `start + i` has a

@@ -22,6 +22,7 @@ use crate::game::Value;
 use super::gather::{self, ByteIndex, offer};
 use super::key::{MAX_GROUPS, PartitionKey};
 use super::runs::LineRuns;
+use super::simd::Simd;
 use super::space::{MAX_GROUP_LINES, Space, State};
 
 /// A mask bit no configuration has (groups have at most 20 lines): the box cannot complete.
@@ -179,11 +180,11 @@ impl Width {
         Width::available().last().copied().unwrap_or(Width::Portable)
     }
 
-    /// Every width this CPU runs, narrowest first.
+    /// Every width this process runs ([`Simd::current`]), narrowest first.
     pub fn available() -> Vec<Width> {
         let mut out = vec![Width::Portable];
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        // AVX2 where the process's set has it (not where a narrower set was chosen).
+        if Simd::current() >= Simd::Avx2 {
             out.push(Width::Avx2);
         }
         out
@@ -721,7 +722,7 @@ impl RowTables {
 
 /// Whether the row path can take `space`: every inner count's configurations reachable
 /// through a `u16` index.
-fn rows_fit(space: &Space) -> bool {
+pub(crate) fn rows_fit(space: &Space) -> bool {
     space.groups.last().is_some_and(|g| g.configs.iter().all(|cs| cs.len() < ABSENT as usize))
 }
 
@@ -793,13 +794,12 @@ pub(crate) struct InnerMoves {
     pub(crate) passes: u64,
 }
 
-/// [`InnerMoves`] of one row, per inner count (index: lines drawn in the inner group), as the
-/// kernel [`Kernel::new`] builds on this CPU makes them; the cost model prices the three
+/// [`InnerMoves`] of one row, per inner count (index: lines drawn in the inner group), as a
+/// kernel makes them with byte gathers (`vbmi`) or without; the cost model prices the three
 /// apart.
-pub(crate) fn inner_moves_per_row(space: &Space) -> Vec<InnerMoves> {
+pub(crate) fn inner_moves_per_row(space: &Space, vbmi: bool) -> Vec<InnerMoves> {
     let Some(g) = space.groups.last() else { return Vec::new() };
     let (inner, size, rows) = (space.groups.len() - 1, g.size as u64, rows_fit(space));
-    let vbmi = gather::vbmi();
     (0..g.configs.len())
         .map(|c| match (c as u64 >= size, rows) {
             (true, _) => InnerMoves::default(),
@@ -840,12 +840,6 @@ pub(crate) fn turned_moves_per_count(space: &Space) -> Vec<u64> {
                 .sum()
         })
         .collect()
-}
-
-/// Whether the kernel built on this CPU gathers a turned successor row lane by lane (`u16`
-/// indices), rather than 64 lanes at a time through byte indices (AVX-512 VBMI).
-pub(crate) fn turned_lane_by_lane() -> bool {
-    !gather::vbmi()
 }
 
 /// The inner group's configuration `x` with local line `j` drawn, made canonical where the
@@ -1149,8 +1143,13 @@ mod tests {
         for space in spaces() {
             let scalar = Kernel::with_path(&space, KernelPath::Scalar);
             let g = space.groups.last().unwrap();
-            for (c, m) in inner_moves_per_row(&space).iter().enumerate() {
+            // As a kernel with byte gathers makes them, and one without: a cost model prices
+            // one or the other, whatever this CPU has.
+            for (vbmi, c, m) in [false, true].into_iter().flat_map(|vbmi| {
+                inner_moves_per_row(&space, vbmi).into_iter().enumerate().map(move |(c, m)| (vbmi, c, m))
+            }) {
                 let listed = scalar.scalar.moves[c].len() as u64;
+                assert!(vbmi || m.gathered == 0, "{} inner count {c}: gathered without VBMI", space.board());
                 if m.gathered > 0 {
                     // Every lane of the row gathered whole, or steps of 64 lanes: each move in one.
                     let whole = g.size as u64 * g.count(c) as u64;

@@ -169,8 +169,9 @@ fn partitions_lists_keys_positions_bytes_and_dependencies() {
     assert_eq!((root[0], root[4]), ("0-0", "1-0:0-1"));
     let total: u64 = rows.iter().map(|r| r[2].parse::<u64>().unwrap()).sum();
     assert_eq!(total, 872448);
+    // The default grouping: two groups of at most sixteen lines.
     let v = json(&["partitions", "3x4", "--json"], None);
-    assert_eq!(v["groups"].as_array().unwrap().len(), 3);
+    assert_eq!(v["groups"].as_array().unwrap().len(), 2);
     let parts = v["partitions"].as_array().unwrap();
     for p in parts {
         let key: dab::solver::PartitionKey = p["key"].as_str().unwrap().parse().unwrap();
@@ -342,4 +343,21 @@ fn plan_json_names_the_choice_and_every_candidate() {
     assert_eq!(chosen["label"], v["chosen"]);
     assert_eq!(chosen["predicted_seconds"], v["predicted_seconds"]);
     assert!(v["plan_file"].as_str().unwrap().ends_with("p.json"));
+}
+
+#[test]
+fn every_set_of_vector_instructions_this_cpu_has_gives_the_same_values() {
+    // The kernel's paths (portable, AVX2, AVX-512 VBMI byte gathers) as a user picks them.
+    let has = dab::solver::Simd::detected();
+    let values = |simd: &str| {
+        let mut v = json(&["--simd", simd, "solve", "3x3", "--groups", "3", "--json"], None);
+        let o = v.as_object_mut().unwrap();
+        o.retain(|k, _| ["value", "moves", "positions"].contains(&k.as_str()));
+        v
+    };
+    let widest = values(has.name());
+    assert_eq!(widest["value"], -3);
+    for simd in dab::solver::Simd::ALL.into_iter().filter(|&s| s < has) {
+        assert_eq!(values(simd.name()), widest, "{simd} against {has}");
+    }
 }

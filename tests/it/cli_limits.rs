@@ -129,7 +129,8 @@ fn splits_that_would_not_fit_in_memory_are_refused_with_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let e = refused(&["graph", "3x4", "--split", "1", "--max-pieces", "4000000000", "-o", "g.csv"], Some(dir.path()));
     assert!(e.contains("jobs") && e.contains("at most 2000000 jobs"), "{e}");
-    let e = refused(&["plan", "3x4", "--split", "1", "--no-probe", "-o", "p.json"], Some(dir.path()));
+    let e =
+        refused(&["plan", "3x4", "--split", "1", "--groups", "2,3,4", "--no-probe", "-o", "p.json"], Some(dir.path()));
     assert!(e.contains("at most 2000000 jobs"), "{e}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
@@ -374,4 +375,23 @@ fn a_small_address_space_limit_is_refused_on_one_line_or_enough_for_a_small_run(
     let out = under_address_limit(dir.path(), 100_000, &["run", "3x3", "--threads", "2"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(dir.path().join("reports/runs/3x3/plan.json").exists());
+}
+
+#[test]
+fn a_set_of_vector_instructions_that_is_none_or_that_this_cpu_lacks_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = refused(&["--simd", "avx512", "run", "2x2", "--no-probe", "--out", "r"], Some(dir.path()));
+    assert!(e.contains("--simd: 'avx512' is not a set of vector instructions (portable, avx2 or vbmi)"), "{e}");
+    // From the environment, named as such, on any subcommand.
+    let mut cmd = dab();
+    cmd.current_dir(dir.path()).env("DAB_SIMD", "sse9").args(["solve", "2x2"]);
+    let err = String::from_utf8(cmd.assert().code(2).get_output().stderr.clone()).unwrap();
+    assert_eq!(err.trim_end(), "error: DAB_SIMD: 'sse9' is not a set of vector instructions (portable, avx2 or vbmi)");
+    // A set wider than this CPU's, where it has a narrower one than the widest.
+    let has = dab::solver::Simd::detected();
+    for wider in dab::solver::Simd::ALL.into_iter().filter(|&s| s > has) {
+        let e = refused(&["--simd", wider.name(), "solve", "2x2"], Some(dir.path()));
+        assert!(e.contains(&format!("this CPU lacks {wider} (it has {has})")), "{e}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written before a refusal");
 }

@@ -344,7 +344,15 @@ fn bad_plans_exit_2_and_traces_that_disagree_with_them_exit_1() {
         ),
         // A split the user gives that makes too big a graph is refused, naming the limit.
         (
-            vec!["plan".into(), "3x4".into(), "--split".into(), "1".into(), "--no-probe".into()],
+            vec![
+                "plan".into(),
+                "3x4".into(),
+                "--split".into(),
+                "1".into(),
+                "--groups".into(),
+                "2,3,4".into(),
+                "--no-probe".into(),
+            ],
             "the graph would have 321376 jobs with up to 70502156 dependencies; at most 2000000 jobs".into(),
         ),
     ];
@@ -365,6 +373,9 @@ fn a_small_calibration_saves_a_model_with_the_solves_own_contention() {
     let (model, samples) = (dir.path().join("model.json"), dir.path().join("samples.csv"));
     let out = dab()
         .args([
+            // The portable kernel, whatever this CPU has: the model records it.
+            "--simd",
+            "portable",
             "calibrate",
             "--cases",
             "2x3,2x4,3x3@14,3x4/3~4",
@@ -382,7 +393,9 @@ fn a_small_calibration_saves_a_model_with_the_solves_own_contention() {
     assert!(text.contains("shape from copies of a 3x4 solve at once (1: 1.000x, 2: "), "{text}");
     assert!(text.contains("level from the solves' own jobs ("), "{text}");
     let m = file_json(&model);
-    assert_eq!(m["format"], 7);
+    assert_eq!(m["format"], 8);
+    assert_eq!(m["simd"], "portable");
+    assert!(text.contains("; kernel: portable"), "{text}");
     assert_eq!(m["hardware_threads"], 2);
     assert!(m["cache_bytes"].as_u64().unwrap() > 0, "{m}");
     let at_two = m["contention"][0].as_array().unwrap();
@@ -443,7 +456,9 @@ fn a_memory_limit_is_kept_or_refused_up_front_naming_the_least() {
     let dir = tempfile::tempdir().unwrap();
     let (d, store) = (path(dir.path()), dir.path().join("store"));
     let model = model();
-    let common = ["--cost", path(&model), "--no-probe", "--threads", "2", "--out", d, "--quiet"];
+    // The groupings the planner tried before the default became two groups for 3x4: planning
+    // the four-group candidate holds more than the run's least.
+    let common = ["--cost", path(&model), "--no-probe", "--threads", "2", "--groups", "2,3,4", "--out", d, "--quiet"];
     let least_of = |out: &[u8]| -> u64 {
         let err = String::from_utf8_lossy(out).to_string();
         let n = err.split("needs ").nth(1).and_then(|r| r.split(' ').next()).unwrap_or_else(|| panic!("{err}"));
@@ -479,4 +494,31 @@ fn a_memory_limit_is_kept_or_refused_up_front_naming_the_least() {
         .clone();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("planning in this process already held") && err.contains("give at least"), "{err}");
+}
+
+#[test]
+fn a_model_of_another_kernel_is_named_as_such_when_a_plan_probes_this_machine() {
+    use dab::solver::Simd;
+    let dir = tempfile::tempdir().unwrap();
+    let here = Simd::current();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let [ours, other] = [here.gathers(), !here.gathers()].map(|vbmi| {
+        let simd = if vbmi { Simd::Vbmi } else { Simd::Avx2 };
+        root.join(dab::sched::model_name(simd))
+    });
+    let plan = |model: &Path| {
+        let out = dab()
+            .args(["plan", "2x3", "--threads", "1", "--cost", path(model), "--out", path(dir.path())])
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stderr).into_owned()
+    };
+    let note = "the model prices the kernel that uses";
+    let said = plan(&other);
+    assert!(said.contains(note) && said.contains(&format!("this process runs the one that uses {here}")), "{said}");
+    // The model of this kernel: no such note (unless this CPU's widest set is narrower than
+    // the one the committed model of its kind was timed with).
+    let said = plan(&ours);
+    let committed = dab::sched::CostModel::built_in_for(here).simd;
+    assert_eq!(said.contains(note), committed != here, "{said}");
 }

@@ -173,7 +173,7 @@ fn fine_piece_dependencies_cover_every_read() {
 
 #[test]
 fn orbits_graph_matches_the_partition_listing() {
-    let space = Space::new(Position::empty("3x4".parse().unwrap()), None).unwrap();
+    let space = Space::new(Position::empty("3x4".parse().unwrap()), Some(3)).unwrap();
     let g = dab::sched::orbits(&space, &CostSpec::States, None).unwrap();
     let listing = dab::solver::list(&space);
     assert_eq!(g.len(), listing.partitions.len());
@@ -283,5 +283,28 @@ fn a_cost_model_prices_every_job() {
         std::fs::write(&path, bad).unwrap();
         let err = CostSpec::parse(path.to_str().unwrap()).unwrap_err().to_string();
         assert!(err.contains(message) && err.contains("model.json"), "{err}");
+    }
+}
+
+#[test]
+fn a_jobs_moves_are_counted_as_the_models_kernel_makes_them_whatever_this_cpu_has() {
+    use dab::sched::CostModel;
+    use dab::solver::Simd;
+    let space = Space::new(Position::empty("3x4".parse().unwrap()), Some(3)).unwrap();
+    let features = |simd: Simd| {
+        let cost = CostSpec::Model(Box::new(CostModel::built_in_for(simd)));
+        let (g, f) = dab::sched::orbits_with_features(&space, &cost, None).unwrap();
+        let sum = |pick: fn(&dab::sched::JobFeatures) -> u64| f.iter().map(pick).sum::<u64>();
+        let moves = (sum(|f| f.inner_moves), sum(|f| f.run_inner_moves + f.lane_inner_moves), sum(|f| f.turned_moves));
+        (g.states(), sum(|f| f.outer_moves), moves)
+    };
+    let (states, outer, (gathered, runs_and_lanes, turned)) = features(Simd::Vbmi);
+    // Byte gathers: every inner move is a gathered lane, and turned rows are gathered too.
+    assert!(gathered > 0 && runs_and_lanes == 0 && turned == 0, "{gathered} {runs_and_lanes} {turned}");
+    for simd in [Simd::Avx2, Simd::Portable] {
+        let (s, o, (gathered, runs_and_lanes, turned)) = features(simd);
+        // The same jobs and outer moves; the inner moves in runs and lanes, turned rows lane by lane.
+        assert_eq!((s, o), (states, outer), "{simd}");
+        assert!(gathered == 0 && runs_and_lanes > 0 && turned > 0, "{simd}: {gathered} {runs_and_lanes} {turned}");
     }
 }

@@ -9,11 +9,14 @@ use dab::answer::{Analysis, Engine};
 use dab::bench::memory::{Outcome, RunFigures};
 use dab::bench::solve::{Case, Solver};
 use dab::game::Position;
+use dab::solver::{SIMD_VAR, Simd};
 
 /// Runs `dab solve ARGS --json --quiet` as a child of `exe` (the `dab` binary), with `stdin`
 /// fed to it (none: nothing to read), and reads its analysis.
 fn solve_in_child(exe: &Path, args: &[&str], stdin: Option<&str>) -> Result<Analysis, String> {
     let mut cmd = Command::new(exe);
+    // The child runs the kernel this process chose (`--simd`), not the widest its CPU has.
+    cmd.env(SIMD_VAR, Simd::current().name());
     cmd.arg("solve").args(args).args(["--json", "--quiet"]);
     cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     let spawn = |e: std::io::Error| format!("cannot run '{}': {e}", exe.display());
@@ -66,6 +69,7 @@ pub fn solve_position(
 pub fn run_board(exe: &Path, board: &str, threads: usize, limit: Option<u64>) -> Result<Outcome, String> {
     let tmp = std::env::temp_dir().join(format!("dab-bench-memory-{}", std::process::id()));
     let mut cmd = Command::new(exe);
+    cmd.env(SIMD_VAR, Simd::current().name());
     cmd.args(["run", board, "--threads", &threads.to_string(), "--json", "--quiet", "--no-probe", "--out"])
         .arg(tmp.join("report"));
     if let Some(l) = limit {

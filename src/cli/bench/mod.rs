@@ -54,7 +54,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_value = "64", value_name = "LIST",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub nodes: Vec<u32>,
-    /// Cost model for `--suite run` (default: sims/cost-model.json, or the built-in model).
+    /// Cost model for `--suite run` (default: this kernel's in sims/, as `dab plan` takes it).
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
     /// Runs of each plan or candidate in `--suite run` (the median is reported).
