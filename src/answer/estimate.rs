@@ -145,13 +145,17 @@ impl EngineCosts {
     }
 }
 
-/// How much slower `model`'s machine is than the built-in model's, by the time both give one
-/// solve: the search's figures, measured on the built-in's machine, scale by it.
+/// How much slower `model`'s machine is than the built-in models', by the time it and the
+/// built-in model of its own kernel give one solve: the search's figures, measured on the
+/// built-ins' machine, scale by it. The same kernel's, since the search runs no kernel: a model
+/// of the kernel without byte gathers is slower than one with them on the same machine.
 fn machine_scale(model: &CostModel) -> f64 {
-    static BUILT_IN: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    static BUILT_IN: [std::sync::OnceLock<f64>; 2] = [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
     let reference = || Position::empty("3x3".parse().expect("a board"));
     let theirs = SolveEstimate::of(reference(), model, 1).seconds;
-    let ours = *BUILT_IN.get_or_init(|| SolveEstimate::of(reference(), &CostModel::built_in(), 1).seconds);
+    let kind = model.simd.gathers();
+    let ours = *BUILT_IN[kind as usize]
+        .get_or_init(|| SolveEstimate::of(reference(), &CostModel::built_in_for(model.simd), 1).seconds);
     if ours > 0.0 && theirs.is_finite() && theirs > 0.0 { theirs / ours } else { 1.0 }
 }
 
