@@ -232,7 +232,7 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 /// threads, 3x5's sampled jobs, the contention curve and the store.
 fn estimate(threads: usize) -> u64 {
     let counts = dab::support::thread_counts(threads, threads).len() as u64;
-    60 + 40 * counts
+    60 + 50 * counts
 }
 
 #[cfg(test)]
