@@ -536,11 +536,12 @@ fn clap_line(e: &clap::Error) -> String {
 /// widest this CPU has.
 fn choose_simd(flag: Option<&str>) -> Result<(), String> {
     use dab::solver::{SIMD_VAR, Simd};
-    let chosen = match flag {
-        Some(text) => Some(text.parse::<Simd>().and_then(Simd::supported).map_err(|e| format!("--simd: {e}"))?),
-        None => Simd::from_env().map_err(|e| format!("{SIMD_VAR}: {e}"))?,
+    // `choose` checks the set against this CPU.
+    let (source, chosen) = match flag {
+        Some(text) => ("--simd", text.parse::<Simd>().map(Some)),
+        None => (SIMD_VAR, Simd::from_env()),
     };
-    chosen.map_or(Ok(()), |s| s.choose().map_err(|e| e.to_string()))
+    chosen.and_then(|s| s.map_or(Ok(()), Simd::choose)).map_err(|e| format!("{source}: {e}"))
 }
 
 pub fn run() -> i32 {

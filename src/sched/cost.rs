@@ -17,19 +17,25 @@ use crate::solver::Simd;
 /// in `docs/cost-model-history.md`).
 pub const MODEL_FORMAT: u32 = 8;
 
-/// Where `dab calibrate` saves the model of a kernel without byte gathers, relative to the
-/// project folder; [`model_name`] gives each kernel's.
-pub const BUILT_IN_NAME: &str = "sims/cost-model.json";
-/// Where it saves the model of the kernel with byte gathers (AVX-512 VBMI).
-pub const BUILT_IN_VBMI_NAME: &str = "sims/cost-model-vbmi.json";
-const BUILT_IN_MODEL: &str = include_str!("../../sims/cost-model.json");
-const BUILT_IN_VBMI_MODEL: &str = include_str!("../../sims/cost-model-vbmi.json");
+/// The committed models, (file relative to the project folder, its text when this binary was
+/// built), of the kernel without byte gathers and with them (AVX-512 VBMI): indexed by
+/// [`Simd::gathers`], through [`built_in_file`].
+const BUILT_INS: [(&str, &str); 2] = [
+    ("sims/cost-model.json", include_str!("../../sims/cost-model.json")),
+    ("sims/cost-model-vbmi.json", include_str!("../../sims/cost-model-vbmi.json")),
+];
 
-/// The model file, relative to the project folder, of the kernel that uses `simd`: a model
-/// fitted with byte gathers cannot price a kernel without them (their moves are other terms),
-/// so each kind has its own file, and its own model built into dab.
+/// The committed model of the kernel that uses `simd`: its file and its text.
+fn built_in_file(simd: Simd) -> (&'static str, &'static str) {
+    BUILT_INS[simd.gathers() as usize]
+}
+
+/// The model file, relative to the project folder, of the kernel that uses `simd` (where `dab
+/// calibrate` saves it): a model fitted with byte gathers cannot price a kernel without them
+/// (their moves are other terms), so each kind has its own file, and its own model built into
+/// dab.
 pub fn model_name(simd: Simd) -> &'static str {
-    if simd.gathers() { BUILT_IN_VBMI_NAME } else { BUILT_IN_NAME }
+    built_in_file(simd).0
 }
 
 /// Declares a job's features once: [`JobFeatures`], its fields' names
@@ -440,8 +446,8 @@ impl CostModel {
 
     /// The model committed at [`model_name`]`(simd)` when this binary was built.
     pub fn built_in_for(simd: Simd) -> CostModel {
-        let text = if simd.gathers() { BUILT_IN_VBMI_MODEL } else { BUILT_IN_MODEL };
-        Self::parse(text, Path::new(model_name(simd))).expect("the committed cost model is valid")
+        let (name, text) = built_in_file(simd);
+        Self::parse(text, Path::new(name)).expect("the committed cost model is valid")
     }
 
     /// A model from the text of its file (`path` names it in errors).
@@ -668,7 +674,8 @@ mod tests {
 
     #[test]
     fn the_model_file_round_trips_through_the_terms_field_for_field() {
-        for (text, simd) in [(BUILT_IN_MODEL, Simd::Avx2), (BUILT_IN_VBMI_MODEL, Simd::Vbmi)] {
+        for simd in [Simd::Avx2, Simd::Vbmi] {
+            let text = built_in_file(simd).1;
             let file: serde_json::Value = serde_json::from_str(text).unwrap();
             let m = CostModel::built_in_for(simd);
             // Each term reads its own field, and the model writes back the same fields in the
@@ -763,11 +770,11 @@ mod tests {
 
     #[test]
     fn a_missing_field_or_a_bad_probe_is_refused_by_name() {
-        let mut v: serde_json::Value = serde_json::from_str(BUILT_IN_MODEL).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(built_in_file(Simd::Avx2).1).unwrap();
         v.as_object_mut().unwrap().remove("per_row_ns");
         let e = CostModel::parse(&v.to_string(), Path::new("m.json")).unwrap_err().to_string();
         assert!(e.contains("m.json") && e.contains("missing field `per_row_ns`"), "{e}");
-        let mut v: serde_json::Value = serde_json::from_str(BUILT_IN_MODEL).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(built_in_file(Simd::Avx2).1).unwrap();
         v["probe"]["one_thread_seconds"] = 0.0.into();
         let e = CostModel::parse(&v.to_string(), Path::new("m.json")).unwrap_err().to_string();
         assert!(e.contains("probe.one_thread_seconds = 0"), "{e}");

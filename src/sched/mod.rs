@@ -16,8 +16,7 @@ mod sim;
 
 pub use contention::Contention;
 pub use cost::{
-    BUILT_IN_NAME, BUILT_IN_VBMI_NAME, CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, PerTerm, Probe,
-    Probed, TERMS, Term, model_name,
+    CostError, CostModel, CostSpec, JobFeatures, MODEL_FORMAT, PerTerm, Probe, Probed, TERMS, Term, model_name,
 };
 pub use disk::{DiskUse, predicted_peak};
 pub use graph::{Format, Graph, GraphError, Job, is_job_name};
