@@ -39,8 +39,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         });
     }
     // One group: the space is used only for its line numbering, classes and symmetries.
-    let space =
-        Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).map_err(|_| SearchError::TooLarge(free))?;
+    let space = Space::for_search(root).map_err(|_| SearchError::TooLarge(free))?;
     let rules = Rules::new(root, &space);
     let book = opts.book.and_then(|b| BookLeaves::new(b, root, &space));
     let counters = Counters::default();

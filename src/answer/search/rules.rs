@@ -643,7 +643,7 @@ mod tests {
     fn empty(board: &str, solved: bool) -> (Board, Space, Rules, Option<Solution>) {
         let board: Board = board.parse().unwrap();
         let root = Position::empty(board);
-        let space = Space::new(root, Some(1)).or_else(|_| Space::new(root, None)).unwrap();
+        let space = Space::for_search(root).unwrap();
         let rules = Rules::new(root, &space);
         let sol =
             solved.then(|| solve(root, SolveOptions { threads: 2, keep_all: true, ..Default::default() }).unwrap());
