@@ -12,7 +12,7 @@ use crate::sched::{
     CostModel, CostSpec, Graph, PieceDeps, Policy, Procs, SchemeError, SimError, SimOptions, Simulator, Split, orbits,
     process_bytes, values_limit,
 };
-use crate::solver::{MAX_FREE_LINES, Space, SpaceError, rows_fit};
+use crate::solver::{MAX_FREE_LINES, Space, SpaceError, counts_fit_rows, rows_fit};
 use crate::support::{Setting, count_of, human_bytes, thousands};
 
 use super::estimate::SolveEstimate;
@@ -266,7 +266,16 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     let mut first_error = None;
     let mut tried = Vec::new();
     let mut spaces = Vec::new();
+    // Of the groupings tried by default, one whose inner group is too wide for the row path is
+    // left out where another fits: the scalar path took the 4x4 in two groups 720 s against
+    // 142 s in three, and a model fitted where every job took the row path cannot price it.
+    // Where the lines' classes already tell, the tables of such a grouping are not built.
+    let fits = |g| Space::inner_config_counts(root, g).map(|c| counts_fit_rows(c.into_iter()));
+    let one_fits = opts.groups.is_none() && group_counts.iter().any(|&g| fits(g) == Some(true));
     for &g in &group_counts {
+        if one_fits && fits(g) == Some(false) {
+            continue;
+        }
         match Space::new(root, Some(g)) {
             Ok(space) => spaces.push((g, space)),
             Err(e) => {
@@ -274,9 +283,7 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
             }
         }
     }
-    // Of the groupings tried by default, one whose inner group is too wide for the row path is
-    // left out where another fits: the scalar path took the 4x4 in two groups 720 s against
-    // 142 s in three, and a model fitted where every job took the row path cannot price it.
+    // The groupings the classes could not tell, once built.
     if opts.groups.is_none() && spaces.iter().any(|(_, s)| rows_fit(s)) {
         spaces.retain(|(_, s)| rows_fit(s));
     }

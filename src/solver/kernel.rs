@@ -723,7 +723,13 @@ impl RowTables {
 /// Whether the row path can take `space`: every inner count's configurations reachable
 /// through a `u16` index.
 pub(crate) fn rows_fit(space: &Space) -> bool {
-    space.groups.last().is_some_and(|g| g.configs.iter().all(|cs| cs.len() < ABSENT as usize))
+    space.groups.last().is_some_and(|g| counts_fit_rows(g.configs.iter().map(|cs| cs.len() as u64)))
+}
+
+/// [`rows_fit`] from the inner group's configurations of each count
+/// ([`Space::inner_config_counts`]).
+pub(crate) fn counts_fit_rows(mut counts: impl Iterator<Item = u64>) -> bool {
+    counts.all(|n| n < ABSENT as u64)
 }
 
 /// How the row path makes the inner moves over the rows of one inner count: byte gathers

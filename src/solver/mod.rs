@@ -22,7 +22,7 @@ mod twins;
 
 pub use estimate::SizeEstimate;
 pub use in_order::solve_in_order;
-pub(crate) use kernel::{InnerMoves, inner_moves_per_row, rows_fit, turned_moves_per_count};
+pub(crate) use kernel::{InnerMoves, counts_fit_rows, inner_moves_per_row, rows_fit, turned_moves_per_count};
 pub use kernel::{Kernel, KernelPath, Pieces, Rows, Width};
 pub use key::{KeyError, PartitionKey};
 pub use layout::{Layout, LayoutError, layout};

@@ -324,6 +324,37 @@ impl Space {
         g
     }
 
+    /// How many configurations each count of the inner (last) group of `root` in `groups`
+    /// groups has, from its lines' classes alone (a class of m lines is one configuration for
+    /// each of 0..=m drawn, a line of no class two), without the tables [`Space::new`] builds:
+    /// for the planner to leave out a grouping before paying for it (the 4x4's two groups took
+    /// a second to build). None where the grouping would be refused, or where the inner group is
+    /// also the first of a root with symmetries, whose images only its tables can count.
+    pub fn inner_config_counts(root: Position, groups: usize) -> Option<Vec<u64>> {
+        let stab = Self::stabilizer(root);
+        let blocks = Self::blocks(root, &stab);
+        let refused = groups == 0 || groups > MAX_GROUPS || groups > blocks.len();
+        if refused || blocks.is_empty() || (groups == 1 && !stab.is_empty()) {
+            return None;
+        }
+        let bins = Self::pack(&blocks, groups);
+        if bins.iter().any(|b| b.len() > MAX_GROUP_LINES) {
+            return None;
+        }
+        let mut class_sizes = std::collections::BTreeMap::new();
+        let mut counts = vec![1u64];
+        for &l in bins.last()? {
+            match class_of(root.board, l) {
+                Some(c) => *class_sizes.entry(c).or_insert(0usize) += 1,
+                None => class_sizes_times(&mut counts, 1),
+            }
+        }
+        for &m in class_sizes.values() {
+            class_sizes_times(&mut counts, m);
+        }
+        Some(counts)
+    }
+
     /// Builds the space of `root` with `groups` groups (None: the default).
     pub fn new(root: Position, groups: Option<usize>) -> Result<Space, SpaceError> {
         let free = root.undrawn().len() as usize;
@@ -599,6 +630,18 @@ fn normalise(g: &Group, bits: u32, class_prev: &[u64]) -> u32 {
     out
 }
 
+/// `counts` (a polynomial in the lines drawn) times 1 + x + ... + x^m: a class of `m` lines
+/// added, any number of them drawn being one configuration.
+fn class_sizes_times(counts: &mut Vec<u64>, m: usize) {
+    let mut out = vec![0u64; counts.len() + m];
+    for (i, &c) in counts.iter().enumerate() {
+        for o in &mut out[i..=i + m] {
+            *o += c;
+        }
+    }
+    *counts = out;
+}
+
 fn build_group(offset: u32, size: u32, canonical: bool, syms: &[Vec<u8>], class_prev: &[u64]) -> Group {
     let n = 1usize << size;
     let mut g = Group {
@@ -705,6 +748,27 @@ mod tests {
 
     fn space(board: &str, groups: Option<usize>) -> Space {
         Space::new(Position::empty(board.parse().unwrap()), groups).unwrap()
+    }
+
+    #[test]
+    fn inner_counts_from_the_classes_are_those_the_tables_count() {
+        let drawn = Position::from_line_string("2x3".parse().unwrap(), "10000000000000000").unwrap();
+        let roots = ["1x1", "2x2", "2x3", "3x3", "2x5", "3x4", "4x4"]
+            .map(|b| Position::empty(b.parse().unwrap()))
+            .into_iter()
+            .chain([drawn]);
+        for root in roots {
+            for g in 1..=4 {
+                let Some(counts) = Space::inner_config_counts(root, g) else {
+                    let refused = Space::new(root, Some(g)).is_err();
+                    assert!(refused || (g == 1 && !Space::stabilizer(root).is_empty()), "{root:?} {g}");
+                    continue;
+                };
+                let space = Space::new(root, Some(g)).unwrap();
+                let tables: Vec<u64> = space.groups.last().unwrap().configs.iter().map(|c| c.len() as u64).collect();
+                assert_eq!(counts, tables, "{} in {g} groups", root.board);
+            }
+        }
     }
 
     #[test]
