@@ -47,7 +47,7 @@ choice! {
     pub enum Policy {
         /// In the order jobs became ready (the thesis).
         Fifo = "fifo",
-        /// Longest remaining path (the job's duration and the longest chain after it) first.
+        /// Longest remaining path (the job's cost and the costliest chain after it) first.
         Cp = "cp",
         /// Longest duration first.
         Largest = "largest",
@@ -312,7 +312,10 @@ impl<'g> Simulator<'g> {
         level_cuts.extend(cuts(&tails, &duration));
         let priority = match opts.policy {
             Policy::Fifo => Vec::new(),
-            Policy::Cp => levels,
+            // Ranked by cost, as the executor ranks a plan's jobs (`plan::priorities`): what a
+            // worker spends between jobs and a dispatch latency, in the durations, would reorder
+            // ties and near-ties, and a one-thread store's predicted peak then missed the run's.
+            Policy::Cp => graph.bottom_levels(|i| graph.jobs[i].cost),
             Policy::Largest => duration.clone(),
         };
         let contention = Contention::default();
