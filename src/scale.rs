@@ -257,6 +257,7 @@ mod tests {
     fn a_fresh_probe_scales_the_plan_by_its_ratio_and_a_broken_one_leaves_it() {
         let mut m = CostModel::built_in();
         m.probe.one_thread_seconds = 0.12;
+        m.probe.one_thread_range = None;
         let rescale = |now| m.rescale(now);
         assert!((rescale(0.15) - 1.25).abs() < 1e-12);
         assert_eq!(rescale(0.0), 1.0);

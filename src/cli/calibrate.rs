@@ -18,8 +18,9 @@ pub struct CalibrateArgs {
     /// chosen size; the default's 3x5@32 has levels past the last-level cache, whose reads from
     /// memory the model prices apart), and any of them with `~N`: only N of its jobs, from
     /// small to the largest within 1 GiB, each timed alone on one thread from stand-in inputs
-    /// (the default's 3x5/3~12 and 3x5/2~12: the wide rows and gigabyte levels of the 3x5
-    /// solve, which no solve of seconds has; add the board you will run, e.g. 4x4/3~12).
+    /// (the default's 3x5/3~12, 3x5/2~12 and 4x4/3~12: the wide rows and gigabyte levels of
+    /// the 3x5 and 4x4 solves, which no solve of seconds has; add the board you will run, as
+    /// BOARD/G~12).
     #[arg(long, value_delimiter = ',', default_value = DEFAULT_CASES)]
     pub cases: Vec<Case>,
     /// Boards timed but not fitted on, to test the model.
@@ -232,7 +233,8 @@ pub fn run(args: CalibrateArgs) -> CliResult {
 /// threads, 3x5's sampled jobs, the contention curve and the store.
 fn estimate(threads: usize) -> u64 {
     let counts = dab::support::thread_counts(threads, threads).len() as u64;
-    60 + 50 * counts
+    // 192 s (VBMI) and 277 s (AVX2) on the 2-core machine, 2026-11-27.
+    80 + 55 * counts
 }
 
 #[cfg(test)]

@@ -879,7 +879,8 @@ mod tests {
         // Another machine is scaled by any difference; and a model without a range, as before.
         let p = m.probed(&read(1.25), false);
         assert!(!p.within_drift && (p.scale - 1.25).abs() < 1e-12, "{p:?}");
-        let p = CostModel::built_in().probed(&read(1.25), true);
+        let none = CostModel { probe: Probe { one_thread_range: None, ..m.probe.clone() }, ..m.clone() };
+        let p = none.probed(&read(1.25), true);
         assert!(!p.within_drift && (p.scale - 1.25).abs() < 1e-12, "{p:?}");
         assert_eq!((m.rescale(f64::NAN), m.rescale(0.0)), (1.0, 1.0));
     }
