@@ -7,7 +7,6 @@ use crate::exec::{TraceInfo, execute};
 use crate::game::Position;
 use crate::plan::{Plan, PlanError, PlanOptions, PlannerError, ReadyPlan};
 use crate::report::{CompareError, OneThread, ScaleRow, compare};
-use crate::sched::CostModel;
 use crate::support::{Setting, median, quantile};
 
 /// Why a scaling run stopped.
@@ -89,8 +88,7 @@ struct Planned {
 /// machine), and gives one row per count, in increasing threads. With `probe` (this machine's
 /// probe time now, in the seconds of `opts.model.probe.one_thread_seconds`, which the model was
 /// carried here by), every run is predicted as `dab run` predicts it, from a probe taken just
-/// before it: the plan's job costs scaled by that probe over the plan's (`CostModel::rescale`:
-/// not at all within the drift the model's calibration timed here), since on a shared
+/// before it: the plan's job costs scaled by that probe over the plan's, since on a shared
 /// machine the probe behind the plans can be minutes old by the last run (measured in
 /// docs/prediction-history.md, "A probe before each run"). A row's prediction is the median of its runs' predictions, as
 /// its time is the median of theirs. `report` gets a line per plan and per run, and a note
@@ -106,10 +104,11 @@ pub fn scale(
     let threads = checked_threads(threads, repeats)?;
     let plans = threads.iter().map(|&p| planned(root, p, opts, report)).collect::<Result<Vec<_>, _>>()?;
     let mut measured: Vec<Measured> = plans.iter().map(|_| Measured::with_capacity(repeats)).collect();
+    let planned_probe = opts.model.probe.one_thread_seconds;
     for r in 1..=repeats {
         for (p, m) in plans.iter().zip(&mut measured) {
             let now = probe.as_mut().map(|probe| probe());
-            let line = m.run(p, now, &opts.model, repeats)?;
+            let line = m.run(p, now, planned_probe, repeats)?;
             report(&format!("run {r} of {repeats} on {line}"));
         }
     }
@@ -167,9 +166,8 @@ impl Measured {
 
     /// Runs plan `p` once and records it, `now` the probe taken just before (None: no probe);
     /// gives the run's report line from its thread count on.
-    fn run(&mut self, p: &Planned, now: Option<f64>, model: &CostModel, repeats: usize) -> Result<String, ScaleError> {
-        let factor = now.map_or(1.0, |now| model.rescale(now));
-        let planned_probe = model.probe.one_thread_seconds;
+    fn run(&mut self, p: &Planned, now: Option<f64>, planned_probe: f64, repeats: usize) -> Result<String, ScaleError> {
+        let factor = now.map_or(1.0, |now| rescale(now, planned_probe));
         let run = execute(&p.ready, p.threads, false, None);
         let info =
             TraceInfo { board: Some(p.plan.board.clone()), threads: Some(p.threads as u32), value: None, tasks: false };
@@ -212,6 +210,14 @@ fn one_thread(first: &Planned, actual: f64, report: &mut dyn FnMut(&str)) -> Res
     Ok(OneThread { predicted_seconds: t1, actual_seconds: t1 })
 }
 
+/// A fresh probe's time over the one the plans were made with: what their costs are scaled by
+/// (1 where either is not a finite time > 0, as `CostModel::probed` leaves a model whose probe
+/// is).
+fn rescale(now: f64, planned: f64) -> f64 {
+    let sound = |t: f64| t.is_finite() && t > 0.0;
+    if sound(now) && sound(planned) { now / planned } else { 1.0 }
+}
+
 /// The median over the jobs of |predicted - actual| / actual, each job's actual time the median
 /// of its runs, as `compare` takes it from one run (jobs timed at 0 left out; none give 0).
 /// Each prediction is scaled by `factor` first.
@@ -250,20 +256,14 @@ fn planned(
 
 #[cfg(test)]
 mod tests {
-    use super::{default_threads, median_job_error};
-    use crate::sched::CostModel;
+    use super::{default_threads, median_job_error, rescale};
 
     #[test]
     fn a_fresh_probe_scales_the_plan_by_its_ratio_and_a_broken_one_leaves_it() {
-        let mut m = CostModel::built_in();
-        m.probe.one_thread_seconds = 0.12;
-        m.probe.one_thread_range = None;
-        let rescale = |now| m.rescale(now);
-        assert!((rescale(0.15) - 1.25).abs() < 1e-12);
-        assert_eq!(rescale(0.0), 1.0);
-        assert_eq!(rescale(f64::NAN), 1.0);
-        m.probe.one_thread_seconds = 0.0;
-        assert_eq!(m.rescale(0.15), 1.0);
+        assert!((rescale(0.15, 0.12) - 1.25).abs() < 1e-12);
+        assert_eq!(rescale(0.0, 0.12), 1.0);
+        assert_eq!(rescale(f64::NAN, 0.12), 1.0);
+        assert_eq!(rescale(0.15, 0.0), 1.0);
     }
 
     #[test]

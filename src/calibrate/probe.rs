@@ -80,14 +80,12 @@ impl Pace {
     }
 
     /// `probe` carried to the median pace: its one-thread time that median, its all-threads
-    /// time scaled alike (its contention kept), and the paces' 10th to 90th percentile as the
-    /// range of this machine's drift. Unchanged without paces.
+    /// time scaled alike (its contention kept). Unchanged without paces.
     pub(super) fn carry(&self, probe: &mut Probe) {
         let Some(pace) = self.spread().filter(|_| probe.one_thread_seconds > 0.0) else { return };
         let f = pace.median / probe.one_thread_seconds;
         probe.one_thread_seconds *= f;
         probe.all_threads_seconds *= f;
-        probe.one_thread_range = Some([pace.low, pace.high]);
     }
 }
 
@@ -181,7 +179,6 @@ pub fn probe(threads: usize) -> Probe {
         threads: threads as u32,
         one_thread_seconds: seconds[0],
         all_threads_seconds: *seconds.last().expect("one count at least"),
-        one_thread_range: None,
     }
 }
 
@@ -202,7 +199,7 @@ pub fn probe_model(model: &CostModel) -> Probed {
 /// What a probe did, for people: the model's machine, this one, the probe times and the scale;
 /// for a model from another machine, how to measure this one and about how long that takes.
 pub fn describe(model: &CostModel, probed: &Probed) -> String {
-    let now = &probed.now;
+    let now = &probed.model.probe;
     let mut text = format!(
         "cost model from {} (host {}); this machine: {} (host {}); probe {}: {:.3} s alone (model {:.3} s), \
          {:.2}x with {} threads busy (model {:.2}x with {}): job costs scaled x{:.3}, contention with {} busy {:.2}x",
@@ -221,12 +218,6 @@ pub fn describe(model: &CostModel, probed: &Probed) -> String {
         now.threads,
         probed.contention
     );
-    if let (true, Some([low, high])) = (probed.within_drift, model.probe.one_thread_range) {
-        text += &format!(
-            "; the probe is within the {low:.3}-{high:.3} s its calibration read here, this machine's own drift, \
-             so job costs are not scaled"
-        );
-    }
     if probed.model.cache_bytes != model.cache_bytes {
         text += &format!(
             "; inputs past this machine's last-level cache of {} priced as read from memory (the model's machine: {})",
@@ -268,24 +259,6 @@ mod tests {
         assert!(unsteady.width() > UNSTEADY, "{unsteady:?}");
         assert_eq!(PaceSpread::of(&[]), None);
         assert_eq!(PaceSpread::of(&[f64::NAN, 0.0]), None);
-    }
-
-    #[test]
-    fn a_calibration_s_probe_is_carried_to_the_median_pace_with_the_paces_range() {
-        let paces: Vec<f64> = (0..10).map(|i| 0.2 + 0.01 * i as f64).collect();
-        let spread = PaceSpread::of(&paces).unwrap();
-        let pace = Pace { plan: whole("1x2", None).unwrap(), seconds: paces };
-        let mut p = Probe {
-            workload: probe_workload(),
-            threads: 2,
-            one_thread_seconds: 0.4,
-            all_threads_seconds: 0.5,
-            one_thread_range: None,
-        };
-        pace.carry(&mut p);
-        assert_eq!((p.one_thread_seconds, p.one_thread_range), (spread.median, Some([spread.low, spread.high])));
-        assert!((p.contention() - 1.25).abs() < 1e-12, "the contention is the probe's");
-        assert!(p.within_drift(spread.low) && p.within_drift(spread.high) && !p.within_drift(spread.high * 1.01));
     }
 
     #[test]

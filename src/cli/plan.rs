@@ -152,8 +152,7 @@ pub struct PlanCommon {
     #[arg(long, value_name = "S", value_parser = super::count)]
     pub split: Option<u64>,
     /// Use the cost model as it is: no probe of this machine (by default a short fixed
-    /// workload, under 2 s, is timed here on one and on all threads, and the model scaled to it,
-    /// unless on the model's own machine it reads within the drift its calibration saw).
+    /// workload, under 2 s, is timed here on one and on all threads, and the model scaled to it).
     #[arg(long)]
     pub no_probe: bool,
 }

@@ -269,24 +269,12 @@ pub struct Probe {
     pub one_thread_seconds: f64,
     /// Median seconds of one copy with `threads` copies running at once.
     pub all_threads_seconds: f64,
-    /// The 10th and 90th percentiles of the workload's one-thread seconds while a calibration
-    /// timed its cases (None: not recorded, as in models made before 2026-11-27): how far this
-    /// machine drifts by itself. A later probe on the same machine inside this range is that
-    /// drift, not a change of the machine, and scales nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub one_thread_range: Option<[f64; 2]>,
 }
 
 impl Probe {
     /// How many times slower a copy ran with every thread busy than alone.
     pub fn contention(&self) -> f64 {
         self.all_threads_seconds / self.one_thread_seconds
-    }
-
-    /// Whether `seconds`, a one-thread time of the same workload, lies within the range the
-    /// calibration saw ([`Probe::one_thread_range`]; false where none was recorded).
-    pub fn within_drift(&self, seconds: f64) -> bool {
-        self.one_thread_range.is_some_and(|[low, high]| low <= seconds && seconds <= high)
     }
 }
 
@@ -349,11 +337,6 @@ pub struct Probed {
     pub contention: f64,
     /// The model was made on this host (with this CPU and core count).
     pub same_machine: bool,
-    /// The probe read this machine within the drift its calibration saw
-    /// ([`Probe::within_drift`]), so job costs were not scaled (`scale` 1).
-    pub within_drift: bool,
-    /// The probe as read here.
-    pub now: Probe,
 }
 
 /// Why a cost model could not be loaded or saved.
@@ -404,18 +387,6 @@ pub enum CostError {
         field: &'static str,
         /// Its value.
         value: f64,
-    },
-    /// The probe's range runs backwards.
-    #[error(
-        "cost model '{path}': probe.one_thread_range [{low}, {high}] must run from the lower time to the higher (run dab calibrate to make the model again)"
-    )]
-    ProbeRange {
-        /// The model file.
-        path: PathBuf,
-        /// Its first bound.
-        low: f64,
-        /// Its second bound.
-        high: f64,
     },
     /// A coefficient or a store time is negative, infinite or not a number.
     #[error("cost model '{path}': {field} = {value} must be a finite number >= 0")]
@@ -510,21 +481,13 @@ impl CostModel {
         if model.coefficients.0.iter().all(|&c| c == 0.0) {
             return Err(CostError::NoCost { path: path.into() });
         }
-        let range = model.probe.one_thread_range;
         for (field, value) in [
             ("probe.one_thread_seconds", model.probe.one_thread_seconds),
             ("probe.all_threads_seconds", model.probe.all_threads_seconds),
-        ]
-        .into_iter()
-        .chain(range.map(|[low, _]| ("probe.one_thread_range[0]", low)))
-        .chain(range.map(|[_, high]| ("probe.one_thread_range[1]", high)))
-        {
+        ] {
             if !(value.is_finite() && value > 0.0) {
                 return Err(CostError::Probe { path: path.into(), field, value });
             }
-        }
-        if let Some([low, high]) = range.filter(|[low, high]| low > high) {
-            return Err(CostError::ProbeRange { path: path.into(), low, high });
         }
         if model.cache_bytes == 0 {
             return Err(CostError::Count { path: path.into(), field: "cache_bytes" });
@@ -558,15 +521,9 @@ impl CostModel {
         let usable = now.threads > 0 && sound(now.one_thread_seconds) && sound(now.all_threads_seconds);
         if now.workload != self.probe.workload || !usable {
             let contention = self.contention(now.threads as usize);
-            let now = now.clone();
-            return Probed { model: self.clone(), scale: 1.0, contention, same_machine, within_drift: false, now };
+            return Probed { model: self.clone(), scale: 1.0, contention, same_machine };
         }
-        // On the machine that made the model, a probe within the range its calibration read is
-        // that machine's own drift over seconds, which a run of minutes averages as the
-        // calibration did: scaled by it, 3x5 and 4x4 were predicted 14-30 % off on the 2-core
-        // machine, unscaled 6-9 % (docs/cost-model-history.md).
-        let within_drift = same_machine && self.probe.within_drift(now.one_thread_seconds);
-        let scale = if within_drift { 1.0 } else { now.one_thread_seconds / self.probe.one_thread_seconds };
+        let scale = now.one_thread_seconds / self.probe.one_thread_seconds;
         let mut model = self.clone();
         for c in &mut model.coefficients.0 {
             *c *= scale;
@@ -588,28 +545,8 @@ impl CostModel {
         model.contention = self.contention.carried_to(threads, target);
         model.hardware_threads = now.threads;
         model.cores = model.cores.min(now.threads);
-        // The probe the carried model is at: within the drift, the calibration's own (its range
-        // kept, so that a later probe within it scales nothing either, `CostModel::rescale`);
-        // else this one, taken as read from then on.
-        model.probe = if within_drift {
-            let one = self.probe.one_thread_seconds;
-            Probe { one_thread_seconds: one, all_threads_seconds: one * now.contention(), ..self.probe.clone() }
-        } else {
-            Probe { one_thread_range: None, ..now.clone() }
-        };
-        model.probe.threads = now.threads;
-        Probed { model, scale, contention: target.max(1.0), same_machine, within_drift, now: now.clone() }
-    }
-
-    /// What this model's job costs are to be multiplied by for a run that a fresh probe of its
-    /// workload read at `seconds` on one thread: 1 within the drift the calibration saw here
-    /// ([`Probe::within_drift`], kept only where the model was carried unscaled on the machine
-    /// that made it), else the time over the model's probe; 1 where either time is not finite
-    /// and > 0.
-    pub fn rescale(&self, seconds: f64) -> f64 {
-        let sound = |t: f64| t.is_finite() && t > 0.0;
-        let planned = self.probe.one_thread_seconds;
-        if self.probe.within_drift(seconds) || !(sound(seconds) && sound(planned)) { 1.0 } else { seconds / planned }
+        model.probe = now.clone();
+        Probed { model, scale, contention: target.max(1.0), same_machine }
     }
 
     /// Writes the model to `path` as JSON, through a temporary file and a rename.
@@ -841,47 +778,5 @@ mod tests {
         v["probe"]["one_thread_seconds"] = 0.0.into();
         let e = CostModel::parse(&v.to_string(), Path::new("m.json")).unwrap_err().to_string();
         assert!(e.contains("probe.one_thread_seconds = 0"), "{e}");
-        // The drift's range: each bound a time > 0, the lower first.
-        for (range, want) in [
-            (serde_json::json!([0.0, 0.2]), "probe.one_thread_range[0] = 0"),
-            (serde_json::json!([0.1, -1.0]), "probe.one_thread_range[1] = -1"),
-            (serde_json::json!([0.3, 0.2]), "probe.one_thread_range [0.3, 0.2] must run from the lower"),
-        ] {
-            let mut v: serde_json::Value = serde_json::from_str(built_in_file(Simd::Avx2).1).unwrap();
-            v["probe"]["one_thread_range"] = range;
-            let e = CostModel::parse(&v.to_string(), Path::new("m.json")).unwrap_err().to_string();
-            assert!(e.contains("m.json") && e.contains(want), "{e}");
-        }
-    }
-
-    #[test]
-    fn a_probe_within_the_calibration_s_drift_scales_nothing_on_the_machine_that_made_the_model() {
-        let mut m = CostModel::built_in();
-        let one = m.probe.one_thread_seconds;
-        m.probe.one_thread_range = Some([0.8 * one, 1.3 * one]);
-        let read =
-            |f: f64| Probe { one_thread_seconds: f * one, all_threads_seconds: f * one * 1.2, ..m.probe.clone() };
-        // Here, 1.25x the median is the machine's own drift: the model as calibrated, its probe
-        // and range kept, and a later probe within the range rescales nothing either.
-        let p = m.probed(&read(1.25), true);
-        assert!(p.within_drift && p.scale == 1.0, "{p:?}");
-        assert_eq!(p.model.coefficients, m.coefficients);
-        assert_eq!((p.model.probe.one_thread_seconds, p.model.probe.one_thread_range), (one, m.probe.one_thread_range));
-        assert!((p.model.probe.contention() - 1.2).abs() < 1e-12, "the probe's contention is this one's");
-        assert_eq!(p.now.one_thread_seconds, 1.25 * one, "the reading is kept for the report");
-        assert_eq!((p.model.rescale(0.9 * one), p.model.rescale(1.3 * one)), (1.0, 1.0));
-        assert!((p.model.rescale(2.0 * one) - 2.0).abs() < 1e-12);
-        // Past the range, the machine has changed: scaled as read, and taken as read from then on.
-        let p = m.probed(&read(1.5), true);
-        assert!(!p.within_drift && (p.scale - 1.5).abs() < 1e-12, "{p:?}");
-        assert_eq!(p.model.probe.one_thread_range, None);
-        assert!((p.model.rescale(1.5 * one) - 1.0).abs() < 1e-12 && (p.model.rescale(one) - 1.0 / 1.5).abs() < 1e-12);
-        // Another machine is scaled by any difference; and a model without a range, as before.
-        let p = m.probed(&read(1.25), false);
-        assert!(!p.within_drift && (p.scale - 1.25).abs() < 1e-12, "{p:?}");
-        let none = CostModel { probe: Probe { one_thread_range: None, ..m.probe.clone() }, ..m.clone() };
-        let p = none.probed(&read(1.25), true);
-        assert!(!p.within_drift && (p.scale - 1.25).abs() < 1e-12, "{p:?}");
-        assert_eq!((m.rescale(f64::NAN), m.rescale(0.0)), (1.0, 1.0));
     }
 }
