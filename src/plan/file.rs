@@ -19,7 +19,7 @@ use crate::sched::{Contention, Graph, GraphError, Job, Policy, Split, fixed_byte
 use crate::solver::{Kernel, LayoutError, Space};
 use crate::support::{one_line, round4};
 
-use super::ready::{ReadsError, ReadyPlan, job_layout, priorities};
+use super::ready::{ReadsError, ReadyPlan, job_layout};
 use super::tasks::{ClusterShape, Task, task_deps, task_job};
 
 /// Plan files this version reads and writes (2: the contention curve, lower bounds).
@@ -359,7 +359,7 @@ impl Plan {
         machine: Option<String>,
     ) -> Result<Plan, PlanError> {
         let layout = job_layout(space, graph)?;
-        let priority = priorities(graph);
+        let priority = graph.cost_priorities();
         let jobs = graph
             .jobs
             .iter()

@@ -79,11 +79,6 @@ pub(crate) fn job_layout(space: &Space, graph: &Graph) -> Result<Vec<Layout>, Pl
     Ok(layout(space, graph.jobs.iter().map(|j| (j.name.as_str(), j.states)))?)
 }
 
-/// Each job's priority: the longest cost path from it to the end of the graph.
-pub(crate) fn priorities(graph: &Graph) -> Vec<u64> {
-    graph.bottom_levels(|i| graph.jobs[i].cost)
-}
-
 impl ReadyPlan {
     /// Whether job `job`'s file stays in a store whose book keeps partitions of at most
     /// `keep_lines` lines (every file stays without a book).
@@ -110,7 +105,7 @@ impl ReadyPlan {
     /// An orbits graph of `space` ready to run, priorities by longest remaining cost.
     pub fn from_graph(space: Space, graph: Graph) -> Result<ReadyPlan, PlanError> {
         let layout = job_layout(&space, &graph)?;
-        let priority = priorities(&graph);
+        let priority = graph.cost_priorities();
         ReadyPlan::checked(space, graph, layout, priority)
     }
 

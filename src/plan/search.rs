@@ -270,10 +270,13 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     // left out where another fits: the scalar path took the 4x4 in two groups 720 s against
     // 142 s in three, and a model fitted where every job took the row path cannot price it.
     // Where the lines' classes already tell, the tables of such a grouping are not built.
-    let fits = |g| Space::inner_config_counts(root, g).map(|c| counts_fit_rows(c.into_iter()));
-    let one_fits = opts.groups.is_none() && group_counts.iter().any(|&g| fits(g) == Some(true));
-    for &g in &group_counts {
-        if one_fits && fits(g) == Some(false) {
+    let fits: Vec<Option<bool>> = group_counts
+        .iter()
+        .map(|&g| Space::inner_config_counts(root, g).map(|c| counts_fit_rows(c.into_iter())))
+        .collect();
+    let one_fits = opts.groups.is_none() && fits.contains(&Some(true));
+    for (&g, &fit) in group_counts.iter().zip(&fits) {
+        if one_fits && fit == Some(false) {
             continue;
         }
         match Space::new(root, Some(g)) {

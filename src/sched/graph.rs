@@ -318,6 +318,12 @@ impl Graph {
         if order.len() == n { Ok(order) } else { Err((0..n).filter(|&i| missing[i] > 0).collect()) }
     }
 
+    /// Each job's priority, as the executor runs a plan's jobs and the simulator's `cp` policy
+    /// ranks them: the costliest path from it to the end of the graph, the job included.
+    pub fn cost_priorities(&self) -> Vec<u64> {
+        self.bottom_levels(|i| self.jobs[i].cost)
+    }
+
     /// Longest path (sum of `weight`) from each job to the end of the graph, the job included.
     pub fn bottom_levels(&self, weight: impl Fn(usize) -> u64) -> Vec<u64> {
         let order = self.topological_order().expect("a validated graph has no cycle");

@@ -312,10 +312,10 @@ impl<'g> Simulator<'g> {
         level_cuts.extend(cuts(&tails, &duration));
         let priority = match opts.policy {
             Policy::Fifo => Vec::new(),
-            // Ranked by cost, as the executor ranks a plan's jobs (`plan::priorities`): what a
-            // worker spends between jobs and a dispatch latency, in the durations, would reorder
-            // ties and near-ties, and a one-thread store's predicted peak then missed the run's.
-            Policy::Cp => graph.bottom_levels(|i| graph.jobs[i].cost),
+            // Ranked by cost, as the executor ranks a plan's jobs: what a worker spends between
+            // jobs and a dispatch latency, in the durations, would reorder ties and near-ties,
+            // and a one-thread store's predicted peak then missed the run's.
+            Policy::Cp => graph.cost_priorities(),
             Policy::Largest => duration.clone(),
         };
         let contention = Contention::default();

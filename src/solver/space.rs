@@ -305,11 +305,12 @@ impl Space {
     /// breaks ties. The default's fewer groups reorder the lines and sent a 5x5 position of 44
     /// undrawn lines from 46.9 M positions to 80.3 M (one thread).
     pub fn for_search(root: Position) -> Result<Space, SpaceError> {
-        let k = root.undrawn().len() as usize;
-        let blocks = Self::blocks(root, &Self::stabilizer(root));
-        let most = blocks.len().min(MAX_GROUPS);
-        Space::new(root, Some(1))
-            .or_else(|_| Space::new(root, Some(Self::fitting(((k + 5) / 10).clamp(1, most), k, blocks.as_slice()))))
+        Space::new(root, Some(1)).or_else(|_| {
+            let k = root.undrawn().len() as usize;
+            let blocks = Self::blocks(root, &Self::stabilizer(root));
+            let most = blocks.len().min(MAX_GROUPS);
+            Space::new(root, Some(Self::fitting(((k + 5) / 10).clamp(1, most), k, &blocks)))
+        })
     }
 
     /// `g` groups, or more where a group of `g` would pass the size limit (0 for no lines).
@@ -331,14 +332,8 @@ impl Space {
     /// a second to build). None where the grouping would be refused, or where the inner group is
     /// also the first of a root with symmetries, whose images only its tables can count.
     pub fn inner_config_counts(root: Position, groups: usize) -> Option<Vec<u64>> {
-        let stab = Self::stabilizer(root);
-        let blocks = Self::blocks(root, &stab);
-        let refused = groups == 0 || groups > MAX_GROUPS || groups > blocks.len();
-        if refused || blocks.is_empty() || (groups == 1 && !stab.is_empty()) {
-            return None;
-        }
-        let bins = Self::pack(&blocks, groups);
-        if bins.iter().any(|b| b.len() > MAX_GROUP_LINES) {
+        let (stab, bins) = Self::checked_bins(root, Some(groups)).ok()?;
+        if groups == 1 && !stab.is_empty() {
             return None;
         }
         let mut class_sizes = std::collections::BTreeMap::new();
@@ -346,24 +341,27 @@ impl Space {
         for &l in bins.last()? {
             match class_of(root.board, l) {
                 Some(c) => *class_sizes.entry(c).or_insert(0usize) += 1,
-                None => class_sizes_times(&mut counts, 1),
+                None => times_class(&mut counts, 1),
             }
         }
         for &m in class_sizes.values() {
-            class_sizes_times(&mut counts, m);
+            times_class(&mut counts, m);
         }
         Some(counts)
     }
 
-    /// Builds the space of `root` with `groups` groups (None: the default).
-    pub fn new(root: Position, groups: Option<usize>) -> Result<Space, SpaceError> {
-        let free = root.undrawn().len() as usize;
-        if free > MAX_FREE_LINES {
-            return Err(SpaceError::TooManyLines { lines: free });
+    /// The symmetries keeping `root` and its undrawn lines packed into `groups` groups (None:
+    /// the default), or why that grouping is refused.
+    fn checked_bins(
+        root: Position,
+        groups: Option<usize>,
+    ) -> Result<(Vec<crate::game::Symmetry>, Vec<Vec<Line>>), SpaceError> {
+        let k = root.undrawn().len() as usize;
+        if k > MAX_FREE_LINES {
+            return Err(SpaceError::TooManyLines { lines: k });
         }
         let stab = Self::stabilizer(root);
         let blocks = Self::blocks(root, &stab);
-        let k = root.undrawn().len() as usize;
         let g = match groups {
             None => Self::groups_for(k, &blocks),
             Some(0) if k > 0 => return Err(SpaceError::ZeroGroups),
@@ -379,6 +377,13 @@ impl Space {
                 (g..=blocks.len()).find(|&h| Self::pack(&blocks, h).iter().all(|b| b.len() <= MAX_GROUP_LINES));
             return Err(SpaceError::GroupTooLarge { asked: g, size: big, suggest: suggest.unwrap_or(blocks.len()) });
         }
+        Ok((stab, bins))
+    }
+
+    /// Builds the space of `root` with `groups` groups (None: the default).
+    pub fn new(root: Position, groups: Option<usize>) -> Result<Space, SpaceError> {
+        let (stab, bins) = Self::checked_bins(root, groups)?;
+        let k = root.undrawn().len() as usize;
         // Within a group, a class's lines are consecutive: their order is the prefix order.
         let mut lines = Vec::with_capacity(k);
         let mut line_group = Vec::with_capacity(k);
@@ -632,7 +637,7 @@ fn normalise(g: &Group, bits: u32, class_prev: &[u64]) -> u32 {
 
 /// `counts` (a polynomial in the lines drawn) times 1 + x + ... + x^m: a class of `m` lines
 /// added, any number of them drawn being one configuration.
-fn class_sizes_times(counts: &mut Vec<u64>, m: usize) {
+fn times_class(counts: &mut Vec<u64>, m: usize) {
     let mut out = vec![0u64; counts.len() + m];
     for (i, &c) in counts.iter().enumerate() {
         for o in &mut out[i..=i + m] {
