@@ -393,6 +393,7 @@ impl Rules {
                 push(&mut moves, i, rank, opens);
             }
         }
+        moves.sort_by_rank();
         moves
     }
 
@@ -621,6 +622,23 @@ impl Moves {
             }
         }
         self.count += 1;
+    }
+
+    /// The moves in rank order, each rank in the order pushed (the openings of ranks 3 to 5
+    /// are pushed in one centre-out walk), so that a node tries them in one pass rather than
+    /// one pass over the list per rank. An insertion sort: the list is nearly in order.
+    fn sort_by_rank(&mut self) {
+        for j in 1..self.count {
+            let (line, rank) = (self.lines[j], self.rank[j]);
+            let mut k = j;
+            while k > 0 && self.rank[k - 1] > rank {
+                self.lines[k] = self.lines[k - 1];
+                self.rank[k] = self.rank[k - 1];
+                k -= 1;
+            }
+            self.lines[k] = line;
+            self.rank[k] = rank;
+        }
     }
 
     /// The structure line `i` (of `opens`) stands for, where kept.

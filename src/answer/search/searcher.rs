@@ -396,11 +396,14 @@ impl Searcher<'_> {
         let mut best_move = u8::MAX;
         let reverse = s == 0 && self.shift > 0;
         let spread = if reverse { (self.shift - 1) * count / self.threads.saturating_sub(1).max(1) } else { 0 };
-        for want in 0..RANKS {
-            let want = if reverse { RANKS - 1 - want } else { want };
+        // The list is in rank order (`Moves::sort_by_rank`): one pass, except for a helper at
+        // the root, which takes the ranks from the last and each from its own point.
+        let wants = if reverse { RANKS } else { 1 };
+        for want in 0..wants {
+            let want = RANKS - 1 - want;
             for j in 0..count {
                 let j = if reverse { (2 * count - 1 - j - spread) % count } else { j };
-                if moves.rank[j] != want {
+                if reverse && moves.rank[j] != want {
                     continue;
                 }
                 let i = moves.lines[j] as usize;
