@@ -225,11 +225,14 @@ impl Searcher<'_> {
     /// the same side of the window.
     fn search(&mut self, s: u64, alpha: i32, beta: i32) -> i32 {
         let lines = self.rules.capture_lines(s);
-        self.node(s, lines, alpha, beta)
+        self.node(s, lines, self.rules.odd(s), alpha, beta)
     }
 
-    /// [`Searcher::search`] of `s`, whose lines that complete a box are `lines`.
-    fn node(&mut self, s: u64, lines: u64, alpha: i32, beta: i32) -> i32 {
+    /// [`Searcher::search`] of `s`, whose lines that complete a box are `lines`, with an odd
+    /// number of boxes left where `odd` ([`Rules::odd`]; a move passes it on, flipped where it
+    /// completes an odd number, rather than each node counting the boxes again).
+    fn node(&mut self, s: u64, lines: u64, odd: bool, alpha: i32, beta: i32) -> i32 {
+        debug_assert_eq!(odd, self.rules.odd(s), "the parity passed on is the state's");
         if self.count_node() {
             return 0;
         }
@@ -240,7 +243,8 @@ impl Searcher<'_> {
         let either = match r.forced_capture(s, lines) {
             Capture::Take { lines: taken, boxes: n, .. } => {
                 let t = s | taken;
-                return n + self.node(t, r.capture_lines_after(lines, t, taken), alpha - n, beta - n);
+                let odd = odd ^ (n & 1 == 1);
+                return n + self.node(t, r.capture_lines_after(lines, t, taken), odd, alpha - n, beta - n);
             }
             Capture::Either(either) => either,
         };
@@ -259,16 +263,16 @@ impl Searcher<'_> {
         // the probes cost more than the subtrees they spare).
         let etc = either.is_none() && lines == 0 && (r.full & !s).count_ones() >= self.etc_lines;
         if etc && let Some(v) = self.etc(s, giving, beta) {
-            return self.cut(s, key, v);
+            return self.cut(odd, key, v);
         }
         let before = self.total;
         let table = self.table;
         let prefetch = |key: u64| table.prefetch(key);
         let moves = r.ordered_moves(s, lines, giving, either, hint, etc.then_some(&prefetch as &dyn Fn(u64)));
         if etc && let Some(v) = self.etc_openings(&moves, beta) {
-            return self.cut(s, key, v);
+            return self.cut(odd, key, v);
         }
-        let (best, best_move) = self.best_of(s, lines, &moves, alpha, beta);
+        let (best, best_move) = self.best_of(s, lines, odd, &moves, alpha, beta);
         if self.aborted {
             return 0;
         }
@@ -276,7 +280,6 @@ impl Searcher<'_> {
         let size = 64 - (self.total - before).leading_zeros();
         // A bound tightened to the value's parity decides a test one above or below it too
         // (tightened, it stays on its side of the window).
-        let odd = r.odd(s);
         let (best, lower, upper) = if best <= alpha {
             let best = to_parity(best, odd, false);
             (best, -INF, best)
@@ -291,10 +294,11 @@ impl Searcher<'_> {
         best
     }
 
-    /// A cutoff found before any move of `s` (stored under `key`) was searched: `v`, a lower
-    /// bound, tightened to the parity, stored and returned.
-    fn cut(&mut self, s: u64, key: u64, v: i32) -> i32 {
-        let v = to_parity(v, self.rules.odd(s), true);
+    /// A cutoff found before any move of a state (stored under `key`, with an odd number of
+    /// boxes left where `odd`) was searched: `v`, a lower bound, tightened to the parity,
+    /// stored and returned.
+    fn cut(&mut self, odd: bool, key: u64, v: i32) -> i32 {
+        let v = to_parity(v, odd, true);
         self.table.put(key, v, INF, u8::MAX, 0);
         v
     }
@@ -389,7 +393,7 @@ impl Searcher<'_> {
     /// meet in the middle, each finding the other's results in the table. Below the root every
     /// thread keeps the one best-first order, which shares the table best.
     #[inline]
-    fn best_of(&mut self, s: u64, lines: u64, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
+    fn best_of(&mut self, s: u64, lines: u64, odd: bool, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
         let r = self.rules;
         let count = moves.count;
         let mut best = -INF;
@@ -412,15 +416,15 @@ impl Searcher<'_> {
                     None => r.opening_class(s, i),
                 });
                 let v = match st {
-                    Some(Opening::Class(st)) => self.opened(s, lines, st, alpha, beta),
+                    Some(Opening::Class(st)) => self.opened(s, lines, odd, st, alpha, beta),
                     _ => {
                         let n = r.completes(s, i);
                         let t = s | 1 << i;
                         let after = r.capture_lines_after(lines, t, 1 << i);
                         if n > 0 {
-                            n + self.node(t, after, alpha - n, beta - n)
+                            n + self.node(t, after, odd ^ (n & 1 == 1), alpha - n, beta - n)
                         } else {
-                            -self.node(t, after, -beta, -alpha)
+                            -self.node(t, after, odd, -beta, -alpha)
                         }
                     }
                 };
@@ -446,29 +450,31 @@ impl Searcher<'_> {
     /// time. A chain or loop the opponent may decline is worth at most hand_back / 2 - k (where
     /// v(Q) = -hand_back / 2), which settles it at once when that is no more than alpha; else
     /// it is worth more than alpha iff v(Q) lies in (lo, hi), two null-window tests of Q.
-    fn opened(&mut self, s: u64, lines: u64, st: Structure, alpha: i32, beta: i32) -> i32 {
+    fn opened(&mut self, s: u64, lines: u64, odd: bool, st: Structure, alpha: i32, beta: i32) -> i32 {
         // Every search here is a null-window test (MTD(f) and the root's tests).
         debug_assert_eq!(beta - alpha, 1);
         let r = self.rules;
         let q = s | st.lines;
         let after = r.capture_lines_after(lines, q, st.lines);
         let (k, h) = (st.boxes, st.hand_back);
+        // Opening it completes its k boxes, and no other.
+        let odd_q = odd ^ (k & 1 == 1);
         if h == 0 {
             // Worth -(k + v(Q)): decreasing in v(Q), so a bound on it is a bound on the worth.
-            return st.worth(self.node(q, after, -beta - k, -alpha - k));
+            return st.worth(self.node(q, after, odd_q, -beta - k, -alpha - k));
         }
         // Of the parity of the boxes left in `s`, as every value of it.
-        let top = to_parity(h / 2 - k, r.odd(s), false);
+        let top = to_parity(h / 2 - k, odd, false);
         if top <= alpha {
             return top;
         }
         let (lo, hi) = (alpha + k - h, -k - alpha);
         // The upper test first: 1-2 % fewer positions than the lower one first.
-        let high = self.node(q, after, hi - 1, hi);
+        let high = self.node(q, after, odd_q, hi - 1, hi);
         if high >= hi || self.aborted {
             return -k - high;
         }
-        let low = self.node(q, after, lo, lo + 1);
+        let low = self.node(q, after, odd_q, lo, lo + 1);
         if low <= lo {
             return low + h - k;
         }
