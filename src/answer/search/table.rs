@@ -21,7 +21,7 @@ pub(crate) const MIN_TT_BYTES: u64 = WAYS as u64 * ENTRY_BYTES;
 /// search again.
 pub(super) struct Table {
     buckets: Vec<Bucket>,
-    /// Buckets - 1: a bucket index is the state's hash masked.
+    /// Buckets - 1 (a power of two less one).
     mask: u64,
 }
 
@@ -80,11 +80,10 @@ impl Table {
     }
 
     fn bucket(&self, key: u64) -> &[AtomicU64; 2 * WAYS] {
-        // SplitMix64's finaliser: states differ in few bits.
-        let mut z = key.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        &self.buckets[((z ^ (z >> 31)) & self.mask) as usize].0
+        // Fibonacci hashing: the product's top bits depend on every bit of the state (states
+        // differ in few bits), taken by a multiply-high by the bucket count (a power of two).
+        let z = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        &self.buckets[((z as u128 * (self.mask + 1) as u128) >> 64) as usize].0
     }
 
     /// Asks for `key`'s bucket to be brought near the processor, so that several probes'
