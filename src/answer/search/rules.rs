@@ -292,7 +292,11 @@ impl Rules {
     /// openings of short chains, of long chains and loops, the rest), each rank in the
     /// centre-out order;
     /// only the capture and decline of `either` where a chain leaves just those; of lines that
-    /// lead to one canonical state or open one structure, one.
+    /// lead to one canonical state or open one structure, one. Written into `moves`, in rank
+    /// order.
+    // The list is filled in place (`moves`): a node's state, its captures and its hint are
+    // what the order needs, and bundling them would only move the count into a struct.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(super) fn ordered_moves(
         &self,
@@ -302,7 +306,8 @@ impl Rules {
         either: Option<(u8, u8)>,
         hint: u8,
         prefetch: Option<&dyn Fn(u64)>,
-    ) -> Moves {
+        moves: &mut Moves,
+    ) {
         let allowed = match either {
             Some((take, decline)) => 1u64 << take | 1u64 << decline,
             // Of an interchangeable class only the first undrawn line: the others lead to the
@@ -312,16 +317,7 @@ impl Rules {
                 allowed & !(open & open.wrapping_sub(1))
             }),
         };
-        let mut moves = Moves {
-            lines: [0; 64],
-            rank: [0; 64],
-            opens: 0,
-            count: 0,
-            opened: [Structure::NONE; KEPT],
-            opened_line: [NO_LINE; KEPT],
-            opened_key: [0; KEPT],
-            opened_count: 0,
-        };
+        (moves.opens, moves.count, moves.opened_count) = (0, 0, 0);
         // Adds a move; where it stands for a structure the list keeps and `prefetch` is asked
         // for, with the canonical state after the structure, whose bucket is fetched at once so
         // that the fetch overlaps the rest of the move generation.
@@ -371,7 +367,7 @@ impl Rules {
             let kept =
                 if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, None)) } else { opening(i, &mut skip) };
             if let Some((_, opens)) = kept {
-                push(&mut moves, i, 0, opens);
+                push(moves, i, 0, opens);
             }
         }
         // Then by rank, each in the centre-out order: the lines as bits in that order, walked
@@ -379,7 +375,7 @@ impl Rules {
         for (mask, rank) in [(ahead & lines, 1), (ahead & !lines & !giving, 2)] {
             let mut m = self.in_order.apply(mask);
             while m != 0 {
-                push(&mut moves, self.order[m.trailing_zeros() as usize] as usize, rank, None);
+                push(moves, self.order[m.trailing_zeros() as usize] as usize, rank, None);
                 m &= m - 1;
             }
         }
@@ -390,11 +386,10 @@ impl Rules {
             if skip >> i & 1 == 0
                 && let Some((rank, opens)) = opening(i, &mut skip)
             {
-                push(&mut moves, i, rank, opens);
+                push(moves, i, rank, opens);
             }
         }
         moves.sort_by_rank();
-        moves
     }
 
     /// The lines of `s` equivalent to the move `i` as an opening of a structure of boxes of
@@ -607,6 +602,21 @@ pub(super) struct Moves {
 pub(super) const KEPT: usize = 8;
 
 impl Moves {
+    /// An empty list, for [`Rules::ordered_moves`] to fill (in place: returned by value, its
+    /// 400 bytes were copied at every node).
+    pub(super) fn new() -> Moves {
+        Moves {
+            lines: [0; 64],
+            rank: [0; 64],
+            opens: 0,
+            count: 0,
+            opened: [Structure::NONE; KEPT],
+            opened_line: [NO_LINE; KEPT],
+            opened_key: [0; KEPT],
+            opened_count: 0,
+        }
+    }
+
     /// Adds line `i` of `rank`, standing for the structure it opens where `opens` has one
     /// (`key`: the canonical state after it, where asked for).
     fn push(&mut self, i: usize, rank: u8, opens: Option<Structure>, key: u64) {

@@ -199,7 +199,8 @@ impl Searcher<'_> {
         };
         let (key, frame) = r.canonical_frame(0);
         let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
-        let moves = r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None);
+        let mut moves = Moves::new();
+        r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, &mut moves);
         for want in 0..RANKS {
             for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
                 let i = moves.lines[j] as usize;
@@ -268,7 +269,8 @@ impl Searcher<'_> {
         let before = self.total;
         let table = self.table;
         let prefetch = |key: u64| table.prefetch(key);
-        let moves = r.ordered_moves(s, lines, giving, either, hint, etc.then_some(&prefetch as &dyn Fn(u64)));
+        let mut moves = Moves::new();
+        r.ordered_moves(s, lines, giving, either, hint, etc.then_some(&prefetch as &dyn Fn(u64)), &mut moves);
         if etc && let Some(v) = self.etc_openings(&moves, beta) {
             return self.cut(odd, key, v);
         }
