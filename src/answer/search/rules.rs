@@ -651,6 +651,24 @@ impl Moves {
         }
     }
 
+    /// The order a helper thread takes the root's moves in (indices into the list): the ranks
+    /// from the last, each rank's moves from the list's end, rotated by `spread` places, so that
+    /// where every move must be refuted the threads meet in the middle.
+    pub(super) fn helper_order(&self, spread: usize) -> [u8; 64] {
+        let count = self.count;
+        let mut order = [0u8; 64];
+        let mut k = 0;
+        for want in (0..RANKS).rev() {
+            for j in (0..count).map(|j| (2 * count - 1 - j - spread) % count) {
+                if self.rank[j] == want {
+                    order[k] = j as u8;
+                    k += 1;
+                }
+            }
+        }
+        order
+    }
+
     /// The structure line `i` (of `opens`) stands for, where kept.
     #[inline]
     pub(super) fn structure(&self, i: usize) -> Option<Structure> {

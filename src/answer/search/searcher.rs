@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, Moves, Opening, RANKS, Rules, Structure, to_parity};
+use super::rules::{Capture, Moves, Opening, Rules, Structure, to_parity};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -201,22 +201,21 @@ impl Searcher<'_> {
         let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
         r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, &mut moves);
-        for want in 0..RANKS {
-            for j in (0..moves.count).filter(|&j| moves.rank[j] == want) {
-                let i = moves.lines[j] as usize;
-                let n = r.completes(0, i);
-                // The move reaches `value` when its child fails on the right side of it.
-                let reaches = if n > 0 {
-                    n + self.search(1 << i, value - n - 1, value - n) >= value
-                } else {
-                    -self.search(1 << i, -value, -value + 1) >= value
-                };
-                if self.aborted {
-                    return None;
-                }
-                if reaches {
-                    return Some(i);
-                }
+        // In rank order, as the list is.
+        for &i in &moves.lines[..moves.count] {
+            let i = i as usize;
+            let n = r.completes(0, i);
+            // The move reaches `value` when its child fails on the right side of it.
+            let reaches = if n > 0 {
+                n + self.search(1 << i, value - n - 1, value - n) >= value
+            } else {
+                -self.search(1 << i, -value, -value + 1) >= value
+            };
+            if self.aborted {
+                return None;
+            }
+            if reaches {
+                return Some(i);
             }
         }
         None
@@ -400,47 +399,42 @@ impl Searcher<'_> {
         let count = moves.count;
         let mut best = -INF;
         let mut best_move = u8::MAX;
-        let reverse = s == 0 && self.shift > 0;
-        let spread = if reverse { (self.shift - 1) * count / self.threads.saturating_sub(1).max(1) } else { 0 };
-        // The list is in rank order (`Moves::sort_by_rank`): one pass, except for a helper at
-        // the root, which takes the ranks from the last and each from its own point.
-        let wants = if reverse { RANKS } else { 1 };
-        for want in 0..wants {
-            let want = RANKS - 1 - want;
-            for j in 0..count {
-                let j = if reverse { (2 * count - 1 - j - spread) % count } else { j };
-                if reverse && moves.rank[j] != want {
-                    continue;
-                }
-                let i = moves.lines[j] as usize;
-                let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure(i) {
-                    Some(st) => Opening::Class(st),
-                    None => r.opening_class(s, i),
-                });
-                let v = match st {
-                    Some(Opening::Class(st)) => self.opened(s, lines, odd, st, alpha, beta),
-                    _ => {
-                        let n = r.completes(s, i);
-                        let t = s | 1 << i;
-                        let after = r.capture_lines_after(lines, t, 1 << i);
-                        if n > 0 {
-                            n + self.node(t, after, odd ^ (n & 1 == 1), alpha - n, beta - n)
-                        } else {
-                            -self.node(t, after, odd, -beta, -alpha)
-                        }
+        // The list is in rank order (`Moves::sort_by_rank`); a helper at the root takes it in
+        // its own order.
+        let helper = (s == 0 && self.shift > 0).then(|| {
+            let spread = (self.shift - 1) * count / self.threads.saturating_sub(1).max(1);
+            moves.helper_order(spread)
+        });
+        for k in 0..count {
+            let j = helper.as_ref().map_or(k, |order| order[k] as usize);
+            let i = moves.lines[j] as usize;
+            let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure(i) {
+                Some(st) => Opening::Class(st),
+                None => r.opening_class(s, i),
+            });
+            let v = match st {
+                Some(Opening::Class(st)) => self.opened(s, lines, odd, st, alpha, beta),
+                _ => {
+                    let n = r.completes(s, i);
+                    let t = s | 1 << i;
+                    let after = r.capture_lines_after(lines, t, 1 << i);
+                    if n > 0 {
+                        n + self.node(t, after, odd ^ (n & 1 == 1), alpha - n, beta - n)
+                    } else {
+                        -self.node(t, after, odd, -beta, -alpha)
                     }
-                };
-                if self.aborted {
-                    return (best, best_move);
                 }
-                if v > best {
-                    best = v;
-                    best_move = i as u8;
-                }
-                alpha = alpha.max(v);
-                if alpha >= beta {
-                    return (best, best_move);
-                }
+            };
+            if self.aborted {
+                return (best, best_move);
+            }
+            if v > best {
+                best = v;
+                best_move = i as u8;
+            }
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                return (best, best_move);
             }
         }
         (best, best_move)

@@ -21,8 +21,6 @@ pub(crate) const MIN_TT_BYTES: u64 = WAYS as u64 * ENTRY_BYTES;
 /// search again.
 pub(super) struct Table {
     buckets: Vec<Bucket>,
-    /// Buckets - 1 (a power of two less one).
-    mask: u64,
 }
 
 /// Entries of a bucket.
@@ -72,7 +70,7 @@ impl Table {
         buckets.par_extend(
             (0..count as usize).into_par_iter().map(|_| Bucket(std::array::from_fn(|_| AtomicU64::new(0)))),
         );
-        Ok(Table { buckets, mask: count - 1 })
+        Ok(Table { buckets })
     }
 
     pub(super) fn bytes(&self) -> u64 {
@@ -83,7 +81,7 @@ impl Table {
         // Fibonacci hashing: the product's top bits depend on every bit of the state (states
         // differ in few bits), taken by a multiply-high by the bucket count (a power of two).
         let z = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        &self.buckets[((z as u128 * (self.mask + 1) as u128) >> 64) as usize].0
+        &self.buckets[((z as u128 * self.buckets.len() as u128) >> 64) as usize].0
     }
 
     /// Asks for `key`'s bucket to be brought near the processor, so that several probes'
