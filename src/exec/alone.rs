@@ -12,6 +12,7 @@ use crate::plan::ReadyPlan;
 use crate::solver::Kernel;
 
 use super::inputs::{Reads, Slot, compute, gather, reads, slots};
+use super::recycle::Recycler;
 
 /// Times single jobs of one plan, with the kernel's tables built once.
 pub struct AloneTimer<'a> {
@@ -43,9 +44,11 @@ impl<'a> AloneTimer<'a> {
         let evict: Vec<u8> = (0..evict_bytes).map(|i| i as u8).collect();
         std::hint::black_box(&evict);
         drop(evict);
-        let inputs = gather(self.plan, None, &self.reads[job], job, &self.slots).expect("inputs in memory");
+        let inputs = gather(self.plan, None, &self.reads[job], job, &self.slots, &Recycler::default())
+            .expect("inputs in memory");
         let start = Instant::now();
-        let (out, _) = compute(self.plan, &self.kernel, &self.reads[job], job, &inputs);
+        // A fresh output, as the executor's first jobs have: an upper bound on what it costs.
+        let (out, _) = compute(self.plan, &self.kernel, &self.reads[job], job, &inputs, &Recycler::default());
         let seconds = start.elapsed().as_secs_f64();
         std::hint::black_box(out);
         drop(inputs);

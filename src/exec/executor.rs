@@ -23,6 +23,7 @@ use crate::support::Setting;
 
 use super::inputs::{Reads, Slot, compute, gather, reads, slots};
 use super::job::root_from_store;
+use super::recycle::Recycler;
 use super::resume::{finished_in_store, remove_stale, to_skip};
 use super::shared::Shared;
 use super::trace::TraceRow;
@@ -254,6 +255,7 @@ fn run_jobs(plan: &ReadyPlan, opts: &ExecOptions, only: Option<&[bool]>) -> Resu
         reads: reads(plan, &kernel),
         kernel,
         slots: slots(plan),
+        recycler: Recycler::default(),
         state: (Mutex::new(shared), Condvar::new()),
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(opts.threads.max(1)).build().expect("thread pool");
@@ -321,6 +323,8 @@ struct Run<'a> {
     kernel: Kernel<'a>,
     reads: Vec<Reads>,
     slots: Vec<Slot>,
+    /// Buffers of values no job reads again, for the outputs of jobs to come.
+    recycler: Recycler,
     state: (Mutex<Shared>, Condvar),
 }
 
@@ -374,7 +378,7 @@ impl Run<'_> {
             if s.unstarted == 0 || s.error.is_some() {
                 return None;
             }
-            if let Some(job) = s.start(self.plan, &self.slots) {
+            if let Some(job) = s.start(self.plan, &self.slots, &self.recycler) {
                 return Some(job);
             }
             if s.running == 0 && !s.ready.is_empty() {
@@ -413,8 +417,8 @@ impl Run<'_> {
         }
         // A job's span covers its store reads and its write: the plan costs them too.
         let began = self.start.elapsed().as_secs_f64();
-        let inputs = gather(plan, opts.store, &self.reads[job], job, &self.slots)?;
-        let (out, root) = compute(plan, &self.kernel, &self.reads[job], job, &inputs);
+        let inputs = gather(plan, opts.store, &self.reads[job], job, &self.slots, &self.recycler)?;
+        let (out, root) = compute(plan, &self.kernel, &self.reads[job], job, &inputs, &self.recycler);
         // Inputs go before the lock is taken, so a freed partition really is freed.
         drop(inputs);
         if let Some(store) = opts.store {
@@ -452,9 +456,12 @@ impl Run<'_> {
         s.trace.push(row);
         let (done, to_delete) = (s.done_positions, std::mem::take(&mut s.to_delete));
         drop(s);
-        // Waiting workers wake only once the memory is back, so a job admitted against the
-        // freed bytes never finds them still held.
-        drop(released);
+        // Waiting workers wake only once the values are the recycler's, which gives them back
+        // before anything is allocated afresh: a job admitted against the freed bytes never
+        // finds them held twice.
+        for values in released {
+            self.recycler.give(values);
+        }
         self.state.1.notify_all();
         (done, to_delete)
     }

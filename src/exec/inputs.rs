@@ -10,6 +10,8 @@ use crate::plan::ReadyPlan;
 use crate::solver::{Kernel, PartitionKey, Pieces, Rows, root_moves};
 use crate::store::{Store, StoreError};
 
+use super::recycle::Recycler;
+
 /// The successor partitions a job reads, as pieces: per group, the jobs of `key.plus(g)` in
 /// row order with their first values.
 pub(crate) struct Reads {
@@ -66,18 +68,22 @@ pub(crate) fn views<'a>(reads: &Reads, inputs: &'a Inputs) -> Vec<Pieces<'a>> {
         .collect()
 }
 
-/// Computes one job from its inputs; the root job also gives the value of every move.
+/// Computes one job from its inputs into a buffer from `recycler`; the root job also gives the
+/// value of every move.
 pub(crate) fn compute(
     plan: &ReadyPlan,
     kernel: &Kernel,
     reads: &Reads,
     job: usize,
     inputs: &Inputs,
+    recycler: &Recycler,
 ) -> (Vec<Value>, Option<(Value, Vec<MoveValue>)>) {
     let l = plan.layout[job];
     let (_, row_len) = kernel.shape(&l.key);
     let views = views(reads, inputs);
-    let mut out: Vec<Value> = crate::support::zeroed_bytes(l.rows * row_len);
+    // The kernel writes every value (each row starts from the least value), so a buffer left
+    // from an earlier job serves as well as a zeroed one.
+    let mut out = recycler.take(l.rows * row_len);
     kernel.compute(&l.key, &views, &mut out, l.first_row);
     let root = (l.key.total() == 0).then(|| (out[0], moves_of_root(plan, &views)));
     (out, root)
@@ -89,13 +95,14 @@ pub(crate) fn slots(plan: &ReadyPlan) -> Vec<Slot> {
 }
 
 /// The pieces `job` reads: from memory, or read from the store into their slot, where the
-/// next reader finds them.
+/// next reader finds them (`recycler` first giving back as many bytes).
 pub(crate) fn gather(
     plan: &ReadyPlan,
     store: Option<&Store>,
     reads: &Reads,
     job: usize,
     slots: &[Slot],
+    recycler: &Recycler,
 ) -> Result<Inputs, StoreError> {
     let needs = plan.graph.needs(job);
     reads
@@ -112,6 +119,7 @@ pub(crate) fn gather(
                         // Not in memory: finished before this run, or evicted; either way stored.
                         let store = store.expect("values leave memory only when a store holds them");
                         let j = &plan.graph.jobs[k as usize];
+                        recycler.make_room(j.states as usize);
                         *slot = Some(Arc::new(store.read(&j.name, &plan.layout[k as usize], j.states)?));
                     }
                     Ok(slot.clone())

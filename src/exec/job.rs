@@ -11,6 +11,7 @@ use crate::store::{Store, StoreError};
 
 use super::executor::{ExecError, panic_message};
 use super::inputs::{Reads, compute, gather, moves_of_root, reads, slots, views};
+use super::recycle::Recycler;
 
 /// What [`run_job`] did with one job.
 #[derive(Clone, Debug)]
@@ -35,8 +36,10 @@ pub fn run_job(plan: &ReadyPlan, store: &Store, job: usize) -> Result<JobRun, Ex
     }
     let kernel = Kernel::new(&plan.space);
     let reads = reads(plan, &kernel);
-    let inputs = gather(plan, Some(store), &reads[job], job, &slots(plan))?;
-    let (out, _) = catch_unwind(AssertUnwindSafe(|| compute(plan, &kernel, &reads[job], job, &inputs)))
+    // One job per process: nothing to recycle.
+    let recycler = Recycler::default();
+    let inputs = gather(plan, Some(store), &reads[job], job, &slots(plan), &recycler)?;
+    let (out, _) = catch_unwind(AssertUnwindSafe(|| compute(plan, &kernel, &reads[job], job, &inputs, &recycler)))
         .map_err(|payload| ExecError::Panicked { job: j.name.clone(), message: panic_message(payload.as_ref()) })?;
     store.write(&j.name, &plan.layout[job], &out)?;
     Ok(JobRun { computed: true, seconds: start.elapsed().as_secs_f64(), positions: j.states })
@@ -58,7 +61,7 @@ pub(crate) fn root_from_store(
     let root = plan.layout.iter().position(|l| l.key.total() == 0).expect("a root job");
     let j = &plan.graph.jobs[root];
     let value = store.read(&j.name, &plan.layout[root], j.states)?[0];
-    let inputs = gather(plan, Some(store), &reads[root], root, &slots(plan))?;
+    let inputs = gather(plan, Some(store), &reads[root], root, &slots(plan), &Recycler::default())?;
     let views = views(&reads[root], &inputs);
     Ok((value, moves_of_root(plan, &views)))
 }

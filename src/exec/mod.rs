@@ -9,6 +9,7 @@ mod alone;
 mod executor;
 mod inputs;
 mod job;
+mod recycle;
 mod resume;
 mod shared;
 mod solve;

@@ -12,6 +12,7 @@ use crate::sched::{Admission, DiskUse, Residency};
 
 use super::executor::{ExecError, ExecOptions};
 use super::inputs::Slot;
+use super::recycle::Recycler;
 use super::trace::TraceRow;
 
 /// Everything the workers share, behind one lock.
@@ -83,9 +84,9 @@ impl Shared {
             .collect();
     }
 
-    /// Takes the best ready job that fits in memory, drops what it evicts and counts it
-    /// running. None: no ready job fits now.
-    pub(super) fn start(&mut self, plan: &ReadyPlan, slots: &[Slot]) -> Option<usize> {
+    /// Takes the best ready job that fits in memory, hands what it evicts to `recycler` and
+    /// counts it running. None: no ready job fits now.
+    pub(super) fn start(&mut self, plan: &ReadyPlan, slots: &[Slot], recycler: &Recycler) -> Option<usize> {
         let g = &plan.graph;
         let mut held = Vec::new();
         let mut started = None;
@@ -94,7 +95,9 @@ impl Shared {
             match self.memory.try_start(job, g.needs(job)) {
                 Some(Admission { evict, .. }) => {
                     for k in evict {
-                        slots[k as usize].lock().expect("slot lock").take();
+                        if let Some(values) = slots[k as usize].lock().expect("slot lock").take() {
+                            recycler.give(values);
+                        }
                     }
                     started = Some(job);
                     break;
@@ -111,9 +114,9 @@ impl Shared {
     }
 
     /// `job` has produced `out`: keeps it for its readers, makes ready the jobs that waited
-    /// only for it, and returns the values nobody will read again, for the caller to drop
-    /// outside the lock: freeing a partition of megabytes takes its thread 100-200 us (the
-    /// pages go back to the system), which under the lock would stall every other worker.
+    /// only for it, and returns the values nobody will read again, for the caller to hand to
+    /// the recycler outside the lock (where giving pages back to the system, which takes a
+    /// thread 100-200 us a partition of megabytes, would not stall every other worker).
     pub(super) fn finish(
         &mut self,
         plan: &ReadyPlan,

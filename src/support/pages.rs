@@ -33,14 +33,14 @@ pub(crate) fn advise_huge_pages(addr: usize, len: usize) {
 #[cfg(target_os = "linux")]
 fn advise_huge(addr: usize, len: usize) {
     const PAGE: usize = 4096;
-    let start = addr.next_multiple_of(PAGE);
-    let end = (addr + len) / PAGE * PAGE;
-    if end <= start {
-        return;
-    }
-    // SAFETY: [start, end) lies inside a live allocation (the callers': one just made, rounded
-    // inwards to whole pages), and MADV_HUGEPAGE only changes how the kernel backs those
-    // pages, never their contents; a refusal (no THP in this kernel) is harmless and ignored.
+    // Rounded outwards: a range inside a mapping would split it in three, and a buffer that
+    // spans several mappings can no longer be grown by moving its pages (`mremap` refuses).
+    let start = addr / PAGE * PAGE;
+    let end = (addr + len).next_multiple_of(PAGE);
+    // SAFETY: [start, end) is the pages that hold a live allocation (the callers': one just
+    // made), and MADV_HUGEPAGE only changes how the kernel backs pages, never their contents,
+    // so flagging the allocator's header or a neighbour sharing an end page changes nothing
+    // they see; a refusal (no THP in this kernel) is harmless and ignored.
     unsafe {
         libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
     }
