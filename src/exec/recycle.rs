@@ -50,19 +50,14 @@ impl Recycler {
     /// pages rather than copying them and only the rest is fresh; or else a fresh zeroed one.
     /// Whatever is fresh is first given back from the other kept buffers.
     pub(crate) fn take(&self, len: usize) -> Vec<Value> {
-        let (kept, fits) = {
+        let kept = {
             let mut free = self.lock();
-            let best = (0..free.len()).filter(|&i| free[i].len() >= len).min_by_key(|&i| free[i].len());
-            match best {
-                Some(i) => (Some(free.swap_remove(i)), true),
-                None => {
-                    let longest = (0..free.len()).filter(|&i| free[i].len() >= GROW_MIN).max_by_key(|&i| free[i].len());
-                    (longest.map(|i| free.swap_remove(i)), false)
-                }
-            }
+            let fitting = (0..free.len()).filter(|&i| free[i].len() >= len).min_by_key(|&i| free[i].len());
+            let growing = || (0..free.len()).filter(|&i| free[i].len() >= GROW_MIN).max_by_key(|&i| free[i].len());
+            fitting.or_else(growing).map(|i| free.swap_remove(i))
         };
         match kept {
-            Some(mut v) if fits => {
+            Some(mut v) if v.len() >= len => {
                 // The tail goes back to the system, so the buffer holds no more than counted.
                 v.truncate(len);
                 v.shrink_to(capacity(len));
