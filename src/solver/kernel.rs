@@ -19,6 +19,7 @@
 
 use crate::game::Value;
 
+use super::dwords;
 use super::gather::{self, ByteIndex, offer};
 use super::key::{MAX_GROUPS, PartitionKey};
 use super::runs::LineRuns;
@@ -123,12 +124,16 @@ const ABSENT: u16 = u16::MAX;
 /// Slots of the row path's copy of a successor row: every `u16` index is in bounds.
 const ROW_SLOTS: usize = gather::SLOTS;
 
+/// The row path's copy of a successor row: [`ROW_SLOTS`] and the [`dwords::PAD`] after them.
+type Slots = [Value; ROW_SLOTS + dwords::PAD];
+
 /// A thread's scratch for the row path. Kept from job to job: allocated and zeroed for each
 /// job, its 128 KiB would cost a small job more than its positions (page faults wherever the
 /// heap had shrunk since), a cost of the heap's history that no model of the job can predict.
 pub(super) struct RowScratch {
-    /// A copy of the successor row being gathered from, slot [`ABSENT`] holding [`Value::MAX`].
-    slots: [Value; ROW_SLOTS],
+    /// A copy of the successor row being gathered from, slot [`ABSENT`] holding [`Value::MAX`],
+    /// and the slots past it that a 32-bit gather at the last index reads.
+    slots: Slots,
     /// The row's best values while its inner lines are relaxed: as wide as every `u16`
     /// configuration index, so that a lane's writes need no bounds check.
     best: [Value; ROW_SLOTS],
@@ -136,7 +141,7 @@ pub(super) struct RowScratch {
 
 thread_local! {
     static ROW_COPY: std::cell::RefCell<Box<RowScratch>> = std::cell::RefCell::new({
-        let mut scratch = Box::new(RowScratch { slots: [0; ROW_SLOTS], best: [0; ROW_SLOTS] });
+        let mut scratch = Box::new(RowScratch { slots: [0; ROW_SLOTS + dwords::PAD], best: [0; ROW_SLOTS] });
         scratch.slots[ABSENT as usize] = Value::MAX;
         scratch
     });
@@ -381,14 +386,7 @@ impl<'a> Kernel<'a> {
 
     /// The row path's outer moves of the cursor's row into `best`.
     #[inline(always)]
-    fn outer_rows<R: Rows>(
-        &self,
-        t: &RowTables,
-        at: &RowCursor,
-        succ: &[R],
-        best: &mut [Value],
-        slots: &mut [Value; ROW_SLOTS],
-    ) {
+    fn outer_rows<R: Rows>(&self, t: &RowTables, at: &RowCursor, succ: &[R], best: &mut [Value], slots: &mut Slots) {
         let (ci, row_len) = (at.inner_count, best.len());
         let outer_bits = &t.outer_bits[ci];
         for l in 0..at.inner_offset {
@@ -410,7 +408,7 @@ impl<'a> Kernel<'a> {
                 }
                 None => {
                     slots[..row_len].copy_from_slice(from.row(mv.base, row_len));
-                    relax_gathered(best, slots, &t.sym[s][ci], bits, gate)
+                    relax_gathered(best, slots, &t.sym[s][ci], bits, gate, self.width)
                 }
             }
         }
@@ -444,7 +442,8 @@ impl<'a> Kernel<'a> {
                 slots[..len].copy_from_slice(succ[self.inner].row(at.inner_base(), len));
                 wide[..row_len].copy_from_slice(best);
                 for j in lines {
-                    runs.relax(j, wide, row_len, slots, &inner_bits[j * row_len..(j + 1) * row_len], gate(j));
+                    let bits = &inner_bits[j * row_len..(j + 1) * row_len];
+                    runs.relax(j, wide, row_len, slots, bits, gate(j), self.width == Width::Avx2);
                 }
                 best.copy_from_slice(&wide[..row_len]);
             }
@@ -896,7 +895,7 @@ fn in_place_or_copied<'s, R: Rows>(
     base: usize,
     len: usize,
     reach: Option<usize>,
-    slots: &'s mut [Value; ROW_SLOTS],
+    slots: &'s mut Slots,
 ) -> &'s [Value] {
     if let Some(row) = reach.and_then(|r| succ.row_within(base, r.max(len))) {
         return row;
@@ -924,9 +923,16 @@ pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u
 }
 
 /// Row path: a move whose successors are gathered from a copy of a successor row through
-/// `u16` indices ([`ABSENT`] for a move that does not exist).
+/// `u16` indices ([`ABSENT`] for a move that does not exist): sixteen lanes a step at
+/// [`Width::Avx2`], else one at a time (the twin).
 #[inline(always)]
-fn relax_gathered(best: &mut [Value], slots: &[Value; ROW_SLOTS], index: &[u16], bits: &[u8], gate: u8) {
+fn relax_gathered(best: &mut [Value], slots: &Slots, index: &[u16], bits: &[u8], gate: u8, width: Width) {
+    #[cfg(target_arch = "x86_64")]
+    if width == Width::Avx2 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (asked just above).
+        return unsafe { dwords::relax_mapped(best, slots, index, bits, gate) };
+    }
+    let _ = width;
     if gate == 0 {
         for (b, &r) in best.iter_mut().zip(index) {
             *b = (*b).max(-slots[r as usize]);

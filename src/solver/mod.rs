@@ -5,6 +5,7 @@
 //! `support` and `game`; knows nothing of graphs, plans, files or threads beyond a rayon pool
 //! handed to it. The kernel's hot loop is infallible and allocates nothing per position.
 
+mod dwords;
 mod estimate;
 mod gather;
 mod in_order;

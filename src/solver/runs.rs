@@ -3,11 +3,13 @@
 //! configurations move to consecutive successors, and the *lanes* left over. Configurations of
 //! a count are in numeric order, so drawing line j keeps a block of configurations that share
 //! their lines above j in order: a high line moves whole blocks, a low one single lanes. A run
-//! is a pass over two contiguous slices that the compiler vectorises; a lane is gathered one at
-//! a time. Moves that do not exist are in neither, so they cost nothing.
+//! is a pass over two contiguous slices that the compiler vectorises; the lanes, in chunks of
+//! eight consecutive configurations, are gathered eight at a time with AVX2 (`dwords.rs`), one
+//! at a time otherwise. Moves that do not exist are in neither, so they cost nothing.
 
 use crate::game::Value;
 
+use super::dwords::{Chunk, PAD};
 use super::gather::offer;
 
 /// Shortest run worth a pass of its own; shorter ones go to the lanes. Measured on 3x4 and 2x6
@@ -23,28 +25,15 @@ pub(super) struct Run {
     len: u16,
 }
 
-/// One move gathered on its own that may complete a box: configuration `dst` moves to successor
-/// `src`, completing the boxes whose bits are set in `bits` (where the outer lines' gate
-/// allows). The bits travel with the lane so that its loop reads one table, not two.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Lane {
-    dst: u16,
-    src: u16,
-    bits: u8,
-}
-
 /// The moves of each inner line over the row of one inner count: line j's runs are
-/// `runs[run_start[j]..run_start[j + 1]]`; its lanes that complete no box whatever the outer
-/// lines (most of them), `[configuration, successor]` in `plain[plain_start[j]..plain_start[j +
-/// 1]]`, the others in `boxed[boxed_start[j]..boxed_start[j + 1]]`.
+/// `runs[run_start[j]..run_start[j + 1]]`, its lanes `chunks[chunk_start[j]..chunk_start[j +
+/// 1]]`. A lane's box bits travel with it, so that its gather reads one table, not two.
 #[derive(Debug, Default)]
 pub(super) struct LineRuns {
     run_start: Vec<u32>,
     runs: Vec<Run>,
-    plain_start: Vec<u32>,
-    plain: Vec<[u16; 2]>,
-    boxed_start: Vec<u32>,
-    boxed: Vec<Lane>,
+    chunk_start: Vec<u32>,
+    chunks: Vec<Chunk>,
 }
 
 impl LineRuns {
@@ -52,8 +41,9 @@ impl LineRuns {
     /// successor's rank, or `absent` where the line is no move) into runs and lanes; `bits`
     /// (laid out as `index`) are each move's box bits.
     pub(super) fn new(index: &[u16], bits: &[u8], lines: usize, row_len: usize, absent: u16) -> LineRuns {
-        let mut t = LineRuns { run_start: vec![0], plain_start: vec![0], boxed_start: vec![0], ..LineRuns::default() };
+        let mut t = LineRuns { run_start: vec![0], chunk_start: vec![0], ..LineRuns::default() };
         for j in 0..lines {
+            let first = t.chunks.len();
             let line = &index[j * row_len..(j + 1) * row_len];
             let mut i = 0;
             while i < line.len() {
@@ -69,33 +59,47 @@ impl LineRuns {
                     t.runs.push(Run { dst: i as u16, src: line[i], len: len as u16 });
                 } else {
                     for k in i..i + len {
-                        match bits[j * row_len + k] {
-                            0 => t.plain.push([k as u16, line[k]]),
-                            b => t.boxed.push(Lane { dst: k as u16, src: line[k], bits: b }),
-                        }
+                        t.push_lane(first, row_len, k, line[k], bits[j * row_len + k]);
                     }
                 }
                 i += len;
             }
             t.run_start.push(t.runs.len() as u32);
-            t.plain_start.push(t.plain.len() as u32);
-            t.boxed_start.push(t.boxed.len() as u32);
+            t.chunk_start.push(t.chunks.len() as u32);
         }
         t
+    }
+
+    /// Adds lane `dst -> src` to the line's last chunk (from `first`) where it lies within its
+    /// eight lanes, else to a new chunk from `dst`, or from eight before the row's end where
+    /// that is sooner: a chunk's lanes never pass the row.
+    fn push_lane(&mut self, first: usize, row_len: usize, dst: usize, src: u16, bits: u8) {
+        let last = self.chunks[first..].last_mut().filter(|c| dst < c.dst as usize + 8);
+        let c = match last {
+            Some(c) => c,
+            None => {
+                let at = dst.min(row_len.saturating_sub(8));
+                self.chunks.push(Chunk { src: [0; 8], bits: [0; 8], dst: at as u16, present: 0 });
+                self.chunks.last_mut().expect("just pushed")
+            }
+        };
+        let i = dst - c.dst as usize;
+        c.src[i] = src;
+        c.bits[i] = bits;
+        c.present |= 1 << i;
     }
 
     /// Bytes held.
     pub(super) fn bytes(&self) -> u64 {
         (self.run_start.capacity() * 4
             + self.runs.capacity() * size_of::<Run>()
-            + (self.plain_start.capacity() + self.boxed_start.capacity()) * 4
-            + self.plain.capacity() * 4
-            + self.boxed.capacity() * size_of::<Lane>()) as u64
+            + self.chunk_start.capacity() * 4
+            + self.chunks.capacity() * size_of::<Chunk>()) as u64
     }
 
-    /// Lanes gathered one at a time over all lines (the rest move in runs).
+    /// Lanes gathered over all lines (the rest move in runs).
     pub(super) fn lane_count(&self) -> usize {
-        self.plain.len() + self.boxed.len()
+        self.chunks.iter().map(|c| c.present.count_ones() as usize).sum()
     }
 
     /// Moves in runs over all lines.
@@ -106,16 +110,19 @@ impl LineRuns {
     /// `best[i] = max(best[i], offer(succ[s], bits[i], gate))` for every move `i -> s` of line
     /// `j` over the first `row_len` values of `best`. `bits` is line j's box bits over the row
     /// (the runs read them; each lane carries its own). Both arrays take every `u16` index, so
-    /// a lane's reads and writes need no bounds check.
+    /// a lane's reads and writes need no bounds check. `avx2`: the lanes by gathers of eight
+    /// (where the CPU has AVX2; else one at a time).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn relax(
         &self,
         j: usize,
         best: &mut [Value; 1 << 16],
         row_len: usize,
-        succ: &[Value; 1 << 16],
+        succ: &[Value; (1 << 16) + PAD],
         bits: &[u8],
         gate: u8,
+        avx2: bool,
     ) {
         let runs = &self.runs[self.run_start[j] as usize..self.run_start[j + 1] as usize];
         let row = &mut best[..row_len];
@@ -123,21 +130,28 @@ impl LineRuns {
             let (d, s, n) = (r.dst as usize, r.src as usize, r.len as usize);
             super::kernel::relax_row(&mut row[d..d + n], &succ[s..s + n], &bits[d..d + n], gate);
         }
-        for &[d, s] in &self.plain[self.plain_start[j] as usize..self.plain_start[j + 1] as usize] {
-            let b = &mut best[d as usize];
-            *b = (*b).max(-succ[s as usize]);
+        let chunks = &self.chunks[self.chunk_start[j] as usize..self.chunk_start[j + 1] as usize];
+        #[cfg(target_arch = "x86_64")]
+        if avx2 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (asked just above).
+            return unsafe { super::dwords::relax_chunks(chunks, best, succ, gate) };
         }
-        let boxed = &self.boxed[self.boxed_start[j] as usize..self.boxed_start[j + 1] as usize];
-        if gate == 0 {
-            for l in boxed {
-                let b = &mut best[l.dst as usize];
-                *b = (*b).max(-succ[l.src as usize]);
-            }
-        } else {
-            for l in boxed {
-                let b = &mut best[l.dst as usize];
-                *b = (*b).max(offer(succ[l.src as usize], l.bits, gate));
-            }
+        let _ = avx2;
+        relax_lanes(chunks, best, succ, gate);
+    }
+}
+
+/// The chunks' lanes one at a time: the portable path, and the twin of
+/// [`super::dwords::relax_chunks`].
+#[inline(always)]
+fn relax_lanes(chunks: &[Chunk], best: &mut [Value; 1 << 16], succ: &[Value; (1 << 16) + PAD], gate: u8) {
+    for c in chunks {
+        let mut m = c.present;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let b = &mut best[c.dst as usize + i];
+            *b = (*b).max(offer(succ[c.src[i] as usize], c.bits[i], gate));
         }
     }
 }
@@ -157,19 +171,27 @@ mod tests {
         let bits: Vec<u8> = (0..48).map(|i| (i % 3) as u8).collect();
         let t = LineRuns::new(&index, &bits, 2, 24, ABSENT);
         assert_eq!(t.runs, vec![Run { dst: 0, src: 100, len: 20 }]);
-        let lane = |dst: u16, src: u16, bits: u8| Lane { dst, src, bits };
-        assert_eq!(t.plain, vec![[21, 7]]);
-        assert_eq!(t.boxed, vec![lane(22, 8, 1), lane(23, 9, 2), lane(23, 5, 2)]);
+        // Lanes 21-23 of a row of 24: their chunk starts 8 before its end, not past it.
+        let chunk = |lanes: &[(usize, u16, u8)]| {
+            let mut c = Chunk { src: [0; 8], bits: [0; 8], dst: 16, present: 0 };
+            for &(i, src, bits) in lanes {
+                (c.src[i - 16], c.bits[i - 16], c.present) = (src, bits, c.present | 1 << (i - 16));
+            }
+            c
+        };
+        assert_eq!(t.chunks, vec![chunk(&[(21, 7, 0), (22, 8, 1), (23, 9, 2)]), chunk(&[(23, 5, 2)])]);
         assert_eq!(t.run_start, vec![0, 1, 1]);
-        assert_eq!((t.plain_start.clone(), t.boxed_start.clone()), (vec![0, 1, 1], vec![0, 2, 3]));
+        assert_eq!(t.chunk_start, vec![0, 1, 2]);
         assert_eq!(t.run_moves() + t.lane_count(), 24);
     }
 
     #[test]
-    fn relaxing_by_runs_equals_relaxing_lane_by_lane() {
+    fn relaxing_by_runs_equals_relaxing_lane_by_lane_by_gathers_or_not() {
         let mut rng = SplitMix64(11);
-        for row_len in [1usize, 13, 300, 1716] {
-            let succ: Vec<Value> = (0..row_len + 40).map(|_| (rng.next_u64() % 61) as Value - 30).collect();
+        // Rows up to the top of the `u16` range, where a gather reads into the padding.
+        for row_len in [1usize, 7, 13, 300, 1716, 65_534] {
+            let succ: Vec<Value> =
+                (0..(row_len + 40).min(1 << 16)).map(|_| (rng.next_u64() % 61) as Value - 30).collect();
             // Runs of random lengths at random sources, with absent moves between them.
             let mut index = Vec::new();
             while index.len() < 2 * row_len {
@@ -182,16 +204,17 @@ mod tests {
             index.truncate(2 * row_len);
             let bits: Vec<u8> = (0..2 * row_len).map(|_| (rng.next_u64() % 4) as u8).collect();
             let t = LineRuns::new(&index, &bits, 2, row_len, ABSENT);
-            let mut wide = vec![0 as Value; 1 << 16];
+            let mut wide = vec![0 as Value; (1 << 16) + PAD];
             wide[..succ.len()].copy_from_slice(&succ);
-            let wide_succ: &[Value; 1 << 16] = wide.as_slice().try_into().unwrap();
+            let wide_succ: &[Value; (1 << 16) + PAD] = wide.as_slice().try_into().unwrap();
             for gate in 0..4u8 {
                 let start: Vec<Value> = (0..row_len).map(|_| (rng.next_u64() % 61) as Value - 30).collect();
-                for j in 0..2 {
+                for (j, avx2) in [0, 1].into_iter().flat_map(|j| [(j, false), (j, true)]) {
                     let line_bits = &bits[j * row_len..(j + 1) * row_len];
-                    let mut fast = Box::new([0 as Value; 1 << 16]);
+                    let mut fast = vec![0 as Value; 1 << 16].into_boxed_slice();
                     fast[..row_len].copy_from_slice(&start);
-                    t.relax(j, &mut fast, row_len, wide_succ, line_bits, gate);
+                    let fast_best: &mut [Value; 1 << 16] = (&mut fast[..]).try_into().unwrap();
+                    t.relax(j, fast_best, row_len, wide_succ, line_bits, gate, avx2);
                     let fast = fast[..row_len].to_vec();
                     let mut slow = start.clone();
                     for (i, &r) in index[j * row_len..(j + 1) * row_len].iter().enumerate() {
@@ -199,7 +222,7 @@ mod tests {
                             slow[i] = slow[i].max(offer(succ[r as usize], line_bits[i], gate));
                         }
                     }
-                    assert_eq!(fast, slow, "row {row_len}, line {j}, gate {gate}");
+                    assert_eq!(fast, slow, "row {row_len}, line {j}, gate {gate}, AVX2 asked {avx2}");
                 }
             }
         }
