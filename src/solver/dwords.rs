@@ -9,6 +9,7 @@
 //! [`PAD`] slots past every `u16` index. The one-lane loops in `runs.rs` and `kernel.rs` are
 //! the twins a test compares these with.
 
+#[cfg(target_arch = "x86_64")]
 use crate::game::Value;
 
 /// Slots past the last `u16` index that a 32-bit gather at that index reads.
