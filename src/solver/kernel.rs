@@ -240,6 +240,8 @@ struct RowTables {
     sym: Vec<Vec<Vec<u16>>>,
     /// `sym` as byte gathers, built only where the CPU gathers bytes 64 lanes at a time.
     sym8: Vec<Vec<Option<ByteIndex>>>,
+    /// Whether the tables are byte gathers ([`gather::vbmi`]), not runs.
+    vbmi: bool,
 }
 
 impl<'a> Kernel<'a> {
@@ -330,22 +332,29 @@ impl<'a> Kernel<'a> {
         match &self.rows {
             Some(t) => ROW_COPY.with_borrow_mut(|scratch| match self.width {
                 #[cfg(target_arch = "x86_64")]
-                Width::Avx2 => {
+                Width::Avx2 if t.vbmi => {
                     // SAFETY: `width` is Avx2 only where `Width::available` found AVX2 on this
                     // CPU (`with_path`, `with_width`).
-                    unsafe { self.compute_rows_avx2(t, key, succ, out, first_row, scratch) }
+                    unsafe { self.compute_rows_avx2::<R, false>(t, key, succ, out, first_row, scratch) }
                 }
-                _ => self.compute_rows(t, key, succ, out, first_row, scratch),
+                #[cfg(target_arch = "x86_64")]
+                Width::Avx2 => {
+                    // SAFETY: as above.
+                    unsafe { self.compute_rows_avx2::<R, true>(t, key, succ, out, first_row, scratch) }
+                }
+                _ => self.compute_rows::<R, false>(t, key, succ, out, first_row, scratch),
             }),
             None => self.compute_scalar(key, succ, out, first_row),
         }
     }
 
     /// [`Kernel::compute_rows`] compiled for AVX2: the row loops, all inlined into it, get 32
-    /// byte lanes and a byte max.
+    /// byte lanes and a byte max. `GATHER8`: the runs' lanes and turned rows by AVX2 gathers
+    /// (tables without byte gathers); the copy for byte gathers is compiled without them, so
+    /// that its machine code does not change with theirs.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn compute_rows_avx2<R: Rows>(
+    fn compute_rows_avx2<R: Rows, const GATHER8: bool>(
         &self,
         t: &RowTables,
         key: &PartitionKey,
@@ -354,7 +363,7 @@ impl<'a> Kernel<'a> {
         first_row: usize,
         scratch: &mut RowScratch,
     ) {
-        self.compute_rows(t, key, succ, out, first_row, scratch)
+        self.compute_rows::<R, GATHER8>(t, key, succ, out, first_row, scratch)
     }
 
     /// The row path: every move a pass over the row, outer moves reading a successor row
@@ -363,7 +372,7 @@ impl<'a> Kernel<'a> {
     /// `scratch` is this thread's ([`ROW_COPY`]). Inlined whole into
     /// each width's caller, so that every loop below is compiled for that width.
     #[inline(always)]
-    fn compute_rows<R: Rows>(
+    fn compute_rows<R: Rows, const GATHER8: bool>(
         &self,
         t: &RowTables,
         key: &PartitionKey,
@@ -376,9 +385,9 @@ impl<'a> Kernel<'a> {
         let mut at = RowCursor::new(self.space, key, first_row, row_len);
         for best in out.chunks_exact_mut(row_len) {
             best.fill(Value::MIN);
-            self.outer_rows(t, &at, succ, best, &mut scratch.slots);
+            self.outer_rows(t, &at, succ, best, &mut scratch.slots, GATHER8);
             if at.inner_succ_len > 0 {
-                self.inner_rows(t, &at, succ, best, scratch);
+                self.inner_rows(t, &at, succ, best, scratch, GATHER8);
             }
             at.advance();
         }
@@ -386,7 +395,15 @@ impl<'a> Kernel<'a> {
 
     /// The row path's outer moves of the cursor's row into `best`.
     #[inline(always)]
-    fn outer_rows<R: Rows>(&self, t: &RowTables, at: &RowCursor, succ: &[R], best: &mut [Value], slots: &mut Slots) {
+    fn outer_rows<R: Rows>(
+        &self,
+        t: &RowTables,
+        at: &RowCursor,
+        succ: &[R],
+        best: &mut [Value],
+        slots: &mut Slots,
+        gather8: bool,
+    ) {
         let (ci, row_len) = (at.inner_count, best.len());
         let outer_bits = &t.outer_bits[ci];
         for l in 0..at.inner_offset {
@@ -408,7 +425,7 @@ impl<'a> Kernel<'a> {
                 }
                 None => {
                     slots[..row_len].copy_from_slice(from.row(mv.base, row_len));
-                    relax_gathered(best, slots, &t.sym[s][ci], bits, gate, self.width)
+                    relax_gathered(best, slots, &t.sym[s][ci], bits, gate, gather8)
                 }
             }
         }
@@ -424,6 +441,7 @@ impl<'a> Kernel<'a> {
         succ: &[R],
         best: &mut [Value],
         scratch: &mut RowScratch,
+        gather8: bool,
     ) {
         let (ci, row_len, ioff, len) = (at.inner_count, best.len(), at.inner_offset, at.inner_succ_len);
         let inner_bits = &t.inner_bits[ci];
@@ -443,7 +461,7 @@ impl<'a> Kernel<'a> {
                 wide[..row_len].copy_from_slice(best);
                 for j in lines {
                     let bits = &inner_bits[j * row_len..(j + 1) * row_len];
-                    runs.relax(j, wide, row_len, slots, bits, gate(j), self.width == Width::Avx2);
+                    runs.relax(j, wide, row_len, slots, bits, gate(j), gather8);
                 }
                 best.copy_from_slice(&wide[..row_len]);
             }
@@ -715,7 +733,7 @@ impl RowTables {
             .iter()
             .map(|per| per.iter().map(|t| vbmi.then(|| ByteIndex::new(t, t.len(), ABSENT, t.len()))).collect())
             .collect();
-        RowTables { outer_bits, inner: inner_tables, inner_bits, sym, sym8 }
+        RowTables { outer_bits, inner: inner_tables, inner_bits, sym, sym8, vbmi }
     }
 }
 
@@ -923,16 +941,16 @@ pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u
 }
 
 /// Row path: a move whose successors are gathered from a copy of a successor row through
-/// `u16` indices ([`ABSENT`] for a move that does not exist): sixteen lanes a step at
-/// [`Width::Avx2`], else one at a time (the twin).
+/// `u16` indices ([`ABSENT`] for a move that does not exist): sixteen lanes a step by AVX2
+/// gathers (`gather8`, where the CPU has AVX2), else one at a time (the twin).
 #[inline(always)]
-fn relax_gathered(best: &mut [Value], slots: &Slots, index: &[u16], bits: &[u8], gate: u8, width: Width) {
+fn relax_gathered(best: &mut [Value], slots: &Slots, index: &[u16], bits: &[u8], gate: u8, gather8: bool) {
     #[cfg(target_arch = "x86_64")]
-    if width == Width::Avx2 && std::arch::is_x86_feature_detected!("avx2") {
+    if gather8 && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2 (asked just above).
         return unsafe { dwords::relax_mapped(best, slots, index, bits, gate) };
     }
-    let _ = width;
+    let _ = gather8;
     if gate == 0 {
         for (b, &r) in best.iter_mut().zip(index) {
             *b = (*b).max(-slots[r as usize]);
