@@ -101,9 +101,9 @@ pub(super) unsafe fn relax_chunks(
     }
 }
 
-/// `best[i] = max(best[i], offer(slots[index[i]], bits[i], gate))` for every lane of the row,
-/// sixteen a step (two gathers of eight), the rest one at a time: the outer moves turned by a
-/// symmetry.
+/// `best[i] = max(best[i], offer(slots[index[i]], bits[i], gate))` for the row's lanes sixteen
+/// a step (two gathers of eight): the outer moves turned by a symmetry. Returns the lanes done
+/// (a multiple of 16), leaving the rest to the caller's one-lane loop.
 ///
 /// # Safety
 /// SAFETY: the caller's: the CPU has AVX2.
@@ -115,7 +115,7 @@ pub(super) unsafe fn relax_mapped(
     index: &[u16],
     bits: &[u8],
     gate: u8,
-) {
+) -> usize {
     let n = best.len().min(index.len()).min(bits.len());
     let base: *const i32 = slots.as_ptr().cast();
     let mut i = 0;
@@ -133,9 +133,7 @@ pub(super) unsafe fn relax_mapped(
         }
         i += 16;
     }
-    for ((b, &r), &k) in best[i..n].iter_mut().zip(&index[i..n]).zip(&bits[i..n]) {
-        *b = (*b).max(super::gather::offer(slots[r as usize], k, gate));
-    }
+    i
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
@@ -164,8 +162,7 @@ mod tests {
             let start: Vec<Value> = (0..len).map(|_| (rng.next_u64() % 61) as Value - 30).collect();
             for gate in 0..4u8 {
                 let mut fast = start.clone();
-                // SAFETY: the CPU has AVX2 (asked above).
-                unsafe { relax_mapped(&mut fast, slots, &index, &bits, gate) };
+                super::super::kernel::relax_gathered(&mut fast, slots, &index, &bits, gate, true);
                 let slow: Vec<Value> =
                     (0..len).map(|i| start[i].max(offer(slots[index[i] as usize], bits[i], gate))).collect();
                 assert_eq!(fast, slow, "{len} lanes, gate {gate}");

@@ -125,7 +125,7 @@ const ABSENT: u16 = u16::MAX;
 const ROW_SLOTS: usize = gather::SLOTS;
 
 /// The row path's copy of a successor row: [`ROW_SLOTS`] and the [`dwords::PAD`] after them.
-type Slots = [Value; ROW_SLOTS + dwords::PAD];
+pub(super) type Slots = [Value; ROW_SLOTS + dwords::PAD];
 
 /// A thread's scratch for the row path. Kept from job to job: allocated and zeroed for each
 /// job, its 128 KiB would cost a small job more than its positions (page faults wherever the
@@ -942,15 +942,18 @@ pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u
 
 /// Row path: a move whose successors are gathered from a copy of a successor row through
 /// `u16` indices ([`ABSENT`] for a move that does not exist): sixteen lanes a step by AVX2
-/// gathers (`gather8`, where the CPU has AVX2), else one at a time (the twin).
+/// gathers (`gather8`, where the CPU has AVX2), the rest one at a time (all of them: the twin).
 #[inline(always)]
-fn relax_gathered(best: &mut [Value], slots: &Slots, index: &[u16], bits: &[u8], gate: u8, gather8: bool) {
+pub(super) fn relax_gathered(best: &mut [Value], slots: &Slots, index: &[u16], bits: &[u8], gate: u8, gather8: bool) {
+    let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if gather8 && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2 (asked just above).
-        return unsafe { dwords::relax_mapped(best, slots, index, bits, gate) };
+        done = unsafe { dwords::relax_mapped(best, slots, index, bits, gate) };
     }
     let _ = gather8;
+    // `done` is at most each slice's length.
+    let (best, index, bits) = (&mut best[done..], &index[done..], &bits[done..]);
     if gate == 0 {
         for (b, &r) in best.iter_mut().zip(index) {
             *b = (*b).max(-slots[r as usize]);
