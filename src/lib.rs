@@ -60,6 +60,11 @@ pub mod scale;
 pub mod serve;
 pub mod bench;
 
+/// The unit tests allocate as the binary does (`main.rs` installs the same allocator).
+#[cfg(test)]
+#[global_allocator]
+static ALLOCATOR: support::PageAlloc = support::PageAlloc;
+
 pub use exec::{ExecOptions, Execution, execute_with, solve};
 pub use game::{Board, Line, LineSet, MoveValue, Position, Value};
 pub use plan::{Plan, PlanOptions, ReadyPlan, plan};

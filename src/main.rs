@@ -2,6 +2,11 @@
 
 mod cli;
 
+/// Large blocks as mappings of their own, so that a finished partition's pages move into the
+/// next job's output rather than the system zeroing fresh ones.
+#[global_allocator]
+static ALLOCATOR: dab::support::PageAlloc = dab::support::PageAlloc;
+
 fn main() {
     // Output piped into `head` ends quietly, as for any Unix tool, instead of a panic on the
     // first write after the reader has gone (store files are renamed into place whole, so an

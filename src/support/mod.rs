@@ -2,6 +2,7 @@
 //! crate themselves. Atomic file writes, the shared statistics, the seeded generator, the
 //! process's peak memory, thread counts, one-line text for messages, and named choices (the value enums a user picks by name).
 
+mod alloc;
 pub(crate) mod choice;
 mod files;
 mod pages;
@@ -12,10 +13,12 @@ mod stats;
 mod text;
 mod threads;
 
+pub use alloc::PageAlloc;
+pub(crate) use alloc::{HUGE_PAGE, Pages};
 pub use choice::Choice;
 pub(crate) use choice::choice;
 pub use files::{RUNS_DIR, read_text, read_text_at_most, write_atomic, write_csv};
-pub(crate) use pages::{advise_huge_pages, zeroed_bytes};
+pub(crate) use pages::{ZeroByte, advise_huge_pages, zeroed_bytes};
 pub use process::{
     MIN_ADDRESS_SPACE, check_address_space, last_level_cache_bytes, peak_rss_bytes, return_freed_memory,
     trim_freed_memory,

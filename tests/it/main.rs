@@ -1,8 +1,13 @@
 //! The integration tests, one module per topic, in one binary: the library and its
 //! dependencies are linked once, not once per topic. `memory_cap.rs` is the one test of its own
-//! binary, since its global allocator counts every allocation of the process.
+//! binary, since its global allocator counts every allocation of the process (the system's, so it
+//! also runs the executor where no pages move).
 //!
 //! Each module's `//!` says what it covers; `common` and `serve_common` are the shared helpers.
+
+/// The allocator the binary installs, so that the executor's runs here move pages as its do.
+#[global_allocator]
+static ALLOCATOR: dab::support::PageAlloc = dab::support::PageAlloc;
 
 mod common;
 mod serve_common;
