@@ -63,13 +63,17 @@ impl Recycler {
             return v;
         }
         let mut v = crate::support::zeroed_bytes(len);
-        // Outside the lock: a move takes the system microseconds a mapping.
-        let mut covered = 0;
+        // Outside the lock: a move takes the system microseconds a mapping. What a piece's
+        // values filled holds memory already; the rest of the output is fresh once written
+        // (its last, partial huge page on small pages: `zeroed_bytes`).
+        let (mut at, mut held) = (0, 0);
         for p in pieces {
-            covered += p.move_into(&mut v, covered);
+            let filled = p.filled();
+            let moved = p.move_into(&mut v, at);
+            held += filled.min(moved).min(len.saturating_sub(at));
+            at += moved;
         }
-        let fresh = if len >= HUGE_PAGE { len.next_multiple_of(HUGE_PAGE) - covered } else { len };
-        self.make_room(fresh);
+        self.make_room(len - held);
         v
     }
 
@@ -214,6 +218,12 @@ mod tests {
         assert!(big[..HUGE_PAGE].iter().all(|&x| x == 7) && big[HUGE_PAGE..3 * HUGE_PAGE - 5].iter().all(|&x| x == 5));
         assert!(big[3 * HUGE_PAGE - 5..].iter().all(|&x| x == 0));
         assert_eq!(r.kept(), 0, "the small buffer went back to make room");
+        // Pages the values never filled are fresh when written, and room is made for them.
+        r.give(kept_values(HUGE_PAGE + 1, 8));
+        r.give(kept_values(1000, 1));
+        let v = r.take(2 * HUGE_PAGE);
+        assert!(v[..=HUGE_PAGE].iter().all(|&x| x == 8));
+        assert_eq!(r.kept(), 0, "the small buffer went back for the page the values did not fill");
     }
 
     #[test]

@@ -115,11 +115,13 @@ unsafe impl GlobalAlloc for PageAlloc {
 
 /// Whole huge pages that belonged to a block no longer in use, owned: the bytes from `addr` to
 /// `addr + len`, each page holding whatever the block held (pages it never touched hold no
-/// memory). Dropped, they go back to the system.
+/// memory). The first `filled` bytes held the block's values, so they hold memory for sure.
+/// Dropped, they go back to the system.
 #[derive(Debug)]
 pub(crate) struct Pages {
     addr: usize,
     len: usize,
+    filled: usize,
 }
 
 impl Pages {
@@ -130,20 +132,26 @@ impl Pages {
         }
         let v = std::mem::ManuallyDrop::new(v);
         // The vector is forgotten: its mapping is these pages' now.
-        Ok(Pages { addr: v.as_ptr() as usize, len: mapping_len(v.capacity()) })
+        let len = mapping_len(v.capacity());
+        Ok(Pages { addr: v.as_ptr() as usize, len, filled: v.len().min(len) })
     }
 
-    /// Bytes held, a multiple of [`HUGE_PAGE`].
+    /// Bytes held, a multiple of [`HUGE_PAGE`]: at most this much memory.
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// Bytes from the front that held values: at least this much memory.
+    pub(crate) fn filled(&self) -> usize {
+        self.filled
     }
 
     /// The first `n` bytes (rounded up to a whole huge page, at most all) as pages of their
     /// own, the rest left here.
     pub(crate) fn split_front(&mut self, n: usize) -> Pages {
         let n = mapping_len(n).min(self.len);
-        let front = Pages { addr: self.addr, len: n };
-        (self.addr, self.len) = (self.addr + n, self.len - n);
+        let front = Pages { addr: self.addr, len: n, filled: self.filled.min(n) };
+        (self.addr, self.len, self.filled) = (self.addr + n, self.len - n, self.filled - front.filled);
         front
     }
 
@@ -162,7 +170,7 @@ impl Pages {
         // every pattern valid).
         let moved = unsafe { os::move_pages(self.addr, v.as_mut_ptr() as usize + at, n) };
         // The moved range is no longer mapped here; the rest is released on drop.
-        (self.addr, self.len) = (self.addr + moved, self.len - moved);
+        (self.addr, self.len, self.filled) = (self.addr + moved, self.len - moved, self.filled.saturating_sub(moved));
         moved
     }
 }
@@ -313,9 +321,10 @@ mod tests {
         assert!(Pages::of(filled(1000, 1)).is_err(), "a small block is the system allocator's");
         assert_eq!(a.len(), 2 * HUGE_PAGE);
         let b = Pages::of(filled(HUGE_PAGE + 1, 4)).expect("own mapping");
-        assert_eq!(b.len(), 2 * HUGE_PAGE, "whole huge pages");
+        assert_eq!((b.len(), b.filled()), (2 * HUGE_PAGE, HUGE_PAGE + 1), "whole huge pages, the values' filled");
         let front = a.split_front(1);
         assert_eq!((front.len(), a.len()), (HUGE_PAGE, HUGE_PAGE));
+        assert_eq!((front.filled(), a.filled()), (HUGE_PAGE, HUGE_PAGE));
         let mut v: Vec<u8> = crate::support::zeroed_bytes(4 * HUGE_PAGE + 10);
         assert_eq!(front.move_into(&mut v, 0), HUGE_PAGE);
         // Past the end of `v`'s mapping (five huge pages) nothing moves; the rest is released.

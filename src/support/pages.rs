@@ -10,7 +10,10 @@ const HUGE_MIN: usize = 4 << 20;
 /// transparent huge pages in `madvise` or `always` mode; elsewhere an ordinary zeroed vector).
 pub(crate) fn zeroed_bytes<T: Copy + Default + ZeroByte>(n: usize) -> Vec<T> {
     let v = vec![T::default(); n];
-    advise_huge_pages(v.as_ptr() as usize, n);
+    // Only the whole huge pages the values fill: the mapping of a large block runs on to the
+    // next huge page (`alloc.rs`), where a huge page would hold up to 2 MiB more than the
+    // values, past what the memory count allows for.
+    advise_huge_pages(v.as_ptr() as usize, n / super::HUGE_PAGE * super::HUGE_PAGE);
     v
 }
 
