@@ -89,25 +89,15 @@ impl Recycler {
             kept.credit -= spent;
             let bytes = bytes - spent;
             kept.small.sort_unstable_by_key(Vec::capacity);
-            kept.pages.sort_unstable_by_key(Pages::len);
-            let (mut small, mut pages, mut freed) = (Vec::new(), Vec::new(), 0);
+            let (mut small, mut freed) = (Vec::new(), 0);
             while freed < bytes {
-                if let Some(v) = kept.small.pop() {
-                    freed += v.capacity();
-                    small.push(v);
-                } else if let Some(mut p) = kept.pages.pop() {
-                    // Only what is asked, in whole huge pages: the rest may still serve.
-                    if p.len() > bytes - freed {
-                        pages.push(p.split_front(bytes - freed));
-                        kept.pages.push(p);
-                    } else {
-                        pages.push(p);
-                    }
-                    freed += pages.last().map_or(0, Pages::len);
-                } else {
-                    break;
-                }
+                let Some(v) = kept.small.pop() else { break };
+                freed += v.capacity();
+                small.push(v);
             }
+            // Then pages, only as many as asked: the rest may still serve.
+            let pages = pieces(&mut kept.pages, bytes.saturating_sub(freed));
+            freed += pages.iter().map(Pages::len).sum::<usize>();
             kept.credit = freed.saturating_sub(bytes);
             (small, pages)
         };
@@ -139,8 +129,8 @@ impl Recycler {
     }
 }
 
-/// Kept pages covering `bytes` (a multiple of [`HUGE_PAGE`]), or as many as there are, taken
-/// from `pages` largest first; the last is split, its rest kept.
+/// Kept pages covering `bytes` (rounded up to whole huge pages), or as many as there are,
+/// taken from `pages` largest first; the last is split, its rest kept.
 fn pieces(pages: &mut Vec<Pages>, bytes: usize) -> Vec<Pages> {
     pages.sort_unstable_by_key(Pages::len);
     let mut taken = Vec::new();
