@@ -14,6 +14,9 @@
 //!   of its moves that give no box (their buckets prefetched together) and stops where the
 //!   table already refutes one's reply, and then the positions after its chain and loop
 //!   openings, where the table's bounds may already make one worth enough;
+//! - loony endgames of independent chains and loops valued at once: by Allcock's theorems where
+//!   every chain is long, with the chains of one and two boxes opened in turn on top of them by
+//!   a memoised recursion where some are short;
 //! - moves ordered: the table's best move, then captures, then moves that give no box, then
 //!   openings of short chains, of long chains and loops, and the rest;
 //! - the root's moves searched in parallel on rayon (root splitting), each to its exact value.
@@ -96,8 +99,9 @@ pub struct SearchOptions<'p> {
     /// Without `move_values`: whether a best move is found too (each root move tested against
     /// the value with a null window until one reaches it), in [`SearchOutcome::best`].
     pub best_move: bool,
-    /// Whether positions made only of loops and long chains are valued by Allcock's theorems
-    /// (off only to measure what they save).
+    /// Whether positions made only of loops and chains are valued by Allcock's theorems, with
+    /// any chains of one or two boxes opened in turn on top of them (off only to measure what
+    /// they save).
     pub theorems: bool,
     /// Positions of at most this many undrawn lines (at most [`MAX_LEAF_LINES`]) are valued
     /// by a retrograde pass over their subsets instead of searched. 0 by default: the table

@@ -678,7 +678,7 @@ impl Moves {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::exec::solve;
     use crate::game::Board;
@@ -686,7 +686,7 @@ mod tests {
     use crate::support::SplitMix64;
 
     /// The search's rules of the empty `board`, its space, and the board solved (None: not).
-    fn empty(board: &str, solved: bool) -> (Board, Space, Rules, Option<Solution>) {
+    pub(in crate::answer::search) fn empty(board: &str, solved: bool) -> (Board, Space, Rules, Option<Solution>) {
         let board: Board = board.parse().unwrap();
         let root = Position::empty(board);
         let space = Space::for_search(root).unwrap();
@@ -697,7 +697,7 @@ mod tests {
     }
 
     /// The retrograde's value of the search's state `s` (0 on the full board).
-    fn value(board: Board, space: &Space, sol: &Solution, s: u64) -> i32 {
+    pub(in crate::answer::search) fn value(board: Board, space: &Space, sol: &Solution, s: u64) -> i32 {
         let drawn = space.position_of(State(s)).drawn;
         if drawn == board.full() { 0 } else { sol.value_of(sol.space.state_of(drawn)).unwrap() as i32 }
     }
