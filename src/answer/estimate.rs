@@ -68,8 +68,11 @@ const MIN_DEFAULT_TABLE: u64 = 4 << 20;
 /// and probes missing the processor's caches and page tables). An eighth of an entry when the
 /// search visited the fit's count; it now visits a fifth to a quarter of it: a 5x5 position of
 /// 44 undrawn lines searched 93 M positions with a 512 MiB table and 94 M with 4 GiB, in 12.8 s
-/// against 17.6 s (docs/search-notes.md).
-const ENTRIES_PER_POSITION: f64 = 0.03125;
+/// against 17.6 s (docs/search-notes.md). A 64th since the loony-endgame leaf (2026-11-28): the
+/// three 5x5 positions of 44 undrawn lines and the empty 4x4 visited as many positions with half
+/// the tables a 32nd gave, and a fresh table's first touch costs 2.5 s of system time a GiB on a
+/// virtual machine whose host takes free memory back ("The table's size, again").
+const ENTRIES_PER_POSITION: f64 = 1.0 / 64.0;
 
 /// Share of the memory available that the default table may take.
 const TABLE_SHARE_OF_MEMORY: u64 = 4;
