@@ -7,7 +7,7 @@
 use crate::answer::endgame::{Component, Tally};
 
 use super::MAX_LEAF_LINES;
-use super::rules::{NO_BOX, Rules};
+use super::rules::{NO_BOX, Rules, two_bits};
 
 /// Sub-positions a recursion over short chains may remember (its memo, on the stack); a
 /// position with more is left to the search.
@@ -32,21 +32,14 @@ impl Rules {
     pub(super) fn simple_endgame(&self, s: u64) -> Option<Simple> {
         let open = self.full & !s;
         let mut live = 0u64;
-        // Each box's undrawn sides counted by clearing low bits: this portable build has no
-        // population-count instruction, and every table miss asks.
+        // No bit count per box: this portable build has no population-count instruction, and
+        // every table miss asks.
         for (b, &m) in self.box_sides.iter().enumerate() {
-            let u = m & open;
-            if u == 0 {
-                continue;
+            match m & open {
+                0 => {}
+                u if two_bits(u) => live |= 1 << b,
+                _ => return None,
             }
-            let one_less = u & (u - 1);
-            if one_less == 0 {
-                return None;
-            }
-            if one_less & (one_less - 1) != 0 {
-                return None;
-            }
-            live |= 1 << b;
         }
         // The box beyond `line` from `b` (`NO_BOX` past the border).
         let beyond = |line: usize, b: u8| {

@@ -509,7 +509,7 @@ pub(super) fn to_parity(v: i32, odd: bool, up: bool) -> i32 {
 
 /// Whether `u` has exactly two bits set.
 #[inline]
-fn two_bits(u: u64) -> bool {
+pub(super) fn two_bits(u: u64) -> bool {
     let v = u & u.wrapping_sub(1);
     v != 0 && v & v.wrapping_sub(1) == 0
 }
