@@ -7,7 +7,7 @@
 use crate::answer::endgame::{Component, Tally};
 
 use super::MAX_LEAF_LINES;
-use super::rules::{NO_BOX, Rules, two_bits};
+use super::rules::{NO_BOX, Rules, Structure, two_bits};
 
 /// Sub-positions a recursion over short chains may remember (its memo, on the stack); a
 /// position with more is left to the search.
@@ -199,9 +199,6 @@ impl Simple {
     }
 
     fn recurse(&self, memo: &mut [i8], ones: u32, twos: u32, counts: &mut [u32; KINDS], theorem: bool) -> i32 {
-        if ones + twos == 0 && (theorem || counts.iter().all(|&n| n == 0)) {
-            return self.allcock(counts);
-        }
         let mut at = ones as usize + (self.ones as usize + 1) * twos as usize;
         let mut stride = (self.ones as usize + 1) * (self.twos as usize + 1);
         for (&n, (_, all)) in counts.iter().zip(&self.kinds) {
@@ -211,21 +208,29 @@ impl Simple {
         if memo[at] != i8::MIN {
             return memo[at] as i32;
         }
-        let mut best = i32::MIN;
-        if ones > 0 {
-            best = best.max(-(1 + self.recurse(memo, ones - 1, twos, counts, theorem)));
-        }
-        if twos > 0 {
-            best = best.max(-(2 + self.recurse(memo, ones, twos - 1, counts, theorem)));
-        }
-        for t in 0..KINDS {
-            let Some(c) = self.kinds[t].0.filter(|_| counts[t] > 0) else { continue };
-            counts[t] -= 1;
-            let v = self.recurse(memo, ones, twos, counts, theorem);
-            counts[t] += 1;
-            let (k, hand_back) = (c.boxes() as i32, if c.is_loop() { 8 } else { 4 });
-            best = best.max((-k - v).min(v + hand_back - k));
-        }
+        let best = if ones + twos == 0 && (theorem || counts.iter().all(|&n| n == 0)) {
+            self.allcock(counts)
+        } else {
+            // Each opening worth what the search's openings are (`Structure::worth`) given the
+            // value v after it: a short chain's boxes taken, a long one's taken or declined.
+            let opened =
+                |boxes: i32, hand_back: i32, v: i32| Structure { boxes, hand_back, ..Structure::NONE }.worth(v);
+            let mut best = i32::MIN;
+            if ones > 0 {
+                best = best.max(opened(1, 0, self.recurse(memo, ones - 1, twos, counts, theorem)));
+            }
+            if twos > 0 {
+                best = best.max(opened(2, 0, self.recurse(memo, ones, twos - 1, counts, theorem)));
+            }
+            for t in 0..KINDS {
+                let Some(c) = self.kinds[t].0.filter(|_| counts[t] > 0) else { continue };
+                counts[t] -= 1;
+                let v = self.recurse(memo, ones, twos, counts, theorem);
+                counts[t] += 1;
+                best = best.max(opened(c.boxes() as i32, if c.is_loop() { 8 } else { 4 }, v));
+            }
+            best
+        };
         memo[at] = best as i8;
         best
     }
