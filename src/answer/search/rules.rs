@@ -292,8 +292,8 @@ impl Rules {
     /// openings of short chains, of long chains and loops, the rest), each rank in the
     /// centre-out order;
     /// only the capture and decline of `either` where a chain leaves just those; of lines that
-    /// lead to one canonical state or open one structure, one. Written into `moves`, in rank
-    /// order.
+    /// lead to one canonical state or open one structure, one. Those of `phase` (ranks 0 to 2,
+    /// 3 to 5, or all), written into `moves`, in rank order.
     // The list is filled in place (`moves`): a node's state, its captures and its hint are
     // what the order needs, and bundling them would only move the count into a struct.
     #[allow(clippy::too_many_arguments)]
@@ -306,6 +306,7 @@ impl Rules {
         either: Option<(u8, u8)>,
         hint: u8,
         prefetch: Option<&dyn Fn(u64)>,
+        phase: Phase,
         moves: &mut Moves,
     ) {
         let allowed = match either {
@@ -364,20 +365,34 @@ impl Rules {
         if (hint as usize) < 64 && allowed >> hint & 1 == 1 {
             let i = hint as usize;
             ahead &= !(1u64 << i);
-            let kept =
-                if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, None)) } else { opening(i, &mut skip) };
-            if let Some((_, opens)) = kept {
-                push(moves, i, 0, opens);
+            let quiet = lines >> i & 1 == 1 || giving >> i & 1 == 0;
+            match phase {
+                Phase::Rest if !quiet => {
+                    // Its structure's other lines were left out with it.
+                    let _ = opening(i, &mut skip);
+                }
+                Phase::Rest => {}
+                _ => {
+                    let kept = if quiet { Some((0, None)) } else { opening(i, &mut skip) };
+                    if let Some((_, opens)) = kept {
+                        push(moves, i, 0, opens);
+                    }
+                }
             }
         }
         // Then by rank, each in the centre-out order: the lines as bits in that order, walked
         // bit by bit (no branch on every drawn line).
-        for (mask, rank) in [(ahead & lines, 1), (ahead & !lines & !giving, 2)] {
-            let mut m = self.in_order.apply(mask);
-            while m != 0 {
-                push(moves, self.order[m.trailing_zeros() as usize] as usize, rank, None);
-                m &= m - 1;
+        if phase != Phase::Rest {
+            for (mask, rank) in [(ahead & lines, 1), (ahead & !lines & !giving, 2)] {
+                let mut m = self.in_order.apply(mask);
+                while m != 0 {
+                    push(moves, self.order[m.trailing_zeros() as usize] as usize, rank, None);
+                    m &= m - 1;
+                }
             }
+        }
+        if phase == Phase::Quiet {
+            return;
         }
         let mut m = self.in_order.apply(ahead & !lines & giving);
         while m != 0 {
@@ -520,6 +535,17 @@ pub(super) fn two_bits(u: u64) -> bool {
 fn last_side(sides: u64, s: u64) -> u64 {
     let u = sides & !s;
     if u & u.wrapping_sub(1) == 0 { u } else { 0 }
+}
+
+/// Which of a node's moves [`Rules::ordered_moves`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Every move.
+    All,
+    /// The table's move, the captures and the moves that give nothing (ranks 0 to 2).
+    Quiet,
+    /// The others (ranks 3 to 5).
+    Rest,
 }
 
 /// Ranks of moves (see [`Moves`]).

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, Moves, Opening, Rules, Structure, to_parity};
+use super::rules::{Capture, Moves, Opening, Phase, Rules, Structure, to_parity};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -200,7 +200,7 @@ impl Searcher<'_> {
         let (key, frame) = r.canonical_frame(0);
         let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
-        r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, &mut moves);
+        r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, &mut moves);
         // In rank order, as the list is.
         for &i in &moves.lines[..moves.count] {
             let i = i as usize;
@@ -269,11 +269,32 @@ impl Searcher<'_> {
         let table = self.table;
         let prefetch = |key: u64| table.prefetch(key);
         let mut moves = Moves::new();
-        r.ordered_moves(s, lines, giving, either, hint, etc.then_some(&prefetch as &dyn Fn(u64)), &mut moves);
-        if etc && let Some(v) = self.etc_openings(&moves, beta) {
-            return self.cut(odd, key, v);
-        }
-        let (best, best_move) = self.best_of(s, lines, odd, &moves, alpha, beta);
+        let prefetch = etc.then_some(&prefetch as &dyn Fn(u64));
+        // Below the cutoffs' threshold, where a move that gives nothing is left, the openings
+        // are walked only once those moves failed to cut (row 5 of 5x5-safe.csv: a seventh fewer
+        // walks, 4.7 % fewer instructions, the same positions). Above it the openings' cutoffs
+        // come before any move, and the root keeps one list, for its helpers' order.
+        let quiet_first = s != 0 && !etc && either.is_none() && r.full & !s & !lines & !giving != 0;
+        let (best, best_move) = if quiet_first {
+            r.ordered_moves(s, lines, giving, either, hint, None, Phase::Quiet, &mut moves);
+            let (best, best_move) = self.best_of(s, lines, odd, &moves, alpha, beta);
+            if self.aborted {
+                return 0;
+            }
+            if best >= beta {
+                (best, best_move)
+            } else {
+                r.ordered_moves(s, lines, giving, either, hint, None, Phase::Rest, &mut moves);
+                let (rest, rest_move) = self.best_of(s, lines, odd, &moves, alpha, beta);
+                if rest > best { (rest, rest_move) } else { (best, best_move) }
+            }
+        } else {
+            r.ordered_moves(s, lines, giving, either, hint, prefetch, Phase::All, &mut moves);
+            if etc && let Some(v) = self.etc_openings(&moves, beta) {
+                return self.cut(odd, key, v);
+            }
+            self.best_of(s, lines, odd, &moves, alpha, beta)
+        };
         if self.aborted {
             return 0;
         }
