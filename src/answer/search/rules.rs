@@ -415,20 +415,23 @@ impl Rules {
     /// every box, or all but two (four in a loop) and hand the rest back), nor the position
     /// after either (Berlekamp; Allcock); in a chain of two, the line between the boxes (the
     /// hard-hearted handout) is never worse than an end (the half-hearted one), which adds the
-    /// opponent's choice to decline both boxes.
+    /// opponent's choice to decline both boxes. Asked only where nothing is capturable.
     #[inline]
     pub(super) fn opening_class(&self, s: u64, i: usize) -> Opening {
+        debug_assert_eq!(self.capture_lines(s), 0, "openings are classed where nothing is capturable");
         let open = self.full & !s;
-        // A box's undrawn sides (none past the border).
-        let undrawn = |b: u8| if b == NO_BOX { 0 } else { self.box_sides[b as usize] & open };
         let mut lines = 1u64 << i;
         let mut boxes = 0;
         let mut ends = [(NO_BOX, i); 2];
         for (end, start) in ends.iter_mut().zip(self.line_boxes[i]) {
             let (mut b, mut came) = (start, i);
-            while b != NO_BOX && two_bits(undrawn(b)) {
+            while b != NO_BOX {
+                let u = self.box_sides[b as usize] & open;
+                if !two_bits(u) {
+                    break;
+                }
                 boxes += 1;
-                let out = (self.box_sides[b as usize] & open & !(1u64 << came)).trailing_zeros() as usize;
+                let out = (u & !(1u64 << came)).trailing_zeros() as usize;
                 if out == i {
                     // Back to the move's own line: a loop.
                     return Opening::Class(Structure { lines, keep: NO_LINE, boxes, hand_back: 8 });
@@ -440,10 +443,16 @@ impl Rules {
             *end = (b, came);
         }
         let [(e0, l0), (e1, l1)] = ends;
-        // Three or more undrawn sides: two lowest bits cleared, some left; four: three.
-        let more_than = |u: u64, k: usize| (0..k).fold(u, |u, _| u & u.wrapping_sub(1)) != 0;
-        let end_ok = |e: u8| e == NO_BOX || more_than(undrawn(e), 2);
-        if boxes == 0 || !end_ok(e0) || !end_ok(e1) || (e0 == e1 && e0 != NO_BOX && !more_than(undrawn(e0), 3)) {
+        // Nothing is capturable, so an end box (reached by an undrawn side, not of two) has three
+        // or four undrawn sides; where both ends are one box it needs four (its three lowest
+        // cleared, one left), or the chain and it are something else.
+        let one_box_of_three = e0 == e1 && e0 != NO_BOX && {
+            let u = self.box_sides[e0 as usize] & open;
+            let u = u & u.wrapping_sub(1);
+            let u = u & u.wrapping_sub(1);
+            u & u.wrapping_sub(1) == 0
+        };
+        if boxes == 0 || one_box_of_three {
             return Opening::Other(lines);
         }
         let (keep, hand_back) = match boxes {
