@@ -7,7 +7,7 @@
 use crate::answer::endgame::{Component, Tally};
 
 use super::MAX_LEAF_LINES;
-use super::rules::{NO_BOX, Rules, Structure, two_bits};
+use super::rules::{CHAIN_HAND_BACK, LOOP_HAND_BACK, NO_BOX, Rules, Structure, two_bits};
 
 /// Sub-positions a recursion over short chains may remember (its memo, on the stack); a
 /// position with more is left to the search.
@@ -227,7 +227,8 @@ impl Simple {
                 counts[t] -= 1;
                 let v = self.recurse(memo, ones, twos, counts, theorem);
                 counts[t] += 1;
-                best = best.max(opened(c.boxes() as i32, if c.is_loop() { 8 } else { 4 }, v));
+                best =
+                    best.max(opened(c.boxes() as i32, if c.is_loop() { LOOP_HAND_BACK } else { CHAIN_HAND_BACK }, v));
             }
             best
         };

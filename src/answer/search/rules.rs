@@ -434,7 +434,7 @@ impl Rules {
                 let out = (u & !(1u64 << came)).trailing_zeros() as usize;
                 if out == i {
                     // Back to the move's own line: a loop.
-                    return Opening::Class(Structure { lines, keep: NO_LINE, boxes, hand_back: 8 });
+                    return Opening::Class(Structure { lines, keep: NO_LINE, boxes, hand_back: LOOP_HAND_BACK });
                 }
                 lines |= 1 << out;
                 let [p, q] = self.line_boxes[out];
@@ -458,7 +458,7 @@ impl Rules {
         let (keep, hand_back) = match boxes {
             1 => (NO_LINE, 0),
             2 => ((lines & !(1u64 << l0) & !(1u64 << l1)).trailing_zeros() as u8, 0),
-            _ => (NO_LINE, 4),
+            _ => (NO_LINE, CHAIN_HAND_BACK),
         };
         Opening::Class(Structure { lines, keep, boxes, hand_back })
     }
@@ -568,6 +568,11 @@ pub(super) enum Opening {
     /// of which opens the same thing.
     Other(u64),
 }
+
+/// [`Structure::hand_back`] of a chain of 3 boxes or more: two boxes handed back, twice.
+pub(super) const CHAIN_HAND_BACK: i32 = 4;
+/// [`Structure::hand_back`] of a loop: four boxes handed back, twice.
+pub(super) const LOOP_HAND_BACK: i32 = 8;
 
 /// A chain or a loop of boxes of two undrawn sides each, opened by a move: once opened, the
 /// opponent takes every box, or (a chain of 3 or more, a loop) all but two (four) and hands
