@@ -1,19 +1,22 @@
-//! Gathers for the kernel's row path on CPUs with AVX2 but not AVX-512 VBMI: eight successor
-//! values a `vpgatherdd` (a 32-bit load at each successor's byte, its low byte kept), then the
-//! offer and the max on byte lanes. They take the row path's moves that are not contiguous:
-//! the lanes the runs leave (`runs.rs`, in chunks of eight consecutive lanes) and the outer
-//! moves turned by a symmetry (every lane of the row through a rank map). One lane at a time,
-//! these were half of a solve's time on AVX2 (docs/kernel-profile.md).
+//! The kernel's row path on CPUs with AVX2 but not AVX-512 VBMI, for the moves that are not
+//! contiguous. The lanes the runs leave (`runs.rs`) go sixteen consecutive lanes a [`Chunk`]:
+//! their successors lie within a [`WINDOW`] of 32 slots, two 16-byte loads that two byte
+//! shuffles (`vpshufb`) pick the lanes' values from. The outer moves turned by a symmetry
+//! (every lane of the row through a rank map, whose successors lie anywhere) go eight a
+//! `vpgatherdd`, a 32-bit load at each successor's byte with its low byte kept. Then the
+//! offer and the max on byte lanes. One lane at a time, these moves were half of a solve's
+//! time on AVX2, and the chunks' gathers still nearly half (docs/kernel-profile.md).
 //!
-//! A gather reads four bytes from each successor's slot, so the successor row's copy holds
+//! A window or a gather reads past a successor's slot, so the successor row's copy holds
 //! [`PAD`] slots past every `u16` index. The one-lane loops in `runs.rs` and `kernel.rs` are
 //! the twins a test compares these with.
 
 #[cfg(target_arch = "x86_64")]
 use crate::game::Value;
 
-/// Slots past the last `u16` index that a 32-bit gather at that index reads.
-pub(super) const PAD: usize = 3;
+/// Slots past the last `u16` index that a chunk's window from that index reads (a 32-bit gather
+/// reads fewer).
+pub(super) const PAD: usize = WINDOW - 1;
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
@@ -51,19 +54,47 @@ fn offer_max(b: __m128i, v: __m128i, gate: u8, k: impl FnOnce() -> __m128i) -> _
     _mm_max_epi8(b, _mm_blendv_epi8(_mm_add_epi8(v, count), neg, none))
 }
 
-/// Eight lanes from `dst`, each present one (bit i of `present` = lane `dst + i`) moving to
-/// successor `src[i]` and completing the boxes of `bits[i]`: the lanes the runs leave.
+/// Lanes a chunk spans: `dst..dst + CHUNK`.
+pub(super) const CHUNK: usize = 16;
+
+/// Successor slots a chunk reads: `base..base + WINDOW`, two 16-byte loads.
+pub(super) const WINDOW: usize = 32;
+
+/// A chunk's byte for a lane with no move: bit 7 set. Its value is taken as [`Value::MIN`],
+/// which offers `MIN` again (`0 - MIN` wraps) and so leaves the lane's best as it was.
+pub(super) const NO_MOVE: u8 = 0x80;
+
+/// Bits of a lane's byte below its box bits: its successor's offset in the window.
+const OFFSET_BITS: u32 = 5;
+
+/// A lane's byte in a [`Chunk`]: bits 0-4 its successor's offset from the window's start,
+/// bits 5-6 the boxes its move completes; [`NO_MOVE`] where it has none.
+pub(super) const fn lane(offset: usize, bits: u8) -> u8 {
+    assert!(offset < WINDOW && bits < 4);
+    offset as u8 | bits << OFFSET_BITS
+}
+
+/// A lane's byte's successor offset and box bits, or `None` for [`NO_MOVE`].
+pub(super) const fn unlane(byte: u8) -> Option<(usize, u8)> {
+    if byte & NO_MOVE != 0 { None } else { Some(((byte & (WINDOW as u8 - 1)) as usize, byte >> OFFSET_BITS)) }
+}
+
+/// [`CHUNK`] lanes from `dst` whose moves reach successors within [`WINDOW`] slots of `base`,
+/// one byte a lane ([`lane`]). The lanes the runs leave: in colex order a low line's moves
+/// from consecutive configurations land a few slots apart, so nearly every chunk's successors
+/// fit one window and are picked from it by two byte shuffles. 20 bytes, which the kernel
+/// reads again for every row of a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub(super) struct Chunk {
-    pub(super) src: [u16; 8],
-    pub(super) bits: [u8; 8],
+    pub(super) lanes: [u8; CHUNK],
+    pub(super) base: u16,
     pub(super) dst: u16,
-    pub(super) present: u8,
 }
 
-/// Every chunk's present lanes: `best[dst + i] = max(best[dst + i], offer(succ[src[i]],
-/// bits[i], gate))`, a gather of eight a chunk.
+/// Every chunk's lanes that have a move: `best[dst + i] = max(best[dst + i], offer(succ[base +
+/// offset], bits, gate))`, the window's two halves shuffled into the lanes and picked by each
+/// offset's bit 4.
 ///
 /// # Safety
 /// SAFETY: the caller's: the CPU has AVX2.
@@ -75,28 +106,29 @@ pub(super) unsafe fn relax_chunks(
     succ: &[Value; (1 << 16) + PAD],
     gate: u8,
 ) {
-    let lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    let byte_bit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+    let min = _mm_set1_epi8(Value::MIN);
+    let two_bits = _mm_set1_epi8(3);
     for c in chunks {
-        // A chunk's eight lanes lie within the row's `u16` range (`runs.rs` starts the last
-        // one early rather than past the end).
-        let at = (c.dst as usize).min((1 << 16) - 8);
-        // SAFETY: `src` is 16 bytes, `bits` 8.
-        let (idx, k) = unsafe {
-            (_mm256_cvtepu16_epi32(_mm_loadu_si128(c.src.as_ptr().cast())), _mm_loadl_epi64(c.bits.as_ptr().cast()))
-        };
-        let p32 = _mm256_set1_epi32(c.present as i32);
-        let lanes = _mm256_cmpeq_epi32(_mm256_and_si256(p32, lane_bit), lane_bit);
-        // SAFETY: a lane reads the 4 bytes from its `u16` index, inside `succ` (`PAD` slots
-        // past the last index); lanes not present read nothing.
-        let g = unsafe { _mm256_mask_i32gather_epi32::<1>(_mm256_setzero_si256(), succ.as_ptr().cast(), idx, lanes) };
-        let p8 = _mm_set1_epi8(c.present as i8);
-        let keep = _mm_cmpeq_epi8(_mm_and_si128(p8, byte_bit), byte_bit);
-        // SAFETY: 8 bytes from `at`, inside `best` (at most 2^16 - 8).
+        // A chunk's lanes lie within the row's `u16` range (`runs.rs` starts a chunk early
+        // rather than past the end); `min` keeps that a fact here.
+        let at = (c.dst as usize).min((1 << 16) - CHUNK);
+        let base = c.base as usize;
+        // SAFETY: `lanes` is 16 bytes; the window's 32 bytes from a `u16` index are inside
+        // `succ` (`PAD` slots past the last index); `best`'s 16 bytes from `at` are inside it
+        // (at most 2^16 - 16).
         unsafe {
-            let b = _mm_loadl_epi64(best.as_ptr().add(at).cast());
-            let v = _mm_blendv_epi8(b, offer_max(b, low_bytes(g), gate, || k), keep);
-            _mm_storel_epi64(best.as_mut_ptr().add(at).cast(), v);
+            let l = _mm_loadu_si128(c.lanes.as_ptr().cast());
+            let lo = _mm_loadu_si128(succ.as_ptr().add(base).cast());
+            let hi = _mm_loadu_si128(succ.as_ptr().add(base + 16).cast());
+            // `vpshufb` reads a byte's bits 0-3, and gives 0 where bit 7 is set. An offset's
+            // bit 4 picks the upper half: a 16-bit shift by 3 moves each byte's bit 4 to its
+            // bit 7, which `blendv` reads, as a shift by 5 brings each byte's box bits to its
+            // bits 0-1 (what comes in from the byte above lands higher, and is masked off).
+            let v = _mm_blendv_epi8(_mm_shuffle_epi8(lo, l), _mm_shuffle_epi8(hi, l), _mm_slli_epi16(l, 3));
+            let v = _mm_blendv_epi8(v, min, l);
+            let b = _mm_loadu_si128(best.as_ptr().add(at).cast());
+            let k = || _mm_and_si128(_mm_srli_epi16(l, OFFSET_BITS as i32), two_bits);
+            _mm_storeu_si128(best.as_mut_ptr().add(at).cast(), offer_max(b, v, gate, k));
         }
     }
 }
@@ -141,6 +173,18 @@ mod tests {
     use super::*;
     use crate::solver::gather::offer;
     use crate::support::SplitMix64;
+
+    #[test]
+    fn a_lane_s_byte_gives_back_its_offset_and_box_bits_and_no_move_none() {
+        for offset in 0..WINDOW {
+            for bits in 0..4 {
+                let byte = lane(offset, bits);
+                assert_eq!(unlane(byte), Some((offset, bits)));
+                assert_eq!(byte & NO_MOVE, 0);
+            }
+        }
+        assert_eq!(unlane(NO_MOVE), None);
+    }
 
     #[test]
     fn a_row_gathered_sixteen_lanes_a_step_equals_the_row_gathered_lane_by_lane() {

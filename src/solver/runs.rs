@@ -3,13 +3,14 @@
 //! configurations move to consecutive successors, and the *lanes* left over. Configurations of
 //! a count are in numeric order, so drawing line j keeps a block of configurations that share
 //! their lines above j in order: a high line moves whole blocks, a low one single lanes. A run
-//! is a pass over two contiguous slices that the compiler vectorises; the lanes, in chunks of
-//! eight consecutive configurations, are gathered eight at a time with AVX2 (`dwords.rs`), one
-//! at a time otherwise. Moves that do not exist are in neither, so they cost nothing.
+//! is a pass over two contiguous slices that the compiler vectorises; the lanes go in chunks of
+//! sixteen consecutive configurations whose successors lie within 32 slots, picked from those
+//! slots by byte shuffles with AVX2 (`dwords.rs`), one at a time otherwise. Moves that do not
+//! exist are in neither, so they cost nothing.
 
 use crate::game::Value;
 
-use super::dwords::{Chunk, PAD};
+use super::dwords::{CHUNK, Chunk, NO_MOVE, PAD, WINDOW, lane, unlane};
 use super::gather::offer;
 
 /// Shortest run worth a pass of its own; shorter ones go to the lanes. Measured on 3x4 and 2x6
@@ -71,22 +72,22 @@ impl LineRuns {
     }
 
     /// Adds lane `dst -> src` to the line's last chunk (from `first`) where it lies within its
-    /// eight lanes, else to a new chunk from `dst`, or from eight before the row's end where
-    /// that is sooner: a chunk's lanes never pass the row.
+    /// lanes and its window, else to a new chunk from `dst`, or from [`CHUNK`] before the row's
+    /// end where that is sooner (a chunk's lanes never pass the row), whose window starts at
+    /// `src`. Chunks may share lanes: each lane has its move in one of them.
     fn push_lane(&mut self, first: usize, row_len: usize, dst: usize, src: u16, bits: u8) {
-        let last = self.chunks[first..].last_mut().filter(|c| dst < c.dst as usize + 8);
-        let c = match last {
+        let fits = |c: &&mut Chunk| dst < c.dst as usize + CHUNK && src >= c.base && ((src - c.base) as usize) < WINDOW;
+        let c = match self.chunks[first..].last_mut().filter(fits) {
             Some(c) => c,
             None => {
-                let at = dst.min(row_len.saturating_sub(8));
-                self.chunks.push(Chunk { src: [0; 8], bits: [0; 8], dst: at as u16, present: 0 });
+                let at = dst.min(row_len.saturating_sub(CHUNK));
+                let c = Chunk { lanes: [NO_MOVE; CHUNK], base: src, dst: at as u16 };
+                self.chunks.push(c);
                 self.chunks.last_mut().expect("just pushed")
             }
         };
         let i = dst - c.dst as usize;
-        c.src[i] = src;
-        c.bits[i] = bits;
-        c.present |= 1 << i;
+        c.lanes[i] = lane((src - c.base) as usize, bits);
     }
 
     /// Bytes held.
@@ -99,7 +100,7 @@ impl LineRuns {
 
     /// Lanes gathered over all lines (the rest move in runs).
     pub(super) fn lane_count(&self) -> usize {
-        self.chunks.iter().map(|c| c.present.count_ones() as usize).sum()
+        self.chunks.iter().map(|c| c.lanes.iter().filter(|&&b| b != NO_MOVE).count()).sum()
     }
 
     /// Moves in runs over all lines.
@@ -110,8 +111,8 @@ impl LineRuns {
     /// `best[i] = max(best[i], offer(succ[s], bits[i], gate))` for every move `i -> s` of line
     /// `j` over the first `row_len` values of `best`. `bits` is line j's box bits over the row
     /// (the runs read them; each lane carries its own). Both arrays take every `u16` index, so
-    /// a lane's reads and writes need no bounds check. `avx2`: the lanes by gathers of eight
-    /// (where the CPU has AVX2; else one at a time).
+    /// a lane's reads and writes need no bounds check. `avx2`: the lanes by byte shuffles,
+    /// a chunk at a time (where the CPU has AVX2; else one at a time).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn relax(
@@ -146,12 +147,11 @@ impl LineRuns {
 #[inline(always)]
 fn relax_lanes(chunks: &[Chunk], best: &mut [Value; 1 << 16], succ: &[Value; (1 << 16) + PAD], gate: u8) {
     for c in chunks {
-        let mut m = c.present;
-        while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let b = &mut best[c.dst as usize + i];
-            *b = (*b).max(offer(succ[c.src[i] as usize], c.bits[i], gate));
+        for (i, &byte) in c.lanes.iter().enumerate() {
+            if let Some((off, bits)) = unlane(byte) {
+                let b = &mut best[c.dst as usize + i];
+                *b = (*b).max(offer(succ[c.base as usize + off], bits, gate));
+            }
         }
     }
 }
@@ -171,18 +171,33 @@ mod tests {
         let bits: Vec<u8> = (0..48).map(|i| (i % 3) as u8).collect();
         let t = LineRuns::new(&index, &bits, 2, 24, ABSENT);
         assert_eq!(t.runs, vec![Run { dst: 0, src: 100, len: 20 }]);
-        // Lanes 21-23 of a row of 24: their chunk starts 8 before its end, not past it.
-        let chunk = |lanes: &[(usize, u16, u8)]| {
-            let mut c = Chunk { src: [0; 8], bits: [0; 8], dst: 16, present: 0 };
+        // Lanes 21-23 of a row of 24: their chunk starts 16 before its end, not past it.
+        let chunk = |base: u16, lanes: &[(usize, u16, u8)]| {
+            let mut c = Chunk { lanes: [NO_MOVE; CHUNK], base, dst: 8 };
             for &(i, src, bits) in lanes {
-                (c.src[i - 16], c.bits[i - 16], c.present) = (src, bits, c.present | 1 << (i - 16));
+                c.lanes[i - 8] = lane((src - base) as usize, bits);
             }
             c
         };
-        assert_eq!(t.chunks, vec![chunk(&[(21, 7, 0), (22, 8, 1), (23, 9, 2)]), chunk(&[(23, 5, 2)])]);
+        assert_eq!(t.chunks, vec![chunk(7, &[(21, 7, 0), (22, 8, 1), (23, 9, 2)]), chunk(5, &[(23, 5, 2)])]);
         assert_eq!(t.run_start, vec![0, 1, 1]);
         assert_eq!(t.chunk_start, vec![0, 1, 2]);
         assert_eq!(t.run_moves() + t.lane_count(), 24);
+    }
+
+    #[test]
+    fn a_lane_outside_its_chunk_s_window_starts_a_chunk_that_shares_its_lanes() {
+        // Lanes 0-3 of one line: sources 10 and 41 (inside the window from 10), 42 (past it),
+        // then 9 (below the second window's start).
+        let index = [10, 41, 42, 9];
+        let t = LineRuns::new(&index, &[1, 2, 3, 0], 1, 4, ABSENT);
+        let starts: Vec<(u16, u16)> = t.chunks.iter().map(|c| (c.dst, c.base)).collect();
+        assert_eq!(starts, vec![(0, 10), (0, 42), (0, 9)]);
+        assert_eq!(
+            t.chunks[0].lanes[..3].iter().map(|&b| unlane(b)).collect::<Vec<_>>(),
+            [Some((0, 1)), Some((31, 2)), None]
+        );
+        assert_eq!(t.lane_count(), 4);
     }
 
     #[test]
