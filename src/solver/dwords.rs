@@ -106,11 +106,12 @@ pub(super) unsafe fn relax_chunks(
     succ: &[Value; (1 << 16) + PAD],
     gate: u8,
 ) {
-    let min = _mm_set1_epi8(Value::MIN);
+    let lowest = _mm_set1_epi8(Value::MIN);
     let two_bits = _mm_set1_epi8(3);
     for c in chunks {
         // A chunk's lanes lie within the row's `u16` range (`runs.rs` starts a chunk early
-        // rather than past the end); `min` keeps that a fact here.
+        // rather than past the end); the clamp makes that a fact here, for the unchecked
+        // access below.
         let at = (c.dst as usize).min((1 << 16) - CHUNK);
         let base = c.base as usize;
         // SAFETY: `lanes` is 16 bytes; the window's 32 bytes from a `u16` index are inside
@@ -125,7 +126,7 @@ pub(super) unsafe fn relax_chunks(
             // bit 7, which `blendv` reads, as a shift by 5 brings each byte's box bits to its
             // bits 0-1 (what comes in from the byte above lands higher, and is masked off).
             let v = _mm_blendv_epi8(_mm_shuffle_epi8(lo, l), _mm_shuffle_epi8(hi, l), _mm_slli_epi16(l, 3));
-            let v = _mm_blendv_epi8(v, min, l);
+            let v = _mm_blendv_epi8(v, lowest, l);
             let b = _mm_loadu_si128(best.as_ptr().add(at).cast());
             let k = || _mm_and_si128(_mm_srli_epi16(l, OFFSET_BITS as i32), two_bits);
             _mm_storeu_si128(best.as_mut_ptr().add(at).cast(), offer_max(b, v, gate, k));

@@ -98,7 +98,7 @@ impl LineRuns {
             + self.chunks.capacity() * size_of::<Chunk>()) as u64
     }
 
-    /// Lanes gathered over all lines (the rest move in runs).
+    /// Moves in chunks' lanes over all lines (the rest move in runs).
     pub(super) fn lane_count(&self) -> usize {
         self.chunks.iter().map(|c| c.lanes.iter().filter(|&&b| b != NO_MOVE).count()).sum()
     }
