@@ -365,19 +365,12 @@ impl Rules {
         if (hint as usize) < 64 && allowed >> hint & 1 == 1 {
             let i = hint as usize;
             ahead &= !(1u64 << i);
-            let quiet = lines >> i & 1 == 1 || giving >> i & 1 == 0;
-            match phase {
-                Phase::Rest if !quiet => {
-                    // Its structure's other lines were left out with it.
-                    let _ = opening(i, &mut skip);
-                }
-                Phase::Rest => {}
-                _ => {
-                    let kept = if quiet { Some((0, None)) } else { opening(i, &mut skip) };
-                    if let Some((_, opens)) = kept {
-                        push(moves, i, 0, opens);
-                    }
-                }
+            // An opening's structure is walked in every phase, so that its other lines are left
+            // out with it; the move itself is listed with the quiet ones.
+            let kept =
+                if lines >> i & 1 == 1 || giving >> i & 1 == 0 { Some((0, None)) } else { opening(i, &mut skip) };
+            if let Some((_, opens)) = kept.filter(|_| phase != Phase::Rest) {
+                push(moves, i, 0, opens);
             }
         }
         // Then by rank, each in the centre-out order: the lines as bits in that order, walked
