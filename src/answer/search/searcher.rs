@@ -285,7 +285,7 @@ impl Searcher<'_> {
                 (best, best_move)
             } else {
                 r.ordered_moves(s, lines, giving, either, hint, None, Phase::Rest, &mut moves);
-                let (rest, rest_move) = self.best_of(s, lines, odd, &moves, alpha, beta);
+                let (rest, rest_move) = self.best_of(s, lines, odd, &moves, alpha.max(best), beta);
                 if rest > best { (rest, rest_move) } else { (best, best_move) }
             }
         } else {
@@ -462,14 +462,13 @@ impl Searcher<'_> {
     }
 
     /// What opening `st` from `s` (whose lines that complete a box are `lines`) is worth in the
-    /// null window (alpha, alpha + 1), fail-soft: found from Q, the position after it with every
-    /// line of it drawn (see [`Structure::worth`]), not from the opponent's captures a box at a
-    /// time. A chain or loop the opponent may decline is worth at most hand_back / 2 - k (where
-    /// v(Q) = -hand_back / 2), which settles it at once when that is no more than alpha; else
-    /// it is worth more than alpha iff v(Q) lies in (lo, hi), two null-window tests of Q.
+    /// window (alpha, beta), fail-soft: found from Q, the position after it with every line of
+    /// it drawn (see [`Structure::worth`]), not from the opponent's captures a box at a time. A
+    /// chain or loop the opponent may decline is worth at most hand_back / 2 - k (where v(Q) =
+    /// -hand_back / 2), which settles it at once when that is no more than alpha; else it is
+    /// worth more than alpha iff v(Q) lies in (lo, hi), and one search of Q in that window
+    /// settles it.
     fn opened(&mut self, s: u64, lines: u64, odd: bool, st: Structure, alpha: i32, beta: i32) -> i32 {
-        // Every search here is a null-window test (MTD(f) and the root's tests).
-        debug_assert_eq!(beta - alpha, 1);
         let r = self.rules;
         let q = s | st.lines;
         let after = r.capture_lines_after(lines, q, st.lines);
@@ -485,18 +484,13 @@ impl Searcher<'_> {
         if top <= alpha {
             return top;
         }
+        // One search of Q in (lo, hi), where two null-window tests (v(Q) < hi, then v(Q) > lo)
+        // searched 8-10 % more positions (docs/search-notes.md). Its fail-soft result settles
+        // the worth: at or below lo an upper bound on v(Q), so v(Q) + h - k (at most alpha)
+        // bounds the worth from above; at or above hi a lower bound, so -k - v(Q) (at most
+        // alpha) does; between them v(Q) itself, and the worth exactly.
         let (lo, hi) = (alpha + k - h, -k - alpha);
-        // The upper test first: 1-2 % fewer positions than the lower one first.
-        let high = self.node(q, after, odd_q, hi - 1, hi);
-        if high >= hi || self.aborted {
-            return -k - high;
-        }
-        let low = self.node(q, after, odd_q, lo, lo + 1);
-        if low <= lo {
-            return low + h - k;
-        }
-        // Both tests passed: the value after it lies in [low, high], within (lo, hi).
-        (-k - high).min(low + h - k)
+        st.worth(self.node(q, after, odd_q, lo, hi))
     }
 }
 
