@@ -98,6 +98,25 @@ fn late_positions_full_of_chains_and_captures_match_the_retrograde() {
     }
 }
 
+/// Positions the search once valued wrong (`tests/data/search/regressions.csv`): each against
+/// its value in the file and the retrograde, every move too, on one and two threads.
+#[test]
+fn positions_once_searched_wrong_match_the_retrograde() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/search/regressions.csv");
+    let text = std::fs::read_to_string(file).unwrap();
+    for row in text.lines().skip(1) {
+        let cols: Vec<&str> = row.split(',').collect();
+        let sol = solved(cols[0]);
+        let pos = Position::from_line_string(board(cols[0]), cols[1]).unwrap();
+        let want: i64 = cols[2].parse().unwrap();
+        assert_eq!(sol.value_of(sol.space.state_of(pos.drawn)).unwrap() as i64, want, "{row}: the file");
+        for threads in [1, 2] {
+            check(&sol, pos, SearchOptions { tt_bytes: 1 << 20, threads, ..Default::default() });
+            check(&sol, pos, SearchOptions { tt_bytes: 1 << 20, threads, move_values: false, ..Default::default() });
+        }
+    }
+}
+
 #[test]
 fn a_tiny_table_gives_the_same_values() {
     let sol = solved("3x3");

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
-use super::rules::{Capture, Moves, Opening, Phase, Rules, Structure, to_parity};
+use super::rules::{Capture, Choice, Moves, Opening, Phase, Rules, Structure, to_parity};
 use super::table::Table;
 use super::{FLUSH, INF};
 
@@ -257,6 +257,10 @@ impl Searcher<'_> {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, r.in_frame(frame, hint, true)),
         };
+        // A capture with a choice in a null window: one search of Q, not one of each move.
+        if let Some(c) = either.filter(|_| beta == alpha + 1) {
+            return self.choice(s, lines, odd, key, frame, c, alpha);
+        }
         let giving = r.giving_lines(s);
         // Enhanced transposition cutoffs, of the moves that give nothing and then of the
         // openings: where nothing is capturable, from `etc_lines` undrawn lines up (below that
@@ -313,6 +317,43 @@ impl Searcher<'_> {
             (best, best, best)
         };
         self.table.put(key, lower, upper, r.in_frame(frame, best_move, false), size);
+        best
+    }
+
+    /// A node whose only moves are the capture and the decline of `c` ([`Choice`]), in the
+    /// null window (alpha, alpha + 1): worth |u| where u = boxes + v(Q), the better of the two
+    /// being the capture where u >= 0 and the decline where u <= 0. So it is worth at least 0
+    /// before any search (where alpha < 0, a cutoff), and otherwise more than alpha iff v(Q)
+    /// lies outside [-alpha - boxes, alpha - boxes], which one search of Q settles where the two
+    /// moves' searches tested two windows of it. Stored under `key`, its move in `frame`.
+    #[allow(clippy::too_many_arguments)]
+    fn choice(&mut self, s: u64, lines: u64, odd: bool, key: u64, frame: u8, c: Choice, alpha: i32) -> i32 {
+        if alpha < 0 {
+            return self.cut(odd, key, 0);
+        }
+        let r = self.rules;
+        let before = self.total;
+        let q = s | c.lines;
+        let after = r.capture_lines_after(lines, q, c.lines);
+        let k = c.boxes;
+        // Taking or handing over an even number of boxes keeps the parity.
+        let (lo, hi) = (-alpha - k - 1, alpha - k + 1);
+        let v = self.node(q, after, odd, lo, hi);
+        if self.aborted {
+            return 0;
+        }
+        let u = k + v;
+        let (best, lower, upper, line) = if v <= lo {
+            // v(Q) at most v: the decline worth at least -u, more than alpha.
+            (-u, -u, INF, c.decline)
+        } else if v >= hi {
+            (u, u, INF, c.take)
+        } else {
+            // Exact, and at most alpha.
+            (u.abs(), u.abs(), u.abs(), if u >= 0 { c.take } else { c.decline })
+        };
+        let size = 64 - (self.total - before).leading_zeros();
+        self.table.put(key, to_parity(lower, odd, true), upper, r.in_frame(frame, line, false), size);
         best
     }
 
