@@ -257,9 +257,9 @@ impl Searcher<'_> {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, r.in_frame(frame, hint, true)),
         };
-        // A capture with a choice in a null window: one search of Q, not one of each move.
-        if let Some(c) = either.filter(|_| beta == alpha + 1) {
-            return self.choice(s, lines, odd, key, frame, c, alpha);
+        // A capture with a choice: one search of Q, not one of each move.
+        if let Some(c) = either {
+            return self.choice(s, lines, odd, key, frame, c, beta);
         }
         let giving = r.giving_lines(s);
         // Enhanced transposition cutoffs, of the moves that give nothing and then of the
@@ -321,14 +321,15 @@ impl Searcher<'_> {
     }
 
     /// A node whose only moves are the capture and the decline of `c` ([`Choice`]), in the
-    /// null window (alpha, alpha + 1): worth |u| where u = boxes + v(Q), the better of the two
-    /// being the capture where u >= 0 and the decline where u <= 0. So it is worth at least 0
-    /// before any search (where alpha < 0, a cutoff), and otherwise more than alpha iff v(Q)
-    /// lies outside [-alpha - boxes, alpha - boxes], which one search of Q settles where the two
-    /// moves' searches tested two windows of it. Stored under `key`, its move in `frame`.
+    /// window (alpha, beta): worth |u| where u = boxes + v(Q), the better of the two being the
+    /// capture where u >= 0 and the decline where u <= 0. So it is worth at least 0 before any
+    /// search (where beta <= 0, a cutoff), and otherwise |u| is below beta iff v(Q) lies in
+    /// (-beta - boxes, beta - boxes), where one search of Q finds it exactly, and at least
+    /// beta outside, where that search's bound is a bound on |u| (the two moves' searches
+    /// tested two windows of Q). Stored under `key`, its move in `frame`.
     #[allow(clippy::too_many_arguments)]
-    fn choice(&mut self, s: u64, lines: u64, odd: bool, key: u64, frame: u8, c: Choice, alpha: i32) -> i32 {
-        if alpha < 0 {
+    fn choice(&mut self, s: u64, lines: u64, odd: bool, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
+        if beta <= 0 {
             return self.cut(odd, key, 0);
         }
         let r = self.rules;
@@ -337,19 +338,18 @@ impl Searcher<'_> {
         let after = r.capture_lines_after(lines, q, c.lines);
         let k = c.boxes;
         // Taking or handing over an even number of boxes keeps the parity.
-        let (lo, hi) = (-alpha - k - 1, alpha - k + 1);
+        let (lo, hi) = (-beta - k, beta - k);
         let v = self.node(q, after, odd, lo, hi);
         if self.aborted {
             return 0;
         }
         let u = k + v;
         let (best, lower, upper, line) = if v <= lo {
-            // v(Q) at most v: the decline worth at least -u, more than alpha.
+            // v(Q) at most v: the decline worth at least -u, at least beta.
             (-u, -u, INF, c.decline)
         } else if v >= hi {
             (u, u, INF, c.take)
         } else {
-            // Exact, and at most alpha.
             (u.abs(), u.abs(), u.abs(), if u >= 0 { c.take } else { c.decline })
         };
         let size = 64 - (self.total - before).leading_zeros();
