@@ -51,9 +51,9 @@ pub(super) enum ChainRule {
     /// the search would otherwise reach a box at a time, walking the chain again at each.
     TakeNow(u64, i32),
     /// Only these two lines can be best: the capture, and the line that declines the last two
-    /// boxes (half open) or four (closed) as hard-hearted handouts (`u8::MAX`: no such line
-    /// found; every move is searched).
-    Either(Choice),
+    /// boxes (half open) or four (closed) as hard-hearted handouts (None: no such line found;
+    /// every move is searched).
+    Either(Option<Choice>),
 }
 
 /// A capture with a choice ([`ChainRule::Either`]): take the chain's last `boxes` boxes (two,
@@ -67,13 +67,6 @@ pub(super) struct Choice {
     pub(super) decline: u8,
     pub(super) lines: u64,
     pub(super) boxes: i32,
-}
-
-impl Choice {
-    /// The capture `i` with no decline found (every move is searched).
-    fn none(i: usize) -> Choice {
-        Choice { take: i as u8, decline: u8::MAX, lines: 0, boxes: 0 }
-    }
 }
 
 /// No box: the second box of a border line.
@@ -212,7 +205,7 @@ impl Rules {
         let mut drawn = s | 1 << i;
         // The box line i leaves capturable.
         let Some(&(mut cur)) = self.sides[i].iter().find(|&&m| last_side(m, drawn) != 0) else {
-            return ChainRule::Either(Choice::none(i));
+            return ChainRule::Either(None);
         };
         let mut boxes = 2;
         let mut first_exit = u8::MAX;
@@ -223,7 +216,12 @@ impl Rules {
             if boxes >= 3 {
                 ChainRule::TakeNow(before, boxes - 2)
             } else {
-                ChainRule::Either(Choice { take: i as u8, decline: exit as u8, lines: 1 << i | 1 << exit, boxes: 2 })
+                ChainRule::Either(Some(Choice {
+                    take: i as u8,
+                    decline: exit as u8,
+                    lines: 1 << i | 1 << exit,
+                    boxes: 2,
+                }))
             }
         };
         for _ in 0..64 {
@@ -239,12 +237,12 @@ impl Rules {
                 // The far end is capturable through the same line: a closed chain.
                 1 => {
                     return match boxes + 1 {
-                        4 => ChainRule::Either(Choice {
+                        4 => ChainRule::Either(Some(Choice {
                             take: i as u8,
                             decline: first_exit,
                             lines: 1 << i | 1 << first_exit | 1 << exit,
                             boxes: 4,
-                        }),
+                        })),
                         _ => ChainRule::TakeNow(1 << i, 1),
                     };
                 }
@@ -258,7 +256,7 @@ impl Rules {
                 _ => return half_open(boxes, before, exit),
             }
         }
-        ChainRule::Either(Choice::none(i))
+        ChainRule::Either(None)
     }
 
     /// The lines that complete a box in `s`: each box's last undrawn side. A pass over the
@@ -303,12 +301,11 @@ impl Rules {
             } else if n == 1 {
                 self.chain_rule(s, i)
             } else {
-                ChainRule::Either(Choice::none(i))
+                ChainRule::Either(None)
             };
             match rule {
                 ChainRule::TakeNow(lines, boxes) => return Capture::Take { first: i, lines, boxes },
-                ChainRule::Either(c) if either.is_none() && c.decline != u8::MAX => either = Some(c),
-                ChainRule::Either(..) => {}
+                ChainRule::Either(c) => either = either.or(c),
             }
         }
         // The rule speaks of one chain: where a box outside it is capturable too, the best move
