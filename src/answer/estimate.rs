@@ -71,8 +71,12 @@ const MIN_DEFAULT_TABLE: u64 = 4 << 20;
 /// against 17.6 s (docs/search-notes.md). A 64th since the loony-endgame leaf (2026-11-28): the
 /// three 5x5 positions of 44 undrawn lines and the empty 4x4 visited as many positions with half
 /// the tables a 32nd gave, and a fresh table's first touch costs 2.5 s of system time a GiB on a
-/// virtual machine whose host takes free memory back ("The table's size, again").
-const ENTRIES_PER_POSITION: f64 = 1.0 / 64.0;
+/// virtual machine whose host takes free memory back ("The table's size, again"). A 128th since
+/// the search's openings and captures with a choice were valued by one search (2026-11-28): the
+/// same positions visited about as many positions with half those tables (rows 7 and 9 of
+/// `5x5-safe.csv` 0.1-1.2 % more), their first touch on cold memory took half the system time,
+/// and the empty 4x4 took 54-61 s against 68-69 s ("The table's size, a third time").
+const ENTRIES_PER_POSITION: f64 = 1.0 / 128.0;
 
 /// Share of the memory available that the default table may take.
 const TABLE_SHARE_OF_MEMORY: u64 = 4;
