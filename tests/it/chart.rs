@@ -111,6 +111,28 @@ fn speedup_chart() {
     check(&s, &["W/CP = 10k (above the chart)", "4x4 quadrants (chosen)"]);
 }
 
+/// Writers of one chart at once (two runs sharing a report folder) each finish, and leave the
+/// chart whole and no temporary file.
+#[test]
+fn charts_drawn_into_one_place_at_once_all_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = stem(&dir, "speedup");
+    std::thread::scope(|scope| {
+        let writers: Vec<_> =
+            (0..6).map(|_| scope.spawn(|| speedup(&s, "Speedup, 4x4", "processors", &sweeps(), Some(16)))).collect();
+        for w in writers {
+            w.join().unwrap().unwrap();
+        }
+    });
+    check(&s, &["4x4 quadrants", "planned: 16 threads"]);
+    let mut left: Vec<String> = std::fs::read_dir(s.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["speedup.png", "speedup.svg"]);
+}
+
 #[test]
 fn busy_chart() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use plotters::chart::{ChartContext, SeriesLabelPosition};
 use plotters::coord::Shift;
@@ -53,8 +54,11 @@ pub(super) fn render<F: Figure>(stem: &Path, size: (u32, u32), figure: &F) -> Re
     }
     // Each file is drawn under a temporary name and renamed when complete, so a failure never
     // leaves a half-drawn chart where a good one was. The PNG encoder goes by the extension,
-    // hence `<stem>.tmp.png` rather than `<stem>.png.tmp`.
-    let tmp = file(stem, "tmp");
+    // hence `<stem>.tmp<id>.png` rather than `<stem>.png.tmp`. The name is this drawing's own
+    // (process and count): two runs writing one report folder at once each rename their own
+    // file, where with one shared name the second rename found the file gone.
+    static DRAWINGS: AtomicU64 = AtomicU64::new(0);
+    let tmp = file(stem, &format!("tmp{}-{}", std::process::id(), DRAWINGS.fetch_add(1, Relaxed)));
     let (svg, svg_tmp) = (file(stem, "svg"), file(&tmp, "svg"));
     let (png, png_tmp) = (file(stem, "png"), file(&tmp, "png"));
     let drawn = write(&svg, SVGBackend::new(&svg_tmp, size).into_drawing_area(), figure)
