@@ -237,9 +237,13 @@ fn hint_query_and_play_use_the_search_and_say_so() {
         (&solved["value"], &solved["moves"], &solved["best"])
     );
     // A store's book first, the search beyond it.
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, report) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let store = dir.path().to_str().unwrap();
-    common::dab().args(["run", "2x3", "--store", store, "--keep-lines", "3", "--threads", "1"]).assert().success();
+    common::dab()
+        .args(["run", "2x3", "--store", store, "--keep-lines", "3", "--threads", "1", "-q", "--out"])
+        .arg(report.path())
+        .assert()
+        .success();
     let book = json_out(&["query", "2x3", "--store", store, "--json"], None);
     assert_eq!(book["source"], "store");
     let late = "10110110100000000";
@@ -302,7 +306,13 @@ fn later_store(dir: &std::path::Path) -> (Position, Position) {
     let later = random_position(board("3x4"), 19, &mut rng);
     let earlier = later.drawn.iter().take(3).fold(later, |p, l| Position { drawn: p.drawn.without(l), ..p });
     let (store, lines) = (dir.to_str().unwrap(), later.to_line_string());
-    common::dab().args(["run", "3x4", "--lines", &lines, "--store", store, "--threads", "1", "-q"]).assert().success();
+    // The report in a folder of its own, not the project's `reports/runs`.
+    let report = tempfile::tempdir().unwrap();
+    common::dab()
+        .args(["run", "3x4", "--lines", &lines, "--store", store, "--threads", "1", "-q", "--out"])
+        .arg(report.path())
+        .assert()
+        .success();
     (later, earlier)
 }
 

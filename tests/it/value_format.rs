@@ -22,9 +22,9 @@ fn value_lines(args: &[&str]) -> Vec<String> {
 
 #[test]
 fn solve_hint_and_query_print_the_same_value_lines() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, report) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let store = dir.path().to_str().unwrap();
-    dab().args(["run", "2x3", "--store", store, "--threads", "1", "-q"]).assert().success();
+    dab().args(["run", "2x3", "--store", store, "--threads", "1", "-q", "--out"]).arg(report.path()).assert().success();
     // The empty board (a value of its own sign), and a position with a box to take.
     for lines in ["00000000000000000", "11010000001000000"] {
         let solve = value_lines(&["solve", "2x3", "--lines", lines, "-q", "--threads", "1"]);
