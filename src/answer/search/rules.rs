@@ -854,6 +854,21 @@ pub(super) mod tests {
         assert_eq!((to_parity(INF, false, true), to_parity(-INF, false, false)), (INF, -INF));
     }
 
+    /// `rounds` states of `rules` drawn from `seed`: round r keeps the lines of `mixes[r % 3]`
+    /// of three random words (the mixes set how many lines are drawn).
+    fn random_states(
+        rules: &Rules,
+        seed: u64,
+        rounds: usize,
+        mixes: [fn(u64, u64, u64) -> u64; 3],
+    ) -> impl Iterator<Item = u64> + '_ {
+        let mut rng = SplitMix64(seed);
+        (0..rounds).map(move |round| {
+            let (a, b, c) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
+            rules.full & mixes[round % 3](a, b, c)
+        })
+    }
+
     /// Every move of an opening class is worth what the move kept is worth (in a chain of two,
     /// no more), by the retrograde's values of 3x4 positions drawn at random.
     #[test]
@@ -861,13 +876,10 @@ pub(super) mod tests {
         let (board, space, rules, sol) = empty("3x4", true);
         let sol = sol.unwrap();
         let value = |s: u64| value(board, &space, &sol, s);
-        let mut rng = SplitMix64(2);
         // Classes met: [one box, two boxes, a longer chain, a loop].
         let mut met = [0usize; 4];
-        for round in 0..240_000 {
-            let (a, b, c) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
-            // Half, five eighths or three quarters of the lines drawn.
-            let s = rules.full & [a, (a & b) | c, a | b][round % 3];
+        // Half, five eighths or three quarters of the lines drawn.
+        for s in random_states(&rules, 2, 240_000, [|a, _, _| a, |a, b, c| (a & b) | c, |a, b, _| a | b]) {
             // The classes stand only where nothing is capturable.
             if rules.capture_lines(s) != 0 {
                 continue;
@@ -920,12 +932,9 @@ pub(super) mod tests {
         let (board, space, rules, sol) = empty("3x4", true);
         let sol = sol.unwrap();
         let value = |s: u64| value(board, &space, &sol, s);
-        let mut rng = SplitMix64(7);
         // Met: [half open, closed].
         let mut met = [0usize; 2];
-        for round in 0..200_000 {
-            let (a, b, c) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
-            let s = rules.full & [a | b, (a & b) | c, a | b | c][round % 3];
+        for s in random_states(&rules, 7, 200_000, [|a, b, _| a | b, |a, b, c| (a & b) | c, |a, b, c| a | b | c]) {
             let lines = rules.capture_lines(s);
             let Capture::Either(Some(ch)) = rules.forced_capture(s, lines) else { continue };
             let q = value(s | ch.lines);

@@ -303,8 +303,7 @@ impl Searcher<'_> {
         if self.aborted {
             return 0;
         }
-        // The subtree's size decides which entry a full bucket gives up.
-        let size = 64 - (self.total - before).leading_zeros();
+        let size = self.size_since(before);
         // A bound tightened to the value's parity decides a test one above or below it too
         // (tightened, it stays on its side of the window).
         let (best, lower, upper) = if best <= alpha {
@@ -353,9 +352,15 @@ impl Searcher<'_> {
         } else {
             (u.abs(), u.abs(), u.abs(), if u >= 0 { c.take } else { c.decline })
         };
-        let size = 64 - (self.total - before).leading_zeros();
+        let size = self.size_since(before);
         self.table.put(key, to_parity(lower, odd, true), upper, r.in_frame(frame, line, false), size);
         best
+    }
+
+    /// The size of the subtree searched since the count stood at `before`, as a power of two:
+    /// what decides which entry a full bucket gives up.
+    fn size_since(&self, before: u64) -> u32 {
+        64 - (self.total - before).leading_zeros()
     }
 
     /// A cutoff found before any move of a state (stored under `key`, with an odd number of
