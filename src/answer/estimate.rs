@@ -75,7 +75,9 @@ const MIN_DEFAULT_TABLE: u64 = 4 << 20;
 /// the search's openings and captures with a choice were valued by one search (2026-11-28): the
 /// same positions visited about as many positions with half those tables (rows 7 and 9 of
 /// `5x5-safe.csv` 0.1-1.2 % more), their first touch on cold memory took half the system time,
-/// and the empty 4x4 took 54-61 s against 68-69 s ("The table's size, a third time").
+/// and the empty 4x4 took 54-61 s against 68-69 s ("The table's size, a third time"). An entry
+/// is one word since the same day's fifth session (it was two): the same entries in half the
+/// bytes.
 const ENTRIES_PER_POSITION: f64 = 1.0 / 128.0;
 
 /// Share of the memory available that the default table may take.
@@ -207,7 +209,9 @@ mod tests {
         let small = Position::empty("2x2".parse().unwrap());
         assert_eq!(default_table_bytes(small, Some(1 << 40)), MIN_DEFAULT_TABLE);
         let large = Position::empty("4x4".parse().unwrap());
-        assert_eq!(default_table_bytes(large, Some(8 << 30)), 2 << 30);
+        // The fitted size (a 128th of an entry per position, one word an entry), under the cap.
+        assert_eq!(default_table_bytes(large, Some(8 << 30)), 1 << 30);
+        assert_eq!(default_table_bytes(large, Some(2 << 30)), 512 << 20, "a quarter of the memory");
         assert_eq!(default_table_bytes(large, Some(1 << 20)), MIN_DEFAULT_TABLE);
         assert_eq!(default_table_bytes(large, None), super::super::search::DEFAULT_TT_BYTES);
     }

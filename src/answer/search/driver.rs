@@ -24,8 +24,8 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     }
     let threads = opts.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
-    // Zeroed by the search's threads.
-    let table = pool.install(|| Table::new(opts.tt_bytes))?;
+    // Zeroed by the search's threads. A state has a bit per undrawn line of the root.
+    let table = pool.install(|| Table::new(opts.tt_bytes, free as u32))?;
     if free == 0 {
         return Ok(SearchOutcome {
             value: 0,

@@ -1,43 +1,84 @@
 //! The transposition table: a lock-free table of two bounds and a best move per canonical
-//! state, in buckets of one cache line, shared by every thread of a search.
+//! state, one word an entry, in buckets of one cache line, shared by every thread of a search.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::SearchError;
+use super::{INF, SearchError};
 
-/// Bytes of one table entry: the canonical state and its packed bounds, two words.
-pub(crate) const ENTRY_BYTES: u64 = 16;
-/// Fewest bytes a table may have: one bucket of four entries (a cache line).
+/// Bytes of one table entry: one word.
+pub(crate) const ENTRY_BYTES: u64 = 8;
+/// Entries of a bucket.
+pub(super) const WAYS: usize = 8;
+/// Fewest bytes a table may have: one bucket (a cache line).
 pub(crate) const MIN_TT_BYTES: u64 = WAYS as u64 * ENTRY_BYTES;
 
-/// The transposition table: buckets of [`WAYS`] entries of two words, one cache line each,
-/// written and read without locks. An entry's first word is the canonical state XOR its
-/// second, the packed bounds, so that a torn write (one word of one writer, one of another)
-/// fails the check and is a miss. Replacement: a new state goes where the same state is, else
-/// into an empty entry, else over the entry of the smallest subtree (by positions searched
-/// under it, as a power of two), the first on a tie: the large subtrees are the costly ones to
-/// search again.
+/// Bits of an entry that hold its bounds, best move and subtree size; the rest, above them,
+/// name the state.
+const DATA_BITS: u32 = 23;
+/// Most bits of a state's hash an entry can keep to name it: a table with fewer than
+/// 2^(key bits - `CHECK_BITS`) buckets could not tell every state of its bucket apart.
+const CHECK_BITS: u32 = 64 - DATA_BITS;
+
+/// The transposition table: buckets of [`WAYS`] one-word entries, one cache line each,
+/// written and read without locks (a word is written whole, so no reader sees half an entry).
+///
+/// A state of `key_bits` bits is hashed by a bijection of those bits (a multiplication by an
+/// odd constant modulo 2^key_bits); the hash's top bits pick the bucket and the rest, the
+/// entry's *check*, are kept in the entry above its data. Bucket and check together give the
+/// hash back, and so the state: a match is exact, never a collision. Hence the least size of a
+/// table for wide states ([`least_bytes`]).
+///
+/// An entry, bit by bit (low first): the lower bound (6 bits, `code`), the upper bound (6), the
+/// best move (6: a line of the canonical state's frame, 63 none), log2 of the subtree's positions
+/// (5, at most 31), the check (the rest). A stored lower bound's code is never 0, so an entry is
+/// never the empty word 0.
+///
+/// Replacement: a new state goes where the same state is, else into an empty entry, else over
+/// the entry of the smallest subtree (the first on a tie): the large subtrees are the costly
+/// ones to search again.
 pub(super) struct Table {
     buckets: Vec<Bucket>,
+    /// Bits of a state (the search's lines): states are below 2^key_bits.
+    key_bits: u32,
+    /// Bits of the hash that an entry keeps: key_bits less the bucket's bits (or 0).
+    check_bits: u32,
 }
 
-/// Entries of a bucket.
-pub(super) const WAYS: usize = 4;
-
-/// One bucket: `WAYS` entries of (check, data), on one cache line.
+/// One bucket: `WAYS` entries, on one cache line.
 #[repr(align(64))]
-pub(super) struct Bucket([AtomicU64; 2 * WAYS]);
+pub(super) struct Bucket([AtomicU64; WAYS]);
 
-/// Packed bounds: lower (i8), upper (i8), best move (u8), log2 of the subtree's positions
-/// (u8), 1 (valid).
-pub(super) fn pack(lower: i32, upper: i32, best: u8, size: u32) -> u64 {
-    (lower as i8 as u8 as u64) | (upper as i8 as u8 as u64) << 8 | (best as u64) << 16 | (size as u64) << 24 | 1 << 32
+/// A bound as 6 bits: clamped to [-31, 31] and offset to [1, 63]. Clamping keeps a bound on its
+/// side (a lower bound only falls, an upper bound only rises), as no value lies past 25 (at
+/// most 64 lines, so at most 25 boxes).
+fn code(v: i32) -> u64 {
+    (v.clamp(-31, 31) + 32) as u64
 }
 
+/// Packed data (the low [`DATA_BITS`] of an entry): bounds, best move (`u8::MAX` or 63 and up:
+/// none), log2 of the subtree's positions (clamped to 31).
+pub(super) fn pack(lower: i32, upper: i32, best: u8, size: u32) -> u64 {
+    code(lower) | code(upper) << 6 | (best.min(63) as u64) << 12 | (size.min(31) as u64) << 18
+}
+
+/// [`pack`] read back: lower (code 1: -INF), upper (code 63: INF), best (`u8::MAX`: none),
+/// size.
 pub(super) fn unpack(data: u64) -> (i32, i32, u8, u32) {
-    (data as u8 as i8 as i32, (data >> 8) as u8 as i8 as i32, (data >> 16) as u8, (data >> 24) as u8 as u32)
+    let lower = match data & 63 {
+        1 => -INF,
+        c => c as i32 - 32,
+    };
+    let upper = match data >> 6 & 63 {
+        63 => INF,
+        c => c as i32 - 32,
+    };
+    let best = match (data >> 12 & 63) as u8 {
+        63 => u8::MAX,
+        b => b,
+    };
+    (lower, upper, best, (data >> 18 & 31) as u32)
 }
 
 /// Bytes a table asked for `bytes` holds: the most buckets that fit, a power of two of them
@@ -49,12 +90,29 @@ pub(crate) fn usable_bytes(bytes: u64) -> u64 {
     }
 }
 
+/// Fewest bytes a table of states of `key_bits` bits has, so that an entry keeps every bit of
+/// the hash its bucket does not give: one bucket up to 41 bits, 32 MiB at 60 (the empty 5x5),
+/// 512 MiB at 64.
+pub(crate) fn least_bytes(key_bits: u32) -> u64 {
+    MIN_TT_BYTES << key_bits.saturating_sub(CHECK_BITS)
+}
+
+/// An odd multiplier whose products' top bits depend on every bit of the state (states differ
+/// in few bits): 2^64 over the golden ratio.
+const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
+
 impl Table {
-    pub(super) fn new(bytes: u64) -> Result<Table, SearchError> {
+    /// A table of about `bytes` (rounded down to a power of two buckets, and up to
+    /// [`least_bytes`] of `key_bits`) for states of `key_bits` bits.
+    pub(super) fn new(bytes: u64, key_bits: u32) -> Result<Table, SearchError> {
         if bytes < MIN_TT_BYTES {
             return Err(SearchError::TableTooSmall(bytes));
         }
-        let count = usable_bytes(bytes) / MIN_TT_BYTES;
+        debug_assert!(key_bits <= 64);
+        // (Past 2^key_bits buckets some are never used; the size asked for is kept, so that a
+        // size no machine has is still refused.)
+        let count = usable_bytes(bytes.max(least_bytes(key_bits))) / MIN_TT_BYTES;
+        let bucket_bits = count.trailing_zeros();
         // Zeroed by writing, in order: pages zeroed by the system on first touch would fault in
         // the hashed, random order of every thread's first writes.
         let mut buckets = Vec::new();
@@ -70,18 +128,21 @@ impl Table {
         buckets.par_extend(
             (0..count as usize).into_par_iter().map(|_| Bucket(std::array::from_fn(|_| AtomicU64::new(0)))),
         );
-        Ok(Table { buckets })
+        Ok(Table { buckets, key_bits, check_bits: key_bits.saturating_sub(bucket_bits) })
     }
 
     pub(super) fn bytes(&self) -> u64 {
         self.buckets.len() as u64 * MIN_TT_BYTES
     }
 
-    fn bucket(&self, key: u64) -> &[AtomicU64; 2 * WAYS] {
-        // Fibonacci hashing: the product's top bits depend on every bit of the state (states
-        // differ in few bits), taken by a multiply-high by the bucket count (a power of two).
-        let z = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        &self.buckets[((z as u128 * self.buckets.len() as u128) >> 64) as usize].0
+    /// `key`'s bucket and check (shifted into place above the data).
+    #[inline]
+    fn slot(&self, key: u64) -> (&[AtomicU64; WAYS], u64) {
+        debug_assert!(self.key_bits == 64 || key >> self.key_bits == 0, "a state of the table's width");
+        // A bijection of the key's bits: odd multipliers are invertible modulo 2^key_bits.
+        let z = key.wrapping_mul(MIX) & (u64::MAX >> (64 - self.key_bits.max(1)));
+        let check = z & !(u64::MAX << self.check_bits);
+        (&self.buckets[(z >> self.check_bits) as usize].0, check << DATA_BITS)
     }
 
     /// Asks for `key`'s bucket to be brought near the processor, so that several probes'
@@ -92,7 +153,7 @@ impl Table {
         let _ = key;
         #[cfg(target_arch = "x86_64")]
         {
-            let b = self.bucket(key);
+            let b = self.slot(key).0;
             // SAFETY: a prefetch is a hint: it reads nothing the program sees and never faults,
             // whatever the address; SSE, which has it, is in the x86-64 baseline. A plain load
             // in its place searched 5x5 positions 1.1-1.3x slower (docs/search-notes.md).
@@ -101,25 +162,23 @@ impl Table {
     }
 
     pub(super) fn get(&self, key: u64) -> Option<(i32, i32, u8)> {
-        let b = self.bucket(key);
-        (0..WAYS).find_map(|e| {
-            let data = b[2 * e + 1].load(Relaxed);
-            let check = b[2 * e].load(Relaxed);
-            (data != 0 && check ^ data == key).then(|| {
-                let (lo, hi, best, _) = unpack(data);
+        let (b, check) = self.slot(key);
+        b.iter().find_map(|e| {
+            let word = e.load(Relaxed);
+            (word != 0 && word & !DATA_MASK == check).then(|| {
+                let (lo, hi, best, _) = unpack(word);
                 (lo, hi, best)
             })
         })
     }
 
     pub(super) fn put(&self, key: u64, lower: i32, upper: i32, best: u8, size: u32) {
-        let b = self.bucket(key);
-        let data = pack(lower, upper, best, size);
+        let (b, check) = self.slot(key);
         let mut slot = 0;
         let mut smallest = u32::MAX;
-        for e in 0..WAYS {
-            let (check, old) = (b[2 * e].load(Relaxed), b[2 * e + 1].load(Relaxed));
-            if old == 0 || check ^ old == key {
+        for (e, entry) in b.iter().enumerate() {
+            let old = entry.load(Relaxed);
+            if old == 0 || old & !DATA_MASK == check {
                 slot = e;
                 break;
             }
@@ -128,54 +187,98 @@ impl Table {
                 (slot, smallest) = (e, size);
             }
         }
-        b[2 * slot].store(key ^ data, Relaxed);
-        b[2 * slot + 1].store(data, Relaxed);
+        b[slot].store(check | pack(lower, upper, best, size), Relaxed);
     }
 }
 
+/// The data bits of an entry.
+const DATA_MASK: u64 = (1 << DATA_BITS) - 1;
+
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
-    use crate::answer::search::{DEFAULT_TT_BYTES, INF};
+    use crate::answer::search::DEFAULT_TT_BYTES;
 
     #[test]
-    fn bounds_are_kept_whole_and_a_torn_entry_is_a_miss() {
-        let t = Table::new(4 * MIN_TT_BYTES).unwrap();
+    fn bounds_are_kept_whole_and_the_same_state_is_replaced_in_place() {
+        let t = Table::new(4 * MIN_TT_BYTES, 40).unwrap();
         assert_eq!(t.bytes(), 4 * MIN_TT_BYTES);
         assert_eq!(t.get(42), None);
         t.put(42, -3, 5, 7, 20);
         assert_eq!(t.get(42), Some((-3, 5, 7)));
         t.put(42, 2, 2, 1, 20);
         assert_eq!(t.get(42), Some((2, 2, 1)), "the same state is replaced in place");
-        assert_eq!(unpack(pack(-INF, INF, 255, 64)), (-INF, INF, 255, 64));
-        // A torn write: the check word of another state.
-        let b = t.bucket(42);
-        let e = (0..WAYS).find(|&e| b[2 * e + 1].load(Relaxed) != 0).unwrap();
-        b[2 * e].store(99 ^ b[2 * e + 1].load(Relaxed), Relaxed);
-        assert_eq!(t.get(42), None);
-        assert!(matches!(Table::new(MIN_TT_BYTES - 1), Err(SearchError::TableTooSmall(_))));
+        let used = t.buckets.iter().flat_map(|b| &b.0).filter(|e| e.load(Relaxed) != 0).count();
+        assert_eq!(used, 1);
+        assert!(matches!(Table::new(MIN_TT_BYTES - 1, 40), Err(SearchError::TableTooSmall(_))));
     }
 
     #[test]
-    fn the_table_stays_within_its_size() {
+    fn packed_data_reads_back_and_clamping_keeps_each_bound_on_its_side() {
+        for lower in -25..=25 {
+            for upper in lower..=25 {
+                assert_eq!(unpack(pack(lower, upper, 9, 3)), (lower, upper, 9, 3));
+            }
+        }
+        assert_eq!(unpack(pack(-INF, INF, u8::MAX, 64)), (-INF, INF, u8::MAX, 31));
+        for best in 0..63 {
+            assert_eq!(unpack(pack(0, 0, best, 0)).2, best);
+        }
+        // Past the clamp a lower bound may only fall and an upper bound only rise.
+        let (lo, hi, _, _) = unpack(pack(40, -40, 0, 0));
+        assert!(lo <= 40 && hi >= -40, "{lo} {hi}");
+        assert_ne!(pack(-INF, -INF, 0, 0), 0, "an entry is never the empty word");
+    }
+
+    #[test]
+    fn the_table_stays_within_its_size_unless_wide_states_need_more() {
         for bytes in [MIN_TT_BYTES, 1000, 1 << 20, 3 << 20, DEFAULT_TT_BYTES] {
-            let t = Table::new(bytes).unwrap();
+            let t = Table::new(bytes, 41).unwrap();
             assert!(t.bytes() <= bytes && 2 * t.bytes() > bytes, "{bytes}: {}", t.bytes());
             assert_eq!(t.buckets.capacity() as u64 * 64, t.bytes());
             assert_eq!(std::mem::size_of::<Bucket>() as u64, MIN_TT_BYTES, "a bucket is one cache line");
         }
+        assert_eq!(least_bytes(41), MIN_TT_BYTES);
+        assert_eq!(least_bytes(60), 32 << 20);
+        assert_eq!(Table::new(1 << 20, 60).unwrap().bytes(), 32 << 20, "60 bits need 2^19 buckets");
     }
 
     #[test]
-    fn a_full_bucket_keeps_the_larger_subtree() {
-        let t = Table::new(MIN_TT_BYTES).unwrap();
-        for (key, size) in [(1, 30), (2, 10), (3, 20), (4, 25)] {
-            t.put(key, key as i32, key as i32, 0, size);
+    fn a_full_bucket_keeps_the_larger_subtrees() {
+        // States of 3 bits: one bucket holds all eight.
+        let t = Table::new(MIN_TT_BYTES, 3).unwrap();
+        let sizes = [30, 10, 20, 25, 12, 18, 22, 28];
+        for (key, size) in sizes.iter().enumerate() {
+            t.put(key as u64, key as i32, key as i32, 0, *size);
         }
-        t.put(5, 5, 5, 0, 15);
-        // One bucket: 5 replaced 2 (the smallest subtree); the rest stay.
-        let kept: Vec<bool> = (1..=5).map(|k| t.get(k).is_some()).collect();
-        assert_eq!(kept, [true, false, true, true, true]);
-        assert_eq!(t.get(5), Some((5, 5, 0)));
+        let t4 = Table::new(MIN_TT_BYTES, 4).unwrap();
+        for (key, size) in sizes.iter().enumerate() {
+            t4.put(key as u64, key as i32, key as i32, 0, *size);
+        }
+        t4.put(8, 8, 8, 0, 15);
+        // One bucket: 8 replaced 1 (the smallest subtree); the rest stay.
+        let kept: Vec<bool> = (0..9).map(|k| t4.get(k).is_some()).collect();
+        assert_eq!(kept, [true, false, true, true, true, true, true, true, true]);
+        assert_eq!(t4.get(8), Some((8, 8, 0)));
+        assert!((0..8).all(|k| t.get(k) == Some((k as i32, k as i32, 0))));
+    }
+
+    proptest! {
+        /// Bucket and check name the state: two states never share both, so a match is exact.
+        #[test]
+        fn bucket_and_check_name_one_state(bits in 1u32..=48, a: u64, b: u64, buckets in 0u32..12) {
+            let mask = u64::MAX >> (64 - bits);
+            let (a, b) = (a & mask, b & mask);
+            let t = Table::new(MIN_TT_BYTES << buckets, bits).unwrap();
+            let (ba, ca) = t.slot(a);
+            let (bb, cb) = t.slot(b);
+            prop_assert_eq!(a == b, std::ptr::eq(ba, bb) && ca == cb);
+            // And a state put is found, with no other state of its bucket taken for it.
+            t.put(a, 1, 3, 5, 7);
+            prop_assert_eq!(t.get(a), Some((1, 3, 5)));
+            prop_assert_eq!(t.get(b).is_some(), a == b);
+        }
     }
 }
