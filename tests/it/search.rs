@@ -200,7 +200,7 @@ fn dab_solve_runs_the_search_engine() {
     common::refused(
         &["solve", "3x3", "--engine", "search", "--tt-size", "16"],
         None,
-        "--tt-size: a transposition table of 16 bytes is too small: it needs at least 64 bytes",
+        "--tt-size: a transposition table of 16 bytes is too small: it needs at least 32 bytes",
     );
     // Past any machine's address space (2^47 bytes for a process on x86-64): an error, no abort.
     common::refused(
