@@ -26,8 +26,8 @@ pub struct SolveArgs {
     pub engine: Engine,
     /// Transposition table of the search engine (--engine search): 256MB, 2G, ... (default:
     /// room for the positions the search is expected to visit, at most a quarter of the memory
-    /// available, at least 4 MiB). Rounded down to a power of two cache lines, and up to what
-    /// the root's undrawn lines need for exact keys (16 MiB at 60, 256 MiB at 64).
+    /// available, at least 4 MiB). Rounded down to a power of two buckets of 32 bytes, and up
+    /// to what the root's undrawn lines need for exact keys (16 MiB at 60, 256 MiB at 64).
     #[arg(long, value_name = "BYTES", value_parser = super::bytes)]
     pub tt_size: Option<u64>,
     /// With --engine search: the position's value only, not every move's (a fraction of the time).
