@@ -18,6 +18,8 @@ pub(crate) const MIN_TT_BYTES: u64 = WAYS as u64 * ENTRY_BYTES;
 /// Bits of an entry that hold its bounds, best move and subtree size; the rest, above them,
 /// name the state.
 const DATA_BITS: u32 = 23;
+/// The data bits of an entry.
+const DATA_MASK: u64 = (1 << DATA_BITS) - 1;
 /// Most bits of a state's hash an entry can keep to name it: a table with fewer than
 /// 2^(key bits - `CHECK_BITS`) buckets could not tell every state of its bucket apart.
 const CHECK_BITS: u32 = 64 - DATA_BITS;
@@ -28,10 +30,11 @@ const CHECK_BITS: u32 = 64 - DATA_BITS;
 /// fewer positions: `docs/search-notes.md`.)
 ///
 /// A state of `key_bits` bits is hashed by a bijection of those bits (a multiplication by an
-/// odd constant modulo 2^key_bits); the hash's top bits pick the bucket and the rest, the
-/// entry's *check*, are kept in the entry above its data. Bucket and check together give the
-/// hash back, and so the state: a match is exact, never a collision. Hence the least size of a
-/// table for wide states ([`least_bytes`]).
+/// odd constant modulo 2^key_bits); the hash's top bits pick the bucket, and the entry keeps its
+/// low [`CHECK_BITS`] above its data: the bits the bucket does not give (the *check*) and, where
+/// the check is shorter, some of the bucket's own. Bucket and kept bits give the hash back, and
+/// so the state: a match is exact, never a collision. Hence the least size of a table for wide
+/// states ([`least_bytes`]).
 ///
 /// An entry, bit by bit (low first): the lower bound (6 bits, [`code`]), the upper bound (6),
 /// the best move plus one (6: a line of the canonical state's frame; 0 none), log2 of the
@@ -90,7 +93,7 @@ pub(crate) fn usable_bytes(bytes: u64) -> u64 {
 /// Fewest bytes a table of states of `key_bits` bits has, so that an entry keeps every bit of
 /// the hash its bucket does not give: one bucket up to 41 bits, 16 MiB at 60 (the empty 5x5),
 /// 256 MiB at 64.
-pub(crate) fn least_bytes(key_bits: u32) -> u64 {
+fn least_bytes(key_bits: u32) -> u64 {
     MIN_TT_BYTES << key_bits.saturating_sub(CHECK_BITS)
 }
 
@@ -194,9 +197,6 @@ impl Table {
         b[slot].store(check | pack(lower, upper, best, size), Relaxed);
     }
 }
-
-/// The data bits of an entry.
-const DATA_MASK: u64 = (1 << DATA_BITS) - 1;
 
 #[cfg(test)]
 mod tests {
