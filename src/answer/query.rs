@@ -21,8 +21,13 @@ use super::search::{SearchError, SearchOptions, SearchProgress, search};
 
 /// Hears how far a long search is (a progress line on a terminal), and that it ended.
 pub trait SearchWatch: Sync {
-    /// Called about every second while a search runs, from a thread of its own.
+    /// Called every [`SearchWatch::every`] seconds while a search runs, from a thread of its
+    /// own.
     fn progress(&self, p: &SearchProgress);
+    /// How often, in seconds, the watch wants to hear (a second unless it says otherwise).
+    fn every(&self) -> f64 {
+        1.0
+    }
     /// Called once when a search has ended, whatever its outcome.
     fn done(&self);
 }
@@ -291,6 +296,7 @@ pub(super) fn on_the_spot_until(
             tt_bytes: *table_bytes,
             threads,
             progress,
+            progress_seconds: watch.map_or(1.0, |w| w.every()),
             book: book.as_ref(),
             deadline,
             stop,
