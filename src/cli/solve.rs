@@ -74,13 +74,15 @@ pub fn run(args: SolveArgs) -> CliResult {
     if shown && args.engine == Engine::Search {
         let model = dab::plan::model_or_built_in();
         let costs = dab::answer::estimate::EngineCosts::of(root, model, threads, tt_bytes);
-        if let Some(seconds) = costs.search {
+        // The size the table gets (rounded to whole buckets), not the size asked for.
+        let table = dab::answer::search::table_bytes(tt_bytes, root.undrawn().len());
+        if let (Some(seconds), Some(table)) = (costs.search, table) {
             let what = if args.value_only { "less for the value only" } else { "every move valued" };
             super::note!(
                 "note: the search is priced at about {} ({:.1e} positions, {what}, a {} table); the progress line counts the moves valued",
                 dab::support::about_seconds(seconds),
                 costs.search_positions,
-                dab::support::human_bytes(tt_bytes)
+                dab::support::human_bytes(table)
             );
         }
     }

@@ -45,6 +45,7 @@ use crate::support::Setting;
 pub use driver::search;
 pub(crate) use table::ENTRY_BYTES;
 pub(crate) use table::MIN_TT_BYTES;
+pub use table::table_bytes;
 pub(crate) use table::usable_bytes;
 
 /// Why a position could not be searched.

@@ -90,6 +90,13 @@ pub(crate) fn usable_bytes(bytes: u64) -> u64 {
     }
 }
 
+/// Bytes the table of a search of a root of `undrawn` lines holds when asked for `asked`:
+/// rounded down to a power of two buckets, and up to the least a root that wide needs; None
+/// where `asked` is below one bucket (the search refuses it).
+pub fn table_bytes(asked: u64, undrawn: u32) -> Option<u64> {
+    (asked >= MIN_TT_BYTES).then(|| usable_bytes(asked.max(least_bytes(undrawn))))
+}
+
 /// Fewest bytes a table of states of `key_bits` bits has, so that an entry keeps every bit of
 /// the hash its bucket does not give: one bucket up to 41 bits, 16 MiB at 60 (the empty 5x5),
 /// 256 MiB at 64.
@@ -111,7 +118,7 @@ impl Table {
         debug_assert!(key_bits <= 64);
         // (Past 2^key_bits buckets some are never used; the size asked for is kept, so that a
         // size no machine has is still refused.)
-        let count = usable_bytes(bytes.max(least_bytes(key_bits))) / MIN_TT_BYTES;
+        let count = table_bytes(bytes, key_bits).expect("at least one bucket") / MIN_TT_BYTES;
         let bucket_bits = count.trailing_zeros();
         // Zeroed by writing, in order: pages zeroed by the system on first touch would fault in
         // the hashed, random order of every thread's first writes.
@@ -250,6 +257,11 @@ mod tests {
         assert_eq!(least_bytes(41), MIN_TT_BYTES);
         assert_eq!(least_bytes(60), 16 << 20);
         assert_eq!(Table::new(1 << 20, 60).unwrap().bytes(), 16 << 20, "60 bits need 2^19 buckets");
+        // What a caller is told the table holds is what it holds.
+        for (bytes, bits) in [(MIN_TT_BYTES, 12), (1000, 41), (3 << 20, 44), (1 << 20, 60), (100 << 20, 61)] {
+            assert_eq!(table_bytes(bytes, bits), Some(Table::new(bytes, bits).unwrap().bytes()), "{bytes} {bits}");
+        }
+        assert_eq!(table_bytes(MIN_TT_BYTES - 1, 60), None, "below a bucket: refused, whatever the width");
     }
 
     #[test]
