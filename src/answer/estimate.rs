@@ -5,8 +5,9 @@
 //! ones (lines that complete no box and give none a third side: the search's tree grows with
 //! the moves before the chains), at a time per position scaled to the cost model's machine, plus
 //! zeroing its table. A store's book and the endgame theorems answer at once where they apply,
-//! so they are tried first. The measurements behind the price and the table's size since the
-//! fit are in docs/search-notes.md (the fit's 17 positions themselves were not recorded).
+//! so they are tried first. The fit's searches are recorded in
+//! `tests/data/search/search-fit.csv` (a test checks the constants are their fit); the
+//! measurements behind the table's size are in docs/search-notes.md.
 
 use crate::game::Position;
 use crate::plan::SolveEstimate;
@@ -16,20 +17,17 @@ use crate::solver::MAX_FREE_LINES;
 use super::analysis::MAX_FREE_IN_MEMORY;
 use super::query::Answerer;
 
-/// The search's positions visited: exp(A + B * undrawn + C * safe) (least squares on the logs
-/// of 17 positions' counts; within about 2x of each). Counted as the search counted them when
-/// the fit was made, every box of a chain taken a position (it now takes a chain in one step
-/// and counts about a third fewer).
-const SEARCH_FIT: (f64, f64, f64) = (0.4137, 0.2748, 0.3186);
+/// The search's positions visited, every move valued: exp(A + B * undrawn + C * safe), the
+/// least-squares fit on the logs of the 35 searches of `tests/data/search/search-fit.csv`
+/// (3x3, 3x4, 2x6, 4x4 and 5x5, 23 to 44 undrawn lines; recorded 2026-11-28), within 0.24x to
+/// 3.7x of each count. (The fit before it, of 2026-11-24, had not kept its positions, and the
+/// search's openings, canonical state and cutoffs had since cut its trees 1.4x to 29x.)
+const SEARCH_FIT: (f64, f64, f64) = (-0.2685, 0.2317, 0.3299);
 
-/// Nanoseconds a search spends on a position of [`SEARCH_FIT`]'s count on one thread of the
-/// machine the built-in cost model was measured on: 150 when fitted; the search's captures found
-/// from the parent's, its table on huge pages and its chains taken in one step made it 1.4x
-/// (the empty 4x4) to 2x (5x5 at 44 undrawn lines) faster on 2026-11-26, and the openings of
-/// chains and loops valued from the position after them 2.2-2.5x faster again the same day
-/// (every move valued on the 4x4 and 5x5 positions of docs/search-notes.md, visiting a fifth
-/// to a quarter of the positions).
-const SEARCH_NS_PER_POSITION: f64 = 45.0;
+/// Nanoseconds a search spends on a position it visits, on one thread of the machine the
+/// built-in cost model was measured on: the median over the searches of `search-fit.csv` that
+/// visited a million positions or more (130-215 ns each), the table's zeroing taken out.
+const SEARCH_NS_PER_POSITION: f64 = 162.0;
 
 /// Nanoseconds to zero a byte of the search's table (on the built-in model's machine).
 pub(crate) const TABLE_NS_PER_BYTE: f64 = 0.56;
@@ -77,8 +75,10 @@ const MIN_DEFAULT_TABLE: u64 = 4 << 20;
 /// `5x5-safe.csv` 0.1-1.2 % more), their first touch on cold memory took half the system time,
 /// and the empty 4x4 took 54-61 s against 68-69 s ("The table's size, a third time"). An entry
 /// is one word since the same day's fifth session (it was two): the same entries in half the
-/// bytes.
-const ENTRIES_PER_POSITION: f64 = 1.0 / 128.0;
+/// bytes. A 16.5th since the refit of the same day, whose counts are 7x (the empty 4x4) to 9x
+/// (5x5 at 44 undrawn lines) below the old fit's: the factor that keeps every size measured
+/// above (rows 7 and 9 of `5x5-safe.csv` 128 MiB, row 8 256 MiB, the empty 4x4 1 GiB).
+const ENTRIES_PER_POSITION: f64 = 1.0 / 16.5;
 
 /// Share of the memory available that the default table may take.
 const TABLE_SHARE_OF_MEMORY: u64 = 4;
@@ -142,8 +142,8 @@ impl EngineCosts {
     }
 
     /// The engine of least cost, None when neither takes it. The search must be cheaper by
-    /// [`SEARCH_MARGIN`]: its count is good to about 2x either way, the retrograde's much
-    /// closer, so near a tie the retrograde is the safer choice.
+    /// [`SEARCH_MARGIN`]: its count is within 2x of most recorded counts (4.2x of every one),
+    /// the retrograde's much closer, so near a tie the retrograde is the safer choice.
     pub fn cheapest(&self) -> Option<Answerer> {
         match (self.partition, self.search) {
             (Some(p), Some(s)) if s * SEARCH_MARGIN < p => Some(Answerer::Search),
@@ -202,6 +202,75 @@ mod tests {
         assert!((search_speedup(64) - 12.6).abs() < 1e-9, "twice 16's for four times the threads");
         let all: Vec<f64> = (1..=128).map(search_speedup).collect();
         assert!(all.windows(2).all(|w| w[0] < w[1]), "{all:?}");
+    }
+
+    /// The recorded searches the fit is made from (`tests/data/search/search-fit.csv`): each
+    /// position, the positions a search of every move visited, its seconds on one thread and
+    /// its table's bytes.
+    fn recorded() -> Vec<(Position, f64, f64, f64)> {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/search/search-fit.csv");
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("board,lines,positions,seconds,table_bytes"));
+        lines
+            .map(|row| {
+                let f: Vec<&str> = row.split(',').collect();
+                let pos = Position::from_line_string(f[0].parse().unwrap(), f[1]).unwrap();
+                let num = |i: usize| f[i].parse::<f64>().unwrap();
+                (pos, num(2), num(3), num(4))
+            })
+            .collect()
+    }
+
+    /// The least-squares fit of ln(positions) = a + b * undrawn + c * safe over `rows`.
+    fn least_squares(rows: &[(Position, f64, f64, f64)]) -> (f64, f64, f64) {
+        let mut m = [[0.0f64; 4]; 3];
+        for &(pos, positions, _, _) in rows {
+            let x = [1.0, pos.undrawn().len() as f64, safe_lines(pos) as f64];
+            for i in 0..3 {
+                for j in 0..3 {
+                    m[i][j] += x[i] * x[j];
+                }
+                m[i][3] += x[i] * positions.ln();
+            }
+        }
+        // Gauss-Jordan on the normal equations (positive definite: no pivoting needed).
+        for k in 0..3 {
+            let p = m[k][k];
+            for v in m[k].iter_mut() {
+                *v /= p;
+            }
+            for i in (0..3).filter(|&i| i != k) {
+                let f = m[i][k];
+                for j in 0..4 {
+                    m[i][j] -= f * m[k][j];
+                }
+            }
+        }
+        (m[0][3], m[1][3], m[2][3])
+    }
+
+    #[test]
+    fn the_search_fit_is_the_least_squares_fit_of_the_recorded_searches() {
+        let rows = recorded();
+        assert!(rows.len() >= 30, "{} searches", rows.len());
+        let (a, b, c) = least_squares(&rows);
+        let (fa, fb, fc) = SEARCH_FIT;
+        assert!((a - fa).abs() < 1e-3 && (b - fb).abs() < 1e-4 && (c - fc).abs() < 1e-4, "fit ({a}, {b}, {c})");
+        // Within 5x of every count (0.24x to 3.7x when fitted), and about as often above as
+        // below.
+        let ratios: Vec<f64> = rows.iter().map(|&(pos, positions, _, _)| search_positions(pos) / positions).collect();
+        assert!(ratios.iter().all(|r| (0.2..5.0).contains(r)), "{ratios:?}");
+        let above = ratios.iter().filter(|&&r| r > 1.0).count();
+        assert!((rows.len() / 3..=2 * rows.len() / 3).contains(&above), "{ratios:?}");
+        // The time per position: the median over the searches of a million positions or more.
+        let mut ns: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.1 >= 1e6)
+            .map(|&(_, positions, seconds, table)| (seconds - table * TABLE_NS_PER_BYTE / 1e9) * 1e9 / positions)
+            .collect();
+        ns.sort_by(f64::total_cmp);
+        assert!((ns[ns.len() / 2] - SEARCH_NS_PER_POSITION).abs() < 1.0, "{ns:?}");
     }
 
     #[test]
