@@ -240,10 +240,11 @@ mod tests {
             for v in m[k].iter_mut() {
                 *v /= p;
             }
-            for i in (0..3).filter(|&i| i != k) {
-                let f = m[i][k];
-                for j in 0..4 {
-                    m[i][j] -= f * m[k][j];
+            let pivot = m[k];
+            for (_, row) in m.iter_mut().enumerate().filter(|&(i, _)| i != k) {
+                let f = row[k];
+                for (v, p) in row.iter_mut().zip(pivot) {
+                    *v -= f * p;
                 }
             }
         }
