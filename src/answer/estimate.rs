@@ -279,7 +279,8 @@ mod tests {
         let small = Position::empty("2x2".parse().unwrap());
         assert_eq!(default_table_bytes(small, Some(1 << 40)), MIN_DEFAULT_TABLE);
         let large = Position::empty("4x4".parse().unwrap());
-        // The fitted size (a 128th of an entry per position, one word an entry), under the cap.
+        // The fitted size (a 16.5th of an entry per fitted position, one word an entry), under
+        // the cap.
         assert_eq!(default_table_bytes(large, Some(8 << 30)), 1 << 30);
         assert_eq!(default_table_bytes(large, Some(2 << 30)), 512 << 20, "a quarter of the memory");
         assert_eq!(default_table_bytes(large, Some(1 << 20)), MIN_DEFAULT_TABLE);
