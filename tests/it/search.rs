@@ -294,6 +294,19 @@ fn the_search_benchmark_checks_its_values() {
         rows.iter().all(|r| ["partition", "search"].contains(&r[16]) && r[18].parse::<f64>().unwrap() > 0.0),
         "{text}"
     );
+    // `auto`: each position's default table, as `dab solve` sizes it (the least, 4 MiB, here).
+    common::dab()
+        .args(["bench", "--suite", "search", "--search-cases", cases.to_str().unwrap(), "--sweep", "1"])
+        .args(["--tt-size", "auto", "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().nth(1).unwrap().split(',').nth(10), Some("4194304"), "{text}");
+    common::refused(
+        &["bench", "--suite", "search", "--search-cases", cases.to_str().unwrap(), "--tt-size", "lots"],
+        None,
+        "(or auto)",
+    );
     // A wrong value in the file is reported and fails the run.
     std::fs::write(&cases, "board,lines,value\n2x3,10110000000000000,5\n").unwrap();
     let failed = common::dab()

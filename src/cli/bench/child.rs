@@ -58,7 +58,11 @@ pub fn solve_position(
     let (board, lines, threads) = (pos.board.to_string(), pos.to_line_string(), threads.to_string());
     let mut args = vec!["--engine", dab::support::Choice::name(engine), "--threads", &threads];
     if engine == Engine::Search {
-        args.extend(["--value-only", "--tt-size", tt_size]);
+        args.push("--value-only");
+        // `auto`: no size given, so the child sizes the table as `dab solve` does.
+        if tt_size != "auto" {
+            args.extend(["--tt-size", tt_size]);
+        }
     }
     let all: Vec<&str> = [board.as_str(), "--lines", &lines].into_iter().chain(args.iter().copied()).collect();
     solve_in_child(exe, &all, None).map_err(|e| format!("dab solve {board} --lines {lines} {}: {e}", args.join(" ")))

@@ -75,7 +75,8 @@ pub struct BenchArgs {
     /// (`board,lines,value`, the value optional).
     #[arg(long, value_delimiter = ',', default_value = "3x4,tests/data/search/5x5-safe.csv", value_name = "LIST")]
     pub search_cases: Vec<String>,
-    /// Transposition table of `--suite search`.
+    /// Transposition table of `--suite search`: a size, or `auto` for each position's default
+    /// (the table `dab solve` gives it, from its expected count and the memory available).
     #[arg(long, value_name = "BYTES", default_value = "256MiB")]
     pub tt_size: String,
     /// A store whose book values the positions of `--suite search` (the 4x4 book for
@@ -150,7 +151,9 @@ fn check_threads(args: &BenchArgs) -> Result<(), String> {
 
 fn search_suite(args: BenchArgs) -> CliResult {
     let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-search.csv"));
-    super::bytes(&args.tt_size).map_err(|e| format!("--tt-size: {e}"))?;
+    if args.tt_size != "auto" {
+        super::bytes(&args.tt_size).map_err(|e| format!("--tt-size: {e} (or auto)"))?;
+    }
     let mut cases = Vec::new();
     for spec in &args.search_cases {
         cases.extend(search::cases(spec).map_err(|e| match e {
