@@ -71,12 +71,15 @@ pub fn run(args: SolveArgs) -> CliResult {
         (None, Engine::Search) => dab::answer::estimate::table_bytes_here(root),
         (None, _) => dab::answer::search::DEFAULT_TT_BYTES,
     };
-    if shown && args.engine == Engine::Search {
+    // Priced and named with the size the table gets (rounded to whole buckets), not the size
+    // asked for; none where the size is refused below.
+    if shown
+        && args.engine == Engine::Search
+        && let Some(table) = dab::answer::search::table_bytes(tt_bytes, root.undrawn().len())
+    {
         let model = dab::plan::model_or_built_in();
-        let costs = dab::answer::estimate::EngineCosts::of(root, model, threads, tt_bytes);
-        // The size the table gets (rounded to whole buckets), not the size asked for.
-        let table = dab::answer::search::table_bytes(tt_bytes, root.undrawn().len());
-        if let (Some(seconds), Some(table)) = (costs.search, table) {
+        let costs = dab::answer::estimate::EngineCosts::of(root, model, threads, table);
+        if let Some(seconds) = costs.search {
             let what = if args.value_only { "less for the value only" } else { "every move valued" };
             super::note!(
                 "note: the search is priced at about {} ({:.1e} positions, {what}, a {} table); the progress line counts the moves valued",

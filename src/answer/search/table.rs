@@ -112,13 +112,10 @@ impl Table {
     /// A table of about `bytes` (rounded down to a power of two buckets, and up to
     /// [`least_bytes`] of `key_bits`) for states of `key_bits` bits.
     pub(super) fn new(bytes: u64, key_bits: u32) -> Result<Table, SearchError> {
-        if bytes < MIN_TT_BYTES {
-            return Err(SearchError::TableTooSmall(bytes));
-        }
         debug_assert!(key_bits <= 64);
         // (Past 2^key_bits buckets some are never used; the size asked for is kept, so that a
         // size no machine has is still refused.)
-        let count = table_bytes(bytes, key_bits).expect("at least one bucket") / MIN_TT_BYTES;
+        let count = table_bytes(bytes, key_bits).ok_or(SearchError::TableTooSmall(bytes))? / MIN_TT_BYTES;
         let bucket_bits = count.trailing_zeros();
         // Zeroed by writing, in order: pages zeroed by the system on first touch would fault in
         // the hashed, random order of every thread's first writes.

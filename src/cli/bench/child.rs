@@ -47,21 +47,22 @@ pub fn solve_case(exe: &Path, case: &Case, solver: Solver) -> Result<Analysis, S
 }
 
 /// One solve of a position of the search suite: the search (value only, with its table of
-/// `tt_size`) or the retrograde.
+/// `tt_size` bytes, or each position's default where None) or the retrograde.
 pub fn solve_position(
     exe: &Path,
     pos: Position,
     threads: usize,
     engine: Engine,
-    tt_size: &str,
+    tt_size: Option<u64>,
 ) -> Result<Analysis, String> {
     let (board, lines, threads) = (pos.board.to_string(), pos.to_line_string(), threads.to_string());
+    let size = tt_size.map(|b| b.to_string());
     let mut args = vec!["--engine", dab::support::Choice::name(engine), "--threads", &threads];
     if engine == Engine::Search {
         args.push("--value-only");
-        // `auto`: no size given, so the child sizes the table as `dab solve` does.
-        if tt_size != "auto" {
-            args.extend(["--tt-size", tt_size]);
+        // None (`auto`): no size given, so the child sizes the table as `dab solve` does.
+        if let Some(size) = &size {
+            args.extend(["--tt-size", size]);
         }
     }
     let all: Vec<&str> = [board.as_str(), "--lines", &lines].into_iter().chain(args.iter().copied()).collect();

@@ -77,8 +77,8 @@ pub struct BenchArgs {
     pub search_cases: Vec<String>,
     /// Transposition table of `--suite search`: a size, or `auto` for each position's default
     /// (the table `dab solve` gives it, from its expected count and the memory available).
-    #[arg(long, value_name = "BYTES", default_value = "256MiB")]
-    pub tt_size: String,
+    #[arg(long, value_name = "BYTES", default_value = "256MiB", value_parser = table_size)]
+    pub tt_size: TableSize,
     /// A store whose book values the positions of `--suite search` (the 4x4 book for
     /// `tests/data/search/4x4-book.csv`).
     #[arg(long, value_name = "DIR")]
@@ -149,11 +149,19 @@ fn check_threads(args: &BenchArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// `--tt-size` of `--suite search`: bytes, or None for `auto` (each position's default).
+#[derive(Clone, Copy, Debug)]
+pub struct TableSize(pub Option<u64>);
+
+fn table_size(text: &str) -> Result<TableSize, String> {
+    match text {
+        "auto" => Ok(TableSize(None)),
+        _ => super::bytes(text).map(|b| TableSize(Some(b))).map_err(|e| format!("{e} (or auto)")),
+    }
+}
+
 fn search_suite(args: BenchArgs) -> CliResult {
     let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-search.csv"));
-    if args.tt_size != "auto" {
-        super::bytes(&args.tt_size).map_err(|e| format!("--tt-size: {e} (or auto)"))?;
-    }
     let mut cases = Vec::new();
     for spec in &args.search_cases {
         cases.extend(search::cases(spec).map_err(|e| match e {
@@ -178,7 +186,7 @@ fn search_suite(args: BenchArgs) -> CliResult {
         "retro s"
     );
     let exe = std::env::current_exe()?;
-    let mut solve = |pos, p, engine| child::solve_position(&exe, pos, p, engine, &args.tt_size);
+    let mut solve = |pos, p, engine| child::solve_position(&exe, pos, p, engine, args.tt_size.0);
     let rows = search::rows(&cases, &opts, &mut solve, &mut |r| {
         let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
         println!(
