@@ -83,6 +83,19 @@ const ENTRIES_PER_POSITION: f64 = 1.0 / 16.5;
 /// Share of the memory available that the default table may take.
 const TABLE_SHARE_OF_MEMORY: u64 = 4;
 
+/// The fitted count (every move valued) from which a search gets at least
+/// [`LARGE_SEARCH_TABLE`]: one priced at a quarter of a minute or more on one thread.
+const LARGE_SEARCH_POSITIONS: f64 = 1e8;
+
+/// The least default table of a search of [`LARGE_SEARCH_POSITIONS`] or more. Among positions
+/// of one undrawn count the fit's safe-lines term spreads its counts far wider than the
+/// searches spread, and unrelated to them: fifteen 5x5 games of 44 undrawn lines
+/// (`tests/data/search/5x5-44.csv`), 26 to 34 safe lines, fitted at 109 M to 1.5 G positions,
+/// searched 31 M to 209 M (value only), and the three the fit put lowest among the largest
+/// searches got 64 MiB and took 1.3-1.7x as long as with 128 or 256 MiB, where a table twice
+/// too large costs a few percent (docs/search-notes.md, "The table of a large search").
+const LARGE_SEARCH_TABLE: u64 = 128 << 20;
+
 /// The undrawn lines of `pos` that complete no box and leave no box with three sides drawn.
 pub fn safe_moves(pos: Position) -> impl Iterator<Item = crate::game::Line> {
     let board = pos.board;
@@ -101,15 +114,17 @@ pub fn search_positions(pos: Position) -> f64 {
     (a + b * pos.undrawn().len() as f64 + c * safe_lines(pos) as f64).exp()
 }
 
-/// The search's default table for `pos`: room for a few entries per position it is expected to
-/// visit, at least 4 MiB, and at most a quarter of the memory available (`available`, bytes;
-/// None: not known, 256 MiB), rounded down to a power of two as the table is.
+/// The search's default table for `pos`: [`ENTRIES_PER_POSITION`] of an entry per position it
+/// is expected to visit, at least 4 MiB ([`LARGE_SEARCH_TABLE`] for a large search), and at
+/// most a quarter of the memory available (`available`, bytes; None: not known, 256 MiB),
+/// rounded down to a power of two as the table is.
 pub(crate) fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 {
-    let wanted =
-        (search_positions(pos) * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64);
+    let fitted = search_positions(pos);
+    let wanted = (fitted * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64) as u64;
+    let least = if fitted >= LARGE_SEARCH_POSITIONS { LARGE_SEARCH_TABLE } else { MIN_DEFAULT_TABLE };
     let cap = available.map_or(super::search::DEFAULT_TT_BYTES, |a| a / TABLE_SHARE_OF_MEMORY);
     // Rounded down as the table rounds it, so the size named is the size zeroed.
-    super::search::usable_bytes((wanted as u64).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE)))
+    super::search::usable_bytes(wanted.max(least).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE)))
 }
 
 /// [`default_table_bytes`] with the memory this machine has available now, or the address
@@ -285,5 +300,37 @@ mod tests {
         assert_eq!(default_table_bytes(large, Some(2 << 30)), 512 << 20, "a quarter of the memory");
         assert_eq!(default_table_bytes(large, Some(1 << 20)), MIN_DEFAULT_TABLE);
         assert_eq!(default_table_bytes(large, None), super::super::search::DEFAULT_TT_BYTES);
+    }
+
+    /// Every 5x5 game of 44 undrawn lines in `5x5-44.csv` is a large search and gets at least
+    /// [`LARGE_SEARCH_TABLE`], some of them more than the fit alone gives; the cap still bounds it.
+    #[test]
+    fn a_large_search_gets_the_large_searchs_table_within_the_cap() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/search/5x5-44.csv");
+        let text = std::fs::read_to_string(file).unwrap();
+        let positions: Vec<Position> = text
+            .lines()
+            .skip(1)
+            .map(|row| {
+                let f: Vec<&str> = row.split(',').collect();
+                Position::from_line_string(f[0].parse().unwrap(), f[1]).unwrap()
+            })
+            .collect();
+        assert_eq!(positions.len(), 15);
+        let fitted =
+            |pos: Position| search_positions(pos) * ENTRIES_PER_POSITION * super::super::search::ENTRY_BYTES as f64;
+        assert!(
+            positions.iter().filter(|&&p| fitted(p) < LARGE_SEARCH_TABLE as f64).count() >= 5,
+            "the fit alone gives less"
+        );
+        for &pos in &positions {
+            assert!(search_positions(pos) >= LARGE_SEARCH_POSITIONS);
+            assert!(default_table_bytes(pos, Some(1 << 40)) >= LARGE_SEARCH_TABLE);
+            assert_eq!(default_table_bytes(pos, Some(256 << 20)), 64 << 20, "a quarter of the memory");
+        }
+        // A search the fit prices below the threshold keeps the fit's table.
+        let small = Position::empty("3x3".parse().unwrap());
+        assert!(search_positions(small) < LARGE_SEARCH_POSITIONS);
+        assert!(default_table_bytes(small, Some(1 << 40)) < LARGE_SEARCH_TABLE);
     }
 }
