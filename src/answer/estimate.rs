@@ -92,8 +92,9 @@ const LARGE_SEARCH_POSITIONS: f64 = 1e8;
 /// searches spread, and unrelated to them: fifteen 5x5 games of 44 undrawn lines
 /// (`tests/data/search/5x5-44.csv`), 26 to 34 safe lines, fitted at 109 M to 1.5 G positions,
 /// searched 31 M to 209 M (value only), and the three the fit put lowest among the largest
-/// searches got 64 MiB and took 1.3-1.7x as long as with 128 or 256 MiB, where a table twice
-/// too large costs a few percent (docs/search-notes.md, "The table of a large search").
+/// searches got 64 MiB and took 1.2-1.4x as long as with 128 MiB (1.3-1.7x against 256 MiB),
+/// where a table twice too large costs a few percent (docs/search-notes.md, "The table of a
+/// large search").
 const LARGE_SEARCH_TABLE: u64 = 128 << 20;
 
 /// The undrawn lines of `pos` that complete no box and leave no box with three sides drawn.
