@@ -120,12 +120,16 @@ pub fn search_positions(pos: Position) -> f64 {
 /// most a quarter of the memory available (`available`, bytes; None: not known, 256 MiB),
 /// rounded down to a power of two as the table is.
 pub(crate) fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 {
-    let fitted = search_positions(pos);
-    let wanted = (fitted * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64) as u64;
-    let least = if fitted >= LARGE_SEARCH_POSITIONS { LARGE_SEARCH_TABLE } else { MIN_DEFAULT_TABLE };
+    let wanted = fitted_table_bytes(pos);
+    let least = if search_positions(pos) >= LARGE_SEARCH_POSITIONS { LARGE_SEARCH_TABLE } else { MIN_DEFAULT_TABLE };
     let cap = available.map_or(super::search::DEFAULT_TT_BYTES, |a| a / TABLE_SHARE_OF_MEMORY);
     // Rounded down as the table rounds it, so the size named is the size zeroed.
     super::search::usable_bytes(wanted.max(least).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE)))
+}
+
+/// The bytes of [`ENTRIES_PER_POSITION`] of an entry per position the fit counts for `pos`.
+fn fitted_table_bytes(pos: Position) -> u64 {
+    (search_positions(pos) * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64) as u64
 }
 
 /// [`default_table_bytes`] with the memory this machine has available now, or the address
@@ -224,16 +228,26 @@ mod tests {
     /// position, the positions a search of every move visited, its seconds on one thread and
     /// its table's bytes.
     fn recorded() -> Vec<(Position, f64, f64, f64)> {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/search/search-fit.csv");
-        let text = std::fs::read_to_string(file).unwrap();
-        let mut lines = text.lines();
-        assert_eq!(lines.next(), Some("board,lines,positions,seconds,table_bytes"));
-        lines
-            .map(|row| {
-                let f: Vec<&str> = row.split(',').collect();
-                let pos = Position::from_line_string(f[0].parse().unwrap(), f[1]).unwrap();
+        positions_in("search-fit.csv", "board,lines,positions,seconds,table_bytes")
+            .into_iter()
+            .map(|(pos, f)| {
                 let num = |i: usize| f[i].parse::<f64>().unwrap();
                 (pos, num(2), num(3), num(4))
+            })
+            .collect()
+    }
+
+    /// The positions of `tests/data/search/<name>` (columns `board,lines,...` under `header`),
+    /// each with its row's fields.
+    fn positions_in(name: &str, header: &str) -> Vec<(Position, Vec<String>)> {
+        let file = format!("{}/tests/data/search/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(header), "{file}");
+        lines
+            .map(|row| {
+                let f: Vec<String> = row.split(',').map(str::to_string).collect();
+                (Position::from_line_string(f[0].parse().unwrap(), &f[1]).unwrap(), f)
             })
             .collect()
     }
@@ -307,21 +321,11 @@ mod tests {
     /// [`LARGE_SEARCH_TABLE`], some of them more than the fit alone gives; the cap still bounds it.
     #[test]
     fn a_large_search_gets_the_large_searchs_table_within_the_cap() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/search/5x5-44.csv");
-        let text = std::fs::read_to_string(file).unwrap();
-        let positions: Vec<Position> = text
-            .lines()
-            .skip(1)
-            .map(|row| {
-                let f: Vec<&str> = row.split(',').collect();
-                Position::from_line_string(f[0].parse().unwrap(), f[1]).unwrap()
-            })
-            .collect();
+        let positions: Vec<Position> =
+            positions_in("5x5-44.csv", "board,lines,value").into_iter().map(|(pos, _)| pos).collect();
         assert_eq!(positions.len(), 15);
-        let fitted =
-            |pos: Position| search_positions(pos) * ENTRIES_PER_POSITION * super::super::search::ENTRY_BYTES as f64;
         assert!(
-            positions.iter().filter(|&&p| fitted(p) < LARGE_SEARCH_TABLE as f64).count() >= 5,
+            positions.iter().filter(|&&p| fitted_table_bytes(p) < LARGE_SEARCH_TABLE).count() >= 5,
             "the fit alone gives less"
         );
         for &pos in &positions {
