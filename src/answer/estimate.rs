@@ -120,16 +120,17 @@ pub fn search_positions(pos: Position) -> f64 {
 /// most a quarter of the memory available (`available`, bytes; None: not known, 256 MiB),
 /// rounded down to a power of two as the table is.
 pub(crate) fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 {
-    let wanted = fitted_table_bytes(pos);
-    let least = if search_positions(pos) >= LARGE_SEARCH_POSITIONS { LARGE_SEARCH_TABLE } else { MIN_DEFAULT_TABLE };
+    let count = search_positions(pos);
+    let wanted = table_for_count(count);
+    let least = if count >= LARGE_SEARCH_POSITIONS { LARGE_SEARCH_TABLE } else { MIN_DEFAULT_TABLE };
     let cap = available.map_or(super::search::DEFAULT_TT_BYTES, |a| a / TABLE_SHARE_OF_MEMORY);
     // Rounded down as the table rounds it, so the size named is the size zeroed.
     super::search::usable_bytes(wanted.max(least).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE)))
 }
 
-/// The bytes of [`ENTRIES_PER_POSITION`] of an entry per position the fit counts for `pos`.
-fn fitted_table_bytes(pos: Position) -> u64 {
-    (search_positions(pos) * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64) as u64
+/// The bytes of [`ENTRIES_PER_POSITION`] of an entry for each of `count` fitted positions.
+fn table_for_count(count: f64) -> u64 {
+    (count * ENTRIES_PER_POSITION * super::search::ENTRY_BYTES as f64).min(u64::MAX as f64) as u64
 }
 
 /// [`default_table_bytes`] with the memory this machine has available now, or the address
@@ -239,15 +240,19 @@ mod tests {
 
     /// The positions of `tests/data/search/<name>` (columns `board,lines,...` under `header`),
     /// each with its row's fields.
-    fn positions_in(name: &str, header: &str) -> Vec<(Position, Vec<String>)> {
+    fn positions_in(name: &str, header: &str) -> Vec<(Position, csv::StringRecord)> {
         let file = format!("{}/tests/data/search/{name}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&file).unwrap();
-        let mut lines = text.lines();
-        assert_eq!(lines.next(), Some(header), "{file}");
-        lines
+        let mut reader = csv::Reader::from_path(&file).unwrap();
+        assert_eq!(
+            reader.headers().unwrap(),
+            &csv::StringRecord::from(header.split(',').collect::<Vec<_>>()),
+            "{file}"
+        );
+        reader
+            .records()
             .map(|row| {
-                let f: Vec<String> = row.split(',').map(str::to_string).collect();
-                (Position::from_line_string(f[0].parse().unwrap(), &f[1]).unwrap(), f)
+                let row = row.unwrap();
+                (Position::from_line_string(row[0].parse().unwrap(), &row[1]).unwrap(), row)
             })
             .collect()
     }
@@ -325,7 +330,7 @@ mod tests {
             positions_in("5x5-44.csv", "board,lines,value").into_iter().map(|(pos, _)| pos).collect();
         assert_eq!(positions.len(), 15);
         assert!(
-            positions.iter().filter(|&&p| fitted_table_bytes(p) < LARGE_SEARCH_TABLE).count() >= 5,
+            positions.iter().filter(|&&p| table_for_count(search_positions(p)) < LARGE_SEARCH_TABLE).count() >= 5,
             "the fit alone gives less"
         );
         for &pos in &positions {
