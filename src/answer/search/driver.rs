@@ -25,8 +25,9 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     let threads = opts.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
     // Zeroed by the search's threads. A state has a bit per undrawn line of the root.
-    let table = pool.install(|| Table::new(opts.tt_bytes, free as u32))?;
+    let new_table = |hashed| pool.install(|| Table::new(opts.tt_bytes, free as u32, hashed));
     if free == 0 {
+        let table = new_table(false)?;
         return Ok(SearchOutcome {
             value: 0,
             moves: Vec::new(),
@@ -40,7 +41,9 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     }
     // One group: the space is used only for its line numbering, classes and symmetries.
     let space = Space::for_search(root).map_err(|_| SearchError::TooLarge(free))?;
-    let rules = Rules::new(root, &space);
+    let mut rules = Rules::new(root, &space);
+    rules.graph &= opts.graph_keys;
+    let table = new_table(rules.graph)?;
     let book = opts.book.and_then(|b| BookLeaves::new(b, root, &space));
     let counters = Counters::default();
     counters.bounds.store(pack_bounds(-INF, INF), Relaxed);

@@ -197,7 +197,7 @@ impl Searcher<'_> {
             Capture::Take { first, .. } => return Some(first),
             Capture::Either(either) => either,
         };
-        let (key, frame) = r.canonical_frame(0);
+        let (key, frame) = r.key_frame(0, if r.graph { r.graph_key(0) } else { 0 });
         let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
         r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, &mut moves);
@@ -225,13 +225,15 @@ impl Searcher<'_> {
     /// the same side of the window.
     fn search(&mut self, s: u64, alpha: i32, beta: i32) -> i32 {
         let lines = self.rules.capture_lines(s);
-        self.node(s, lines, self.rules.odd(s), alpha, beta)
+        let g = if self.rules.graph { self.rules.graph_key(s) } else { 0 };
+        self.node(s, lines, self.rules.odd(s), g, alpha, beta)
     }
 
     /// [`Searcher::search`] of `s`, whose lines that complete a box are `lines`, with an odd
     /// number of boxes left where `odd` ([`Rules::odd`]; a move passes it on, flipped where it
     /// completes an odd number, rather than each node counting the boxes again).
-    fn node(&mut self, s: u64, lines: u64, odd: bool, alpha: i32, beta: i32) -> i32 {
+    #[allow(clippy::too_many_arguments)]
+    fn node(&mut self, s: u64, lines: u64, odd: bool, g: u64, alpha: i32, beta: i32) -> i32 {
         debug_assert_eq!(odd, self.rules.odd(s), "the parity passed on is the state's");
         if self.count_node() {
             return 0;
@@ -244,15 +246,16 @@ impl Searcher<'_> {
             Capture::Take { lines: taken, boxes: n, .. } => {
                 let t = s | taken;
                 let odd = odd ^ (n & 1 == 1);
-                return n + self.node(t, r.capture_lines_after(lines, t, taken), odd, alpha - n, beta - n);
+                let after = r.capture_lines_after(lines, t, taken);
+                return n + self.node(t, after, odd, r.graph_after(g, s, taken), alpha - n, beta - n);
             }
             Capture::Either(either) => either,
         };
         if self.leaf_lines > 0 && (r.full & !s).count_ones() <= self.leaf_lines {
             return r.retrograde_value(s);
         }
-        // The best move is stored in the canonical state's frame.
-        let (key, frame) = r.canonical_frame(s);
+        // The best move is stored in the canonical state's frame (a graph's key: the state's own).
+        let (key, frame) = r.key_frame(s, g);
         let (alpha, beta, hint) = match self.probe(s, key, alpha, beta) {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, r.in_frame(frame, hint, true)),
@@ -260,20 +263,24 @@ impl Searcher<'_> {
         // A capture with a choice: one search of Q, not one of each move. Past it, no capture
         // is left to choose.
         if let Some(c) = either {
-            return self.choice(s, lines, odd, key, frame, c, beta);
+            return self.choice(s, lines, odd, g, key, frame, c, beta);
         }
         let giving = r.giving_lines(s);
         // Enhanced transposition cutoffs, of the moves that give nothing and then of the
         // openings: where nothing is capturable, from `etc_lines` undrawn lines up (below that
         // the probes cost more than the subtrees they spare).
         let etc = lines == 0 && (r.full & !s).count_ones() >= self.etc_lines;
-        if etc && let Some(v) = self.etc(s, giving, beta) {
+        if etc && let Some(v) = self.etc(s, g, giving, beta) {
             return self.cut(odd, key, v);
         }
         let before = self.total;
         let table = self.table;
-        let fetch = |key: u64| table.prefetch(key);
-        let prefetch = etc.then_some(&fetch as &dyn Fn(u64));
+        let fetch = |st: &Structure| {
+            let key = r.key_opened(g, s, st);
+            table.prefetch(key);
+            key
+        };
+        let prefetch = etc.then_some(&fetch as &dyn Fn(&Structure) -> u64);
         let mut moves = Moves::new();
         // Below the cutoffs' threshold, where a move that gives nothing is left, the openings
         // are walked only once those moves failed to cut (row 5 of 5x5-safe.csv: a seventh fewer
@@ -282,7 +289,7 @@ impl Searcher<'_> {
         let quiet_first = s != 0 && !etc && r.full & !s & !lines & !giving != 0;
         let (best, best_move) = if quiet_first {
             r.ordered_moves(s, lines, giving, None, hint, None, Phase::Quiet, &mut moves);
-            let (best, best_move) = self.best_of(s, lines, odd, &moves, alpha, beta);
+            let (best, best_move) = self.best_of(s, lines, odd, g, &moves, alpha, beta);
             if self.aborted {
                 return 0;
             }
@@ -290,7 +297,7 @@ impl Searcher<'_> {
                 (best, best_move)
             } else {
                 r.ordered_moves(s, lines, giving, None, hint, None, Phase::Rest, &mut moves);
-                let (rest, rest_move) = self.best_of(s, lines, odd, &moves, alpha.max(best), beta);
+                let (rest, rest_move) = self.best_of(s, lines, odd, g, &moves, alpha.max(best), beta);
                 if rest > best { (rest, rest_move) } else { (best, best_move) }
             }
         } else {
@@ -298,7 +305,7 @@ impl Searcher<'_> {
             if etc && let Some(v) = self.etc_openings(&moves, beta) {
                 return self.cut(odd, key, v);
             }
-            self.best_of(s, lines, odd, &moves, alpha, beta)
+            self.best_of(s, lines, odd, g, &moves, alpha, beta)
         };
         if self.aborted {
             return 0;
@@ -328,7 +335,7 @@ impl Searcher<'_> {
     /// beta outside, where that search's bound is a bound on |u| (the two moves' searches
     /// tested two windows of Q). Stored under `key`, its move in `frame`.
     #[allow(clippy::too_many_arguments)]
-    fn choice(&mut self, s: u64, lines: u64, odd: bool, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
+    fn choice(&mut self, s: u64, lines: u64, odd: bool, g: u64, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
         if beta <= 0 {
             return self.cut(odd, key, 0);
         }
@@ -339,7 +346,7 @@ impl Searcher<'_> {
         let k = c.boxes;
         // Taking or handing over an even number of boxes keeps the parity.
         let (lo, hi) = (-beta - k, beta - k);
-        let v = self.node(q, after, odd, lo, hi);
+        let v = self.node(q, after, odd, r.graph_after(g, s, c.lines), lo, hi);
         if self.aborted {
             return 0;
         }
@@ -422,7 +429,7 @@ impl Searcher<'_> {
     /// not in `giving`), found before any move is searched. Every such child's bucket is
     /// prefetched first, so that their misses overlap. [`Searcher::node`] asks only where
     /// `etc_lines` lines or more are undrawn ([`super::ETC_LINES`] by default).
-    fn etc(&mut self, s: u64, giving: u64, beta: i32) -> Option<i32> {
+    fn etc(&mut self, s: u64, g: u64, giving: u64, beta: i32) -> Option<i32> {
         let r = self.rules;
         let open = r.full & !s;
         let mut keys = [0u64; 64];
@@ -431,7 +438,7 @@ impl Searcher<'_> {
         while each != 0 {
             let i = each.trailing_zeros() as usize;
             each &= each - 1;
-            keys[n] = r.canonical(s | 1 << i);
+            keys[n] = r.key_after(g, s, 1 << i);
             self.table.prefetch(keys[n]);
             n += 1;
         }
@@ -461,8 +468,18 @@ impl Searcher<'_> {
     /// the helpers after the first spread out): where every move must be refuted, the threads
     /// meet in the middle, each finding the other's results in the table. Below the root every
     /// thread keeps the one best-first order, which shares the table best.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn best_of(&mut self, s: u64, lines: u64, odd: bool, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
+    fn best_of(
+        &mut self,
+        s: u64,
+        lines: u64,
+        odd: bool,
+        g: u64,
+        moves: &Moves,
+        mut alpha: i32,
+        beta: i32,
+    ) -> (i32, u8) {
         let r = self.rules;
         let count = moves.count;
         let mut best = -INF;
@@ -476,20 +493,25 @@ impl Searcher<'_> {
         for k in 0..count {
             let j = helper.as_ref().map_or(k, |order| order[k] as usize);
             let i = moves.lines[j] as usize;
-            let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure(i) {
-                Some(st) => Opening::Class(st),
-                None => r.opening_class(s, i),
+            let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure_key(i) {
+                Some((st, key)) => (Opening::Class(st), key),
+                None => (r.opening_class(s, i), 0),
             });
             let v = match st {
-                Some(Opening::Class(st)) => self.opened(s, lines, odd, st, alpha, beta),
+                Some((Opening::Class(st), key)) => {
+                    // The graph's key after it, where the list found it.
+                    let after = if r.graph && key != 0 { key } else { r.graph_opened(g, s, &st) };
+                    self.opened(s, lines, odd, after, st, alpha, beta)
+                }
                 _ => {
                     let n = r.completes(s, i);
                     let t = s | 1 << i;
                     let after = r.capture_lines_after(lines, t, 1 << i);
+                    let g = r.graph_after(g, s, 1 << i);
                     if n > 0 {
-                        n + self.node(t, after, odd ^ (n & 1 == 1), alpha - n, beta - n)
+                        n + self.node(t, after, odd ^ (n & 1 == 1), g, alpha - n, beta - n)
                     } else {
-                        -self.node(t, after, odd, -beta, -alpha)
+                        -self.node(t, after, odd, g, -beta, -alpha)
                     }
                 }
             };
@@ -515,7 +537,9 @@ impl Searcher<'_> {
     /// -hand_back / 2), which settles it at once when that is no more than alpha; else it is
     /// worth more than alpha iff v(Q) lies in (lo, hi), and one search of Q in that window
     /// settles it.
-    fn opened(&mut self, s: u64, lines: u64, odd: bool, st: Structure, alpha: i32, beta: i32) -> i32 {
+    /// `g`: the graph's key of the position after it.
+    #[allow(clippy::too_many_arguments)]
+    fn opened(&mut self, s: u64, lines: u64, odd: bool, g: u64, st: Structure, alpha: i32, beta: i32) -> i32 {
         let r = self.rules;
         let q = s | st.lines;
         let after = r.capture_lines_after(lines, q, st.lines);
@@ -524,7 +548,7 @@ impl Searcher<'_> {
         let odd_q = odd ^ (k & 1 == 1);
         if h == 0 {
             // Worth -(k + v(Q)): decreasing in v(Q), so a bound on it is a bound on the worth.
-            return st.worth(self.node(q, after, odd_q, -beta - k, -alpha - k));
+            return st.worth(self.node(q, after, odd_q, g, -beta - k, -alpha - k));
         }
         // Of the parity of the boxes left in `s`, as every value of it.
         let top = to_parity(h / 2 - k, odd, false);
@@ -537,7 +561,7 @@ impl Searcher<'_> {
         // bounds the worth from above; at or above hi a lower bound, so -k - v(Q) (at most
         // alpha) does; between them v(Q) itself, and the worth exactly.
         let (lo, hi) = (alpha + k - h, -k - alpha);
-        st.worth(self.node(q, after, odd_q, lo, hi))
+        st.worth(self.node(q, after, odd_q, g, lo, hi))
     }
 }
 
