@@ -520,38 +520,6 @@ impl Rules {
         self.canonical_frame(s).0
     }
 
-    /// The table's key of `s`, whose graph's key is `g` where states are keyed by their graph
-    /// ([`Rules::graph`]), and the frame its best move is stored in.
-    #[inline]
-    pub(super) fn key_frame(&self, s: u64, g: u64) -> (u64, u8) {
-        if self.graph { (g, 0) } else { self.canonical_frame(s) }
-    }
-
-    /// The graph's key of `s` with the lines `drawn` drawn, from `g`, that of `s` (0 where states
-    /// are not keyed by their graph).
-    #[inline]
-    pub(super) fn graph_after(&self, g: u64, s: u64, drawn: u64) -> u64 {
-        if self.graph { self.graph_cut(g, s, drawn) } else { 0 }
-    }
-
-    /// The table's key of `s` with the lines `drawn` drawn ([`Rules::key_frame`]'s key).
-    #[inline]
-    pub(super) fn key_after(&self, g: u64, s: u64, drawn: u64) -> u64 {
-        if self.graph { self.graph_cut(g, s, drawn) } else { self.canonical(s | drawn) }
-    }
-
-    /// [`Rules::graph_after`] of opening `st` (every line of it drawn).
-    #[inline]
-    pub(super) fn graph_opened(&self, g: u64, s: u64, st: &Structure) -> u64 {
-        if self.graph { self.graph_open(g, s, st) } else { 0 }
-    }
-
-    /// [`Rules::key_after`] of opening `st`.
-    #[inline]
-    pub(super) fn key_opened(&self, g: u64, s: u64, st: &Structure) -> u64 {
-        if self.graph { self.graph_open(g, s, st) } else { self.canonical(s | st.lines) }
-    }
-
     /// [`Rules::canonical`] and the frame it was found in: 0 for `s` itself, k for `sym[k - 1]`.
     #[inline]
     pub(super) fn canonical_frame(&self, s: u64) -> (u64, u8) {

@@ -26,7 +26,9 @@ pub(super) struct Shared<'a> {
 }
 
 /// One thread's search: the shared rules, table and counters, its own counts not yet added.
-pub(super) struct Searcher<'a> {
+/// `K`: how states are keyed ([`StateKeys`], [`GraphKeys`]): a search of each kind is compiled
+/// apart, so that the state keys' search carries nothing of the graph's.
+pub(super) struct Searcher<'a, K: Keys> {
     rules: &'a Rules,
     table: &'a Table,
     counters: &'a Counters,
@@ -58,6 +60,7 @@ pub(super) struct Searcher<'a> {
     deadline: Option<std::time::Instant>,
     /// Set by another thread to stop the search.
     stop: Option<&'a AtomicBool>,
+    keys: std::marker::PhantomData<K>,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -88,8 +91,8 @@ pub(super) fn unpack_bounds(b: u64) -> (i32, i32) {
     (b as u8 as i8 as i32, (b >> 8) as u8 as i8 as i32)
 }
 
-impl<'a> Searcher<'a> {
-    pub(super) fn new(shared: &Shared<'a>, shift: usize) -> Searcher<'a> {
+impl<'a, K: Keys> Searcher<'a, K> {
+    pub(super) fn new(shared: &Shared<'a>, shift: usize) -> Searcher<'a, K> {
         Searcher {
             rules: shared.rules,
             table: shared.table,
@@ -108,6 +111,7 @@ impl<'a> Searcher<'a> {
             book_hits: 0,
             deadline: shared.deadline,
             stop: shared.stop,
+            keys: std::marker::PhantomData,
         }
     }
 
@@ -134,7 +138,7 @@ impl<'a> Searcher<'a> {
     }
 }
 
-impl Searcher<'_> {
+impl<K: Keys> Searcher<'_, K> {
     /// The exact value of `s` by MTD(f): null-window searches from `guess` until the bounds
     /// meet (no test here is dropped: only the root's tests, in [`Searcher::root_value`], are).
     pub(super) fn mtdf(&mut self, s: u64, guess: i32) -> i32 {
@@ -197,7 +201,7 @@ impl Searcher<'_> {
             Capture::Take { first, .. } => return Some(first),
             Capture::Either(either) => either,
         };
-        let (key, frame) = r.key_frame(0, if r.graph { r.graph_key(0) } else { 0 });
+        let (key, frame) = K::key_frame(r, 0, K::of(r, 0));
         let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
         r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, &mut moves);
@@ -225,7 +229,7 @@ impl Searcher<'_> {
     /// the same side of the window.
     fn search(&mut self, s: u64, alpha: i32, beta: i32) -> i32 {
         let lines = self.rules.capture_lines(s);
-        let g = if self.rules.graph { self.rules.graph_key(s) } else { 0 };
+        let g = K::of(self.rules, s);
         self.node(s, lines, self.rules.odd(s), g, alpha, beta)
     }
 
@@ -233,7 +237,7 @@ impl Searcher<'_> {
     /// number of boxes left where `odd` ([`Rules::odd`]; a move passes it on, flipped where it
     /// completes an odd number, rather than each node counting the boxes again).
     #[allow(clippy::too_many_arguments)]
-    fn node(&mut self, s: u64, lines: u64, odd: bool, g: u64, alpha: i32, beta: i32) -> i32 {
+    fn node(&mut self, s: u64, lines: u64, odd: bool, g: K::G, alpha: i32, beta: i32) -> i32 {
         debug_assert_eq!(odd, self.rules.odd(s), "the parity passed on is the state's");
         if self.count_node() {
             return 0;
@@ -247,7 +251,7 @@ impl Searcher<'_> {
                 let t = s | taken;
                 let odd = odd ^ (n & 1 == 1);
                 let after = r.capture_lines_after(lines, t, taken);
-                return n + self.node(t, after, odd, r.graph_after(g, s, taken), alpha - n, beta - n);
+                return n + self.node(t, after, odd, K::after(r, g, s, taken), alpha - n, beta - n);
             }
             Capture::Either(either) => either,
         };
@@ -255,7 +259,7 @@ impl Searcher<'_> {
             return r.retrograde_value(s);
         }
         // The best move is stored in the canonical state's frame (a graph's key: the state's own).
-        let (key, frame) = r.key_frame(s, g);
+        let (key, frame) = K::key_frame(r, s, g);
         let (alpha, beta, hint) = match self.probe(s, key, alpha, beta) {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, r.in_frame(frame, hint, true)),
@@ -276,7 +280,7 @@ impl Searcher<'_> {
         let before = self.total;
         let table = self.table;
         let fetch = |st: &Structure| {
-            let key = r.key_opened(g, s, st);
+            let key = K::key_opened(r, g, s, st);
             table.prefetch(key);
             key
         };
@@ -335,7 +339,7 @@ impl Searcher<'_> {
     /// beta outside, where that search's bound is a bound on |u| (the two moves' searches
     /// tested two windows of Q). Stored under `key`, its move in `frame`.
     #[allow(clippy::too_many_arguments)]
-    fn choice(&mut self, s: u64, lines: u64, odd: bool, g: u64, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
+    fn choice(&mut self, s: u64, lines: u64, odd: bool, g: K::G, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
         if beta <= 0 {
             return self.cut(odd, key, 0);
         }
@@ -346,7 +350,7 @@ impl Searcher<'_> {
         let k = c.boxes;
         // Taking or handing over an even number of boxes keeps the parity.
         let (lo, hi) = (-beta - k, beta - k);
-        let v = self.node(q, after, odd, r.graph_after(g, s, c.lines), lo, hi);
+        let v = self.node(q, after, odd, K::after(r, g, s, c.lines), lo, hi);
         if self.aborted {
             return 0;
         }
@@ -429,7 +433,7 @@ impl Searcher<'_> {
     /// not in `giving`), found before any move is searched. Every such child's bucket is
     /// prefetched first, so that their misses overlap. [`Searcher::node`] asks only where
     /// `etc_lines` lines or more are undrawn ([`super::ETC_LINES`] by default).
-    fn etc(&mut self, s: u64, g: u64, giving: u64, beta: i32) -> Option<i32> {
+    fn etc(&mut self, s: u64, g: K::G, giving: u64, beta: i32) -> Option<i32> {
         let r = self.rules;
         let open = r.full & !s;
         let mut keys = [0u64; 64];
@@ -438,7 +442,7 @@ impl Searcher<'_> {
         while each != 0 {
             let i = each.trailing_zeros() as usize;
             each &= each - 1;
-            keys[n] = r.key_after(g, s, 1 << i);
+            keys[n] = K::key_after(r, g, s, 1 << i);
             self.table.prefetch(keys[n]);
             n += 1;
         }
@@ -475,7 +479,7 @@ impl Searcher<'_> {
         s: u64,
         lines: u64,
         odd: bool,
-        g: u64,
+        g: K::G,
         moves: &Moves,
         mut alpha: i32,
         beta: i32,
@@ -500,14 +504,14 @@ impl Searcher<'_> {
             let v = match st {
                 Some((Opening::Class(st), key)) => {
                     // The graph's key after it, where the list found it.
-                    let after = if r.graph && key != 0 { key } else { r.graph_opened(g, s, &st) };
+                    let after = K::kept(key).unwrap_or_else(|| K::opened(r, g, s, &st));
                     self.opened(s, lines, odd, after, st, alpha, beta)
                 }
                 _ => {
                     let n = r.completes(s, i);
                     let t = s | 1 << i;
                     let after = r.capture_lines_after(lines, t, 1 << i);
-                    let g = r.graph_after(g, s, 1 << i);
+                    let g = K::after(r, g, s, 1 << i);
                     if n > 0 {
                         n + self.node(t, after, odd ^ (n & 1 == 1), g, alpha - n, beta - n)
                     } else {
@@ -539,7 +543,7 @@ impl Searcher<'_> {
     /// settles it.
     /// `g`: the graph's key of the position after it.
     #[allow(clippy::too_many_arguments)]
-    fn opened(&mut self, s: u64, lines: u64, odd: bool, g: u64, st: Structure, alpha: i32, beta: i32) -> i32 {
+    fn opened(&mut self, s: u64, lines: u64, odd: bool, g: K::G, st: Structure, alpha: i32, beta: i32) -> i32 {
         let r = self.rules;
         let q = s | st.lines;
         let after = r.capture_lines_after(lines, q, st.lines);
@@ -562,6 +566,91 @@ impl Searcher<'_> {
         // alpha) does; between them v(Q) itself, and the worth exactly.
         let (lo, hi) = (alpha + k - h, -k - alpha);
         st.worth(self.node(q, after, odd_q, g, lo, hi))
+    }
+}
+
+/// How a search keys its states in the table, and what it hands down the search to do so.
+pub(super) trait Keys {
+    /// What a node is given of its state's key: nothing for the state keys, the graph's key.
+    type G: Copy;
+    /// [`Keys::G`] of `s`, found afresh.
+    fn of(r: &Rules, s: u64) -> Self::G;
+    /// The table's key of `s` (of `g`) and the frame its best move is stored in.
+    fn key_frame(r: &Rules, s: u64, g: Self::G) -> (u64, u8);
+    /// [`Keys::G`] of `s` with the lines `drawn` drawn.
+    fn after(r: &Rules, g: Self::G, s: u64, drawn: u64) -> Self::G;
+    /// The table's key of `s` with the lines `drawn` drawn.
+    fn key_after(r: &Rules, g: Self::G, s: u64, drawn: u64) -> u64;
+    /// [`Keys::after`] of opening `st`.
+    fn opened(r: &Rules, g: Self::G, s: u64, st: &Structure) -> Self::G;
+    /// [`Keys::key_after`] of opening `st`.
+    fn key_opened(r: &Rules, g: Self::G, s: u64, st: &Structure) -> u64;
+    /// [`Keys::G`] from the key the move list found after an opening (0: none found).
+    fn kept(key: u64) -> Option<Self::G>;
+}
+
+/// States keyed by their canonical state ([`Rules::canonical_frame`]): nothing handed down.
+pub(super) struct StateKeys;
+
+impl Keys for StateKeys {
+    type G = ();
+    #[inline(always)]
+    fn of(_: &Rules, _: u64) {}
+    #[inline(always)]
+    fn key_frame(r: &Rules, s: u64, _: ()) -> (u64, u8) {
+        r.canonical_frame(s)
+    }
+    #[inline(always)]
+    fn after(_: &Rules, _: (), _: u64, _: u64) {}
+    #[inline(always)]
+    fn key_after(r: &Rules, _: (), s: u64, drawn: u64) -> u64 {
+        r.canonical(s | drawn)
+    }
+    #[inline(always)]
+    fn opened(_: &Rules, _: (), _: u64, _: &Structure) {}
+    #[inline(always)]
+    fn key_opened(r: &Rules, _: (), s: u64, st: &Structure) -> u64 {
+        r.canonical(s | st.lines)
+    }
+    #[inline(always)]
+    fn kept(_: u64) -> Option<()> {
+        Some(())
+    }
+}
+
+/// States keyed by their strings-and-coins graph (`graph.rs`), the key handed down the search
+/// and kept move by move; a best move is stored as the state's own line.
+pub(super) struct GraphKeys;
+
+impl Keys for GraphKeys {
+    type G = u64;
+    #[inline(always)]
+    fn of(r: &Rules, s: u64) -> u64 {
+        r.graph_key(s)
+    }
+    #[inline(always)]
+    fn key_frame(_: &Rules, _: u64, g: u64) -> (u64, u8) {
+        (g, 0)
+    }
+    #[inline(always)]
+    fn after(r: &Rules, g: u64, s: u64, drawn: u64) -> u64 {
+        r.graph_cut(g, s, drawn)
+    }
+    #[inline(always)]
+    fn key_after(r: &Rules, g: u64, s: u64, drawn: u64) -> u64 {
+        r.graph_cut(g, s, drawn)
+    }
+    #[inline(always)]
+    fn opened(r: &Rules, g: u64, s: u64, st: &Structure) -> u64 {
+        r.graph_open(g, s, st)
+    }
+    #[inline(always)]
+    fn key_opened(r: &Rules, g: u64, s: u64, st: &Structure) -> u64 {
+        r.graph_open(g, s, st)
+    }
+    #[inline(always)]
+    fn kept(key: u64) -> Option<u64> {
+        (key != 0).then_some(key)
     }
 }
 

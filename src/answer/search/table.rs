@@ -50,8 +50,6 @@ pub(super) struct Table {
     key_mask: u64,
     /// Bits of the hash that an entry keeps: key_bits less the bucket's bits (or 0).
     check_bits: u32,
-    /// Buckets less one (a hashed key's one bucket takes no bits of it).
-    bucket_mask: u64,
 }
 
 /// One bucket: `WAYS` entries, half a cache line.
@@ -136,12 +134,19 @@ impl Table {
         buckets.par_extend(
             (0..count as usize).into_par_iter().map(|_| Bucket(std::array::from_fn(|_| AtomicU64::new(0)))),
         );
-        let key_bits = if hashed { 64 } else { key_bits };
+        // A hash of 64 bits, 63 for one bucket (whose index takes no bit of it: a shift by 64
+        // would overflow).
+        let key_bits = if !hashed {
+            key_bits
+        } else if bucket_bits == 0 {
+            63
+        } else {
+            64
+        };
         Ok(Table {
             buckets,
             key_mask: u64::MAX >> (64 - key_bits.max(1)),
             check_bits: key_bits.saturating_sub(bucket_bits),
-            bucket_mask: count - 1,
         })
     }
 
@@ -157,7 +162,7 @@ impl Table {
         let z = key.wrapping_mul(MIX) & self.key_mask;
         // The entry keeps the hash's low bits: the check and, above it, bits of the bucket's
         // index, the same for every state of the bucket.
-        (&self.buckets[(z >> self.check_bits.min(63) & self.bucket_mask) as usize].0, z << DATA_BITS)
+        (&self.buckets[(z >> self.check_bits) as usize].0, z << DATA_BITS)
     }
 
     /// Asks for `key`'s bucket to be brought near the processor, so that several probes'
