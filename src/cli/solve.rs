@@ -37,11 +37,6 @@ pub struct SolveArgs {
     /// retrograde pass instead of searched (0, the default, measured fastest).
     #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=12))]
     pub leaf_lines: u8,
-    /// With --engine search: positions keyed in the table by their strings-and-coins graph where
-    /// no symmetry fixes the root (fewer positions visited, each dearer; off by default,
-    /// docs/search-notes.md).
-    #[arg(long)]
-    pub graph_keys: bool,
     /// Kernel path of the partitioned solver: the row path, or its scalar twin (benchmarks).
     #[arg(long, value_parser = choice::<KernelPath>(), default_value_t = KernelPath::Rows)]
     pub kernel: KernelPath,
@@ -63,8 +58,8 @@ pub fn run(args: SolveArgs) -> CliResult {
     if args.store.is_some() && args.engine != Engine::Partition {
         return Err("--store works only with --engine partition".into());
     }
-    if (args.value_only || args.leaf_lines > 0 || args.graph_keys) && args.engine != Engine::Search {
-        return Err("--value-only, --leaf-lines and --graph-keys work only with --engine search".into());
+    if (args.value_only || args.leaf_lines > 0) && args.engine != Engine::Search {
+        return Err("--value-only and --leaf-lines work only with --engine search".into());
     }
     if let Some(note) = twin_note(args.engine, root.undrawn().len() as i32) {
         super::note!("{note}");
@@ -117,7 +112,6 @@ pub fn run(args: SolveArgs) -> CliResult {
         progress: Some(&line),
         move_values: !args.value_only,
         leaf_lines: args.leaf_lines.into(),
-        graph_keys: args.graph_keys,
         ..Default::default()
     };
     let analysis = analyse_with(root, args.engine, opts, search)?;

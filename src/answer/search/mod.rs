@@ -25,15 +25,13 @@
 //! value after it (the same player moves again), any other move minus the value after it.
 //!
 //! The files: `table.rs` (the transposition table), `rules.rs` (the capture and chain rules,
-//! canonical states), `graph.rs` (keys by the strings-and-coins graph, an option), `leaves.rs`
-//! (the theorem and retrograde leaves), `book.rs` (a store's
+//! canonical states), `leaves.rs` (the theorem and retrograde leaves), `book.rs` (a store's
 //! positions as exact leaves), `bitmap.rs` (state maps by byte tables), `searcher.rs` (one thread's
 //! alpha-beta and MTD(f)), `driver.rs` (the threads, the progress and the outcome).
 
 mod bitmap;
 mod book;
 mod driver;
-mod graph;
 mod leaves;
 mod rules;
 mod searcher;
@@ -114,11 +112,6 @@ pub struct SearchOptions<'p> {
     /// before searching any (enhanced transposition cutoffs); [`ETC_LINES`] by default, 0 at
     /// every position (what the tests use to check them).
     pub etc_lines: u32,
-    /// Whether positions are keyed in the table by their strings-and-coins graph where no
-    /// symmetry fixes the root (positions whose boxes of two undrawn sides run other routes
-    /// share an entry; `graph.rs`), rather than by their canonical state. Off by default: it
-    /// visits fewer positions, but each costs as much more (docs/search-notes.md).
-    pub graph_keys: bool,
     /// A store whose positions are exact leaves: a node it holds is not searched. Only a
     /// store solved from a root later than the searched position can hold a node (a store from
     /// an earlier root that does not hold the position holds none of the positions after it);
@@ -144,7 +137,6 @@ impl Default for SearchOptions<'_> {
             theorems: true,
             leaf_lines: 0,
             etc_lines: ETC_LINES,
-            graph_keys: false,
             book: None,
             deadline: None,
             stop: None,

@@ -26,9 +26,7 @@ pub(super) struct Shared<'a> {
 }
 
 /// One thread's search: the shared rules, table and counters, its own counts not yet added.
-/// `K`: how states are keyed ([`StateKeys`], [`GraphKeys`]): a search of each kind is compiled
-/// apart, so that the state keys' search carries nothing of the graph's.
-pub(super) struct Searcher<'a, K: Keys> {
+pub(super) struct Searcher<'a> {
     rules: &'a Rules,
     table: &'a Table,
     counters: &'a Counters,
@@ -60,7 +58,6 @@ pub(super) struct Searcher<'a, K: Keys> {
     deadline: Option<std::time::Instant>,
     /// Set by another thread to stop the search.
     stop: Option<&'a AtomicBool>,
-    keys: std::marker::PhantomData<K>,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -91,8 +88,8 @@ pub(super) fn unpack_bounds(b: u64) -> (i32, i32) {
     (b as u8 as i8 as i32, (b >> 8) as u8 as i8 as i32)
 }
 
-impl<'a, K: Keys> Searcher<'a, K> {
-    pub(super) fn new(shared: &Shared<'a>, shift: usize) -> Searcher<'a, K> {
+impl<'a> Searcher<'a> {
+    pub(super) fn new(shared: &Shared<'a>, shift: usize) -> Searcher<'a> {
         Searcher {
             rules: shared.rules,
             table: shared.table,
@@ -111,7 +108,6 @@ impl<'a, K: Keys> Searcher<'a, K> {
             book_hits: 0,
             deadline: shared.deadline,
             stop: shared.stop,
-            keys: std::marker::PhantomData,
         }
     }
 
@@ -138,7 +134,7 @@ impl<'a, K: Keys> Searcher<'a, K> {
     }
 }
 
-impl<K: Keys> Searcher<'_, K> {
+impl Searcher<'_> {
     /// The exact value of `s` by MTD(f): null-window searches from `guess` until the bounds
     /// meet (no test here is dropped: only the root's tests, in [`Searcher::root_value`], are).
     pub(super) fn mtdf(&mut self, s: u64, guess: i32) -> i32 {
@@ -201,7 +197,7 @@ impl<K: Keys> Searcher<'_, K> {
             Capture::Take { first, .. } => return Some(first),
             Capture::Either(either) => either,
         };
-        let (key, frame) = K::key_frame(r, 0, K::of(r, 0));
+        let (key, frame) = r.canonical_frame(0);
         let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
         r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, &mut moves);
@@ -229,15 +225,13 @@ impl<K: Keys> Searcher<'_, K> {
     /// the same side of the window.
     fn search(&mut self, s: u64, alpha: i32, beta: i32) -> i32 {
         let lines = self.rules.capture_lines(s);
-        let g = K::of(self.rules, s);
-        self.node(s, lines, self.rules.odd(s), g, alpha, beta)
+        self.node(s, lines, self.rules.odd(s), alpha, beta)
     }
 
     /// [`Searcher::search`] of `s`, whose lines that complete a box are `lines`, with an odd
     /// number of boxes left where `odd` ([`Rules::odd`]; a move passes it on, flipped where it
     /// completes an odd number, rather than each node counting the boxes again).
-    #[allow(clippy::too_many_arguments)]
-    fn node(&mut self, s: u64, lines: u64, odd: bool, g: K::G, alpha: i32, beta: i32) -> i32 {
+    fn node(&mut self, s: u64, lines: u64, odd: bool, alpha: i32, beta: i32) -> i32 {
         debug_assert_eq!(odd, self.rules.odd(s), "the parity passed on is the state's");
         if self.count_node() {
             return 0;
@@ -250,16 +244,15 @@ impl<K: Keys> Searcher<'_, K> {
             Capture::Take { lines: taken, boxes: n, .. } => {
                 let t = s | taken;
                 let odd = odd ^ (n & 1 == 1);
-                let after = r.capture_lines_after(lines, t, taken);
-                return n + self.node(t, after, odd, K::after(r, g, s, taken), alpha - n, beta - n);
+                return n + self.node(t, r.capture_lines_after(lines, t, taken), odd, alpha - n, beta - n);
             }
             Capture::Either(either) => either,
         };
         if self.leaf_lines > 0 && (r.full & !s).count_ones() <= self.leaf_lines {
             return r.retrograde_value(s);
         }
-        // The best move is stored in the canonical state's frame (a graph's key: the state's own).
-        let (key, frame) = K::key_frame(r, s, g);
+        // The best move is stored in the canonical state's frame.
+        let (key, frame) = r.canonical_frame(s);
         let (alpha, beta, hint) = match self.probe(s, key, alpha, beta) {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, r.in_frame(frame, hint, true)),
@@ -267,24 +260,20 @@ impl<K: Keys> Searcher<'_, K> {
         // A capture with a choice: one search of Q, not one of each move. Past it, no capture
         // is left to choose.
         if let Some(c) = either {
-            return self.choice(s, lines, odd, g, key, frame, c, beta);
+            return self.choice(s, lines, odd, key, frame, c, beta);
         }
         let giving = r.giving_lines(s);
         // Enhanced transposition cutoffs, of the moves that give nothing and then of the
         // openings: where nothing is capturable, from `etc_lines` undrawn lines up (below that
         // the probes cost more than the subtrees they spare).
         let etc = lines == 0 && (r.full & !s).count_ones() >= self.etc_lines;
-        if etc && let Some(v) = self.etc(s, g, giving, beta) {
+        if etc && let Some(v) = self.etc(s, giving, beta) {
             return self.cut(odd, key, v);
         }
         let before = self.total;
         let table = self.table;
-        let fetch = |st: &Structure| {
-            let key = K::key_opened(r, g, s, st);
-            table.prefetch(key);
-            key
-        };
-        let prefetch = etc.then_some(&fetch as &dyn Fn(&Structure) -> u64);
+        let fetch = |key: u64| table.prefetch(key);
+        let prefetch = etc.then_some(&fetch as &dyn Fn(u64));
         let mut moves = Moves::new();
         // Below the cutoffs' threshold, where a move that gives nothing is left, the openings
         // are walked only once those moves failed to cut (row 5 of 5x5-safe.csv: a seventh fewer
@@ -293,7 +282,7 @@ impl<K: Keys> Searcher<'_, K> {
         let quiet_first = s != 0 && !etc && r.full & !s & !lines & !giving != 0;
         let (best, best_move) = if quiet_first {
             r.ordered_moves(s, lines, giving, None, hint, None, Phase::Quiet, &mut moves);
-            let (best, best_move) = self.best_of(s, lines, odd, g, &moves, alpha, beta);
+            let (best, best_move) = self.best_of(s, lines, odd, &moves, alpha, beta);
             if self.aborted {
                 return 0;
             }
@@ -301,7 +290,7 @@ impl<K: Keys> Searcher<'_, K> {
                 (best, best_move)
             } else {
                 r.ordered_moves(s, lines, giving, None, hint, None, Phase::Rest, &mut moves);
-                let (rest, rest_move) = self.best_of(s, lines, odd, g, &moves, alpha.max(best), beta);
+                let (rest, rest_move) = self.best_of(s, lines, odd, &moves, alpha.max(best), beta);
                 if rest > best { (rest, rest_move) } else { (best, best_move) }
             }
         } else {
@@ -309,7 +298,7 @@ impl<K: Keys> Searcher<'_, K> {
             if etc && let Some(v) = self.etc_openings(&moves, beta) {
                 return self.cut(odd, key, v);
             }
-            self.best_of(s, lines, odd, g, &moves, alpha, beta)
+            self.best_of(s, lines, odd, &moves, alpha, beta)
         };
         if self.aborted {
             return 0;
@@ -339,7 +328,7 @@ impl<K: Keys> Searcher<'_, K> {
     /// beta outside, where that search's bound is a bound on |u| (the two moves' searches
     /// tested two windows of Q). Stored under `key`, its move in `frame`.
     #[allow(clippy::too_many_arguments)]
-    fn choice(&mut self, s: u64, lines: u64, odd: bool, g: K::G, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
+    fn choice(&mut self, s: u64, lines: u64, odd: bool, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
         if beta <= 0 {
             return self.cut(odd, key, 0);
         }
@@ -350,7 +339,7 @@ impl<K: Keys> Searcher<'_, K> {
         let k = c.boxes;
         // Taking or handing over an even number of boxes keeps the parity.
         let (lo, hi) = (-beta - k, beta - k);
-        let v = self.node(q, after, odd, K::after(r, g, s, c.lines), lo, hi);
+        let v = self.node(q, after, odd, lo, hi);
         if self.aborted {
             return 0;
         }
@@ -433,7 +422,7 @@ impl<K: Keys> Searcher<'_, K> {
     /// not in `giving`), found before any move is searched. Every such child's bucket is
     /// prefetched first, so that their misses overlap. [`Searcher::node`] asks only where
     /// `etc_lines` lines or more are undrawn ([`super::ETC_LINES`] by default).
-    fn etc(&mut self, s: u64, g: K::G, giving: u64, beta: i32) -> Option<i32> {
+    fn etc(&mut self, s: u64, giving: u64, beta: i32) -> Option<i32> {
         let r = self.rules;
         let open = r.full & !s;
         let mut keys = [0u64; 64];
@@ -442,7 +431,7 @@ impl<K: Keys> Searcher<'_, K> {
         while each != 0 {
             let i = each.trailing_zeros() as usize;
             each &= each - 1;
-            keys[n] = K::key_after(r, g, s, 1 << i);
+            keys[n] = r.canonical(s | 1 << i);
             self.table.prefetch(keys[n]);
             n += 1;
         }
@@ -472,18 +461,8 @@ impl<K: Keys> Searcher<'_, K> {
     /// the helpers after the first spread out): where every move must be refuted, the threads
     /// meet in the middle, each finding the other's results in the table. Below the root every
     /// thread keeps the one best-first order, which shares the table best.
-    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn best_of(
-        &mut self,
-        s: u64,
-        lines: u64,
-        odd: bool,
-        g: K::G,
-        moves: &Moves,
-        mut alpha: i32,
-        beta: i32,
-    ) -> (i32, u8) {
+    fn best_of(&mut self, s: u64, lines: u64, odd: bool, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
         let r = self.rules;
         let count = moves.count;
         let mut best = -INF;
@@ -497,25 +476,20 @@ impl<K: Keys> Searcher<'_, K> {
         for k in 0..count {
             let j = helper.as_ref().map_or(k, |order| order[k] as usize);
             let i = moves.lines[j] as usize;
-            let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure_key(i) {
-                Some((st, key)) => (Opening::Class(st), key),
-                None => (r.opening_class(s, i), 0),
+            let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure(i) {
+                Some(st) => Opening::Class(st),
+                None => r.opening_class(s, i),
             });
             let v = match st {
-                Some((Opening::Class(st), key)) => {
-                    // The graph's key after it, where the list found it.
-                    let after = K::kept(key).unwrap_or_else(|| K::opened(r, g, s, &st));
-                    self.opened(s, lines, odd, after, st, alpha, beta)
-                }
+                Some(Opening::Class(st)) => self.opened(s, lines, odd, st, alpha, beta),
                 _ => {
                     let n = r.completes(s, i);
                     let t = s | 1 << i;
                     let after = r.capture_lines_after(lines, t, 1 << i);
-                    let g = K::after(r, g, s, 1 << i);
                     if n > 0 {
-                        n + self.node(t, after, odd ^ (n & 1 == 1), g, alpha - n, beta - n)
+                        n + self.node(t, after, odd ^ (n & 1 == 1), alpha - n, beta - n)
                     } else {
-                        -self.node(t, after, odd, g, -beta, -alpha)
+                        -self.node(t, after, odd, -beta, -alpha)
                     }
                 }
             };
@@ -541,9 +515,7 @@ impl<K: Keys> Searcher<'_, K> {
     /// -hand_back / 2), which settles it at once when that is no more than alpha; else it is
     /// worth more than alpha iff v(Q) lies in (lo, hi), and one search of Q in that window
     /// settles it.
-    /// `g`: the graph's key of the position after it.
-    #[allow(clippy::too_many_arguments)]
-    fn opened(&mut self, s: u64, lines: u64, odd: bool, g: K::G, st: Structure, alpha: i32, beta: i32) -> i32 {
+    fn opened(&mut self, s: u64, lines: u64, odd: bool, st: Structure, alpha: i32, beta: i32) -> i32 {
         let r = self.rules;
         let q = s | st.lines;
         let after = r.capture_lines_after(lines, q, st.lines);
@@ -552,7 +524,7 @@ impl<K: Keys> Searcher<'_, K> {
         let odd_q = odd ^ (k & 1 == 1);
         if h == 0 {
             // Worth -(k + v(Q)): decreasing in v(Q), so a bound on it is a bound on the worth.
-            return st.worth(self.node(q, after, odd_q, g, -beta - k, -alpha - k));
+            return st.worth(self.node(q, after, odd_q, -beta - k, -alpha - k));
         }
         // Of the parity of the boxes left in `s`, as every value of it.
         let top = to_parity(h / 2 - k, odd, false);
@@ -565,92 +537,7 @@ impl<K: Keys> Searcher<'_, K> {
         // bounds the worth from above; at or above hi a lower bound, so -k - v(Q) (at most
         // alpha) does; between them v(Q) itself, and the worth exactly.
         let (lo, hi) = (alpha + k - h, -k - alpha);
-        st.worth(self.node(q, after, odd_q, g, lo, hi))
-    }
-}
-
-/// How a search keys its states in the table, and what it hands down the search to do so.
-pub(super) trait Keys {
-    /// What a node is given of its state's key: nothing for the state keys, the graph's key.
-    type G: Copy;
-    /// [`Keys::G`] of `s`, found afresh.
-    fn of(r: &Rules, s: u64) -> Self::G;
-    /// The table's key of `s` (of `g`) and the frame its best move is stored in.
-    fn key_frame(r: &Rules, s: u64, g: Self::G) -> (u64, u8);
-    /// [`Keys::G`] of `s` with the lines `drawn` drawn.
-    fn after(r: &Rules, g: Self::G, s: u64, drawn: u64) -> Self::G;
-    /// The table's key of `s` with the lines `drawn` drawn.
-    fn key_after(r: &Rules, g: Self::G, s: u64, drawn: u64) -> u64;
-    /// [`Keys::after`] of opening `st`.
-    fn opened(r: &Rules, g: Self::G, s: u64, st: &Structure) -> Self::G;
-    /// [`Keys::key_after`] of opening `st`.
-    fn key_opened(r: &Rules, g: Self::G, s: u64, st: &Structure) -> u64;
-    /// [`Keys::G`] from the key the move list found after an opening (0: none found).
-    fn kept(key: u64) -> Option<Self::G>;
-}
-
-/// States keyed by their canonical state ([`Rules::canonical_frame`]): nothing handed down.
-pub(super) struct StateKeys;
-
-impl Keys for StateKeys {
-    type G = ();
-    #[inline(always)]
-    fn of(_: &Rules, _: u64) {}
-    #[inline(always)]
-    fn key_frame(r: &Rules, s: u64, _: ()) -> (u64, u8) {
-        r.canonical_frame(s)
-    }
-    #[inline(always)]
-    fn after(_: &Rules, _: (), _: u64, _: u64) {}
-    #[inline(always)]
-    fn key_after(r: &Rules, _: (), s: u64, drawn: u64) -> u64 {
-        r.canonical(s | drawn)
-    }
-    #[inline(always)]
-    fn opened(_: &Rules, _: (), _: u64, _: &Structure) {}
-    #[inline(always)]
-    fn key_opened(r: &Rules, _: (), s: u64, st: &Structure) -> u64 {
-        r.canonical(s | st.lines)
-    }
-    #[inline(always)]
-    fn kept(_: u64) -> Option<()> {
-        Some(())
-    }
-}
-
-/// States keyed by their strings-and-coins graph (`graph.rs`), the key handed down the search
-/// and kept move by move; a best move is stored as the state's own line.
-pub(super) struct GraphKeys;
-
-impl Keys for GraphKeys {
-    type G = u64;
-    #[inline(always)]
-    fn of(r: &Rules, s: u64) -> u64 {
-        r.graph_key(s)
-    }
-    #[inline(always)]
-    fn key_frame(_: &Rules, _: u64, g: u64) -> (u64, u8) {
-        (g, 0)
-    }
-    #[inline(always)]
-    fn after(r: &Rules, g: u64, s: u64, drawn: u64) -> u64 {
-        r.graph_cut(g, s, drawn)
-    }
-    #[inline(always)]
-    fn key_after(r: &Rules, g: u64, s: u64, drawn: u64) -> u64 {
-        r.graph_cut(g, s, drawn)
-    }
-    #[inline(always)]
-    fn opened(r: &Rules, g: u64, s: u64, st: &Structure) -> u64 {
-        r.graph_open(g, s, st)
-    }
-    #[inline(always)]
-    fn key_opened(r: &Rules, g: u64, s: u64, st: &Structure) -> u64 {
-        r.graph_open(g, s, st)
-    }
-    #[inline(always)]
-    fn kept(key: u64) -> Option<u64> {
-        (key != 0).then_some(key)
+        st.worth(self.node(q, after, odd_q, lo, hi))
     }
 }
 
