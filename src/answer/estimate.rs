@@ -125,7 +125,7 @@ pub(crate) fn default_table_bytes(pos: Position, available: Option<u64>) -> u64 
     let least = if count >= LARGE_SEARCH_POSITIONS { LARGE_SEARCH_TABLE } else { MIN_DEFAULT_TABLE };
     let cap = available.map_or(super::search::DEFAULT_TT_BYTES, |a| a / TABLE_SHARE_OF_MEMORY);
     // Rounded down as the table rounds it, so the size named is the size zeroed.
-    super::search::usable_bytes(wanted.max(least).clamp(MIN_DEFAULT_TABLE, cap.max(MIN_DEFAULT_TABLE)))
+    super::search::usable_bytes(wanted.max(least).min(cap.max(MIN_DEFAULT_TABLE)))
 }
 
 /// The bytes of [`ENTRIES_PER_POSITION`] of an entry for each of `count` fitted positions.
