@@ -37,6 +37,11 @@ pub struct SolveArgs {
     /// retrograde pass instead of searched (0, the default, measured fastest).
     #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=12))]
     pub leaf_lines: u8,
+    /// With --engine search: positions keyed in the table by their exact canonical state, not by
+    /// their strings-and-coins graph (the default where no symmetry fixes the root: fewer
+    /// positions, but a 64-bit hash; docs/search-notes.md).
+    #[arg(long)]
+    pub state_keys: bool,
     /// Kernel path of the partitioned solver: the row path, or its scalar twin (benchmarks).
     #[arg(long, value_parser = choice::<KernelPath>(), default_value_t = KernelPath::Rows)]
     pub kernel: KernelPath,
@@ -58,8 +63,8 @@ pub fn run(args: SolveArgs) -> CliResult {
     if args.store.is_some() && args.engine != Engine::Partition {
         return Err("--store works only with --engine partition".into());
     }
-    if (args.value_only || args.leaf_lines > 0) && args.engine != Engine::Search {
-        return Err("--value-only and --leaf-lines work only with --engine search".into());
+    if (args.value_only || args.leaf_lines > 0 || args.state_keys) && args.engine != Engine::Search {
+        return Err("--value-only, --leaf-lines and --state-keys work only with --engine search".into());
     }
     if let Some(note) = twin_note(args.engine, root.undrawn().len() as i32) {
         super::note!("{note}");
@@ -112,6 +117,7 @@ pub fn run(args: SolveArgs) -> CliResult {
         progress: Some(&line),
         move_values: !args.value_only,
         leaf_lines: args.leaf_lines.into(),
+        graph_keys: !args.state_keys,
         ..Default::default()
     };
     let analysis = analyse_with(root, args.engine, opts, search)?;

@@ -98,6 +98,26 @@ fn late_positions_full_of_chains_and_captures_match_the_retrograde() {
     }
 }
 
+/// With positions keyed by their exact canonical state (`SearchOptions::graph_keys` off; the
+/// tests above search with the graph's keys, the default): random positions of 3x3, 2x5 and
+/// 3x4, from early ones to late ones full of chains and captures, every move's value too, on
+/// one and two threads, and small tables.
+#[test]
+fn positions_keyed_by_their_state_match_the_retrograde() {
+    let mut rng = Rng(4242);
+    for b in ["3x3", "2x5", "3x4"] {
+        let sol = solved(b);
+        for i in 0..60 {
+            let pos = random_position(board(b), 6 + i % 19, &mut rng);
+            let threads = 1 + i % 2;
+            let tt_bytes = [1 << 10, 1 << 16, 16 << 20][i % 3];
+            let opts = SearchOptions { tt_bytes, threads, graph_keys: false, ..Default::default() };
+            check(&sol, pos, opts);
+            check(&sol, pos, SearchOptions { move_values: false, best_move: true, etc_lines: 0, ..opts });
+        }
+    }
+}
+
 /// Positions the search once valued wrong (`tests/data/search/regressions.csv`): each against
 /// its value in the file and the retrograde, every move too, on one and two threads.
 #[test]

@@ -11,7 +11,7 @@ use crate::solver::{MAX_FREE_LINES, Space};
 
 use super::book::BookLeaves;
 use super::rules::Rules;
-use super::searcher::{Counters, Searcher, Shared, pack_bounds, unpack_bounds};
+use super::searcher::{Counters, GraphKeys, Keys, Searcher, Shared, StateKeys, pack_bounds, unpack_bounds};
 use super::table::Table;
 use super::{INF, MAX_LEAF_LINES, SearchError, SearchOptions, SearchOutcome, SearchProgress};
 
@@ -25,8 +25,9 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     let threads = opts.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
     // Zeroed by the search's threads. A state has a bit per undrawn line of the root.
-    let table = pool.install(|| Table::new(opts.tt_bytes, free as u32))?;
+    let new_table = |hashed| pool.install(|| Table::new(opts.tt_bytes, free as u32, hashed));
     if free == 0 {
+        let table = new_table(false)?;
         return Ok(SearchOutcome {
             value: 0,
             moves: Vec::new(),
@@ -40,7 +41,9 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     }
     // One group: the space is used only for its line numbering, classes and symmetries.
     let space = Space::for_search(root).map_err(|_| SearchError::TooLarge(free))?;
-    let rules = Rules::new(root, &space);
+    let mut rules = Rules::new(root, &space);
+    rules.graph &= opts.graph_keys;
+    let table = new_table(rules.graph)?;
     let book = opts.book.and_then(|b| BookLeaves::new(b, root, &space));
     let counters = Counters::default();
     counters.bounds.store(pack_bounds(-INF, INF), Relaxed);
@@ -63,14 +66,11 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
             let (counters, done) = (&counters, &done);
             scope.spawn(move || report_progress(progress, opts.progress_seconds, counters, done, root_moves, start))
         });
-        let value = root_value(&pool, &shared);
-        let values = if opts.move_values { move_values(&pool, &shared, free, value) } else { Vec::new() };
-        let best = (opts.best_move && !opts.move_values).then(|| {
-            let mut s = Searcher::new(&shared, 0);
-            let best = s.best_root_move(value);
-            s.flush();
-            best
-        });
+        let (value, values, best) = if rules.graph {
+            value_and_moves::<GraphKeys>(&pool, &shared, free, opts)
+        } else {
+            value_and_moves::<StateKeys>(&pool, &shared, free, opts)
+        };
         done.store(true, Relaxed);
         // Woken at once, not at its next tick: the scope waits for it.
         if let Some(r) = &reporter {
@@ -107,11 +107,30 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     })
 }
 
+/// The root's value, then every move's or a best move where `opts` asks, by a search whose
+/// states are keyed by `K`.
+fn value_and_moves<K: Keys>(
+    pool: &rayon::ThreadPool,
+    shared: &Shared,
+    free: usize,
+    opts: SearchOptions,
+) -> (i32, Vec<(usize, i32)>, Option<Option<usize>>) {
+    let value = root_value::<K>(pool, shared);
+    let values = if opts.move_values { move_values::<K>(pool, shared, free, value) } else { Vec::new() };
+    let best = (opts.best_move && !opts.move_values).then(|| {
+        let mut s = Searcher::<K>::new(shared, 0);
+        let best = s.best_root_move(value);
+        s.flush();
+        best
+    });
+    (value, values, best)
+}
+
 /// The root's value: every thread tests the root with a window of its own over the shared
 /// table, all narrowing one pair of bounds.
-fn root_value(pool: &rayon::ThreadPool, shared: &Shared) -> i32 {
+fn root_value<K: Keys>(pool: &rayon::ThreadPool, shared: &Shared) -> i32 {
     pool.broadcast(|ctx| {
-        let mut s = Searcher::new(shared, ctx.index());
+        let mut s = Searcher::<K>::new(shared, ctx.index());
         let v = s.root_value(ctx.index());
         s.flush();
         v
@@ -123,12 +142,12 @@ fn root_value(pool: &rayon::ThreadPool, shared: &Shared) -> i32 {
 
 /// Every root move's value (by its index among the undrawn lines), the moves shared among
 /// the threads, each from a guess made from the root's `value`.
-fn move_values(pool: &rayon::ThreadPool, shared: &Shared, free: usize, value: i32) -> Vec<(usize, i32)> {
+fn move_values<K: Keys>(pool: &rayon::ThreadPool, shared: &Shared, free: usize, value: i32) -> Vec<(usize, i32)> {
     pool.install(|| {
         (0..free)
             .into_par_iter()
             .map(|i| {
-                let mut s = Searcher::new(shared, 0);
+                let mut s = Searcher::<K>::new(shared, 0);
                 let n = shared.rules.completes(0, i);
                 let v = if n > 0 { n + s.mtdf(1 << i, value - n) } else { -s.mtdf(1 << i, -value) };
                 s.flush();

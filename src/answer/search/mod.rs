@@ -5,9 +5,11 @@
 //!   whose other box does not get its third side, and the first box of a chain of at least 3
 //!   (half open) or 5 (closed) capturable boxes, whose all-but-two (all-but-four) choice comes
 //!   later;
-//! - a transposition table of bounded size, shared by every thread, keyed on the canonical
-//!   state (interchangeable border lines of a box normalised, then the least image under the
-//!   symmetries that fix the root) and holding a lower and an upper bound;
+//! - a transposition table of bounded size, shared by every thread, holding a lower and an upper
+//!   bound, keyed where no symmetry fixes the root by the position's strings-and-coins graph
+//!   (its paths through boxes of two undrawn sides, by their ends and lengths; a 64-bit hash
+//!   kept move by move), else by the canonical state (interchangeable border lines of a box
+//!   normalised, then the least image under the symmetries that fix the root);
 //! - every bound stored or returned tightened to the parity of the boxes left, which every
 //!   value has, and the root's tests two apart;
 //! - enhanced transposition cutoffs: a node of many undrawn lines first looks up the children
@@ -25,13 +27,15 @@
 //! value after it (the same player moves again), any other move minus the value after it.
 //!
 //! The files: `table.rs` (the transposition table), `rules.rs` (the capture and chain rules,
-//! canonical states), `leaves.rs` (the theorem and retrograde leaves), `book.rs` (a store's
+//! canonical states), `graph.rs` (keys by the strings-and-coins graph), `leaves.rs`
+//! (the theorem and retrograde leaves), `book.rs` (a store's
 //! positions as exact leaves), `bitmap.rs` (state maps by byte tables), `searcher.rs` (one thread's
 //! alpha-beta and MTD(f)), `driver.rs` (the threads, the progress and the outcome).
 
 mod bitmap;
 mod book;
 mod driver;
+mod graph;
 mod leaves;
 mod rules;
 mod searcher;
@@ -112,6 +116,14 @@ pub struct SearchOptions<'p> {
     /// before searching any (enhanced transposition cutoffs); [`ETC_LINES`] by default, 0 at
     /// every position (what the tests use to check them).
     pub etc_lines: u32,
+    /// Whether positions are keyed in the table by their strings-and-coins graph where no
+    /// symmetry fixes the root (positions whose boxes of two undrawn sides run other routes
+    /// share an entry; `graph.rs`), rather than by their canonical state. On by default: 5x5
+    /// positions of 44 undrawn lines visit 1.4-1.9x fewer positions, in 1.0-1.4x less time
+    /// (docs/search-notes.md). The key is a 64-bit hash, so two positions may share an entry
+    /// (about one false hit in 2,000 searches of 1e8 positions, against none by the state);
+    /// off for exact keys.
+    pub graph_keys: bool,
     /// A store whose positions are exact leaves: a node it holds is not searched. Only a
     /// store solved from a root later than the searched position can hold a node (a store from
     /// an earlier root that does not hold the position holds none of the positions after it);
@@ -137,6 +149,7 @@ impl Default for SearchOptions<'_> {
             theorems: true,
             leaf_lines: 0,
             etc_lines: ETC_LINES,
+            graph_keys: true,
             book: None,
             deadline: None,
             stop: None,
@@ -170,6 +183,12 @@ pub struct SearchProgress {
 /// (`Searcher::etc`): 5x5 positions of 44 undrawn lines searched 20-27 % fewer positions in
 /// 1.2-1.4x less time with 24 (20 no better; 12 slower than none).
 pub const ETC_LINES: u32 = 24;
+
+/// Fewest undrawn lines at which a node with nothing capturable keeps its paths
+/// (`graph::Arms`, found from those of the node above that kept them) so that its children's
+/// graph keys are a few codes summed rather than walks: 20 measured a little faster than 24
+/// and no slower than 16 (docs/search-notes.md).
+pub const ARMS_LINES: u32 = 20;
 
 /// Nodes a thread counts before adding them to the shared counters the progress reads.
 pub(crate) const FLUSH: u64 = 1 << 16;

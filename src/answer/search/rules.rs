@@ -41,6 +41,10 @@ pub(super) struct Rules {
     pub(super) border: u64,
     /// Whether the theorems' leaf can be used: at most 64 live boxes (one word of them).
     pub(super) theorems: bool,
+    /// Whether states are keyed by their strings-and-coins graph (`graph.rs`) rather than by
+    /// their canonical state: where no symmetry fixes the root (a graph's key keeps its boxes
+    /// where they are, so it would lose what the symmetries merge).
+    pub(super) graph: bool,
 }
 
 /// What the chain rules allow at a capture that leaves another box capturable.
@@ -165,7 +169,23 @@ impl Rules {
         }
         let border = (0..k).filter(|&i| line_boxes[i][1] == NO_BOX).fold(0u64, |m, i| m | 1 << i);
         let theorems = live.len() <= 64;
-        Rules { boxes, sides, full, classes, sym, frames, order, in_order, box_sides, line_boxes, border, theorems }
+        // (A graph's cut walks the boxes as bits of a word, as the theorems' leaf does.)
+        let graph = sym.is_empty() && theorems;
+        Rules {
+            boxes,
+            sides,
+            full,
+            classes,
+            sym,
+            frames,
+            order,
+            in_order,
+            box_sides,
+            line_boxes,
+            border,
+            theorems,
+            graph,
+        }
     }
 
     /// Boxes completed by drawing line `i` in state `s`.
@@ -333,7 +353,7 @@ impl Rules {
         giving: u64,
         either: Option<Choice>,
         hint: u8,
-        prefetch: Option<&dyn Fn(u64)>,
+        prefetch: Option<&dyn Fn(&Structure) -> u64>,
         phase: Phase,
         moves: &mut Moves,
     ) {
@@ -352,11 +372,7 @@ impl Rules {
         // that the fetch overlaps the rest of the move generation.
         let push = |moves: &mut Moves, i: usize, rank: u8, opens: Option<Structure>| {
             let key = match (opens, prefetch) {
-                (Some(st), Some(f)) if moves.opened_count < KEPT => {
-                    let key = self.canonical(s | st.lines);
-                    f(key);
-                    key
-                }
+                (Some(st), Some(f)) if moves.opened_count < KEPT => f(&st),
                 _ => 0,
             };
             moves.push(i, rank, opens, key);
@@ -455,7 +471,13 @@ impl Rules {
                 let out = (u & !(1u64 << came)).trailing_zeros() as usize;
                 if out == i {
                     // Back to the move's own line: a loop.
-                    return Opening::Class(Structure { lines, keep: NO_LINE, boxes, hand_back: LOOP_HAND_BACK });
+                    return Opening::Class(Structure {
+                        lines,
+                        keep: NO_LINE,
+                        boxes,
+                        hand_back: LOOP_HAND_BACK,
+                        ends: [NO_BOX; 2],
+                    });
                 }
                 lines |= 1 << out;
                 let [p, q] = self.line_boxes[out];
@@ -481,7 +503,7 @@ impl Rules {
             2 => ((lines & !(1u64 << l0) & !(1u64 << l1)).trailing_zeros() as u8, 0),
             _ => (NO_LINE, CHAIN_HAND_BACK),
         };
-        Opening::Class(Structure { lines, keep, boxes, hand_back })
+        Opening::Class(Structure { lines, keep, boxes, hand_back, ends: [e0, e1] })
     }
 
     /// Whether an odd number of boxes is left in `s`: the parity of every value of `s`, as the
@@ -609,11 +631,13 @@ pub(super) struct Structure {
     /// What declining costs the opponent: the boxes handed back, twice (0: the opponent takes
     /// every box, a chain of one or two; 4: a longer chain; 8: a loop).
     pub(super) hand_back: i32,
+    /// A chain's end boxes (`NO_BOX`: the border; both `NO_BOX` for a loop).
+    pub(super) ends: [u8; 2],
 }
 
 impl Structure {
     /// No structure: a move list's empty slot.
-    pub(super) const NONE: Structure = Structure { lines: 0, keep: NO_LINE, boxes: 0, hand_back: 0 };
+    pub(super) const NONE: Structure = Structure { lines: 0, keep: NO_LINE, boxes: 0, hand_back: 0, ends: [NO_BOX; 2] };
 
     /// What opening it is worth to its opener, given `v`, the value of the position after it
     /// (every line drawn) for the player to move there: the opponent takes every box and
@@ -730,11 +754,12 @@ impl Moves {
         order
     }
 
-    /// The structure line `i` (of `opens`) stands for, where kept.
+    /// The structure line `i` (of `opens`) stands for, where kept, and the key after it (0: not
+    /// asked for).
     #[inline]
-    pub(super) fn structure(&self, i: usize) -> Option<Structure> {
+    pub(super) fn structure_key(&self, i: usize) -> Option<(Structure, u64)> {
         let at = self.opened_line[..self.opened_count].iter().position(|&l| l as usize == i)?;
-        Some(self.opened[at])
+        Some((self.opened[at], self.opened_key[at]))
     }
 }
 

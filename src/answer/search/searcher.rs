@@ -5,9 +5,10 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use super::book::BookLeaves;
+use super::graph::Arms;
 use super::rules::{Capture, Choice, Moves, Opening, Phase, Rules, Structure, to_parity};
 use super::table::Table;
-use super::{FLUSH, INF};
+use super::{ARMS_LINES, FLUSH, INF};
 
 /// What every thread of one search shares.
 pub(super) struct Shared<'a> {
@@ -26,7 +27,9 @@ pub(super) struct Shared<'a> {
 }
 
 /// One thread's search: the shared rules, table and counters, its own counts not yet added.
-pub(super) struct Searcher<'a> {
+/// `K`: how states are keyed ([`StateKeys`], [`GraphKeys`]): a search of each kind is compiled
+/// apart, so that the state keys' search carries nothing of the graph's.
+pub(super) struct Searcher<'a, K: Keys> {
     rules: &'a Rules,
     table: &'a Table,
     counters: &'a Counters,
@@ -58,6 +61,11 @@ pub(super) struct Searcher<'a> {
     deadline: Option<std::time::Instant>,
     /// Set by another thread to stop the search.
     stop: Option<&'a AtomicBool>,
+    keys: std::marker::PhantomData<K>,
+    /// The paths of the nodes on the current line of play that keep them ([`Keys::ARMS`]),
+    /// the first `depth`; room for every node of a line of play is made once, not per node.
+    arms: Vec<Arms>,
+    depth: usize,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -88,8 +96,8 @@ pub(super) fn unpack_bounds(b: u64) -> (i32, i32) {
     (b as u8 as i8 as i32, (b >> 8) as u8 as i8 as i32)
 }
 
-impl<'a> Searcher<'a> {
-    pub(super) fn new(shared: &Shared<'a>, shift: usize) -> Searcher<'a> {
+impl<'a, K: Keys> Searcher<'a, K> {
+    pub(super) fn new(shared: &Shared<'a>, shift: usize) -> Searcher<'a, K> {
         Searcher {
             rules: shared.rules,
             table: shared.table,
@@ -108,6 +116,9 @@ impl<'a> Searcher<'a> {
             book_hits: 0,
             deadline: shared.deadline,
             stop: shared.stop,
+            keys: std::marker::PhantomData,
+            arms: if K::ARMS { vec![Arms::EMPTY; 64] } else { Vec::new() },
+            depth: 0,
         }
     }
 
@@ -134,7 +145,7 @@ impl<'a> Searcher<'a> {
     }
 }
 
-impl Searcher<'_> {
+impl<K: Keys> Searcher<'_, K> {
     /// The exact value of `s` by MTD(f): null-window searches from `guess` until the bounds
     /// meet (no test here is dropped: only the root's tests, in [`Searcher::root_value`], are).
     pub(super) fn mtdf(&mut self, s: u64, guess: i32) -> i32 {
@@ -197,7 +208,7 @@ impl Searcher<'_> {
             Capture::Take { first, .. } => return Some(first),
             Capture::Either(either) => either,
         };
-        let (key, frame) = r.canonical_frame(0);
+        let (key, frame) = K::key_frame(r, 0, K::of(r, 0));
         let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
         r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, &mut moves);
@@ -225,13 +236,15 @@ impl Searcher<'_> {
     /// the same side of the window.
     fn search(&mut self, s: u64, alpha: i32, beta: i32) -> i32 {
         let lines = self.rules.capture_lines(s);
-        self.node(s, lines, self.rules.odd(s), alpha, beta)
+        let g = K::of(self.rules, s);
+        self.node(s, lines, self.rules.odd(s), g, alpha, beta)
     }
 
     /// [`Searcher::search`] of `s`, whose lines that complete a box are `lines`, with an odd
     /// number of boxes left where `odd` ([`Rules::odd`]; a move passes it on, flipped where it
     /// completes an odd number, rather than each node counting the boxes again).
-    fn node(&mut self, s: u64, lines: u64, odd: bool, alpha: i32, beta: i32) -> i32 {
+    #[allow(clippy::too_many_arguments)]
+    fn node(&mut self, s: u64, lines: u64, odd: bool, g: K::G, alpha: i32, beta: i32) -> i32 {
         debug_assert_eq!(odd, self.rules.odd(s), "the parity passed on is the state's");
         if self.count_node() {
             return 0;
@@ -244,15 +257,16 @@ impl Searcher<'_> {
             Capture::Take { lines: taken, boxes: n, .. } => {
                 let t = s | taken;
                 let odd = odd ^ (n & 1 == 1);
-                return n + self.node(t, r.capture_lines_after(lines, t, taken), odd, alpha - n, beta - n);
+                let after = r.capture_lines_after(lines, t, taken);
+                return n + self.node(t, after, odd, K::after(r, g, s, taken, None), alpha - n, beta - n);
             }
             Capture::Either(either) => either,
         };
         if self.leaf_lines > 0 && (r.full & !s).count_ones() <= self.leaf_lines {
             return r.retrograde_value(s);
         }
-        // The best move is stored in the canonical state's frame.
-        let (key, frame) = r.canonical_frame(s);
+        // The best move is stored in the canonical state's frame (a graph's key: the state's own).
+        let (key, frame) = K::key_frame(r, s, g);
         let (alpha, beta, hint) = match self.probe(s, key, alpha, beta) {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, r.in_frame(frame, hint, true)),
@@ -260,20 +274,77 @@ impl Searcher<'_> {
         // A capture with a choice: one search of Q, not one of each move. Past it, no capture
         // is left to choose.
         if let Some(c) = either {
-            return self.choice(s, lines, odd, key, frame, c, beta);
+            return self.choice(s, lines, odd, g, key, frame, c, beta);
         }
         let giving = r.giving_lines(s);
         // Enhanced transposition cutoffs, of the moves that give nothing and then of the
         // openings: where nothing is capturable, from `etc_lines` undrawn lines up (below that
         // the probes cost more than the subtrees they spare).
         let etc = lines == 0 && (r.full & !s).count_ones() >= self.etc_lines;
-        if etc && let Some(v) = self.etc(s, giving, beta) {
+        // Where every child is keyed, the node's paths are kept for it.
+        let kept = K::ARMS && lines == 0 && (r.full & !s).count_ones() >= ARMS_LINES;
+        if kept {
+            self.keep_arms(s);
+        }
+        let v = self.expand(s, lines, odd, g, key, frame, hint, giving, etc, alpha, beta);
+        if kept {
+            self.depth -= 1;
+        }
+        v
+    }
+
+    /// The paths of `s` kept on the stack of [`Searcher::arms`], found from those of the nearest
+    /// node above that kept them.
+    fn keep_arms(&mut self, s: u64) {
+        let d = self.depth;
+        if self.arms.len() == d {
+            self.arms.push(Arms::EMPTY);
+        }
+        let (above, here) = self.arms.split_at_mut(d);
+        match above.last() {
+            Some(base) => self.rules.arms_after(base, s, &mut here[0]),
+            None => self.rules.arms_of(s, &mut here[0]),
+        }
+        self.depth += 1;
+    }
+
+    /// The paths of `s` where this node kept them.
+    #[inline]
+    fn here(&self, s: u64) -> Option<&Arms> {
+        self.depth.checked_sub(1).map(|d| &self.arms[d]).filter(|a| a.s == s)
+    }
+
+    /// The rest of [`Searcher::node`] where no leaf valued `s`: its moves, each searched or
+    /// settled by the table, in the window (alpha, beta) the table left.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn expand(
+        &mut self,
+        s: u64,
+        lines: u64,
+        odd: bool,
+        g: K::G,
+        key: u64,
+        frame: u8,
+        hint: u8,
+        giving: u64,
+        etc: bool,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let r = self.rules;
+        if etc && let Some(v) = self.etc(s, g, giving, beta) {
             return self.cut(odd, key, v);
         }
         let before = self.total;
         let table = self.table;
-        let fetch = |key: u64| table.prefetch(key);
-        let prefetch = etc.then_some(&fetch as &dyn Fn(u64));
+        let arms = self.here(s);
+        let fetch = |st: &Structure| {
+            let key = K::key_opened(r, g, s, st, arms);
+            table.prefetch(key);
+            key
+        };
+        let prefetch = etc.then_some(&fetch as &dyn Fn(&Structure) -> u64);
         let mut moves = Moves::new();
         // Below the cutoffs' threshold, where a move that gives nothing is left, the openings
         // are walked only once those moves failed to cut (row 5 of 5x5-safe.csv: a seventh fewer
@@ -282,7 +353,7 @@ impl Searcher<'_> {
         let quiet_first = s != 0 && !etc && r.full & !s & !lines & !giving != 0;
         let (best, best_move) = if quiet_first {
             r.ordered_moves(s, lines, giving, None, hint, None, Phase::Quiet, &mut moves);
-            let (best, best_move) = self.best_of(s, lines, odd, &moves, alpha, beta);
+            let (best, best_move) = self.best_of(s, lines, odd, g, &moves, alpha, beta);
             if self.aborted {
                 return 0;
             }
@@ -290,7 +361,7 @@ impl Searcher<'_> {
                 (best, best_move)
             } else {
                 r.ordered_moves(s, lines, giving, None, hint, None, Phase::Rest, &mut moves);
-                let (rest, rest_move) = self.best_of(s, lines, odd, &moves, alpha.max(best), beta);
+                let (rest, rest_move) = self.best_of(s, lines, odd, g, &moves, alpha.max(best), beta);
                 if rest > best { (rest, rest_move) } else { (best, best_move) }
             }
         } else {
@@ -298,7 +369,7 @@ impl Searcher<'_> {
             if etc && let Some(v) = self.etc_openings(&moves, beta) {
                 return self.cut(odd, key, v);
             }
-            self.best_of(s, lines, odd, &moves, alpha, beta)
+            self.best_of(s, lines, odd, g, &moves, alpha, beta)
         };
         if self.aborted {
             return 0;
@@ -328,7 +399,7 @@ impl Searcher<'_> {
     /// beta outside, where that search's bound is a bound on |u| (the two moves' searches
     /// tested two windows of Q). Stored under `key`, its move in `frame`.
     #[allow(clippy::too_many_arguments)]
-    fn choice(&mut self, s: u64, lines: u64, odd: bool, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
+    fn choice(&mut self, s: u64, lines: u64, odd: bool, g: K::G, key: u64, frame: u8, c: Choice, beta: i32) -> i32 {
         if beta <= 0 {
             return self.cut(odd, key, 0);
         }
@@ -339,7 +410,7 @@ impl Searcher<'_> {
         let k = c.boxes;
         // Taking or handing over an even number of boxes keeps the parity.
         let (lo, hi) = (-beta - k, beta - k);
-        let v = self.node(q, after, odd, lo, hi);
+        let v = self.node(q, after, odd, K::after(r, g, s, c.lines, None), lo, hi);
         if self.aborted {
             return 0;
         }
@@ -422,16 +493,17 @@ impl Searcher<'_> {
     /// not in `giving`), found before any move is searched. Every such child's bucket is
     /// prefetched first, so that their misses overlap. [`Searcher::node`] asks only where
     /// `etc_lines` lines or more are undrawn ([`super::ETC_LINES`] by default).
-    fn etc(&mut self, s: u64, giving: u64, beta: i32) -> Option<i32> {
+    fn etc(&mut self, s: u64, g: K::G, giving: u64, beta: i32) -> Option<i32> {
         let r = self.rules;
         let open = r.full & !s;
+        let arms = self.here(s);
         let mut keys = [0u64; 64];
         let mut n = 0;
         let mut each = open & !giving;
         while each != 0 {
             let i = each.trailing_zeros() as usize;
             each &= each - 1;
-            keys[n] = r.canonical(s | 1 << i);
+            keys[n] = K::key_after(r, g, s, 1 << i, arms);
             self.table.prefetch(keys[n]);
             n += 1;
         }
@@ -461,8 +533,18 @@ impl Searcher<'_> {
     /// the helpers after the first spread out): where every move must be refuted, the threads
     /// meet in the middle, each finding the other's results in the table. Below the root every
     /// thread keeps the one best-first order, which shares the table best.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn best_of(&mut self, s: u64, lines: u64, odd: bool, moves: &Moves, mut alpha: i32, beta: i32) -> (i32, u8) {
+    fn best_of(
+        &mut self,
+        s: u64,
+        lines: u64,
+        odd: bool,
+        g: K::G,
+        moves: &Moves,
+        mut alpha: i32,
+        beta: i32,
+    ) -> (i32, u8) {
         let r = self.rules;
         let count = moves.count;
         let mut best = -INF;
@@ -476,20 +558,25 @@ impl Searcher<'_> {
         for k in 0..count {
             let j = helper.as_ref().map_or(k, |order| order[k] as usize);
             let i = moves.lines[j] as usize;
-            let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure(i) {
-                Some(st) => Opening::Class(st),
-                None => r.opening_class(s, i),
+            let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure_key(i) {
+                Some((st, key)) => (Opening::Class(st), key),
+                None => (r.opening_class(s, i), 0),
             });
             let v = match st {
-                Some(Opening::Class(st)) => self.opened(s, lines, odd, st, alpha, beta),
+                Some((Opening::Class(st), key)) => {
+                    // The graph's key after it, where the list found it.
+                    let after = K::kept(key).unwrap_or_else(|| K::opened(r, g, s, &st, self.here(s)));
+                    self.opened(s, lines, odd, after, st, alpha, beta)
+                }
                 _ => {
                     let n = r.completes(s, i);
                     let t = s | 1 << i;
                     let after = r.capture_lines_after(lines, t, 1 << i);
+                    let g = K::after(r, g, s, 1 << i, self.here(s));
                     if n > 0 {
-                        n + self.node(t, after, odd ^ (n & 1 == 1), alpha - n, beta - n)
+                        n + self.node(t, after, odd ^ (n & 1 == 1), g, alpha - n, beta - n)
                     } else {
-                        -self.node(t, after, odd, -beta, -alpha)
+                        -self.node(t, after, odd, g, -beta, -alpha)
                     }
                 }
             };
@@ -515,7 +602,9 @@ impl Searcher<'_> {
     /// -hand_back / 2), which settles it at once when that is no more than alpha; else it is
     /// worth more than alpha iff v(Q) lies in (lo, hi), and one search of Q in that window
     /// settles it.
-    fn opened(&mut self, s: u64, lines: u64, odd: bool, st: Structure, alpha: i32, beta: i32) -> i32 {
+    /// `g`: the graph's key of the position after it.
+    #[allow(clippy::too_many_arguments)]
+    fn opened(&mut self, s: u64, lines: u64, odd: bool, g: K::G, st: Structure, alpha: i32, beta: i32) -> i32 {
         let r = self.rules;
         let q = s | st.lines;
         let after = r.capture_lines_after(lines, q, st.lines);
@@ -524,7 +613,7 @@ impl Searcher<'_> {
         let odd_q = odd ^ (k & 1 == 1);
         if h == 0 {
             // Worth -(k + v(Q)): decreasing in v(Q), so a bound on it is a bound on the worth.
-            return st.worth(self.node(q, after, odd_q, -beta - k, -alpha - k));
+            return st.worth(self.node(q, after, odd_q, g, -beta - k, -alpha - k));
         }
         // Of the parity of the boxes left in `s`, as every value of it.
         let top = to_parity(h / 2 - k, odd, false);
@@ -537,7 +626,103 @@ impl Searcher<'_> {
         // bounds the worth from above; at or above hi a lower bound, so -k - v(Q) (at most
         // alpha) does; between them v(Q) itself, and the worth exactly.
         let (lo, hi) = (alpha + k - h, -k - alpha);
-        st.worth(self.node(q, after, odd_q, lo, hi))
+        st.worth(self.node(q, after, odd_q, g, lo, hi))
+    }
+}
+
+/// How a search keys its states in the table, and what it hands down the search to do so.
+/// `arms`: the paths of the state a key is found from, where its node kept them.
+pub(super) trait Keys {
+    /// What a node is given of its state's key: nothing for the state keys, the graph's key.
+    type G: Copy;
+    /// Whether nodes that key every child keep their paths ([`Arms`]) for it.
+    const ARMS: bool;
+    /// [`Keys::G`] of `s`, found afresh.
+    fn of(r: &Rules, s: u64) -> Self::G;
+    /// The table's key of `s` (of `g`) and the frame its best move is stored in.
+    fn key_frame(r: &Rules, s: u64, g: Self::G) -> (u64, u8);
+    /// [`Keys::G`] of `s` with the lines `drawn` drawn.
+    fn after(r: &Rules, g: Self::G, s: u64, drawn: u64, arms: Option<&Arms>) -> Self::G;
+    /// The table's key of `s` with the lines `drawn` drawn.
+    fn key_after(r: &Rules, g: Self::G, s: u64, drawn: u64, arms: Option<&Arms>) -> u64;
+    /// [`Keys::after`] of opening `st`.
+    fn opened(r: &Rules, g: Self::G, s: u64, st: &Structure, arms: Option<&Arms>) -> Self::G;
+    /// [`Keys::key_after`] of opening `st`.
+    fn key_opened(r: &Rules, g: Self::G, s: u64, st: &Structure, arms: Option<&Arms>) -> u64;
+    /// [`Keys::G`] from the key the move list found after an opening (0: none found).
+    fn kept(key: u64) -> Option<Self::G>;
+}
+
+/// States keyed by their canonical state ([`Rules::canonical_frame`]): nothing handed down.
+pub(super) struct StateKeys;
+
+impl Keys for StateKeys {
+    type G = ();
+    const ARMS: bool = false;
+    #[inline(always)]
+    fn of(_: &Rules, _: u64) {}
+    #[inline(always)]
+    fn key_frame(r: &Rules, s: u64, _: ()) -> (u64, u8) {
+        r.canonical_frame(s)
+    }
+    #[inline(always)]
+    fn after(_: &Rules, _: (), _: u64, _: u64, _: Option<&Arms>) {}
+    #[inline(always)]
+    fn key_after(r: &Rules, _: (), s: u64, drawn: u64, _: Option<&Arms>) -> u64 {
+        r.canonical(s | drawn)
+    }
+    #[inline(always)]
+    fn opened(_: &Rules, _: (), _: u64, _: &Structure, _: Option<&Arms>) {}
+    #[inline(always)]
+    fn key_opened(r: &Rules, _: (), s: u64, st: &Structure, _: Option<&Arms>) -> u64 {
+        r.canonical(s | st.lines)
+    }
+    #[inline(always)]
+    fn kept(_: u64) -> Option<()> {
+        Some(())
+    }
+}
+
+/// States keyed by their strings-and-coins graph (`graph.rs`), the key handed down the search
+/// and kept move by move; a best move is stored as the state's own line.
+pub(super) struct GraphKeys;
+
+impl Keys for GraphKeys {
+    type G = u64;
+    const ARMS: bool = true;
+    #[inline(always)]
+    fn of(r: &Rules, s: u64) -> u64 {
+        r.graph_key(s)
+    }
+    #[inline(always)]
+    fn key_frame(_: &Rules, _: u64, g: u64) -> (u64, u8) {
+        (g, 0)
+    }
+    #[inline(always)]
+    fn after(r: &Rules, g: u64, s: u64, drawn: u64, arms: Option<&Arms>) -> u64 {
+        match arms {
+            Some(a) => r.graph_cut_arms(g, a, drawn),
+            None => r.graph_cut(g, s, drawn),
+        }
+    }
+    #[inline(always)]
+    fn key_after(r: &Rules, g: u64, s: u64, drawn: u64, arms: Option<&Arms>) -> u64 {
+        Self::after(r, g, s, drawn, arms)
+    }
+    #[inline(always)]
+    fn opened(r: &Rules, g: u64, s: u64, st: &Structure, arms: Option<&Arms>) -> u64 {
+        match arms {
+            Some(a) => r.graph_open_arms(g, a, st),
+            None => r.graph_open(g, s, st),
+        }
+    }
+    #[inline(always)]
+    fn key_opened(r: &Rules, g: u64, s: u64, st: &Structure, arms: Option<&Arms>) -> u64 {
+        Self::opened(r, g, s, st, arms)
+    }
+    #[inline(always)]
+    fn kept(key: u64) -> Option<u64> {
+        (key != 0).then_some(key)
     }
 }
 

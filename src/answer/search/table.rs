@@ -110,8 +110,10 @@ const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl Table {
     /// A table of about `bytes` (rounded down to a power of two buckets, and up to
-    /// [`least_bytes`] of `key_bits`) for states of `key_bits` bits.
-    pub(super) fn new(bytes: u64, key_bits: u32) -> Result<Table, SearchError> {
+    /// [`least_bytes`] of `key_bits`) for states of `key_bits` bits, or for 64-bit hashes of
+    /// them where `hashed` (graph keys, `graph.rs`: an entry then keeps the bits of the hash
+    /// its bucket does not give as far as it has room, [`CHECK_BITS`]).
+    pub(super) fn new(bytes: u64, key_bits: u32, hashed: bool) -> Result<Table, SearchError> {
         debug_assert!(key_bits <= 64);
         // (Past 2^key_bits buckets some are never used; the size asked for is kept, so that a
         // size no machine has is still refused.)
@@ -132,6 +134,15 @@ impl Table {
         buckets.par_extend(
             (0..count as usize).into_par_iter().map(|_| Bucket(std::array::from_fn(|_| AtomicU64::new(0)))),
         );
+        // A hash of 64 bits, 63 for one bucket (whose index takes no bit of it: a shift by 64
+        // would overflow).
+        let key_bits = if !hashed {
+            key_bits
+        } else if bucket_bits == 0 {
+            63
+        } else {
+            64
+        };
         Ok(Table {
             buckets,
             key_mask: u64::MAX >> (64 - key_bits.max(1)),
@@ -211,7 +222,7 @@ mod tests {
 
     #[test]
     fn bounds_are_kept_whole_and_the_same_state_is_replaced_in_place() {
-        let t = Table::new(4 * MIN_TT_BYTES, 40).unwrap();
+        let t = Table::new(4 * MIN_TT_BYTES, 40, false).unwrap();
         assert_eq!(t.bytes(), 4 * MIN_TT_BYTES);
         assert_eq!(t.get(42), None);
         t.put(42, -3, 5, 7, 20);
@@ -220,7 +231,7 @@ mod tests {
         assert_eq!(t.get(42), Some((2, 2, 1)), "the same state is replaced in place");
         let used = t.buckets.iter().flat_map(|b| &b.0).filter(|e| e.load(Relaxed) != 0).count();
         assert_eq!(used, 1);
-        assert!(matches!(Table::new(MIN_TT_BYTES - 1, 40), Err(SearchError::TableTooSmall(_))));
+        assert!(matches!(Table::new(MIN_TT_BYTES - 1, 40, false), Err(SearchError::TableTooSmall(_))));
     }
 
     #[test]
@@ -245,7 +256,7 @@ mod tests {
     #[test]
     fn the_table_stays_within_its_size_unless_wide_states_need_more() {
         for bytes in [MIN_TT_BYTES, 1000, 1 << 20, 3 << 20, DEFAULT_TT_BYTES] {
-            let t = Table::new(bytes, 41).unwrap();
+            let t = Table::new(bytes, 41, false).unwrap();
             assert!(t.bytes() <= bytes && 2 * t.bytes() > bytes, "{bytes}: {}", t.bytes());
             assert_eq!(t.buckets.capacity() as u64 * MIN_TT_BYTES, t.bytes());
         }
@@ -253,10 +264,14 @@ mod tests {
         assert_eq!(std::mem::align_of::<Bucket>(), 32, "a bucket never straddles two lines");
         assert_eq!(least_bytes(41), MIN_TT_BYTES);
         assert_eq!(least_bytes(60), 16 << 20);
-        assert_eq!(Table::new(1 << 20, 60).unwrap().bytes(), 16 << 20, "60 bits need 2^19 buckets");
+        assert_eq!(Table::new(1 << 20, 60, false).unwrap().bytes(), 16 << 20, "60 bits need 2^19 buckets");
         // What a caller is told the table holds is what it holds.
         for (bytes, bits) in [(MIN_TT_BYTES, 12), (1000, 41), (3 << 20, 44), (1 << 20, 60), (100 << 20, 61)] {
-            assert_eq!(table_bytes(bytes, bits), Some(Table::new(bytes, bits).unwrap().bytes()), "{bytes} {bits}");
+            assert_eq!(
+                table_bytes(bytes, bits),
+                Some(Table::new(bytes, bits, false).unwrap().bytes()),
+                "{bytes} {bits}"
+            );
         }
         assert_eq!(table_bytes(MIN_TT_BYTES - 1, 60), None, "below a bucket: refused, whatever the width");
     }
@@ -264,13 +279,13 @@ mod tests {
     #[test]
     fn a_full_bucket_keeps_the_larger_subtrees() {
         // States of 2 bits: one bucket holds all four.
-        let t = Table::new(MIN_TT_BYTES, 2).unwrap();
+        let t = Table::new(MIN_TT_BYTES, 2, false).unwrap();
         for (key, size) in [(0, 30), (1, 10), (2, 20), (3, 25)] {
             t.put(key, key as i32, key as i32, 0, size);
         }
         assert!((0..4).all(|k| t.get(k) == Some((k as i32, k as i32, 0))));
         // States of 3 bits in one bucket: the fifth replaces the smallest subtree.
-        let t = Table::new(MIN_TT_BYTES, 3).unwrap();
+        let t = Table::new(MIN_TT_BYTES, 3, false).unwrap();
         for (key, size) in [(0, 30), (1, 10), (2, 20), (3, 25)] {
             t.put(key, key as i32, key as i32, 0, size);
         }
@@ -286,7 +301,7 @@ mod tests {
         fn bucket_and_check_name_one_state(bits in 1u32..=48, a: u64, b: u64, buckets in 0u32..12) {
             let mask = u64::MAX >> (64 - bits);
             let (a, b) = (a & mask, b & mask);
-            let t = Table::new(MIN_TT_BYTES << buckets, bits).unwrap();
+            let t = Table::new(MIN_TT_BYTES << buckets, bits, false).unwrap();
             let (ba, ca) = t.slot(a);
             let (bb, cb) = t.slot(b);
             prop_assert_eq!(a == b, std::ptr::eq(ba, bb) && ca == cb);
@@ -301,7 +316,7 @@ mod tests {
         fn states_one_line_apart_never_share_an_entry(bits in 30u32..=48, a: u64, line in 0u32..48) {
             let a = a & (u64::MAX >> (64 - bits));
             let b = a ^ (1 << (line % bits));
-            let t = Table::new(least_bytes(bits), bits).unwrap();
+            let t = Table::new(least_bytes(bits), bits, false).unwrap();
             t.put(a, 1, 3, 5, 7);
             prop_assert_eq!(t.get(b), None);
         }
