@@ -98,6 +98,25 @@ fn late_positions_full_of_chains_and_captures_match_the_retrograde() {
     }
 }
 
+/// Two threads that mark every position they search and put off the moves to those the other
+/// searches (`SearchOptions::busy_lines` 0, where by default only the top plies of large
+/// searches do): random positions of 3x3, 2x5 and 3x4 against the retrograde, both keys.
+#[test]
+fn threads_that_put_off_each_other_s_positions_match_the_retrograde() {
+    let mut rng = Rng(777);
+    for b in ["3x3", "2x5", "3x4"] {
+        let sol = solved(b);
+        for i in 0..40 {
+            let pos = random_position(board(b), 4 + i % 17, &mut rng);
+            let tt_bytes = [1 << 10, 1 << 16, 16 << 20][i % 3];
+            let opts =
+                SearchOptions { tt_bytes, threads: 2, busy_lines: 0, graph_keys: i % 2 == 0, ..Default::default() };
+            check(&sol, pos, opts);
+            check(&sol, pos, SearchOptions { move_values: false, best_move: true, ..opts });
+        }
+    }
+}
+
 /// With positions keyed by their exact canonical state (`SearchOptions::graph_keys` off; the
 /// tests above search with the graph's keys, the default): random positions of 3x3, 2x5 and
 /// 3x4, from early ones to late ones full of chains and captures, every move's value too, on

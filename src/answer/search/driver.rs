@@ -1,7 +1,7 @@
 //! The driver of a search: the table, rules and leaves built for the root, the threads that
 //! find the root's value and then every move's, the progress reports, and the outcome.
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -11,7 +11,7 @@ use crate::solver::{MAX_FREE_LINES, Space};
 
 use super::book::BookLeaves;
 use super::rules::Rules;
-use super::searcher::{Counters, GraphKeys, Keys, Searcher, Shared, StateKeys, pack_bounds, unpack_bounds};
+use super::searcher::{BUSY_BITS, Counters, GraphKeys, Keys, Searcher, Shared, StateKeys, pack_bounds, unpack_bounds};
 use super::table::Table;
 use super::{INF, MAX_LEAF_LINES, SearchError, SearchOptions, SearchOutcome, SearchProgress};
 
@@ -47,6 +47,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     let book = opts.book.and_then(|b| BookLeaves::new(b, root, &space));
     let counters = Counters::default();
     counters.bounds.store(pack_bounds(-INF, INF), Relaxed);
+    let busy: Vec<AtomicU64> = (0..1usize << BUSY_BITS).map(|_| AtomicU64::new(0)).collect();
     let shared = Shared {
         rules: &rules,
         table: &table,
@@ -58,6 +59,8 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         book: book.as_ref(),
         deadline: opts.deadline,
         stop: opts.stop,
+        busy: &busy,
+        busy_lines: opts.busy_lines,
     };
     let done = AtomicBool::new(false);
     let (value, values, best) = std::thread::scope(|scope| {

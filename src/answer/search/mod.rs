@@ -116,6 +116,11 @@ pub struct SearchOptions<'p> {
     /// before searching any (enhanced transposition cutoffs); [`ETC_LINES`] by default, 0 at
     /// every position (what the tests use to check them).
     pub etc_lines: u32,
+    /// Positions of at least this many undrawn lines are marked while a thread searches them,
+    /// and another thread puts off a move (but a node's first) to one so marked until it has
+    /// searched the others (ABDADA's exclusive moves); [`BUSY_LINES`] by default, 0 at every
+    /// position (what the tests use to check it). Only where the search has two threads or more.
+    pub busy_lines: u32,
     /// Whether positions are keyed in the table by their strings-and-coins graph where no
     /// symmetry fixes the root (positions whose boxes of two undrawn sides run other routes
     /// share an entry; `graph.rs`), rather than by their canonical state. On by default: 5x5
@@ -149,6 +154,7 @@ impl Default for SearchOptions<'_> {
             theorems: true,
             leaf_lines: 0,
             etc_lines: ETC_LINES,
+            busy_lines: BUSY_LINES,
             graph_keys: true,
             book: None,
             deadline: None,
@@ -189,6 +195,12 @@ pub const ETC_LINES: u32 = 24;
 /// graph keys are a few codes summed rather than walks: 20 measured a little faster than 24
 /// and no slower than 16 (docs/search-notes.md).
 pub const ARMS_LINES: u32 = 20;
+
+/// Fewest undrawn lines at which the threads mark the positions they search and put off moves
+/// to those another thread searches (`SearchOptions::busy_lines`): on the fifteen 5x5 games of
+/// 44 undrawn lines, 36 to 42 alike (game 5 5.3-5.6 s on 2 threads, against 6.0 s without the
+/// marks, 6.5-6.7 s from 24, 7.7 s from 44, the root alone), docs/search-notes.md.
+pub const BUSY_LINES: u32 = 38;
 
 /// Nodes a thread counts before adding them to the shared counters the progress reads.
 pub(crate) const FLUSH: u64 = 1 << 16;

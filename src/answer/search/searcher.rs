@@ -10,6 +10,9 @@ use super::rules::{Capture, Choice, Moves, Opening, Phase, Rules, Structure, to_
 use super::table::Table;
 use super::{ARMS_LINES, FLUSH, INF};
 
+/// Slots of the busy marks: 2^BUSY_BITS.
+pub(super) const BUSY_BITS: u32 = 12;
+
 /// What every thread of one search shares.
 pub(super) struct Shared<'a> {
     pub(super) rules: &'a Rules,
@@ -24,6 +27,10 @@ pub(super) struct Shared<'a> {
     pub(super) deadline: Option<std::time::Instant>,
     /// Set by another thread to stop the search.
     pub(super) stop: Option<&'a AtomicBool>,
+    /// The busy marks, 2^[`BUSY_BITS`] slots.
+    pub(super) busy: &'a [AtomicU64],
+    /// Nodes of at least this many undrawn lines are marked busy while searched.
+    pub(super) busy_lines: u32,
 }
 
 /// One thread's search: the shared rules, table and counters, its own counts not yet added.
@@ -66,6 +73,14 @@ pub(super) struct Searcher<'a, K: Keys> {
     /// the first `depth`; room for every node of a line of play is made once, not per node.
     arms: Vec<Arms>,
     depth: usize,
+    /// The nodes the threads are searching (`Searcher::mark_busy`).
+    busy: &'a [AtomicU64],
+    /// Whether this thread's root test is shared with another thread: it then takes the root's
+    /// moves in the first thread's order.
+    joined: bool,
+    /// Nodes of at least this many undrawn lines are marked busy, and their moves put off
+    /// where another thread searches the child ([`super::BUSY_LINES`] by default).
+    busy_lines: u32,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -119,6 +134,9 @@ impl<'a, K: Keys> Searcher<'a, K> {
             keys: std::marker::PhantomData,
             arms: if K::ARMS { vec![Arms::EMPTY; 64] } else { Vec::new() },
             depth: 0,
+            busy: shared.busy,
+            joined: false,
+            busy_lines: shared.busy_lines,
         }
     }
 
@@ -180,6 +198,9 @@ impl<K: Keys> Searcher<'_, K> {
             // This thread's beta: its pick of the tests near the guess still open.
             let guess = to_parity(root.guess.load(Relaxed) as i32, odd, true);
             let open = || OFFSETS.iter().map(move |d| guess + d).filter(move |&b| lower < b && b <= upper);
+            // A test shared with another thread: take its root moves in the first thread's order,
+            // the threads spreading below by their busy marks.
+            self.joined = open().count() < self.threads;
             let beta = match open().count() {
                 0 => to_parity(guess.clamp(lower + 1, upper), odd, guess <= lower),
                 n => open().nth(thread % n).expect("a test"),
@@ -286,7 +307,12 @@ impl<K: Keys> Searcher<'_, K> {
         if kept {
             self.keep_arms(s);
         }
+        let busy = self.threads > 1 && (r.full & !s).count_ones() >= self.busy_lines;
+        let tag = if busy { self.mark_busy(key) } else { 0 };
         let v = self.expand(s, lines, odd, g, key, frame, hint, giving, etc, alpha, beta);
+        if busy {
+            self.unmark_busy(key, tag);
+        }
         if kept {
             self.depth -= 1;
         }
@@ -306,6 +332,33 @@ impl<K: Keys> Searcher<'_, K> {
             None => self.rules.arms_of(s, &mut here[0]),
         }
         self.depth += 1;
+    }
+
+    /// The busy slot of `key` and what this thread writes there.
+    #[inline]
+    fn busy_slot(&self, key: u64) -> (&AtomicU64, u64) {
+        let z = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slot = &self.busy[(z >> (64 - BUSY_BITS)) as usize];
+        (slot, (z & !0xff) | (self.shift as u64 + 1))
+    }
+
+    /// Marks `key` as searched by this thread; what was written.
+    fn mark_busy(&self, key: u64) -> u64 {
+        let (slot, tag) = self.busy_slot(key);
+        slot.store(tag, Relaxed);
+        tag
+    }
+
+    fn unmark_busy(&self, key: u64, tag: u64) {
+        let (slot, _) = self.busy_slot(key);
+        let _ = slot.compare_exchange(tag, 0, Relaxed, Relaxed);
+    }
+
+    /// Whether another thread is searching `key`.
+    fn busy_other(&self, key: u64) -> bool {
+        let (slot, tag) = self.busy_slot(key);
+        let v = slot.load(Relaxed);
+        v != 0 && v & !0xff == tag & !0xff && v != tag
     }
 
     /// The paths of `s` where this node kept them.
@@ -551,45 +604,66 @@ impl<K: Keys> Searcher<'_, K> {
         let mut best_move = u8::MAX;
         // The list is in rank order (`Moves::sort_by_rank`); a helper at the root takes it in
         // its own order.
-        let helper = (s == 0 && self.shift > 0).then(|| {
+        let helper = (s == 0 && self.shift > 0 && !self.joined).then(|| {
             let spread = (self.shift - 1) * count / self.threads.saturating_sub(1).max(1);
             moves.helper_order(spread)
         });
-        for k in 0..count {
-            let j = helper.as_ref().map_or(k, |order| order[k] as usize);
-            let i = moves.lines[j] as usize;
-            let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure_key(i) {
-                Some((st, key)) => (Opening::Class(st), key),
-                None => (r.opening_class(s, i), 0),
-            });
-            let v = match st {
-                Some((Opening::Class(st), key)) => {
-                    // The graph's key after it, where the list found it.
-                    let after = K::kept(key).unwrap_or_else(|| K::opened(r, g, s, &st, self.here(s)));
-                    self.opened(s, lines, odd, after, st, alpha, beta)
-                }
-                _ => {
-                    let n = r.completes(s, i);
-                    let t = s | 1 << i;
-                    let after = r.capture_lines_after(lines, t, 1 << i);
-                    let g = K::after(r, g, s, 1 << i, self.here(s));
-                    if n > 0 {
-                        n + self.node(t, after, odd ^ (n & 1 == 1), g, alpha - n, beta - n)
-                    } else {
-                        -self.node(t, after, odd, g, -beta, -alpha)
+        // Where another thread may search the same nodes, a move (but the first) whose child
+        // another thread is searching is put off until the others are searched.
+        let share = self.threads > 1 && (r.full & !s).count_ones() >= self.busy_lines;
+        let mut later = [0u8; 64];
+        let mut put_off = 0;
+        for pass in 0..1 + share as usize {
+            let n_moves = if pass == 0 { count } else { put_off };
+            for k in 0..n_moves {
+                let j =
+                    if pass == 1 { later[k] as usize } else { helper.as_ref().map_or(k, |order| order[k] as usize) };
+                let i = moves.lines[j] as usize;
+                let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure_key(i) {
+                    Some((st, key)) => (Opening::Class(st), key),
+                    None => (r.opening_class(s, i), 0),
+                });
+                if share && pass == 0 && k > 0 {
+                    let key = match st {
+                        Some((Opening::Class(_), key)) if key != 0 => key,
+                        Some((Opening::Class(st), _)) => K::key_opened(r, g, s, &st, self.here(s)),
+                        _ => K::key_after(r, g, s, 1 << i, self.here(s)),
+                    };
+                    if self.busy_other(key) {
+                        later[put_off] = j as u8;
+                        put_off += 1;
+                        continue;
                     }
                 }
-            };
-            if self.aborted {
-                return (best, best_move);
-            }
-            if v > best {
-                best = v;
-                best_move = i as u8;
-            }
-            alpha = alpha.max(v);
-            if alpha >= beta {
-                return (best, best_move);
+                let v = match st {
+                    Some((Opening::Class(st), key)) => {
+                        // The graph's key after it, where the list found it.
+                        let after = K::kept(key).unwrap_or_else(|| K::opened(r, g, s, &st, self.here(s)));
+                        self.opened(s, lines, odd, after, st, alpha, beta)
+                    }
+                    _ => {
+                        let n = r.completes(s, i);
+                        let t = s | 1 << i;
+                        let after = r.capture_lines_after(lines, t, 1 << i);
+                        let g = K::after(r, g, s, 1 << i, self.here(s));
+                        if n > 0 {
+                            n + self.node(t, after, odd ^ (n & 1 == 1), g, alpha - n, beta - n)
+                        } else {
+                            -self.node(t, after, odd, g, -beta, -alpha)
+                        }
+                    }
+                };
+                if self.aborted {
+                    return (best, best_move);
+                }
+                if v > best {
+                    best = v;
+                    best_move = i as u8;
+                }
+                alpha = alpha.max(v);
+                if alpha >= beta {
+                    return (best, best_move);
+                }
             }
         }
         (best, best_move)
