@@ -362,27 +362,42 @@ impl Rules {
             (false, false) => Some(key),
             (true, false) => Some(self.join_arms(key, arms, a, ua & !(1u64 << e))),
             (false, true) => Some(self.join_arms(key, arms, b, ub & !(1u64 << e))),
-            (true, true) => {
-                let (ra, rb) = (ua & !(1u64 << e), ub & !(1u64 << e));
-                self.apart(arms, a, ra, b).then_some(())?;
-                self.apart(arms, b, rb, a).then_some(())?;
-                Some(self.join_arms(self.join_arms(key, arms, a, ra), arms, b, rb))
-            }
+            (true, true) => Some(self.join_both(key, arms, a, ua & !(1u64 << e), b, ub & !(1u64 << e))),
         }
     }
 
-    /// Whether box `w`'s paths by its sides `rest` neither end at `other` nor loop back to w.
+    /// `key` with boxes `a` and `b` (each left with the two undrawn sides `ra`, `rb`, once what
+    /// linked them directly is drawn) both running their paths through: each joins its two
+    /// paths where no path runs between them; one path between them makes one path of the
+    /// three through both, and two make a loop.
     #[inline]
-    fn apart(&self, arms: &Arms, w: u8, rest: u64, other: u8) -> bool {
-        let mut each = rest;
-        while each != 0 {
-            let p = arms.path[each.trailing_zeros() as usize];
-            each &= each - 1;
-            if packed_ends_at(p, other) || (p & 0xff == w as u32 && p >> 8 & 0xff == w as u32) {
-                return false;
+    fn join_both(&self, key: u64, arms: &Arms, a: u8, ra: u64, b: u8, rb: u64) -> u64 {
+        let between = |rest: u64| {
+            let (r1, r2) = (rest.trailing_zeros() as usize, (rest & rest.wrapping_sub(1)).trailing_zeros() as usize);
+            let links = |r: usize| packed_ends_at(arms.path[r], a) && packed_ends_at(arms.path[r], b);
+            (r1, r2, links(r1), links(r2))
+        };
+        let (a1, a2, l1, l2) = between(ra);
+        match (l1, l2) {
+            (false, false) => self.join_arms(self.join_arms(key, arms, a, ra), arms, b, rb),
+            (true, true) => {
+                // Two paths from a to b: a loop through both.
+                let len = packed_len(arms.path[a1]) + packed_len(arms.path[a2]) + 2;
+                key.wrapping_sub(arms.code[a1]).wrapping_sub(arms.code[a2]).wrapping_add(path_code(LOOP, LOOP, len))
+            }
+            _ => {
+                // One path p from a to b: a's other path, a, p, b and b's other path, one path.
+                let (p, pa) = if l1 { (a1, a2) } else { (a2, a1) };
+                // b's other side than p's.
+                let (b1, b2, m1, _) = between(rb);
+                let pb = if m1 { b2 } else { b1 };
+                let len = packed_len(arms.path[pa]) + packed_len(arms.path[p]) + packed_len(arms.path[pb]) + 2;
+                key.wrapping_sub(arms.code[pa])
+                    .wrapping_sub(arms.code[p])
+                    .wrapping_sub(arms.code[pb])
+                    .wrapping_add(path_code(packed_far(arms.path[pa], a), packed_far(arms.path[pb], b), len))
             }
         }
-        true
     }
 
     /// [`Rules::graph_join`] from the paths kept.
@@ -417,10 +432,7 @@ impl Rules {
             (false, false) => own,
             (true, false) => self.join_arms(own, arms, x, ax),
             (false, true) => self.join_arms(own, arms, y, ay),
-            (true, true) if self.apart(arms, x, ax, y) && self.apart(arms, y, ay, x) => {
-                self.join_arms(self.join_arms(own, arms, x, ax), arms, y, ay)
-            }
-            (true, true) => self.graph_cut(key, s, st.lines),
+            (true, true) => self.join_both(own, arms, x, ax, y, ay),
         }
     }
 }
