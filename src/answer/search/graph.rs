@@ -241,7 +241,8 @@ pub(super) struct Arms {
     /// The state they are of.
     pub(super) s: u64,
     /// Bits 0-7 and 8-15: the path's ends (box indices or [`GROUND`]); 16-23: the boxes it runs
-    /// through; bit 24: a loop.
+    /// through; bit 24: a loop; for a line of a path, 25-30: the boxes between it and the first
+    /// end, and bit 31: which of its boxes (`line_boxes`) lies toward that end.
     path: [u32; 64],
     /// The code of each line's path, found once a path.
     code: [u64; 64],
@@ -261,7 +262,11 @@ fn pack(p: &Path) -> u32 {
 #[cfg(test)]
 fn packed_code(w: u32) -> u64 {
     let len = (w >> 16 & 0xff) as u64;
-    if w >> 24 != 0 { path_code(LOOP, LOOP, len) } else { path_code((w & 0xff) as u64, (w >> 8 & 0xff) as u64, len) }
+    if w >> 24 & 1 != 0 {
+        path_code(LOOP, LOOP, len)
+    } else {
+        path_code((w & 0xff) as u64, (w >> 8 & 0xff) as u64, len)
+    }
 }
 
 /// A packed path's boxes run through.
@@ -311,20 +316,67 @@ impl Rules {
         self.arms_walk(t, redo, out);
     }
 
-    /// Writes the path of every line of `lines` (undrawn in `s`) into `out`.
+    /// Writes the path of every line of `lines` (undrawn in `s`) into `out`, each line with its
+    /// place on it: from a line, one walk each way to the path's ends.
     #[inline]
     fn arms_walk(&self, s: u64, mut lines: u64, out: &mut Arms) {
+        let open = self.full & !s;
         while lines != 0 {
-            let path = self.graph_path(s, lines.trailing_zeros() as usize);
+            let e = lines.trailing_zeros() as usize;
+            // Each way: its lines in the order met (with the index of their box toward the first
+            // end), the boxes passed and the end.
+            let mut met = [[(0u8, 0u8); 64]; 2];
+            let mut boxes = [0u32; 2];
+            let mut ends = [GROUND as u8; 2];
+            let mut all = 1u64 << e;
+            let mut is_loop = false;
+            'ways: for way in 0..2 {
+                let (mut b, mut came) = (self.line_boxes[e][way], e);
+                while b != NO_BOX {
+                    let u = self.box_sides[b as usize] & open;
+                    if !two_bits(u) {
+                        ends[way] = b;
+                        break;
+                    }
+                    boxes[way] += 1;
+                    let out_line = (u & !(1u64 << came)).trailing_zeros() as usize;
+                    if out_line == e {
+                        is_loop = true;
+                        break 'ways;
+                    }
+                    all |= 1 << out_line;
+                    let [p, q] = self.line_boxes[out_line];
+                    // Toward the first end: the box ahead on the first way, the box behind on
+                    // the second.
+                    let ahead = if p == b { 1 } else { 0 };
+                    met[way][boxes[way] as usize - 1] = (out_line as u8, if way == 0 { ahead } else { 1 - ahead });
+                    (b, came) = (if p == b { q } else { p }, out_line);
+                }
+            }
+            let len = if is_loop { boxes[0] } else { boxes[0] + boxes[1] };
+            let path = Path { lines: all, ends, len: len as u8, is_loop };
             let (w, code) = (pack(&path), path.code());
-            let mut each = path.lines;
+            let mut each = all;
             while each != 0 {
                 let l = each.trailing_zeros() as usize;
                 out.path[l] = w;
                 out.code[l] = code;
                 each &= each - 1;
             }
-            lines &= !path.lines;
+            if !is_loop {
+                let d0 = boxes[0];
+                out.path[e] = w | d0 << 25;
+                for way in 0..2 {
+                    for (k, &(l, toward)) in met[way][..boxes[way] as usize].iter().enumerate() {
+                        let k = k as u32 + 1;
+                        let off = if way == 0 { d0 - k } else { d0 + k };
+                        // (The last box of a way ends no line: `met` holds one line a box
+                        // passed, the line out of it.)
+                        out.path[l as usize] = w | off << 25 | (toward as u32) << 31;
+                    }
+                }
+            }
+            lines &= !all;
         }
     }
 
@@ -349,12 +401,17 @@ impl Rules {
     #[inline]
     fn graph_cut_line_arms(&self, key: u64, arms: &Arms, e: usize) -> Option<u64> {
         let p = arms.path[e];
-        if packed_len(p) != 0 || p >> 24 != 0 {
-            return None;
-        }
         let open = self.full & !arms.s;
-        let [a, b] = self.line_boxes[e];
         let sides = |x: u8| if x == NO_BOX { 0 } else { self.box_sides[x as usize] & open };
+        if p >> 24 & 1 != 0 {
+            // A loop opened at `e`: a path between its two boxes, through the rest.
+            let [a, b] = self.line_boxes[e];
+            return Some(key.wrapping_sub(arms.code[e]).wrapping_add(path_code(a as u64, b as u64, packed_len(p) - 2)));
+        }
+        if packed_len(p) != 0 {
+            return self.split_arms(key, arms, e);
+        }
+        let [a, b] = self.line_boxes[e];
         let (ua, ub) = (sides(a), sides(b));
         let key = key.wrapping_sub(arms.code[e]);
         // (Neither box has two undrawn sides: the line would run through it.)
@@ -364,6 +421,37 @@ impl Rules {
             (false, true) => Some(self.join_arms(key, arms, b, ub & !(1u64 << e))),
             (true, true) => Some(self.join_both(key, arms, a, ua & !(1u64 << e), b, ub & !(1u64 << e))),
         }
+    }
+
+    /// [`Rules::graph_cut_line_arms`] of a line inside a path (boxes of two undrawn sides on at
+    /// least one side of it): the path splits in two at it, each part ending at the box next to
+    /// the line (left with one undrawn side), or, where the line is the path's first or last,
+    /// the end box beyond loses a side (and joins its two other paths where it is left with
+    /// two). None where that end box is the path's other end too (the walk finds it).
+    #[inline]
+    fn split_arms(&self, key: u64, arms: &Arms, e: usize) -> Option<u64> {
+        let p = arms.path[e];
+        let (len, j) = (packed_len(p), (p >> 25 & 0x3f) as u64);
+        let d = (p >> 31) as usize;
+        let (toward, away) = (self.line_boxes[e][d], self.line_boxes[e][1 - d]);
+        let (e0, e1) = ((p & 0xff) as u8, (p >> 8 & 0xff) as u8);
+        let end = |w: u8| if w == NO_BOX { GROUND } else { w as u64 };
+        let mut key = key.wrapping_sub(arms.code[e]);
+        let open = self.full & !arms.s;
+        // The end box `w` beyond the line loses it: joins where left with two undrawn sides.
+        let lose = |key: u64, w: u8| -> Option<u64> {
+            if w == NO_BOX {
+                return Some(key);
+            }
+            let u = self.box_sides[w as usize] & open;
+            if !three_bits(u) {
+                return Some(key);
+            }
+            (e0 != e1).then(|| self.join_arms(key, arms, w, u & !(1u64 << e)))
+        };
+        key = if j >= 1 { key.wrapping_add(path_code(end(e0), toward as u64, j - 1)) } else { lose(key, e0)? };
+        key = if j < len { key.wrapping_add(path_code(away as u64, end(e1), len - j - 1)) } else { lose(key, e1)? };
+        Some(key)
     }
 
     /// `key` with boxes `a` and `b` (each left with the two undrawn sides `ra`, `rb`, once what
@@ -552,7 +640,7 @@ mod tests {
                     // (A path's ends in either order: the walk's first line decides it.)
                     let unordered = |w: u32| {
                         let (x, y) = (w & 0xff, w >> 8 & 0xff);
-                        (x.min(y), x.max(y), w >> 16)
+                        (x.min(y), x.max(y), w >> 16 & 0x1ff)
                     };
                     assert_eq!(unordered(arms.path[e]), unordered(fresh.path[e]), "{b}: {s:#x} to {t:#x}, line {e}");
                     assert_eq!(arms.code[e], fresh.code[e]);
