@@ -104,14 +104,18 @@ impl Rules {
 
     /// The graph's key of `s`, path by path (the slow twin of [`Rules::graph_cut`]).
     pub(super) fn graph_key(&self, s: u64) -> u64 {
-        let mut left = self.full & !s;
-        let mut key = 0u64;
-        while left != 0 {
-            let path = self.graph_path(s, left.trailing_zeros() as usize);
-            key = key.wrapping_add(path.code());
-            left &= !path.lines;
+        self.paths_code(s, self.full & !s)
+    }
+
+    /// The sum of the codes of the paths of `s` through the undrawn lines `lines`, each once.
+    fn paths_code(&self, s: u64, mut lines: u64) -> u64 {
+        let mut sum = 0u64;
+        while lines != 0 {
+            let path = self.graph_path(s, lines.trailing_zeros() as usize);
+            sum = sum.wrapping_add(path.code());
+            lines &= !path.lines;
         }
-        key
+        sum
     }
 
     /// The graph's key of `s` with the lines `drawn` drawn, from `key`, that of `s`. A path
@@ -153,18 +157,7 @@ impl Rules {
                 }
             }
         }
-        let mut key = key;
-        while old != 0 {
-            let path = self.graph_path(s, old.trailing_zeros() as usize);
-            key = key.wrapping_sub(path.code());
-            old &= !path.lines;
-        }
-        while new != 0 {
-            let path = self.graph_path(t, new.trailing_zeros() as usize);
-            key = key.wrapping_add(path.code());
-            new &= !path.lines;
-        }
-        key
+        key.wrapping_sub(self.paths_code(s, old)).wrapping_add(self.paths_code(t, new))
     }
 
     /// [`Rules::graph_cut`] of the one line `e` where neither of its boxes runs a path through
@@ -323,12 +316,13 @@ impl Rules {
         let open = self.full & !s;
         while lines != 0 {
             let e = lines.trailing_zeros() as usize;
-            // Each way: its lines in the order met (with the index of their box toward the first
-            // end), the boxes passed and the end.
-            let mut met = [[(0u8, 0u8); 64]; 2];
+            // Each line met is written at once with its place from `e` (the boxes passed, in
+            // bits 25-30) and the index of its box toward the first end (bit 31), and finished
+            // once the path's first end and length are known; `first`: the lines met on the
+            // first way.
             let mut boxes = [0u32; 2];
             let mut ends = [GROUND as u8; 2];
-            let mut all = 1u64 << e;
+            let (mut all, mut first) = (1u64 << e, 0u64);
             let mut is_loop = false;
             'ways: for way in 0..2 {
                 let (mut b, mut came) = (self.line_boxes[e][way], e);
@@ -339,42 +333,41 @@ impl Rules {
                         break;
                     }
                     boxes[way] += 1;
-                    let out_line = (u & !(1u64 << came)).trailing_zeros() as usize;
-                    if out_line == e {
+                    let next = (u & !(1u64 << came)).trailing_zeros() as usize;
+                    if next == e {
                         is_loop = true;
                         break 'ways;
                     }
-                    all |= 1 << out_line;
-                    let [p, q] = self.line_boxes[out_line];
+                    all |= 1 << next;
+                    first |= ((way == 0) as u64) << next;
+                    let [p, q] = self.line_boxes[next];
                     // Toward the first end: the box ahead on the first way, the box behind on
                     // the second.
-                    let ahead = if p == b { 1 } else { 0 };
-                    met[way][boxes[way] as usize - 1] = (out_line as u8, if way == 0 { ahead } else { 1 - ahead });
-                    (b, came) = (if p == b { q } else { p }, out_line);
+                    let ahead = (p == b) as u32;
+                    let toward = if way == 0 { ahead } else { 1 - ahead };
+                    out.path[next] = boxes[way] << 25 | toward << 31;
+                    (b, came) = (if p == b { q } else { p }, next);
                 }
             }
             let len = if is_loop { boxes[0] } else { boxes[0] + boxes[1] };
             let path = Path { lines: all, ends, len: len as u8, is_loop };
             let (w, code) = (pack(&path), path.code());
+            let d0 = boxes[0];
             let mut each = all;
             while each != 0 {
                 let l = each.trailing_zeros() as usize;
-                out.path[l] = w;
-                out.code[l] = code;
                 each &= each - 1;
-            }
-            if !is_loop {
-                let d0 = boxes[0];
-                out.path[e] = w | d0 << 25;
-                for way in 0..2 {
-                    for (k, &(l, toward)) in met[way][..boxes[way] as usize].iter().enumerate() {
-                        let k = k as u32 + 1;
-                        let off = if way == 0 { d0 - k } else { d0 + k };
-                        // (The last box of a way ends no line: `met` holds one line a box
-                        // passed, the line out of it.)
-                        out.path[l as usize] = w | off << 25 | (toward as u32) << 31;
-                    }
-                }
+                let place = out.path[l];
+                out.path[l] = if is_loop {
+                    w
+                } else if l == e {
+                    w | d0 << 25
+                } else {
+                    let k = place >> 25 & 0x3f;
+                    let off = if first >> l & 1 == 1 { d0 - k } else { d0 + k };
+                    w | off << 25 | place & 1 << 31
+                };
+                out.code[l] = code;
             }
             lines &= !all;
         }

@@ -301,13 +301,14 @@ impl<K: Keys> Searcher<'_, K> {
         // Enhanced transposition cutoffs, of the moves that give nothing and then of the
         // openings: where nothing is capturable, from `etc_lines` undrawn lines up (below that
         // the probes cost more than the subtrees they spare).
-        let etc = lines == 0 && (r.full & !s).count_ones() >= self.etc_lines;
+        let undrawn = (r.full & !s).count_ones();
+        let etc = lines == 0 && undrawn >= self.etc_lines;
         // Where every child is keyed, the node's paths are kept for it.
-        let kept = K::ARMS && lines == 0 && (r.full & !s).count_ones() >= ARMS_LINES;
+        let kept = K::ARMS && lines == 0 && undrawn >= ARMS_LINES;
         if kept {
             self.keep_arms(s);
         }
-        let busy = self.threads > 1 && (r.full & !s).count_ones() >= self.busy_lines;
+        let busy = self.threads > 1 && undrawn >= self.busy_lines;
         let tag = if busy { self.mark_busy(key) } else { 0 };
         let v = self.expand(s, lines, odd, g, key, frame, hint, giving, etc, alpha, beta);
         if busy {
