@@ -98,9 +98,10 @@ fn late_positions_full_of_chains_and_captures_match_the_retrograde() {
     }
 }
 
-/// Two threads that mark every position they search and put off the moves to those the other
-/// searches (`SearchOptions::busy_lines` 0, where by default only the top plies of large
-/// searches do): random positions of 3x3, 2x5 and 3x4 against the retrograde, both keys.
+/// Two or three threads that mark every position they search and put off the moves to those
+/// another searches (`SearchOptions::busy_lines` 0, where by default only the top plies of
+/// large searches do): random positions of 3x3, 2x5 and 3x4 against the retrograde, both keys;
+/// two threads share one root test at a time, three run two at once.
 #[test]
 fn threads_that_put_off_each_other_s_positions_match_the_retrograde() {
     let mut rng = Rng(777);
@@ -109,8 +110,8 @@ fn threads_that_put_off_each_other_s_positions_match_the_retrograde() {
         for i in 0..40 {
             let pos = random_position(board(b), 4 + i % 17, &mut rng);
             let tt_bytes = [1 << 10, 1 << 16, 16 << 20][i % 3];
-            let opts =
-                SearchOptions { tt_bytes, threads: 2, busy_lines: 0, graph_keys: i % 2 == 0, ..Default::default() };
+            let threads = 2 + i / 2 % 2;
+            let opts = SearchOptions { tt_bytes, threads, busy_lines: 0, graph_keys: i % 2 == 0, ..Default::default() };
             check(&sol, pos, opts);
             check(&sol, pos, SearchOptions { move_values: false, best_move: true, ..opts });
         }
@@ -120,7 +121,7 @@ fn threads_that_put_off_each_other_s_positions_match_the_retrograde() {
 /// With positions keyed by their exact canonical state (`SearchOptions::graph_keys` off; the
 /// tests above search with the graph's keys, the default): random positions of 3x3, 2x5 and
 /// 3x4, from early ones to late ones full of chains and captures, every move's value too, on
-/// one and two threads, and small tables.
+/// one, two and three threads, and small tables.
 #[test]
 fn positions_keyed_by_their_state_match_the_retrograde() {
     let mut rng = Rng(4242);
@@ -128,7 +129,7 @@ fn positions_keyed_by_their_state_match_the_retrograde() {
         let sol = solved(b);
         for i in 0..60 {
             let pos = random_position(board(b), 6 + i % 19, &mut rng);
-            let threads = 1 + i % 2;
+            let threads = 1 + i / 3 % 3;
             let tt_bytes = [1 << 10, 1 << 16, 16 << 20][i % 3];
             let opts = SearchOptions { tt_bytes, threads, graph_keys: false, ..Default::default() };
             check(&sol, pos, opts);

@@ -13,6 +13,14 @@ use super::{ARMS_LINES, FLUSH, INF};
 /// Slots of the busy marks: 2^BUSY_BITS.
 pub(super) const BUSY_BITS: u32 = 12;
 
+/// Up to this many threads, the root's tests run one at a time, every thread on it (spread
+/// below by the busy marks); with more, two tests at once. A second test beside the first
+/// searches on a table the first has not filled: on game 5 of `5x5-44.csv` (2 threads), "at
+/// least 3" took 11.0 M positions beside "at least 1" and 1.7 M after it, and one test at a
+/// time took the fifteen games' median from 5.26-5.37 s to 4.91-4.92 s (docs/search-notes.md).
+/// Sixteen threads were measured with two tests (6.3x one thread's speed), not with one.
+pub(super) const ONE_TEST_THREADS: usize = 2;
+
 /// What every thread of one search shares.
 pub(super) struct Shared<'a> {
     pub(super) rules: &'a Rules,
@@ -180,14 +188,15 @@ impl<K: Keys> Searcher<'_, K> {
         g
     }
 
-    /// The root's value, with the other threads: each runs null-window tests of its own beta
-    /// near the latest result (the first thread MTD(f)'s, the others one above, one below,
-    /// ...), and every result narrows the shared bounds, until they meet. A test whose beta
-    /// the bounds have passed is dropped.
+    /// The root's value, with the other threads: each runs a null-window test near the latest
+    /// result (MTD(f)'s, and from [`ONE_TEST_THREADS`] threads up the one two above it too),
+    /// and every result narrows the shared bounds, until they meet. A test whose beta the
+    /// bounds have passed is dropped.
     pub(super) fn root_value(&mut self, thread: usize) -> i32 {
         // Tests two apart: the root's value has the parity of its boxes left, so a test of
         // `value >= b` for b of the other parity asks the same as `value >= b + 1`.
         const OFFSETS: [i32; 2] = [0, 2];
+        let tests = if self.threads <= ONE_TEST_THREADS { 1 } else { OFFSETS.len() };
         let root = self.counters;
         let odd = self.rules.odd(0);
         loop {
@@ -197,7 +206,7 @@ impl<K: Keys> Searcher<'_, K> {
             }
             // This thread's beta: its pick of the tests near the guess still open.
             let guess = to_parity(root.guess.load(Relaxed) as i32, odd, true);
-            let open = || OFFSETS.iter().map(move |d| guess + d).filter(move |&b| lower < b && b <= upper);
+            let open = || OFFSETS[..tests].iter().map(move |d| guess + d).filter(move |&b| lower < b && b <= upper);
             // A test shared with another thread: take its root moves in the first thread's order,
             // the threads spreading below by their busy marks.
             self.joined = open().count() < self.threads;
@@ -387,8 +396,15 @@ impl<K: Keys> Searcher<'_, K> {
         beta: i32,
     ) -> i32 {
         let r = self.rules;
-        if etc && let Some(v) = self.etc(s, g, giving, beta) {
-            return self.cut(odd, key, v);
+        // The keys after the moves that give nothing, where the cutoffs look them up (by line;
+        // 0: not found), fetched before the move list is made so that their misses overlap it,
+        // and handed to the moves' searches.
+        let mut quiet = [0u64; 64];
+        if etc {
+            self.etc_fetch(s, g, giving, &mut quiet);
+            if let Some(v) = self.etc(s, giving, &quiet, beta) {
+                return self.cut(odd, key, v);
+            }
         }
         let before = self.total;
         let table = self.table;
@@ -407,7 +423,7 @@ impl<K: Keys> Searcher<'_, K> {
         let quiet_first = s != 0 && !etc && r.full & !s & !lines & !giving != 0;
         let (best, best_move) = if quiet_first {
             r.ordered_moves(s, lines, giving, None, hint, None, Phase::Quiet, &mut moves);
-            let (best, best_move) = self.best_of(s, lines, odd, g, &moves, alpha, beta);
+            let (best, best_move) = self.best_of(s, lines, odd, g, &moves, None, alpha, beta);
             if self.aborted {
                 return 0;
             }
@@ -415,7 +431,7 @@ impl<K: Keys> Searcher<'_, K> {
                 (best, best_move)
             } else {
                 r.ordered_moves(s, lines, giving, None, hint, None, Phase::Rest, &mut moves);
-                let (rest, rest_move) = self.best_of(s, lines, odd, g, &moves, alpha.max(best), beta);
+                let (rest, rest_move) = self.best_of(s, lines, odd, g, &moves, None, alpha.max(best), beta);
                 if rest > best { (rest, rest_move) } else { (best, best_move) }
             }
         } else {
@@ -423,7 +439,7 @@ impl<K: Keys> Searcher<'_, K> {
             if etc && let Some(v) = self.etc_openings(&moves, beta) {
                 return self.cut(odd, key, v);
             }
-            self.best_of(s, lines, odd, g, &moves, alpha, beta)
+            self.best_of(s, lines, odd, g, &moves, etc.then_some(&quiet), alpha, beta)
         };
         if self.aborted {
             return 0;
@@ -542,26 +558,38 @@ impl<K: Keys> Searcher<'_, K> {
         Probe::Window(alpha, beta, u8::MAX)
     }
 
-    /// Enhanced transposition cutoff: a value of at least `beta` for `s` (nothing capturable)
-    /// where the table already refutes the reply to one of its moves that give no box (those
-    /// not in `giving`), found before any move is searched. Every such child's bucket is
-    /// prefetched first, so that their misses overlap. [`Searcher::node`] asks only where
-    /// `etc_lines` lines or more are undrawn ([`super::ETC_LINES`] by default).
-    fn etc(&mut self, s: u64, g: K::G, giving: u64, beta: i32) -> Option<i32> {
+    /// Finds the key after each move of `s` that gives no box (those not in `giving`), by line,
+    /// into `keys`, and asks for its bucket, for [`Searcher::etc`]: fetched together, their
+    /// misses overlap each other and the making of the move list.
+    fn etc_fetch(&self, s: u64, g: K::G, giving: u64, keys: &mut [u64; 64]) {
         let r = self.rules;
-        let open = r.full & !s;
         let arms = self.here(s);
-        let mut keys = [0u64; 64];
-        let mut n = 0;
-        let mut each = open & !giving;
+        let mut each = r.full & !s & !giving;
         while each != 0 {
             let i = each.trailing_zeros() as usize;
             each &= each - 1;
-            keys[n] = K::key_after(r, g, s, 1 << i, arms);
-            self.table.prefetch(keys[n]);
-            n += 1;
+            keys[i] = K::key_after(r, g, s, 1 << i, arms);
+            self.table.prefetch(keys[i]);
         }
-        keys[..n].iter().find_map(|&k| self.table.get(k).map(|(_, hi, _)| -hi).filter(|&v| v >= beta))
+    }
+
+    /// Enhanced transposition cutoff: a value of at least `beta` for `s` (nothing capturable)
+    /// where the table already refutes the reply to one of its moves that give no box (those
+    /// not in `giving`, whose keys [`Searcher::etc_fetch`] found), before any move is searched.
+    /// [`Searcher::node`] asks only where `etc_lines` lines or more are undrawn
+    /// ([`super::ETC_LINES`] by default).
+    fn etc(&self, s: u64, giving: u64, keys: &[u64; 64], beta: i32) -> Option<i32> {
+        let mut each = self.rules.full & !s & !giving;
+        while each != 0 {
+            let i = each.trailing_zeros() as usize;
+            each &= each - 1;
+            if let Some((_, hi, _)) = self.table.get(keys[i])
+                && -hi >= beta
+            {
+                return Some(-hi);
+            }
+        }
+        None
     }
 
     /// [`Searcher::etc`] for the openings of `moves`: a value of at least `beta` for `s` where
@@ -581,9 +609,11 @@ impl<K: Keys> Searcher<'_, K> {
 
     /// The best of `moves` from `s` in the window (alpha, beta), searched rank by rank, and
     /// the line that gave it (`u8::MAX`: none better than -INF); stops at a cutoff. `lines`:
-    /// those of `s` that complete a box (a child's are found from them and its move).
+    /// those of `s` that complete a box (a child's are found from them and its move); `quiet`:
+    /// the key after each move that gives nothing, by line, where [`Searcher::etc_fetch`]
+    /// found them (0: not found).
     ///
-    /// A helper thread takes the root's moves from the other end (ranks and order reversed,
+    /// A helper thread alone on its test takes the root's moves from the other end (ranks and order reversed,
     /// the helpers after the first spread out): where every move must be refuted, the threads
     /// meet in the middle, each finding the other's results in the table. Below the root every
     /// thread keeps the one best-first order, which shares the table best.
@@ -596,6 +626,7 @@ impl<K: Keys> Searcher<'_, K> {
         odd: bool,
         g: K::G,
         moves: &Moves,
+        quiet: Option<&[u64; 64]>,
         mut alpha: i32,
         beta: i32,
     ) -> (i32, u8) {
@@ -628,7 +659,10 @@ impl<K: Keys> Searcher<'_, K> {
                     let key = match st {
                         Some((Opening::Class(_), key)) if key != 0 => key,
                         Some((Opening::Class(st), _)) => K::key_opened(r, g, s, &st, self.here(s)),
-                        _ => K::key_after(r, g, s, 1 << i, self.here(s)),
+                        _ => match quiet.map(|q| q[i]) {
+                            Some(key) if key != 0 => key,
+                            _ => K::key_after(r, g, s, 1 << i, self.here(s)),
+                        },
                     };
                     if self.busy_other(key) {
                         later[put_off] = j as u8;
@@ -646,7 +680,9 @@ impl<K: Keys> Searcher<'_, K> {
                         let n = r.completes(s, i);
                         let t = s | 1 << i;
                         let after = r.capture_lines_after(lines, t, 1 << i);
-                        let g = K::after(r, g, s, 1 << i, self.here(s));
+                        let g = quiet
+                            .and_then(|q| K::kept(q[i]))
+                            .unwrap_or_else(|| K::after(r, g, s, 1 << i, self.here(s)));
                         if n > 0 {
                             n + self.node(t, after, odd ^ (n & 1 == 1), g, alpha - n, beta - n)
                         } else {
