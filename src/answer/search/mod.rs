@@ -11,7 +11,8 @@
 //!   kept move by move), else by the canonical state (interchangeable border lines of a box
 //!   normalised, then the least image under the symmetries that fix the root);
 //! - every bound stored or returned tightened to the parity of the boxes left, which every
-//!   value has, and the root's tests two apart;
+//!   value has, and the root's tests two apart (on two threads one at a time, both threads
+//!   on it);
 //! - enhanced transposition cutoffs: a node of many undrawn lines first looks up the children
 //!   of its moves that give no box (their buckets prefetched together) and stops where the
 //!   table already refutes one's reply, and then the positions after its chain and loop
@@ -199,7 +200,8 @@ pub const ARMS_LINES: u32 = 20;
 /// Fewest undrawn lines at which the threads mark the positions they search and put off moves
 /// to those another thread searches (`SearchOptions::busy_lines`): on the fifteen 5x5 games of
 /// 44 undrawn lines, 36 to 42 alike (game 5 5.3-5.6 s on 2 threads, against 6.0 s without the
-/// marks, 6.5-6.7 s from 24, 7.7 s from 44, the root alone), docs/search-notes.md.
+/// marks, 6.5-6.7 s from 24, 7.7 s from 44, the root alone), and 34 to 40 again once two
+/// threads shared one root test (42: game 5 5.4-7.2 s against 4.8-5.0 s), docs/search-notes.md.
 pub const BUSY_LINES: u32 = 38;
 
 /// Nodes a thread counts before adding them to the shared counters the progress reads.
