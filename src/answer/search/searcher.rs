@@ -397,8 +397,7 @@ impl<K: Keys> Searcher<'_, K> {
     ) -> i32 {
         let r = self.rules;
         // The keys after the moves that give nothing, where the cutoffs look them up (by line;
-        // 0: not found), fetched before the move list is made so that their misses overlap it,
-        // and handed to the moves' searches.
+        // 0: not found), handed on to the moves' searches.
         let mut quiet = [0u64; 64];
         if etc {
             self.etc_fetch(s, g, giving, &mut quiet);
@@ -560,7 +559,7 @@ impl<K: Keys> Searcher<'_, K> {
 
     /// Finds the key after each move of `s` that gives no box (those not in `giving`), by line,
     /// into `keys`, and asks for its bucket, for [`Searcher::etc`]: fetched together, their
-    /// misses overlap each other and the making of the move list.
+    /// misses overlap.
     fn etc_fetch(&self, s: u64, g: K::G, giving: u64, keys: &mut [u64; 64]) {
         let r = self.rules;
         let arms = self.here(s);
