@@ -21,7 +21,7 @@
 //! On by default: on 5x5 positions of 44 undrawn lines it visits 1.4-1.9x fewer positions in
 //! 1.0-1.4x less time (docs/search-notes.md, ninth session).
 
-use super::rules::{LOOP_HAND_BACK, NO_BOX, Rules, Structure, two_bits};
+use super::rules::{CHAIN_HAND_BACK, LOOP_HAND_BACK, NO_BOX, NO_LINE, Opening, Rules, Structure, two_bits};
 
 /// The end of a path on the border.
 const GROUND: u64 = 0xff;
@@ -239,10 +239,12 @@ pub(super) struct Arms {
     path: [u32; 64],
     /// The code of each line's path, found once a path.
     code: [u64; 64],
+    /// The lines of each line's path (bit i set = line i on it).
+    lines: [u64; 64],
 }
 
 impl Arms {
-    pub(super) const EMPTY: Arms = Arms { s: 0, path: [0; 64], code: [0; 64] };
+    pub(super) const EMPTY: Arms = Arms { s: 0, path: [0; 64], code: [0; 64], lines: [0; 64] };
 }
 
 /// A path as an [`Arms`] word.
@@ -293,6 +295,7 @@ impl Rules {
     pub(super) fn arms_after(&self, base: &Arms, t: u64, out: &mut Arms) {
         out.path = base.path;
         out.code = base.code;
+        out.lines = base.lines;
         out.s = t;
         let open = self.full & !t;
         let mut drawn = t & !base.s;
@@ -368,6 +371,7 @@ impl Rules {
                     w | off << 25 | place & 1 << 31
                 };
                 out.code[l] = code;
+                out.lines[l] = all;
             }
             lines &= !all;
         }
@@ -516,6 +520,49 @@ impl Rules {
             (true, true) => self.join_both(own, arms, x, ax, y, ay),
         }
     }
+
+    /// [`Rules::opening_class`] of line `i` in the state of `arms` (nothing capturable), read
+    /// from the path kept for `i` rather than walked: its lines, boxes, ends (the end toward
+    /// `i`'s first box first, as the walk has them) and, in a chain of two, its middle line
+    /// (the one with one box between it and an end).
+    #[inline]
+    pub(super) fn opening_class_arms(&self, arms: &Arms, i: usize) -> Opening {
+        let (p, lines) = (arms.path[i], arms.lines[i]);
+        let boxes = packed_len(p) as i32;
+        if p >> 24 & 1 != 0 {
+            return Opening::Class(Structure {
+                lines,
+                keep: NO_LINE,
+                boxes,
+                hand_back: LOOP_HAND_BACK,
+                ends: [NO_BOX; 2],
+            });
+        }
+        let (e0, e1) = ((p & 0xff) as u8, (p >> 8 & 0xff) as u8);
+        // The first end lies toward `i`'s box of bit 31 (GROUND is NO_BOX).
+        let ends = if p >> 31 == 0 { [e0, e1] } else { [e1, e0] };
+        let one_box_of_three = e0 == e1 && e0 != NO_BOX && {
+            let u = self.box_sides[e0 as usize] & self.full & !arms.s;
+            let u = u & u.wrapping_sub(1);
+            let u = u & u.wrapping_sub(1);
+            u & u.wrapping_sub(1) == 0
+        };
+        if boxes == 0 || one_box_of_three {
+            return Opening::Other(lines);
+        }
+        let (keep, hand_back) = match boxes {
+            1 => (NO_LINE, 0),
+            2 => {
+                let mut each = lines;
+                while arms.path[each.trailing_zeros() as usize] >> 25 & 0x3f != 1 {
+                    each &= each - 1;
+                }
+                (each.trailing_zeros() as u8, 0)
+            }
+            _ => (NO_LINE, CHAIN_HAND_BACK),
+        };
+        Opening::Class(Structure { lines, keep, boxes, hand_back, ends })
+    }
 }
 
 /// Whether a box of undrawn sides `u` has exactly three of them.
@@ -529,7 +576,6 @@ fn three_bits(u: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer::search::rules::Opening;
     use crate::answer::search::rules::tests::{empty, value};
     use crate::support::SplitMix64;
 
@@ -611,8 +657,9 @@ mod tests {
     }
 
     /// The paths kept: found from an earlier state's (random lines drawn since) they are the
-    /// paths walked afresh, each with its code; and every key found from them (each line drawn,
-    /// each opening) is the key found again.
+    /// paths walked afresh, each with its code; every key found from them (each line drawn,
+    /// each opening) is the key found again, and every line's opening read from them is the
+    /// one walked.
     #[test]
     fn keys_from_the_paths_kept_are_the_keys_found_again() {
         for b in ["3x4", "4x4", "5x5"] {
@@ -650,6 +697,7 @@ mod tests {
                         rules.graph_key(t | 1 << e),
                         "{b}: {t:#x}, {e}"
                     );
+                    assert_eq!(rules.opening_class_arms(&arms, e), rules.opening_class(t, e), "{b}: {t:#x}, {e}");
                     if let Opening::Class(st) = rules.opening_class(t, e) {
                         openings += 1;
                         assert_eq!(

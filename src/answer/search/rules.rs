@@ -8,6 +8,7 @@ use crate::solver::{LineBoxes, Space, free_box_masks};
 
 use super::INF;
 use super::bitmap::BitMap;
+use super::graph::Arms;
 
 /// Per undrawn line: the boxes it borders, as the other undrawn sides of each.
 pub(super) struct Rules {
@@ -355,6 +356,7 @@ impl Rules {
         hint: u8,
         prefetch: Option<&dyn Fn(&Structure) -> u64>,
         phase: Phase,
+        arms: Option<&Arms>,
         moves: &mut Moves,
     ) {
         let allowed = match either {
@@ -387,7 +389,7 @@ impl Rules {
             if !classes || plain >> i & 1 == 1 {
                 return Some((5, None));
             }
-            match self.opening_class(s, i) {
+            match self.opening_of(s, i, arms) {
                 Opening::Other(walked) => {
                     plain |= walked;
                     Some((5, None))
@@ -506,6 +508,16 @@ impl Rules {
         Opening::Class(Structure { lines, keep, boxes, hand_back, ends: [e0, e1] })
     }
 
+    /// [`Rules::opening_class`] of line `i` in `s`, read from the paths kept for `s` where
+    /// given.
+    #[inline]
+    pub(super) fn opening_of(&self, s: u64, i: usize, arms: Option<&Arms>) -> Opening {
+        match arms {
+            Some(a) => self.opening_class_arms(a, i),
+            None => self.opening_class(s, i),
+        }
+    }
+
     /// Whether an odd number of boxes is left in `s`: the parity of every value of `s`, as the
     /// boxes left are split between the players (the plain game; no last-move penalty).
     #[inline]
@@ -604,6 +616,7 @@ pub(super) enum Phase {
 pub(super) const RANKS: u8 = 6;
 
 /// What a move that gives a box opens (see [`Rules::opening_class`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Opening {
     /// A chain or a loop, every line of which opens it alike.
     Class(Structure),

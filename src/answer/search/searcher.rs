@@ -241,7 +241,7 @@ impl<K: Keys> Searcher<'_, K> {
         let (key, frame) = K::key_frame(r, 0, K::of(r, 0));
         let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
-        r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, &mut moves);
+        r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, None, &mut moves);
         // In rank order, as the list is.
         for &i in &moves.lines[..moves.count] {
             let i = i as usize;
@@ -421,7 +421,7 @@ impl<K: Keys> Searcher<'_, K> {
         // come before any move, and the root keeps one list, for its helpers' order.
         let quiet_first = s != 0 && !etc && r.full & !s & !lines & !giving != 0;
         let (best, best_move) = if quiet_first {
-            r.ordered_moves(s, lines, giving, None, hint, None, Phase::Quiet, &mut moves);
+            r.ordered_moves(s, lines, giving, None, hint, None, Phase::Quiet, self.here(s), &mut moves);
             let (best, best_move) = self.best_of(s, lines, odd, g, &moves, None, alpha, beta);
             if self.aborted {
                 return 0;
@@ -429,12 +429,12 @@ impl<K: Keys> Searcher<'_, K> {
             if best >= beta {
                 (best, best_move)
             } else {
-                r.ordered_moves(s, lines, giving, None, hint, None, Phase::Rest, &mut moves);
+                r.ordered_moves(s, lines, giving, None, hint, None, Phase::Rest, self.here(s), &mut moves);
                 let (rest, rest_move) = self.best_of(s, lines, odd, g, &moves, None, alpha.max(best), beta);
                 if rest > best { (rest, rest_move) } else { (best, best_move) }
             }
         } else {
-            r.ordered_moves(s, lines, giving, None, hint, prefetch, Phase::All, &mut moves);
+            r.ordered_moves(s, lines, giving, None, hint, prefetch, Phase::All, arms, &mut moves);
             if etc && let Some(v) = self.etc_openings(&moves, beta) {
                 return self.cut(odd, key, v);
             }
@@ -652,7 +652,7 @@ impl<K: Keys> Searcher<'_, K> {
                 let i = moves.lines[j] as usize;
                 let st = (moves.opens >> i & 1 == 1).then(|| match moves.structure_key(i) {
                     Some((st, key)) => (Opening::Class(st), key),
-                    None => (r.opening_class(s, i), 0),
+                    None => (r.opening_of(s, i, self.here(s)), 0),
                 });
                 if share && pass == 0 && k > 0 {
                     let key = match st {
