@@ -193,8 +193,8 @@ pub const ETC_LINES: u32 = 24;
 
 /// Fewest undrawn lines at which a node with nothing capturable keeps its paths
 /// (`graph::Arms`, found from those of the node above that kept them) so that its children's
-/// graph keys are a few codes summed rather than walks: 20 measured a little faster than 24
-/// and no slower than 16 (docs/search-notes.md).
+/// graph keys are a few codes summed rather than walks, and its lines' openings read rather
+/// than walked: 20 measured a little faster than 24 and no slower than 16 (docs/search-notes.md).
 pub const ARMS_LINES: u32 = 20;
 
 /// Fewest undrawn lines at which the threads mark the positions they search and put off moves
