@@ -14,12 +14,11 @@ use super::{ARMS_LINES, FLUSH, INF};
 pub(super) const BUSY_BITS: u32 = 12;
 
 /// Up to this many threads, the root's tests run one at a time, every thread on it (spread
-/// below by the busy marks, and from both ends of the root's moves where the test is expected
-/// to fail); with more, two tests at once. A second test beside the first searches on a table
-/// the first has not filled: on game 5 of `5x5-44.csv` (2 threads), "at least 3" took 11.0 M
-/// positions beside "at least 1" and 1.7 M after it; one test at a time took the fifteen games'
-/// median from 5.26-5.37 s to 4.91-4.92 s (docs/search-notes.md). Sixteen threads were
-/// measured with two tests (6.3x one thread's speed), not with one.
+/// below by the busy marks); with more, two tests at once. A second test beside the first
+/// searches on a table the first has not filled: on game 5 of `5x5-44.csv` (2 threads), "at
+/// least 3" took 11.0 M positions beside "at least 1" and 1.7 M after it, and one test at a
+/// time took the fifteen games' median from 5.26-5.37 s to 4.91-4.92 s (docs/search-notes.md).
+/// Sixteen threads were measured with two tests (6.3x one thread's speed), not with one.
 pub(super) const ONE_TEST_THREADS: usize = 2;
 
 /// What every thread of one search shares.
@@ -209,11 +208,8 @@ impl<K: Keys> Searcher<'_, K> {
             let guess = to_parity(root.guess.load(Relaxed) as i32, odd, true);
             let open = || OFFSETS[..tests].iter().map(move |d| guess + d).filter(move |&b| lower < b && b <= upper);
             // A test shared with another thread: take its root moves in the first thread's order,
-            // the threads spreading below by their busy marks; but where the threads share every
-            // test, a test just above the bound the last result proved (MTD(f)'s after a
-            // success) is expected to fail, every root move refuted, and a helper takes them
-            // from the other end, the threads meeting in the middle.
-            self.joined = open().count() < self.threads && !(tests == 1 && guess <= lower);
+            // the threads spreading below by their busy marks.
+            self.joined = open().count() < self.threads;
             let beta = match open().count() {
                 0 => to_parity(guess.clamp(lower + 1, upper), odd, guess <= lower),
                 n => open().nth(thread % n).expect("a test"),
