@@ -21,7 +21,7 @@
 //! On by default: on 5x5 positions of 44 undrawn lines it visits 1.4-1.9x fewer positions in
 //! 1.0-1.4x less time (docs/search-notes.md, ninth session).
 
-use super::rules::{CHAIN_HAND_BACK, LOOP_HAND_BACK, NO_BOX, NO_LINE, Opening, Rules, Structure, two_bits};
+use super::rules::{LOOP_HAND_BACK, NO_BOX, Opening, Rules, Structure, two_bits};
 
 /// The end of a path on the border.
 const GROUND: u64 = 0xff;
@@ -530,38 +530,19 @@ impl Rules {
         let (p, lines) = (arms.path[i], arms.lines[i]);
         let boxes = packed_len(p) as i32;
         if p >> 24 & 1 != 0 {
-            return Opening::Class(Structure {
-                lines,
-                keep: NO_LINE,
-                boxes,
-                hand_back: LOOP_HAND_BACK,
-                ends: [NO_BOX; 2],
-            });
+            return Opening::Class(Structure::a_loop(lines, boxes));
         }
         let (e0, e1) = ((p & 0xff) as u8, (p >> 8 & 0xff) as u8);
         // The first end lies toward `i`'s box of bit 31 (GROUND is NO_BOX).
         let ends = if p >> 31 == 0 { [e0, e1] } else { [e1, e0] };
-        let one_box_of_three = e0 == e1 && e0 != NO_BOX && {
-            let u = self.box_sides[e0 as usize] & self.full & !arms.s;
-            let u = u & u.wrapping_sub(1);
-            let u = u & u.wrapping_sub(1);
-            u & u.wrapping_sub(1) == 0
-        };
-        if boxes == 0 || one_box_of_three {
-            return Opening::Other(lines);
-        }
-        let (keep, hand_back) = match boxes {
-            1 => (NO_LINE, 0),
-            2 => {
-                let mut each = lines;
-                while arms.path[each.trailing_zeros() as usize] >> 25 & 0x3f != 1 {
-                    each &= each - 1;
-                }
-                (each.trailing_zeros() as u8, 0)
+        let middle = || {
+            let mut each = lines;
+            while arms.path[each.trailing_zeros() as usize] >> 25 & 0x3f != 1 {
+                each &= each - 1;
             }
-            _ => (NO_LINE, CHAIN_HAND_BACK),
+            each.trailing_zeros() as u8
         };
-        Opening::Class(Structure { lines, keep, boxes, hand_back, ends })
+        self.chain_opening(self.full & !arms.s, lines, boxes, ends, middle)
     }
 }
 

@@ -473,13 +473,7 @@ impl Rules {
                 let out = (u & !(1u64 << came)).trailing_zeros() as usize;
                 if out == i {
                     // Back to the move's own line: a loop.
-                    return Opening::Class(Structure {
-                        lines,
-                        keep: NO_LINE,
-                        boxes,
-                        hand_back: LOOP_HAND_BACK,
-                        ends: [NO_BOX; 2],
-                    });
+                    return Opening::Class(Structure::a_loop(lines, boxes));
                 }
                 lines |= 1 << out;
                 let [p, q] = self.line_boxes[out];
@@ -488,6 +482,25 @@ impl Rules {
             *end = (b, came);
         }
         let [(e0, l0), (e1, l1)] = ends;
+        self.chain_opening(open, lines, boxes, [e0, e1], || {
+            (lines & !(1u64 << l0) & !(1u64 << l1)).trailing_zeros() as u8
+        })
+    }
+
+    /// What opening a path of `boxes` boxes (not a loop) is, its lines `lines` and its end boxes
+    /// `ends` (`NO_BOX`: the border), in a state whose undrawn lines are `open`, where nothing is
+    /// capturable; `middle` finds a chain of two's middle line. Shared by the walk
+    /// ([`Rules::opening_class`]) and the paths kept (`Rules::opening_class_arms`).
+    #[inline]
+    pub(super) fn chain_opening(
+        &self,
+        open: u64,
+        lines: u64,
+        boxes: i32,
+        ends: [u8; 2],
+        middle: impl FnOnce() -> u8,
+    ) -> Opening {
+        let [e0, e1] = ends;
         // Nothing is capturable, so an end box (reached by an undrawn side, not of two) has three
         // or four undrawn sides; where both ends are one box it needs four (its three lowest
         // cleared, one left), or the chain and it are something else.
@@ -502,10 +515,10 @@ impl Rules {
         }
         let (keep, hand_back) = match boxes {
             1 => (NO_LINE, 0),
-            2 => ((lines & !(1u64 << l0) & !(1u64 << l1)).trailing_zeros() as u8, 0),
+            2 => (middle(), 0),
             _ => (NO_LINE, CHAIN_HAND_BACK),
         };
-        Opening::Class(Structure { lines, keep, boxes, hand_back, ends: [e0, e1] })
+        Opening::Class(Structure { lines, keep, boxes, hand_back, ends })
     }
 
     /// [`Rules::opening_class`] of line `i` in `s`, read from the paths kept for `s` where
@@ -651,6 +664,11 @@ pub(super) struct Structure {
 impl Structure {
     /// No structure: a move list's empty slot.
     pub(super) const NONE: Structure = Structure { lines: 0, keep: NO_LINE, boxes: 0, hand_back: 0, ends: [NO_BOX; 2] };
+
+    /// A loop of `boxes` boxes through the lines `lines`.
+    pub(super) fn a_loop(lines: u64, boxes: i32) -> Structure {
+        Structure { lines, keep: NO_LINE, boxes, hand_back: LOOP_HAND_BACK, ends: [NO_BOX; 2] }
+    }
 
     /// What opening it is worth to its opener, given `v`, the value of the position after it
     /// (every line drawn) for the player to move there: the opponent takes every box and
