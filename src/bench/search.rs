@@ -2,7 +2,9 @@
 //! (`board,lines,value`, as in `tests/data/search/`), each at every thread count asked for, by
 //! a function the binary implements as a process of its own (so that its peak memory is its
 //! own); beside it the retrograde where it takes the position, and the value of a store's book
-//! or of the file where given, every value checked against them.
+//! or of the file where given, every value checked against them. Searched more than once, a
+//! case's row is its median run, the runs taken in rounds over every case so that a slow spell
+//! of a shared machine falls on one run of several cases rather than on every run of one.
 
 use std::path::Path;
 
@@ -114,6 +116,45 @@ pub struct Row {
     pub auto_seconds: Option<f64>,
     /// `auto_seconds` over the fastest engine's.
     pub auto_over_best: Option<f64>,
+    /// Searches of the case on these threads; the row's time and positions are the median
+    /// run's (the upper one of an even count).
+    pub repeats: usize,
+    /// The fastest of those searches.
+    pub search_seconds_min: f64,
+    /// The slowest of them.
+    pub search_seconds_max: f64,
+}
+
+/// The cases searched on one thread count: the figures a target such as "median within 5 s"
+/// is read from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// The threads.
+    pub threads: usize,
+    /// Cases searched on them.
+    pub cases: usize,
+    /// The median of the cases' seconds (the upper one of an even count).
+    pub median_seconds: f64,
+    /// Their mean.
+    pub mean_seconds: f64,
+}
+
+/// One [`Summary`] for each thread count of `rows`, in the order they first appear.
+pub fn summary(rows: &[Row]) -> Vec<Summary> {
+    let mut threads: Vec<usize> = Vec::new();
+    for r in rows {
+        if !threads.contains(&r.threads) {
+            threads.push(r.threads);
+        }
+    }
+    threads
+        .into_iter()
+        .map(|p| {
+            let mut times: Vec<f64> = rows.iter().filter(|r| r.threads == p).map(|r| r.search_seconds).collect();
+            let mean_seconds = times.iter().sum::<f64>() / times.len() as f64;
+            Summary { threads: p, cases: times.len(), median_seconds: crate::support::median(&mut times), mean_seconds }
+        })
+        .collect()
 }
 
 /// What the suite is asked.
@@ -124,19 +165,32 @@ pub struct Options<'a> {
     pub store: Option<&'a Path>,
     /// Solve by the retrograde too, where it takes the position.
     pub retrograde: bool,
+    /// Searches of each case on each thread count (at least 1): all but the last in rounds
+    /// over every case before the round that reports the rows.
+    pub repeats: usize,
 }
 
 /// Searches every case at every thread count by `solve(position, threads, engine)` (the
-/// engine `Search`, or `Partition` for the retrograde beside it); `report` hears each row.
-/// Errors name the case where the store fails.
+/// engine `Search`, or `Partition` for the retrograde beside it), `opts.repeats` times;
+/// `report` hears each row, in the last round. Errors name the case where the store fails or
+/// where two searches of it disagree.
 pub fn rows(
     cases: &[Case],
     opts: &Options,
     solve: &mut dyn FnMut(Position, usize, Engine) -> Result<Analysis, String>,
     report: &mut dyn FnMut(&Row),
 ) -> Result<Vec<Row>, String> {
+    // The rounds before the last: the searches alone, by case and thread count.
+    let mut earlier: Vec<Vec<Analysis>> = vec![Vec::new(); cases.len() * opts.threads.len()];
+    for _ in 1..opts.repeats.max(1) {
+        for (c, case) in cases.iter().enumerate() {
+            for (t, &p) in opts.threads.iter().enumerate() {
+                earlier[c * opts.threads.len() + t].push(solve(case.pos, p, Engine::Search)?);
+            }
+        }
+    }
     let mut rows = Vec::new();
-    for case in cases {
+    for (c, case) in cases.iter().enumerate() {
         let undrawn = case.pos.undrawn().len();
         let book = match opts.store {
             // Only cases of a board the store holds are valued by it.
@@ -146,8 +200,18 @@ pub fn rows(
             }
             _ => None,
         };
-        for &p in opts.threads {
-            let a = solve(case.pos, p, Engine::Search)?;
+        for (t, &p) in opts.threads.iter().enumerate() {
+            let mut runs = std::mem::take(&mut earlier[c * opts.threads.len() + t]);
+            runs.push(solve(case.pos, p, Engine::Search)?);
+            if let Some(other) = runs.iter().find(|r| r.value != runs[0].value) {
+                return Err(format!(
+                    "{}: the search on {p} thread(s) gave {} in one run and {} in another",
+                    case.name, runs[0].value, other.value
+                ));
+            }
+            runs.sort_by(|x, y| x.seconds.total_cmp(&y.seconds));
+            let spread = (runs[0].seconds, runs[runs.len() - 1].seconds, runs.len());
+            let a = runs.swap_remove(runs.len() / 2);
             let retro = (opts.retrograde && undrawn as usize <= crate::answer::MAX_FREE_IN_MEMORY)
                 .then(|| solve(case.pos, p, Engine::Partition))
                 .transpose()?;
@@ -156,7 +220,7 @@ pub fn rows(
                 .then(|| time_engines(case.pos, p))
                 .transpose()
                 .map_err(|e| format!("{}: {e}", case.name))?;
-            let row = row(case, p, &a, book, retro.as_ref(), engines);
+            let row = row(case, p, &a, book, retro.as_ref(), engines, spread);
             report(&row);
             rows.push(row);
         }
@@ -166,7 +230,7 @@ pub fn rows(
 
 /// The row of search `a` of `case` on `threads`, checked against the file's value, else the
 /// store's `book` value, else the retrograde's `retro`; with `engines`, each engine timed as a
-/// hint.
+/// hint; `(min, max, repeats)`: the spread of the searches `a` is the median of.
 fn row(
     case: &Case,
     threads: usize,
@@ -174,6 +238,7 @@ fn row(
     book: Option<i32>,
     retro: Option<&Analysis>,
     engines: Option<EngineTimes>,
+    (min, max, repeats): (f64, f64, usize),
 ) -> Row {
     let e = engines.as_ref();
     let (checked_by, expected) = match (case.expected, book, retro) {
@@ -202,6 +267,9 @@ fn row(
         auto_engine: e.map(|e| e.auto_engine.to_string()),
         auto_seconds: e.map(|e| e.auto_seconds),
         auto_over_best: e.map(|e| e.auto_over_best),
+        repeats,
+        search_seconds_min: min,
+        search_seconds_max: max,
     }
 }
 
@@ -249,4 +317,74 @@ pub(crate) fn time_engines(pos: Position, threads: usize) -> Result<EngineTimes,
         auto_seconds,
         auto_over_best: auto_seconds / best,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::analyse;
+    use crate::solver::SolveOptions;
+
+    /// The search's analysis of the empty 2x2, with the time `seconds` and the value `value`
+    /// written over its own: the rounds' bookkeeping is what these tests read.
+    fn searched(seconds: f64, value: i32) -> Analysis {
+        let pos = Position::empty("2x2".parse().unwrap());
+        Analysis { seconds, value, ..analyse(pos, Engine::Search, SolveOptions::default()).unwrap() }
+    }
+
+    fn two_cases() -> Vec<Case> {
+        ["2x2", "2x3"].iter().flat_map(|b| cases(b).unwrap()).collect()
+    }
+
+    #[test]
+    fn repeats_run_in_rounds_and_each_row_is_its_median_run() {
+        let cases = two_cases();
+        let opts = Options { threads: &[1, 2], store: None, retrograde: false, repeats: 3 };
+        // Each call's time: its order of asking, so the rounds show in the times kept.
+        let (mut asked, mut reported) = (Vec::new(), 0);
+        let rows = rows(
+            &cases,
+            &opts,
+            &mut |pos, p, _| {
+                asked.push((pos.board.to_string(), p));
+                Ok(searched(asked.len() as f64, 0))
+            },
+            &mut |_| reported += 1,
+        )
+        .unwrap();
+        // Three rounds, each over both cases and both thread counts.
+        let round: Vec<_> = [("2x2", 1), ("2x2", 2), ("2x3", 1), ("2x3", 2)].map(|(b, p)| (b.to_string(), p)).into();
+        assert_eq!(asked, [round.clone(), round.clone(), round].concat());
+        assert_eq!(reported, 4, "one row for each case and thread count");
+        // 2x3 on 2 threads was asked 4th, 8th and 12th: its median run is the 8th.
+        let last = &rows[3];
+        assert_eq!((last.case.as_str(), last.threads), ("2x3", 2));
+        assert_eq!(
+            (last.search_seconds, last.search_seconds_min, last.search_seconds_max, last.repeats),
+            (8.0, 4.0, 12.0, 3)
+        );
+        let s = summary(&rows);
+        assert_eq!(s.iter().map(|s| (s.threads, s.cases)).collect::<Vec<_>>(), [(1, 2), (2, 2)]);
+        // On one thread the cases' medians are the 5th and 7th asked: the upper one of two.
+        assert_eq!((s[0].median_seconds, s[0].mean_seconds), (7.0, 6.0));
+    }
+
+    #[test]
+    fn searches_of_one_case_that_disagree_are_an_error_naming_it() {
+        let cases = two_cases();
+        let opts = Options { threads: &[1], store: None, retrograde: false, repeats: 2 };
+        let mut n = 0;
+        let e = rows(
+            &cases,
+            &opts,
+            &mut |pos, _, _| {
+                n += 1;
+                // The second search of 2x3 (the 4th asked) goes wrong.
+                Ok(searched(1.0, if n == 4 { 5 } else { pos.board.to_string().len() as i32 }))
+            },
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(e, "2x3: the search on 1 thread(s) gave 3 in one run and 5 in another");
+    }
 }

@@ -324,7 +324,7 @@ fn the_search_benchmark_checks_its_values() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "case,board,undrawn,threads,value,checked_by,expected,agree,search_seconds,positions_searched,table_bytes,peak_rss_bytes,retrograde_seconds,retrograde_peak_rss_bytes,hint_partition_seconds,hint_search_seconds,auto_engine,auto_seconds,auto_over_best"
+        "case,board,undrawn,threads,value,checked_by,expected,agree,search_seconds,positions_searched,table_bytes,peak_rss_bytes,retrograde_seconds,retrograde_peak_rss_bytes,hint_partition_seconds,hint_search_seconds,auto_engine,auto_seconds,auto_over_best,repeats,search_seconds_min,search_seconds_max"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4);
@@ -342,6 +342,20 @@ fn the_search_benchmark_checks_its_values() {
         .success();
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(text.lines().nth(1).unwrap().split(',').nth(10), Some("4194304"), "{text}");
+    // Searched three times: the median run's time, between the fastest and the slowest, and
+    // the median of the cases printed.
+    let printed = common::dab()
+        .args(["bench", "--suite", "search", "--search-cases", cases.to_str().unwrap(), "--sweep", "1"])
+        .args(["--tt-size", "1M", "--repeats", "3", "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let stdout = String::from_utf8(printed.get_output().stdout.clone()).unwrap();
+    assert!(stdout.contains("1 case(s) on 1 thread(s): median ") && stdout.contains("median of 3 runs"), "{stdout}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let row: Vec<f64> = text.lines().nth(1).unwrap().split(',').skip(19).map(|f| f.parse().unwrap()).collect();
+    let seconds: f64 = text.lines().nth(1).unwrap().split(',').nth(8).unwrap().parse().unwrap();
+    assert!(row[0] == 3.0 && row[1] <= seconds && seconds <= row[2], "{text}");
+    common::refused(&["bench", "--suite", "search", "--repeats", "0"], None, "--repeats");
     common::refused(
         &["bench", "--suite", "search", "--search-cases", cases.to_str().unwrap(), "--tt-size", "lots"],
         None,

@@ -19,6 +19,9 @@ use dab::calibrate::{Bandwidth, DEFAULT_REPEATS, bandwidth as dab_bandwidth, def
 mod child;
 mod serve;
 
+/// The most `--repeats` a suite takes.
+const MAX_REPEATS: i64 = 1000;
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
     Solve,
@@ -57,9 +60,11 @@ pub struct BenchArgs {
     /// Cost model for `--suite run` (default: this kernel's in sims/, as `dab plan` takes it).
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
-    /// Runs of each plan or candidate in `--suite run` (the median is reported).
-    #[arg(long, default_value_t = 3)]
-    pub repeats: usize,
+    /// Runs of each plan or candidate in `--suite run` and of each request in `--suite serve`
+    /// (default 3), of each search in `--suite search` (default 1; rounds over every case): the
+    /// median is reported.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=MAX_REPEATS))]
+    pub repeats: Option<u32>,
     /// Solve cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_CASES.iter().map(|s| s.to_string()))]
     pub cases: Vec<String>,
@@ -127,6 +132,11 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
 }
 
 impl BenchArgs {
+    /// `--repeats`, or the suite's default.
+    pub fn repeats_or(&self, default: usize) -> usize {
+        self.repeats.map_or(default, |k| k as usize)
+    }
+
     /// The thread counts of `--sweep`, or the suite's default.
     fn thread_counts(&self) -> Vec<usize> {
         self.sweep.clone().unwrap_or_else(|| match self.suite {
@@ -170,7 +180,12 @@ fn search_suite(args: BenchArgs) -> CliResult {
         })?);
     }
     let threads = args.thread_counts();
-    let opts = search::Options { threads: &threads, store: args.store.as_deref(), retrograde: args.retrograde };
+    let repeats = args.repeats_or(1);
+    let opts =
+        search::Options { threads: &threads, store: args.store.as_deref(), retrograde: args.retrograde, repeats };
+    if repeats > 1 {
+        super::note!("each search {repeats} times, in rounds over every case: the rows come in the last round");
+    }
     println!(
         "{:<16} {:<5} {:>7} {:>7} {:>5} {:>8} {:>6} {:>10} {:>10} {:>9} {:>10}",
         "case",
@@ -212,6 +227,16 @@ fn search_suite(args: BenchArgs) -> CliResult {
             );
         }
     })?;
+    for s in search::summary(&rows) {
+        println!(
+            "{} case(s) on {} thread(s): median {:.3} s, mean {:.3} s{}",
+            s.cases,
+            s.threads,
+            s.median_seconds,
+            s.mean_seconds,
+            if repeats > 1 { format!(" (each case's median of {repeats} runs)") } else { String::new() }
+        );
+    }
     dab::support::write_csv(&rows, &output)?;
     println!("wrote {}", output.display());
     if rows.iter().any(|r| r.agree == Some(false)) {
@@ -537,6 +562,7 @@ fn cluster_suite(args: BenchArgs) -> CliResult {
 }
 
 fn run_suite(args: BenchArgs) -> CliResult {
+    let repeats = args.repeats_or(3);
     let output = args.output.unwrap_or_else(|| super::runs_path("bench-run.csv"));
     let cand_path = output.with_file_name(format!(
         "{}-candidates.csv",
@@ -553,7 +579,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
     let mut rows = Vec::new();
     let boards = args.boards.iter().map(|b| b.parse()).collect::<Result<Vec<dab::game::Board>, _>>()?;
     for &b in &boards {
-        for r in dab::bench::run::runs(b, &[1, all], &opts, args.repeats, &dir)? {
+        for r in dab::bench::run::runs(b, &[1, all], &opts, repeats, &dir)? {
             println!(
                 "{:<6} {:>7} {:<28} {:>6} {:>9.3}s {:>9.3}s {:>7.2}x {:>9.2}x {:>11} {:>8}",
                 r.comparison.board,
@@ -574,7 +600,7 @@ fn run_suite(args: BenchArgs) -> CliResult {
     println!("{:<6} {:<28} {:>6} {:>10} {:>10}", "board", "candidate", "jobs", "predicted", "actual");
     let mut cands = Vec::new();
     for &b in &boards {
-        let cs = dab::bench::run::candidates(b, all, &opts, args.repeats)?;
+        let cs = dab::bench::run::candidates(b, all, &opts, repeats)?;
         let best = cs.iter().map(|c| c.actual_seconds).fold(f64::INFINITY, f64::min);
         for c in &cs {
             println!(
