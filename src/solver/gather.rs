@@ -156,6 +156,7 @@ impl ByteIndex {
     pub(super) fn relax(&self, p: usize, best: &mut [Value], slots: &[Value], bits: &[u8], gate: u8) {
         assert!(best.len() >= self.row_len && bits.len() >= self.row_len, "a row of {} lanes", self.row_len);
         assert!(slots.len() >= self.reach, "{} values to gather from", self.reach);
+        #[cfg(target_arch = "x86_64")]
         let lo = &self.lo[p * self.row_len..(p + 1) * self.row_len];
         if self.whole {
             debug_assert_eq!(slots[ABSENT8 as usize], Value::MAX, "the slot that names no move");

@@ -240,7 +240,9 @@ struct RowTables {
     sym: Vec<Vec<Vec<u16>>>,
     /// `sym` as byte gathers, built only where the CPU gathers bytes 64 lanes at a time.
     sym8: Vec<Vec<Option<ByteIndex>>>,
-    /// Whether the tables are byte gathers ([`gather::vbmi`]), not runs.
+    /// Whether the tables are byte gathers ([`gather::vbmi`]), not runs (read only by the
+    /// x86-64 kernels: elsewhere it is always false).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     vbmi: bool,
 }
 
@@ -945,13 +947,18 @@ pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u
 /// gathers (`gather8`, where the CPU has AVX2), the rest one at a time (all of them: the twin).
 #[inline(always)]
 pub(super) fn relax_gathered(best: &mut [Value], slots: &Slots, index: &[u16], bits: &[u8], gate: u8, gather8: bool) {
-    let mut done = 0;
     #[cfg(target_arch = "x86_64")]
-    if gather8 && std::arch::is_x86_feature_detected!("avx2") {
+    let done = if gather8 && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2 (asked just above).
-        done = unsafe { dwords::relax_mapped(best, slots, index, bits, gate) };
-    }
-    let _ = gather8;
+        unsafe { dwords::relax_mapped(best, slots, index, bits, gate) }
+    } else {
+        0
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = {
+        let _ = gather8;
+        0
+    };
     // `done` is at most each slice's length.
     let (best, index, bits) = (&mut best[done..], &index[done..], &bits[done..]);
     if gate == 0 {
