@@ -181,11 +181,11 @@ pub fn rows(
     report: &mut dyn FnMut(&Row),
 ) -> Result<Vec<Row>, String> {
     // The rounds before the last: the searches alone, by case and thread count.
-    let mut earlier: Vec<Vec<Analysis>> = vec![Vec::new(); cases.len() * opts.threads.len()];
+    let mut earlier: Vec<Vec<Vec<Analysis>>> = vec![vec![Vec::new(); opts.threads.len()]; cases.len()];
     for _ in 1..opts.repeats.max(1) {
         for (c, case) in cases.iter().enumerate() {
             for (t, &p) in opts.threads.iter().enumerate() {
-                earlier[c * opts.threads.len() + t].push(solve(case.pos, p, Engine::Search)?);
+                earlier[c][t].push(solve(case.pos, p, Engine::Search)?);
             }
         }
     }
@@ -201,7 +201,7 @@ pub fn rows(
             _ => None,
         };
         for (t, &p) in opts.threads.iter().enumerate() {
-            let mut runs = std::mem::take(&mut earlier[c * opts.threads.len() + t]);
+            let mut runs = std::mem::take(&mut earlier[c][t]);
             runs.push(solve(case.pos, p, Engine::Search)?);
             if let Some(other) = runs.iter().find(|r| r.value != runs[0].value) {
                 return Err(format!(

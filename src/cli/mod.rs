@@ -362,6 +362,10 @@ pub fn threads(arg: Option<usize>) -> Result<usize, Box<dyn std::error::Error>> 
     Ok(p)
 }
 
+/// Most runs of one measurement (`--repeats` of `scale` and `bench`): each may be a whole solve,
+/// and the median settles in a few.
+pub(crate) const MAX_REPEATS: usize = 1000;
+
 /// Most threads (or nodes) a plan or simulation is made for: past any cluster, and a
 /// simulation's processors fit in a few megabytes.
 const MAX_PLANNED_THREADS: usize = 1 << 20;

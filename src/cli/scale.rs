@@ -10,7 +10,7 @@ use dab::report::ScaleRow;
 use dab::sched::{Procs, ProcsList};
 
 use super::plan::PlanCommon;
-use super::{CliResult, PositionArgs};
+use super::{CliResult, MAX_REPEATS, PositionArgs};
 
 #[derive(Args)]
 pub struct ScaleArgs {
@@ -41,9 +41,6 @@ pub struct ScaleArgs {
     #[arg(long)]
     pub json: bool,
 }
-
-/// Most runs at each thread count: each is a whole solve, and the median settles in a few.
-const MAX_REPEATS: usize = 1000;
 
 /// What `--json` prints.
 #[derive(Serialize)]

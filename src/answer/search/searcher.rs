@@ -654,34 +654,36 @@ impl<K: Keys> Searcher<'_, K> {
                     Some((st, key)) => (Opening::Class(st), key),
                     None => (r.opening_of(s, i, self.here(s)), 0),
                 });
+                // The child's key where already found (by the list for an opening, by the
+                // cutoffs for a move that gives nothing; 0: not yet): found at most once, for
+                // the busy check and the child's search alike.
+                let mut known = match st {
+                    Some((Opening::Class(_), key)) => key,
+                    _ => quiet.map_or(0, |q| q[i]),
+                };
                 if share && pass == 0 && k > 0 {
-                    let key = match st {
-                        Some((Opening::Class(_), key)) if key != 0 => key,
-                        Some((Opening::Class(st), _)) => K::key_opened(r, g, s, &st, self.here(s)),
-                        _ => match quiet.map(|q| q[i]) {
-                            Some(key) if key != 0 => key,
+                    if known == 0 {
+                        known = match st {
+                            Some((Opening::Class(st), _)) => K::key_opened(r, g, s, &st, self.here(s)),
                             _ => K::key_after(r, g, s, 1 << i, self.here(s)),
-                        },
-                    };
-                    if self.busy_other(key) {
+                        };
+                    }
+                    if self.busy_other(known) {
                         later[put_off] = j as u8;
                         put_off += 1;
                         continue;
                     }
                 }
                 let v = match st {
-                    Some((Opening::Class(st), key)) => {
-                        // The graph's key after it, where the list found it.
-                        let after = K::kept(key).unwrap_or_else(|| K::opened(r, g, s, &st, self.here(s)));
+                    Some((Opening::Class(st), _)) => {
+                        let after = K::kept(known).unwrap_or_else(|| K::opened(r, g, s, &st, self.here(s)));
                         self.opened(s, lines, odd, after, st, alpha, beta)
                     }
                     _ => {
                         let n = r.completes(s, i);
                         let t = s | 1 << i;
                         let after = r.capture_lines_after(lines, t, 1 << i);
-                        let g = quiet
-                            .and_then(|q| K::kept(q[i]))
-                            .unwrap_or_else(|| K::after(r, g, s, 1 << i, self.here(s)));
+                        let g = K::kept(known).unwrap_or_else(|| K::after(r, g, s, 1 << i, self.here(s)));
                         if n > 0 {
                             n + self.node(t, after, odd ^ (n & 1 == 1), g, alpha - n, beta - n)
                         } else {

@@ -19,8 +19,9 @@ use dab::calibrate::{Bandwidth, DEFAULT_REPEATS, bandwidth as dab_bandwidth, def
 mod child;
 mod serve;
 
-/// The most `--repeats` a suite takes.
-const MAX_REPEATS: i64 = 1000;
+/// Runs of each plan, candidate or request in `--suite run` and `--suite serve` where
+/// `--repeats` is not given.
+const RUN_REPEATS: usize = 3;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
@@ -63,7 +64,7 @@ pub struct BenchArgs {
     /// Runs of each plan or candidate in `--suite run` and of each request in `--suite serve`
     /// (default 3), of each search in `--suite search` (default 1; rounds over every case): the
     /// median is reported.
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=MAX_REPEATS))]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=super::MAX_REPEATS as i64))]
     pub repeats: Option<u32>,
     /// Solve cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_CASES.iter().map(|s| s.to_string()))]
@@ -562,7 +563,7 @@ fn cluster_suite(args: BenchArgs) -> CliResult {
 }
 
 fn run_suite(args: BenchArgs) -> CliResult {
-    let repeats = args.repeats_or(3);
+    let repeats = args.repeats_or(RUN_REPEATS);
     let output = args.output.unwrap_or_else(|| super::runs_path("bench-run.csv"));
     let cand_path = output.with_file_name(format!(
         "{}-candidates.csv",

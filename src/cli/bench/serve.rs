@@ -11,7 +11,7 @@ pub fn run(args: BenchArgs) -> CliResult {
         "{:<13} {:<5} {:>7} {:<8} {:>7} {:>10} {:>10} {:>10} {:>8}",
         "case", "board", "undrawn", "source", "repeats", "median s", "min s", "engine s", "bytes"
     );
-    let rows = dab::bench::serve::run(threads, args.repeats_or(3), &mut |r| {
+    let rows = dab::bench::serve::run(threads, args.repeats_or(super::RUN_REPEATS), &mut |r| {
         println!(
             "{:<13} {:<5} {:>7} {:<8} {:>7} {:>10.4} {:>10.4} {:>10} {:>8}",
             r.case,
