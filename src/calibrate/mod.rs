@@ -16,6 +16,7 @@
 mod bandwidth;
 mod fit;
 mod in_solve;
+mod load;
 mod machine;
 mod measure;
 mod probe;
@@ -24,9 +25,13 @@ mod store_timing;
 
 pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_REPEATS, bandwidth, default_array_bytes};
 pub use fit::{ErrorStats, Fit, fit};
+pub use load::{BUSY_SHARE, MachineLoad};
 pub use machine::{host, machine, physical_cores};
 pub use measure::{Sample, Timing, measure};
-pub use probe::{PROBE_BOARD, PaceSpread, contention_curve, curve, describe, probe, probe_model, probe_workload};
+pub use probe::{
+    PROBE_AGREE, PROBE_BOARD, PROBE_MAX_READINGS, PaceSpread, SteadyProbe, contention_curve, curve, describe,
+    predicted_range, probe, probe_model, probe_model_steady, probe_workload, steady_probe,
+};
 pub use run::{
     BetweenJobs, CURVE_BOARD, Calibration, Case, CaseTime, DEFAULT_CASES, DEFAULT_HOLDOUT, Stage, describe_curve, run,
 };

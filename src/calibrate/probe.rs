@@ -2,17 +2,18 @@
 //! at once (each on its own one-thread pool, all started together), so that exactly k threads
 //! are busy for the whole timing. The ratio of the two is the contention at k threads; the
 //! machine probe is the same timing of a small fixed board, alone and with every hardware
-//! thread busy.
+//! thread busy, each read until two readings agree, with the machine's load meanwhile.
 
 use std::sync::Barrier;
 
 use crate::exec::execute;
 use crate::game::{Board, Position};
-use crate::plan::ReadyPlan;
+use crate::plan::{PredictedRange, ReadyPlan};
 use crate::sched::{Contention, CostModel, Probe, Probed};
 use crate::solver::{Space, SpaceError};
-use crate::support::{hardware_threads, human_bytes, last_level_cache_bytes, median, quantile};
+use crate::support::{hardware_threads, last_level_cache_bytes, median, quantile};
 
+use super::load::MachineLoad;
 use super::machine::{host, machine, physical_cores};
 
 /// The probe's workload: this board solved whole on one thread in [`PROBE_GROUPS`] groups (a
@@ -22,10 +23,6 @@ pub const PROBE_BOARD: &str = "2x5";
 /// gives since 2026-11-27, 2x5 takes 0.03 s, too short to read a machine's pace; in three,
 /// 0.15-0.25 s, as every model before then was probed.
 const PROBE_GROUPS: usize = 3;
-/// Rounds of the probe (each: alone, then every thread busy), after one warm-up solve that
-/// is not timed, since the first solve in a process runs slower (page faults, cold caches);
-/// the median of each is kept.
-pub(crate) const PROBE_ROUNDS: usize = 4;
 
 /// Median wall seconds of one copy of `plan` solved on one thread, for each of `counts` copies
 /// running at once, the counts taken in turn `repeats` times (so every count sees the same
@@ -169,82 +166,210 @@ pub fn probe_workload() -> String {
     format!("{PROBE_BOARD} in {PROBE_GROUPS} groups on one thread")
 }
 
+/// Two readings of the probe agree when they differ by at most this share of the faster.
+pub const PROBE_AGREE: f64 = 0.05;
+/// Most readings of each timing (alone, all threads busy) before the probe gives up waiting
+/// for two that agree and keeps the fastest.
+pub const PROBE_MAX_READINGS: usize = 8;
+
 /// Times the probe workload on this machine now: alone and with `threads` copies at once.
 pub fn probe(threads: usize) -> Probe {
-    let plan = warmed_probe();
-    let counts = if threads > 1 { vec![1, threads] } else { vec![1] };
-    let seconds = busy_seconds(&plan, &counts, PROBE_ROUNDS);
-    Probe {
-        workload: probe_workload(),
-        threads: threads as u32,
-        one_thread_seconds: seconds[0],
-        all_threads_seconds: *seconds.last().expect("one count at least"),
+    steady_probe(threads).probe
+}
+
+/// A probe read until it holds still, with what the machine was doing meanwhile.
+#[derive(Clone, Debug)]
+pub struct SteadyProbe {
+    /// The kept readings: of each timing, the faster of the first two readings that agree
+    /// within [`PROBE_AGREE`] (the fastest of all where none did).
+    pub probe: Probe,
+    /// Every one-thread reading, in the order taken.
+    pub alone: Vec<f64>,
+    /// Every reading with every thread busy, in the order taken.
+    pub busy: Vec<f64>,
+    /// Both timings found two readings that agree.
+    pub agreed: bool,
+    /// What else the machine was doing while it was probed.
+    pub load: MachineLoad,
+}
+
+impl SteadyProbe {
+    /// How much slower than the kept one the one-thread readings ran, at their median: 0 on a
+    /// steady machine.
+    pub fn unsteadiness(&self) -> f64 {
+        let mut alone = self.alone.clone();
+        let kept = self.probe.one_thread_seconds;
+        if alone.is_empty() || kept <= 0.0 { 0.0 } else { (median(&mut alone) / kept - 1.0).max(0.0) }
     }
 }
 
-/// `model` carried to this machine by a fresh probe on every hardware thread, with whether
-/// the model was made here (same host, CPU, cores and memory).
-pub fn probe_model(model: &CostModel) -> Probed {
+/// The probe read until it holds still: each timing repeated until two readings agree within
+/// [`PROBE_AGREE`] (at most [`PROBE_MAX_READINGS`]), the faster kept, since a reading is only
+/// ever slowed by other work, never sped up; and the machine's load and steal meanwhile.
+pub fn steady_probe(threads: usize) -> SteadyProbe {
+    let plan = warmed_probe();
+    let before = MachineLoad::sample();
+    let (alone, alone_agreed) = until_two_agree(|| busy_seconds(&plan, &[1], 1)[0]);
+    let (busy, busy_agreed) = match threads > 1 {
+        true => until_two_agree(|| busy_seconds(&plan, &[threads], 1)[0]),
+        false => (alone.clone(), alone_agreed),
+    };
+    let load = before.until_now(threads);
+    let kept = |readings: &[f64], agreed: Option<f64>| agreed.unwrap_or_else(|| fastest(readings));
+    SteadyProbe {
+        probe: Probe {
+            workload: probe_workload(),
+            threads: threads as u32,
+            one_thread_seconds: kept(&alone, alone_agreed),
+            all_threads_seconds: kept(&busy, busy_agreed),
+        },
+        agreed: alone_agreed.is_some() && busy_agreed.is_some(),
+        alone,
+        busy,
+        load,
+    }
+}
+
+/// Readings of `read` until two agree within [`PROBE_AGREE`] or [`PROBE_MAX_READINGS`] are
+/// taken: every reading, and the faster of the agreeing pair (None where none agreed).
+fn until_two_agree(mut read: impl FnMut() -> f64) -> (Vec<f64>, Option<f64>) {
+    let mut readings: Vec<f64> = Vec::new();
+    while readings.len() < PROBE_MAX_READINGS {
+        let now = read();
+        let agreeing = readings.iter().copied().filter(|&r| agree(r, now)).min_by(f64::total_cmp).map(|r| r.min(now));
+        readings.push(now);
+        if agreeing.is_some() {
+            return (readings, agreeing);
+        }
+    }
+    (readings, None)
+}
+
+/// Whether two readings differ by at most [`PROBE_AGREE`] of the faster.
+fn agree(a: f64, b: f64) -> bool {
+    a > 0.0 && b > 0.0 && (a - b).abs() <= PROBE_AGREE * a.min(b)
+}
+
+/// The fastest of `readings` (0 for none).
+fn fastest(readings: &[f64]) -> f64 {
+    readings.iter().copied().filter(|r| *r > 0.0).min_by(f64::total_cmp).unwrap_or(0.0)
+}
+
+/// `model` carried to this machine by a fresh steady probe on every hardware thread, with
+/// whether the model was made here (same host, CPU, cores and memory), and the probe's
+/// readings.
+pub fn probe_model_steady(model: &CostModel) -> (Probed, SteadyProbe) {
     let same = model.host == host() && model.machine == machine();
-    let mut probed = model.probed(&probe(hardware_threads()), same);
+    let steady = steady_probe(hardware_threads());
+    let mut probed = model.probed(&steady.probe, same);
     if !same {
         probed.model.machine = format!("{} (the model of {} carried here by a probe)", machine(), model.machine);
         probed.model.host = host();
         probed.model.cores = physical_cores() as u32;
         probed.model.cache_bytes = last_level_cache_bytes();
     }
-    probed
+    (probed, steady)
 }
 
-/// What a probe did, for people: the model's machine, this one, the probe times and the scale;
-/// for a model from another machine, how to measure this one and about how long that takes.
-pub fn describe(model: &CostModel, probed: &Probed) -> String {
+/// `model` carried to this machine by a fresh probe on every hardware thread, with whether
+/// the model was made here (same host, CPU, cores and memory).
+pub fn probe_model(model: &CostModel) -> Probed {
+    probe_model_steady(model).0
+}
+
+/// The range a run should fall in around a prediction, given what the probe saw: the model's
+/// own range, its top raised by how much slower than the kept reading the machine ran while
+/// probed, and on a busy machine by the share others took of it (their work may go on
+/// through the run, and only ever slows it).
+pub fn predicted_range(steady: &SteadyProbe) -> PredictedRange {
+    let base = PredictedRange::MODEL;
+    let busy = if steady.load.busy() { steady.load.steal + steady.load.others } else { 0.0 };
+    PredictedRange { below: base.below, above: base.above + steady.unsteadiness() + busy }
+}
+
+/// What a probe did, for people, one short line each: the scale it found; where the model was
+/// made elsewhere or for another kernel, that `dab calibrate` fits this machine and about how
+/// long it takes here; and where the machine was busy or would not hold still, what it was
+/// doing.
+pub fn describe(model: &CostModel, probed: &Probed, steady: &SteadyProbe) -> Vec<String> {
     let now = &probed.model.probe;
-    let mut text = format!(
-        "cost model from {} (host {}); this machine: {} (host {}); probe {}: {:.3} s alone (model {:.3} s), \
-         {:.2}x with {} threads busy (model {:.2}x with {}): job costs scaled x{:.3}, contention with {} busy {:.2}x",
-        model.machine,
-        model.host,
-        machine(),
-        host(),
-        PROBE_BOARD,
+    let mut lines = vec![format!(
+        "probe: job costs x{:.2} (the {PROBE_BOARD} workload {:.3} s alone, model's {:.3} s; {:.2}x with {} threads busy; {} readings)",
+        probed.scale,
         now.one_thread_seconds,
         model.probe.one_thread_seconds,
         now.contention(),
         now.threads,
-        model.probe.contention(),
-        model.probe.threads,
-        probed.scale,
-        now.threads,
-        probed.contention
-    );
-    if probed.model.cache_bytes != model.cache_bytes {
-        text += &format!(
-            "; inputs past this machine's last-level cache of {} priced as read from memory (the model's machine: {})",
-            human_bytes(probed.model.cache_bytes),
-            human_bytes(model.cache_bytes)
-        );
-    }
+        steady.alone.len() + steady.busy.len(),
+    )];
     let here = crate::solver::Simd::current();
-    if model.simd != here {
-        text += &format!(
-            "; the model prices the kernel that uses {} and this process runs the one that uses {here} \
-             (dab calibrate fits this one)",
-            model.simd
-        );
+    let elsewhere = match (probed.same_machine, model.simd != here) {
+        (_, true) => Some(format!("for the kernel that uses {}, not {here}", model.simd)),
+        (false, false) => Some(format!("on {}", model.machine)),
+        (true, false) => None,
+    };
+    if let Some(elsewhere) = elsewhere {
+        lines.push(format!(
+            "note: the cost model was made {elsewhere}; dab calibrate fits this machine (about {} here) and then needs no carrying",
+            crate::support::about_seconds(probed.model.calibrate_seconds.max(1.0))
+        ));
     }
-    if !probed.same_machine {
-        text += &format!(
-            "; the model was made on another machine: run dab calibrate to measure this one (about {:.0} s here)",
-            probed.model.calibrate_seconds.max(1.0)
-        );
+    if steady.load.busy() || !steady.agreed {
+        let agreed = match steady.agreed {
+            true => String::new(),
+            false => format!("no two of {} readings agreed within {:.0} %, ", PROBE_MAX_READINGS, 100.0 * PROBE_AGREE),
+        };
+        lines.push(format!(
+            "note: the machine is busy ({agreed}{}): the fastest readings were kept; a run may be slower than predicted",
+            steady.load.words()
+        ));
     }
-    text
+    lines
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_probe_reads_until_two_readings_agree_and_keeps_the_faster() {
+        let script = |readings: &'static [f64]| {
+            let mut it = readings.iter().copied();
+            move || it.next().expect("no more readings asked for than scripted")
+        };
+        // 0.30 (a burst), 0.20, 0.25, then 0.205 agrees with 0.20: 0.20 is kept.
+        let (seen, kept) = until_two_agree(script(&[0.30, 0.20, 0.25, 0.205]));
+        assert_eq!((seen.len(), kept), (4, Some(0.20)));
+        // The first two agree: two readings.
+        assert_eq!(until_two_agree(script(&[0.21, 0.20])), (vec![0.21, 0.20], Some(0.20)));
+        // Never two within 5 %: every reading taken, none agreed (the caller keeps the fastest).
+        let apart: Vec<f64> = (0..PROBE_MAX_READINGS).map(|i| 0.1 * 1.1f64.powi(i as i32)).collect();
+        let leaked: &'static [f64] = Box::leak(apart.clone().into_boxed_slice());
+        let (seen, kept) = until_two_agree(script(leaked));
+        assert_eq!((seen, kept), (apart, None));
+        assert_eq!(fastest(&[0.3, 0.1, 0.2]), 0.1);
+    }
+
+    #[test]
+    fn the_range_widens_above_with_an_unsteady_or_busy_machine_and_never_below() {
+        let steady = SteadyProbe {
+            probe: Probe { workload: probe_workload(), threads: 2, one_thread_seconds: 0.2, all_threads_seconds: 0.21 },
+            alone: vec![0.2, 0.2],
+            busy: vec![0.21, 0.21],
+            agreed: true,
+            load: MachineLoad::default(),
+        };
+        assert_eq!(predicted_range(&steady), PredictedRange::MODEL);
+        // Readings at a median 10 % slower than the kept one, and others took 30 % of the machine.
+        let busy = SteadyProbe {
+            alone: vec![0.2, 0.22, 0.23],
+            load: MachineLoad { others: 0.3, ..MachineLoad::default() },
+            ..steady.clone()
+        };
+        let r = predicted_range(&busy);
+        assert_eq!(r.below, PredictedRange::MODEL.below);
+        assert!((r.above - (PredictedRange::MODEL.above + 0.1 + 0.3)).abs() < 1e-9, "{r:?}");
+    }
 
     #[test]
     fn the_pace_spread_takes_the_10th_and_90th_percentiles() {

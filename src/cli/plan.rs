@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use dab::plan::PlanOptions;
+use dab::plan::{PlanOptions, short_seconds};
 use dab::sched::{CostError, CostModel, model_name};
 use dab::solver::Simd;
 use dab::support::{human_bytes, thousands};
@@ -76,6 +76,31 @@ struct PlanJson<'a> {
     store_peak_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     predicted_peak_disk_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thread_pick: Option<ThreadPickJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store_fallback: Option<StoreFallbackJson>,
+}
+
+/// How the thread count was picked, in [`PlanJson`].
+#[derive(serde::Serialize)]
+struct ThreadPickJson {
+    machine_threads: u32,
+    fastest_threads: u32,
+    fastest_seconds: f64,
+    picked_threads: u32,
+    why_fewer: Option<String>,
+}
+
+/// The plan that drops values to the store, in [`PlanJson`].
+#[derive(serde::Serialize)]
+struct StoreFallbackJson {
+    mem_limit_bytes: u64,
+    threads: u32,
+    predicted_seconds: f64,
+    store_peak_bytes: u64,
+    written_bytes: u64,
+    read_back_bytes: u64,
 }
 
 /// One candidate of [`PlanJson`].
@@ -85,7 +110,7 @@ struct CandidateJson {
     groups: usize,
     split_states: Option<u64>,
     job_count: usize,
-    /// Null where it does not fit the memory limit.
+    /// Null where a memory limit cannot be met (past the machine's memory it is priced).
     predicted_seconds: Option<f64>,
     peak_value_bytes: u64,
     fits: bool,
@@ -101,7 +126,7 @@ impl<'a> PlanJson<'a> {
                 groups: c.candidate.groups,
                 split_states: c.candidate.split.map(|s| s.threshold),
                 job_count: c.candidate.jobs,
-                predicted_seconds: c.candidate.fits.then_some(c.candidate.predicted_seconds),
+                predicted_seconds: c.candidate.predicted_seconds.is_finite().then_some(c.candidate.predicted_seconds),
                 peak_value_bytes: c.candidate.peak_memory,
                 fits: c.candidate.fits,
                 chosen: i == planned.chosen,
@@ -121,6 +146,21 @@ impl<'a> PlanJson<'a> {
             task_count: plan.cluster.as_ref().map(|_| plan.tasks.len()),
             store_peak_bytes: plan.cluster.as_ref().and_then(|c| c.store_peak_bytes),
             predicted_peak_disk_bytes: disk,
+            thread_pick: planned.threads.as_ref().map(|t| ThreadPickJson {
+                machine_threads: t.machine_threads,
+                fastest_threads: t.fastest.0,
+                fastest_seconds: t.fastest.1,
+                picked_threads: t.picked,
+                why_fewer: t.why_fewer.clone(),
+            }),
+            store_fallback: planned.store_fallback.as_deref().map(|f| StoreFallbackJson {
+                mem_limit_bytes: f.mem_limit,
+                threads: f.threads,
+                predicted_seconds: f.seconds,
+                store_peak_bytes: f.store_peak,
+                written_bytes: f.written,
+                read_back_bytes: f.read_back,
+            }),
         }
     }
 }
@@ -151,6 +191,11 @@ pub struct PlanCommon {
     /// tried).
     #[arg(long, value_name = "S", value_parser = super::count)]
     pub split: Option<u64>,
+    /// The memory a run may fill when no --mem-limit is given (4G, 128GB, ...; default: this
+    /// machine's, or its cgroup's limit where one is set): candidates whose peak passes 90 % of
+    /// it do not fit. Give a bigger machine's with --threads to plan for it.
+    #[arg(long, value_name = "BYTES", value_parser = super::bytes, conflicts_with = "mem_limit")]
+    pub machine_memory: Option<u64>,
     /// Use the cost model as it is: no probe of this machine (by default a short fixed
     /// workload, under 2 s, is timed here on one and on all threads, and the model scaled to it).
     #[arg(long)]
@@ -165,8 +210,14 @@ impl PlanCommon {
             return Err("--split must be at least 1 state".into());
         }
         let threads = super::planned_threads(self.threads)? as u32;
+        // Without --threads (or RAYON_NUM_THREADS), the planner picks the count that pays.
+        let pick_threads = self.threads.is_none() && std::env::var("RAYON_NUM_THREADS").is_err();
+        let machine_threads = dab::support::hardware_threads() as u32;
         let model = load_model(self.cost.as_deref())?;
-        let model = if self.no_probe { model } else { probed(&model) };
+        let (model, range) = match self.no_probe {
+            true => (model, dab::plan::PredictedRange::MODEL),
+            false => probed_with_range(&model),
+        };
         if threads > model.hardware_threads {
             super::note!(
                 "note: planning for {threads} threads on a machine of {} hardware threads: contention past them is \
@@ -184,6 +235,10 @@ impl PlanCommon {
             overhead,
             split: self.split,
             at_threads_only: false,
+            memory: self.machine_memory.or_else(dab::support::machine_memory_bytes),
+            pick_threads,
+            machine_threads,
+            range: Some(range),
         })
     }
 }
@@ -210,17 +265,27 @@ pub fn load_model(path: Option<&Path>) -> Result<CostModel, String> {
 
 /// `model` carried to this machine by a probe, with a note on standard error of what it did.
 pub fn probed(model: &CostModel) -> CostModel {
-    let probed = dab::calibrate::probe_model(model);
-    super::note!("{}", dab::calibrate::describe(model, &probed));
-    probed.model
+    probed_with_range(model).0
+}
+
+/// [`probed`], with the range a run should fall in around a prediction, given what the probe
+/// saw of the machine.
+pub fn probed_with_range(model: &CostModel) -> (CostModel, dab::plan::PredictedRange) {
+    let (probed, steady) = dab::calibrate::probe_model_steady(model);
+    for line in dab::calibrate::describe(model, &probed, &steady) {
+        super::note!("{line}");
+    }
+    (probed.model, dab::calibrate::predicted_range(&steady))
 }
 
 /// Prints the candidates and the choice.
 pub fn print_choice(planned: &dab::plan::PlanChoice) {
     println!("{:<32} {:>7} {:>12} {:>12} {:>5}", "candidate", "jobs", "predicted s", "peak memory", "fits");
     for (i, c) in planned.candidates.iter().enumerate() {
-        let peak = if c.candidate.fits { human_bytes(c.candidate.peak_memory) } else { "-".into() };
-        let predicted = if c.candidate.fits { format!("{:.3}", c.candidate.predicted_seconds) } else { "-".into() };
+        // Known where the simulation ran: a candidate past the machine's memory has both.
+        let known = c.candidate.predicted_seconds.is_finite();
+        let peak = if known { human_bytes(c.candidate.peak_memory) } else { "-".into() };
+        let predicted = if known { format!("{:.3}", c.candidate.predicted_seconds) } else { "-".into() };
         println!(
             "{:<32} {:>7} {:>12} {:>12} {:>5}{}",
             c.label(),
@@ -232,6 +297,80 @@ pub fn print_choice(planned: &dab::plan::PlanChoice) {
         );
     }
     println!("chose {}", planned.plan.reason);
+    print_threads(planned);
+}
+
+/// The chosen plan's predicted time on each thread count up to this machine's, and on a few
+/// more (a machine like this one with more cores), with the count planned for marked.
+fn print_threads(planned: &dab::plan::PlanChoice) {
+    let plan = &planned.plan;
+    let machine = plan.machine_threads.unwrap_or(plan.threads);
+    let one = plan.predicted(1).map(|p| p.makespan_seconds);
+    let shown =
+        plan.predictions.iter().filter(|p| p.procs <= machine || p.procs.is_power_of_two() || p.procs == plan.threads);
+    println!("{:>7} {:>14} {:>23} {:>8}", "threads", "predicted", "a run between", "speedup");
+    for p in shown {
+        let speedup = one.map_or("-".into(), |o| format!("{:.2}", o / p.makespan_seconds));
+        let range = plan.range.map_or("-".into(), |r| {
+            let (low, high) = r.around(p.makespan_seconds);
+            format!("{}-{}", short_seconds(low).trim_end_matches(" s"), short_seconds(high))
+        });
+        let mut marks = Vec::new();
+        if p.procs == plan.threads {
+            marks.push("planned".to_string());
+        }
+        if planned.threads.as_ref().is_some_and(|t| t.fastest.0 == p.procs && t.picked != p.procs) {
+            marks.push("fastest".into());
+        }
+        if p.procs > machine {
+            marks.push(format!("a machine like this one with {} threads", p.procs));
+        }
+        let marks = if marks.is_empty() { String::new() } else { format!("  <- {}", marks.join("; ")) };
+        println!("{:>7} {:>14} {:>23} {:>8}{marks}", p.procs, short_seconds(p.makespan_seconds), range, speedup);
+    }
+    if let Some(pick) = &planned.threads {
+        match &pick.why_fewer {
+            Some(why) => println!("{why}"),
+            None => println!(
+                "planned on {}: fewer would be more than {:.0} % slower",
+                dab::support::count_of(u64::from(pick.picked), "thread"),
+                100.0 * dab::plan::THREADS_TIE
+            ),
+        }
+    }
+}
+
+/// `bytes` rounded down, in a form `--mem-limit` reads (`21GB`, `36MB`).
+pub fn mem_limit_text(bytes: u64) -> String {
+    match bytes >= 1_000_000_000 {
+        true => format!("{}GB", bytes / 1_000_000_000),
+        false => format!("{}MB", (bytes / 1_000_000).max(1)),
+    }
+}
+
+/// `dab::plan::plan`, with the commands that would work added where nothing fits this
+/// machine's memory (`board` and `lines`: the position as the commands name it).
+pub fn plan_or_say(
+    root: dab::game::Position,
+    opts: &PlanOptions,
+) -> Result<dab::plan::PlanChoice, Box<dyn std::error::Error>> {
+    match dab::plan::plan(root, opts) {
+        Err(e @ dab::plan::PlannerError::NoFitInMemory { .. }) => {
+            let dab::plan::PlannerError::NoFitInMemory { memory, ref store, .. } = e else { unreachable!() };
+            let position = match root.drawn.is_empty() {
+                true => root.board.to_string(),
+                false => format!("{} --lines {}", root.board, root.to_line_string()),
+            };
+            let limit = mem_limit_text(dab::plan::usable_memory(memory));
+            let mut commands = Vec::new();
+            if store.is_some() {
+                commands.push(format!("dab run {position} --store DIR --mem-limit {limit}"));
+            }
+            commands.push(format!("dab plan {position} --nodes 4,8,16 (a cluster's nodes, then dab export)"));
+            Err(format!("{e}; what would work: {}", commands.join("; or ")).into())
+        }
+        r => Ok(r?),
+    }
 }
 
 pub fn run(mut args: PlanArgs) -> CliResult {
@@ -252,7 +391,7 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     if args.nodes.is_some() {
         opts = opts.for_cluster();
     }
-    let mut planned = dab::plan::plan(root, &opts)?;
+    let mut planned = plan_or_say(root, &opts)?;
     let board = planned.plan.board.clone();
     let beside = args.output.as_deref().map(super::folder_of);
     let dir = args.out.or(beside).unwrap_or_else(|| match sweep {

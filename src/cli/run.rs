@@ -60,6 +60,25 @@ pub fn run(args: RunArgs) -> CliResult {
             p
         }
     };
+    // A loaded plan made for a bigger machine is refused before it runs out of memory hours in.
+    if let Some(path) = &args.plan {
+        let memory = args.common.machine_memory.or_else(dab::support::machine_memory_bytes);
+        if let Some(memory) = memory
+            && let Some(need) =
+                plan.past_memory(threads as u32, memory).map_err(|e| format!("plan '{}': {e}", path.display()))?
+        {
+            return Err(format!(
+                "plan '{}' peaks at {} on {threads} threads (values with the program, tables and threads), past the {} \
+                 usable of this machine's {}: run it with --store DIR --mem-limit {}, or plan again here",
+                path.display(),
+                human_bytes(need),
+                human_bytes(dab::plan::usable_memory(memory)),
+                human_bytes(memory),
+                super::plan::mem_limit_text(dab::plan::usable_memory(memory)),
+            )
+            .into());
+        }
+    }
     // The limit is the whole process's: planning here (every candidate simulated, its charts
     // drawn) may already have passed it, which the run cannot undo.
     if let (None, Some(limit), Some(peak)) = (&args.plan, plan.mem_limit, dab::support::peak_rss_bytes())
@@ -158,7 +177,7 @@ fn new_plan(args: &RunArgs) -> Result<(Plan, PathBuf, Vec<PathBuf>), Box<dyn std
     let root = args.position.position()?;
     // Refused before planning writes anything (the run would refuse it after).
     args.penalty.penalty.check(root)?;
-    let planned = dab::plan::plan(root, &args.common.options(args.store.is_some())?)?;
+    let planned = super::plan::plan_or_say(root, &args.common.options(args.store.is_some())?)?;
     if !args.json {
         print_choice(&planned);
     }
@@ -183,6 +202,13 @@ fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde
     out["predicted_peak_rss_bytes"] =
         plan.predicted(threads as u32).map(|p| p.peak_memory + outcome.process_bytes).into();
     out["process_bytes"] = outcome.process_bytes.into();
+    if let Some((low, high)) = plan.predicted_range(threads as u32) {
+        out["predicted_range_seconds"] = serde_json::json!([low, high]);
+        // A resumed run computed only part of the plan: its time is not the plan's.
+        if run.resumed == 0 {
+            out["within_predicted_range"] = (low <= run.seconds && run.seconds <= high).into();
+        }
+    }
     out["mem_limit_bytes"] = plan.mem_limit.into();
     if store {
         out["peak_disk_bytes"] = run.peak_disk_bytes.into();
@@ -214,6 +240,17 @@ fn print_outcome(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool)
     );
     if let Some(d) = detail {
         println!("{}", d.comparison);
+    }
+    if let Some((low, high)) = plan.predicted_range(threads as u32).filter(|_| run.resumed == 0) {
+        let verdict = match run.seconds {
+            s if s < low => "faster than the range",
+            s if s > high => "slower than the range",
+            _ => "within it",
+        };
+        println!(
+            "a run should take {low:.2}-{high:.2} s on {threads} threads, as predicted: {:.2} s is {verdict}",
+            run.seconds
+        );
     }
     let predicted_peak = plan.predicted(threads as u32).map(|p| p.peak_memory);
     let predicted = predicted_peak.map_or(String::new(), |p| format!(", predicted {}", human_bytes(p)));

@@ -69,6 +69,7 @@ pub fn run(args: ScaleArgs) -> CliResult {
         overhead: 0.0,
         split: None,
         no_probe: args.no_probe,
+        machine_memory: None,
     };
     let opts = common.options(false)?;
     // Each run is predicted from a probe taken just before it, as `dab run` predicts.

@@ -65,6 +65,28 @@ pub struct Prediction {
     pub lower_bound_seconds: f64,
 }
 
+/// Where a run should fall around a prediction `p`: from `p (1 - below)` to `p (1 + above)`.
+/// The model's own error on whole solves sets the least of it; a probe that found the machine
+/// unsteady or busy widens the top, since other work only ever slows a run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PredictedRange {
+    /// Share of the prediction a run may be faster by.
+    pub below: f64,
+    /// Share of the prediction a run may be slower by.
+    pub above: f64,
+}
+
+impl PredictedRange {
+    /// The range of the model alone on a quiet machine: how far whole runs of the boards it
+    /// was fitted on fell from their predictions (docs/prediction-history.md).
+    pub const MODEL: PredictedRange = PredictedRange { below: 0.12, above: 0.12 };
+
+    /// The range around `seconds`: (fastest, slowest).
+    pub fn around(&self, seconds: f64) -> (f64, f64) {
+        (seconds * (1.0 - self.below).max(0.0), seconds * (1.0 + self.above))
+    }
+}
+
 /// One candidate the planner simulated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
@@ -161,6 +183,14 @@ pub struct Plan {
     /// The cluster tasks, each reading only tasks listed before it (empty: none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<PlanTask>,
+    /// Hardware threads of the machine it was planned on: its predictions past that count are
+    /// for a machine like it with more cores (absent in plans made before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_threads: Option<u32>,
+    /// Where a run should fall around each prediction (absent in plans made before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<PredictedRange>,
 }
 
 /// The cluster a two-level plan is packed for, and what the simulation predicts of its run.
@@ -402,6 +432,8 @@ impl Plan {
             jobs,
             cluster: None,
             tasks: Vec::new(),
+            machine_threads: None,
+            range: None,
         })
     }
 
@@ -684,6 +716,18 @@ impl Plan {
         Ok(run_fixed_bytes(&Space::new(root, Some(self.groups))?, self.jobs.len()))
     }
 
+    /// Where the plan has no memory limit and its predicted peak on `threads` threads, with the
+    /// program, its tables and threads, passes the usable share of a machine's `memory`: that
+    /// peak (None where it fits, or where a limit bounds it).
+    pub fn past_memory(&self, threads: u32, memory: u64) -> Result<Option<u64>, PlanError> {
+        if self.mem_limit.is_some() {
+            return Ok(None);
+        }
+        let values = self.predicted(threads).map_or(self.predicted_peak_memory, |p| p.peak_memory);
+        let need = values.saturating_add(crate::sched::process_bytes(self.fixed_bytes()?, threads));
+        Ok((need > super::search::usable_memory(memory)).then_some(need))
+    }
+
     /// The part of the memory limit (the whole process's) left for partition values on
     /// `threads` threads (None: no limit).
     pub fn values_limit(&self, threads: u32) -> Result<Option<u64>, PlanError> {
@@ -691,6 +735,12 @@ impl Plan {
             None => Ok(None),
             Some(_) => Ok(values_limit(self.mem_limit, self.fixed_bytes()?, threads)),
         }
+    }
+
+    /// The range a run on `procs` processors should fall in, if the plan has its prediction
+    /// and a range.
+    pub fn predicted_range(&self, procs: u32) -> Option<(f64, f64)> {
+        Some(self.range?.around(self.predicted(procs)?.makespan_seconds))
     }
 
     /// The predicted makespan on `procs` processors, if the plan has it.

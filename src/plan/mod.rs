@@ -15,11 +15,14 @@ mod task_store;
 mod tasks;
 
 pub use estimate::SolveEstimate;
-pub use file::{Candidate, PLAN_FORMAT, Plan, PlanCluster, PlanError, PlanJob, PlanTask, Prediction};
+pub use file::{Candidate, PLAN_FORMAT, Plan, PlanCluster, PlanError, PlanJob, PlanTask, PredictedRange, Prediction};
 pub use model::{ModelSource, load_model, model_or_built_in};
 pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};
-pub use search::{PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, plan, plan_for};
+pub use search::{
+    PlanChoice, PlanOptions, PlannerError, SimulatedCandidate, StoreFallback, THREADS_TIE, ThreadPick, USABLE_MEMORY,
+    plan, plan_for, short_seconds, usable_memory,
+};
 pub use task_store::{DEFAULT_BOOK_LINES, TaskFiles, done_marker};
 pub use tasks::{
     ClusterPlan, ClusterRow, ClusterShape, Packing, TASK_TICKS_PER_SECOND, Task, cluster_sweep, pack, plan_for_cluster,

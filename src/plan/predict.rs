@@ -46,6 +46,10 @@ pub struct StorePrediction {
     pub peak: u64,
     /// Bytes left at the end: every job's, or only the book's.
     pub left: u64,
+    /// Bytes written: every job's values.
+    pub written: u64,
+    /// Bytes read back after a memory limit dropped them.
+    pub read_back: u64,
 }
 
 /// The store of `plan` run on `threads` threads, keeping a book of at most `keep_lines` lines,
@@ -62,5 +66,6 @@ pub fn predict_store(
     let kept = |k: usize| checked.in_book(k, keep_lines);
     let peak = predicted_peak(&checked.graph, ends.into_iter().map(|(_, j)| j), kept);
     let left = (0..checked.graph.len()).filter(|&k| kept(k)).map(|k| checked.graph.jobs[k].bytes).sum();
-    Ok(StorePrediction { peak, left })
+    let written = checked.graph.jobs.iter().map(|j| j.bytes).sum();
+    Ok(StorePrediction { peak, left, written, read_back: run.reloaded_bytes })
 }

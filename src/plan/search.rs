@@ -16,7 +16,8 @@ use crate::solver::{MAX_FREE_LINES, Space, SpaceError, counts_fit_rows, rows_fit
 use crate::support::{Setting, count_of, human_bytes, thousands};
 
 use super::estimate::SolveEstimate;
-use super::file::{Candidate, Plan, PlanError, Prediction, run_fixed_bytes};
+use super::file::{Candidate, Plan, PlanError, PredictedRange, Prediction, run_fixed_bytes};
+use super::predict::predict_store;
 
 /// Processor counts every plan predicts reach this, at least.
 pub(super) const MIN_SWEEP: u32 = 64;
@@ -48,6 +49,20 @@ pub struct PlanOptions {
     /// what a plan for cluster nodes needs (the nodes' threads are given), at a fraction of the
     /// time.
     pub at_threads_only: bool,
+    /// The memory the machine gives a run, in bytes (its own, or its cgroup's limit): without
+    /// `mem_limit`, a candidate whose peak with the program passes [`USABLE_MEMORY`] of it does
+    /// not fit, and where none fits the plan drops and reads back values from the store if the
+    /// run has one, or is refused with what would work. None: no bound.
+    pub memory: Option<u64>,
+    /// `threads` is the most the machine has, and the plan takes the fewest threads whose
+    /// prediction is within [`THREADS_TIE`] of the fastest count up to it (more threads that
+    /// pay less than that only add contention and memory); false: the plan is for `threads`.
+    pub pick_threads: bool,
+    /// Hardware threads of the machine planned on: predictions past it are for a machine like
+    /// it with more cores.
+    pub machine_threads: u32,
+    /// Where a run should fall around a prediction (None: not said).
+    pub range: Option<PredictedRange>,
 }
 
 impl PlanOptions {
@@ -63,9 +78,34 @@ impl PlanOptions {
             overhead: 0,
             split: None,
             at_threads_only: false,
+            memory: None,
+            pick_threads: false,
+            machine_threads: crate::support::hardware_threads() as u32,
+            range: None,
+        }
+    }
+
+    /// The bound a candidate's peak (values, program, tables and threads) must stay within
+    /// where no memory limit is given: [`USABLE_MEMORY`] of the machine's memory.
+    pub fn memory_bound(&self) -> Option<u64> {
+        match self.mem_limit {
+            Some(_) => None,
+            None => self.memory.map(usable_memory),
         }
     }
 }
+
+/// The share of a machine's memory a plan may fill without a memory limit: the rest is the
+/// system's and the page cache's (a run that fills all of it swaps or is killed).
+pub const USABLE_MEMORY: f64 = 0.9;
+
+/// [`USABLE_MEMORY`] of `memory` bytes.
+pub fn usable_memory(memory: u64) -> u64 {
+    (memory as f64 * USABLE_MEMORY) as u64
+}
+
+/// Relative slowdown within which fewer threads are taken over the fastest count.
+pub const THREADS_TIE: f64 = 0.05;
 
 /// Why no plan could be made.
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +144,32 @@ pub enum PlannerError {
         /// The least limit any candidate can run under, in bytes.
         least: u64,
     },
+    /// Without a memory limit, no candidate fits in the machine's memory; what a run with the
+    /// store under that memory would take, where one can run at all.
+    #[error(
+        "no candidate fits in this machine's memory: {} usable of {}, and the smallest needs {} ({}, values with the program, tables and threads, on {}){}",
+        human_bytes(usable_memory(*memory)),
+        human_bytes(*memory),
+        human_bytes(*least),
+        least_label,
+        count_of(u64::from(*threads), "thread"),
+        store.as_ref().map_or(
+            "; nor does any run with the store within it (each job with its inputs needs more): a cluster's nodes could".to_string(),
+            |s| format!("; a run that drops values and reads them back from the store fits: {s}")
+        )
+    )]
+    NoFitInMemory {
+        /// The machine's memory, in bytes.
+        memory: u64,
+        /// The least any candidate needs without a limit, in bytes.
+        least: u64,
+        /// The candidate that needs it.
+        least_label: String,
+        /// The threads planned for.
+        threads: u32,
+        /// The plan of a run with the store under the usable memory, where one fits.
+        store: Option<Box<StoreFallback>>,
+    },
     /// The chosen candidate could not be made into a plan.
     #[error("{0}")]
     Plan(#[from] PlanError),
@@ -122,6 +188,7 @@ impl PlannerError {
         match self {
             PlannerError::ZeroThreads => Some(Setting::Threads),
             PlannerError::NoFit { .. } => Some(Setting::MemLimit),
+            PlannerError::NoFitInMemory { .. } => None,
             PlannerError::Full(_)
             | PlannerError::TooLarge { .. }
             | PlannerError::NoGrouping(_)
@@ -167,6 +234,62 @@ pub struct PlanChoice {
     pub candidates: Vec<SimulatedCandidate>,
     /// Index of the chosen one in `candidates`.
     pub chosen: usize,
+    /// The thread count picked, with the time predicted at each count (where the planner
+    /// picked it; None where the thread count was given).
+    pub threads: Option<ThreadPick>,
+    /// Where nothing fitted the machine's memory and the run has a store: the plan drops values
+    /// and reads them back, and this says what that costs.
+    pub store_fallback: Option<Box<StoreFallback>>,
+}
+
+/// How the thread count was picked: the fastest count up to the machine's threads, and the
+/// fewest within [`THREADS_TIE`] of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadPick {
+    /// The machine's hardware threads (the most considered).
+    pub machine_threads: u32,
+    /// The fastest count and its predicted seconds.
+    pub fastest: (u32, f64),
+    /// The count the plan is for.
+    pub picked: u32,
+    /// Why more threads do not pay here, where fewer than the machine's were picked.
+    pub why_fewer: Option<String>,
+}
+
+/// A plan that fits the machine's memory only by dropping values to the store and reading
+/// them back: its figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoreFallback {
+    /// The whole process's memory limit it runs under, in bytes.
+    pub mem_limit: u64,
+    /// Threads.
+    pub threads: u32,
+    /// Predicted seconds.
+    pub seconds: f64,
+    /// Most bytes of values in the store's files at once.
+    pub store_peak: u64,
+    /// Bytes written to the store (every job's values).
+    pub written: u64,
+    /// Bytes read back from it after being dropped.
+    pub read_back: u64,
+}
+
+impl std::fmt::Display for StoreFallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "predicted {} on {} under {}, the store peaking at {}, {} written and {} read back",
+            match self.seconds < 60.0 {
+                true => format!("{:.2} s", self.seconds),
+                false => crate::support::about_seconds(self.seconds),
+            },
+            count_of(u64::from(self.threads), "thread"),
+            human_bytes(self.mem_limit),
+            human_bytes(self.store_peak),
+            human_bytes(self.written),
+            human_bytes(self.read_back)
+        )
+    }
 }
 
 /// Split thresholds worth trying on a space: none, and fractions of its largest partition.
@@ -245,8 +368,59 @@ fn predict(
 
 /// Plans a solve of `root`: simulates every candidate (each group count tried, with each
 /// split) and chooses the fitting one with the least predicted makespan at `opts.threads`
-/// (near ties, within half a percent: the one with fewer jobs).
+/// (near ties, within half a percent: the one with fewer jobs); with `pick_threads`, at the
+/// fewest threads within [`THREADS_TIE`] of the fastest count. Where no candidate fits the
+/// machine's memory (`opts.memory`, no limit given), a run with a store is planned to drop
+/// values and read them back under that memory, and a run without one is refused with the
+/// figures of a run that would fit.
 pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerError> {
+    let Err(PlannerError::NoFitInMemory { memory, least, least_label, threads, .. }) = plan_once(root, opts) else {
+        return plan_once(root, opts);
+    };
+    let with_store = PlanOptions { mem_limit: Some(usable_memory(memory)), store: true, ..opts.clone() };
+    let fallback = match plan_once(root, &with_store) {
+        Ok(choice) => {
+            let f = store_fallback(&choice)?;
+            Some((choice, f))
+        }
+        Err(PlannerError::NoFit { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    match (opts.store, fallback) {
+        (true, Some((mut choice, f))) => {
+            choice.plan.reason += &format!(
+                "; no candidate fits in {} of memory without dropping values: they are read back from the store ({f})",
+                human_bytes(usable_memory(memory))
+            );
+            choice.store_fallback = Some(Box::new(f));
+            Ok(choice)
+        }
+        (_, fallback) => Err(PlannerError::NoFitInMemory {
+            memory,
+            least,
+            least_label,
+            threads,
+            store: fallback.map(|(_, f)| Box::new(f)),
+        }),
+    }
+}
+
+/// What the plan of `choice`, which drops values under a memory limit, costs in the store.
+fn store_fallback(choice: &PlanChoice) -> Result<StoreFallback, PlannerError> {
+    let plan = &choice.plan;
+    let store = predict_store(plan, &plan.check()?, plan.threads, None)?;
+    Ok(StoreFallback {
+        mem_limit: plan.mem_limit.unwrap_or(0),
+        threads: plan.threads,
+        seconds: plan.predicted_seconds,
+        store_peak: store.peak,
+        written: store.written,
+        read_back: store.read_back,
+    })
+}
+
+/// [`plan`] without the fallback to the store.
+fn plan_once(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerError> {
     if opts.threads == 0 {
         return Err(PlannerError::ZeroThreads);
     }
@@ -313,11 +487,27 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
             None => PlannerError::NoGrouping(first_error.expect("a grouping was tried")),
         });
     }
-    let chosen = choose(&candidates).ok_or_else(|| PlannerError::NoFit {
-        limit: opts.mem_limit.unwrap_or(0),
-        threads: opts.threads,
-        least: least_memory(&candidates, opts.threads),
-    })?;
+    // Every candidate at the count planned for: the one given, or the fewest threads within
+    // the tie of the fastest.
+    let pick = if opts.pick_threads { pick_threads(&candidates, opts) } else { None };
+    let opts = &PlanOptions { threads: pick.as_ref().map_or(opts.threads, |p| p.picked), ..opts.clone() };
+    for c in &mut candidates {
+        settle(c, opts.threads, opts);
+    }
+    let Some(chosen) = choose(&candidates) else {
+        return Err(match (opts.mem_limit, opts.memory) {
+            (None, Some(memory)) => {
+                let (least, i) = least_peak(&candidates, opts);
+                let (least_label, threads) = (candidates[i].label(), opts.threads);
+                PlannerError::NoFitInMemory { memory, least, least_label, threads, store: None }
+            }
+            _ => PlannerError::NoFit {
+                limit: opts.mem_limit.unwrap_or(0),
+                threads: opts.threads,
+                least: least_memory(&candidates, opts.threads),
+            },
+        });
+    };
     // The chosen candidate's speedup chart: every count up to 16 as well.
     let c = &mut candidates[chosen];
     let known: Vec<u32> = c.predictions.iter().map(|p| p.procs).collect();
@@ -328,7 +518,109 @@ pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerErr
     let mut plan = plan_for(&candidates[chosen], opts)?;
     plan.candidates = candidates.iter().map(|c| c.candidate.clone()).collect();
     plan.reason = reason(&candidates, chosen, opts);
-    Ok(PlanChoice { plan, candidates, chosen })
+    plan.machine_threads = Some(opts.machine_threads);
+    let threads = pick.map(|mut p| {
+        p.why_fewer = why_fewer(&candidates[chosen], &p, opts);
+        p
+    });
+    Ok(PlanChoice { plan, candidates, chosen, threads, store_fallback: None })
+}
+
+/// Sets `c`'s prediction, peak and fit to those at `threads`: it fits where the simulation met
+/// the memory limit, and without one, where its peak with the program stays within the
+/// machine's usable memory.
+fn settle(c: &mut SimulatedCandidate, threads: u32, opts: &PlanOptions) {
+    let at = c.predictions.iter().find(|p| p.procs == threads);
+    c.candidate.predicted_seconds = at.map_or(f64::INFINITY, |p| p.makespan_seconds);
+    c.candidate.peak_memory = at.map_or(0, |p| p.peak_memory);
+    c.candidate.fits = at.is_some_and(|p| fits_machine(opts, c.fixed_bytes, p));
+}
+
+/// The fastest thread count up to `opts.threads` over every candidate that fits there, and
+/// the fewest threads within [`THREADS_TIE`] of it; None where nothing fits at any count.
+fn pick_threads(candidates: &[SimulatedCandidate], opts: &PlanOptions) -> Option<ThreadPick> {
+    let best_at = |t: u32| {
+        (candidates.iter())
+            .filter_map(|c| {
+                let p = c.predictions.iter().find(|p| p.procs == t)?;
+                fits_machine(opts, c.fixed_bytes, p).then_some(p.makespan_seconds)
+            })
+            .min_by(f64::total_cmp)
+    };
+    let times: Vec<(u32, f64)> = (1..=opts.threads).filter_map(|t| Some((t, best_at(t)?))).collect();
+    let fastest = times.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let picked = times.iter().find(|(_, s)| *s <= fastest.1 * (1.0 + THREADS_TIE)).map_or(fastest.0, |&(t, _)| t);
+    Some(ThreadPick { machine_threads: opts.threads, fastest, picked, why_fewer: None })
+}
+
+/// Whether prediction `p` of a candidate holding `fixed` bytes besides values stays within the
+/// machine's usable memory (always, with a memory limit: the simulation met it).
+fn fits_machine(opts: &PlanOptions, fixed: u64, p: &Prediction) -> bool {
+    opts.memory_bound().is_none_or(|m| p.peak_memory.saturating_add(process_bytes(fixed, p.procs)) <= m)
+}
+
+/// Why more threads than `pick.picked` do not pay for `c`, in one line (None where every
+/// thread of the machine was picked).
+fn why_fewer(c: &SimulatedCandidate, pick: &ThreadPick, opts: &PlanOptions) -> Option<String> {
+    let most = pick.machine_threads;
+    if pick.picked >= most {
+        return None;
+    }
+    let at = |t: u32| c.predictions.iter().find(|p| p.procs == t).map(|p| p.makespan_seconds);
+    let (Some(picked), Some(all)) = (at(pick.picked), at(most)) else {
+        return Some(format!(
+            "{} do not fit in memory: planned on {}",
+            count_of(u64::from(most), "thread"),
+            count_of(u64::from(pick.picked), "thread")
+        ));
+    };
+    let contention = opts.model.contention(most as usize);
+    let (work, cp) = (c.graph.work() as f64 / 1e9, c.graph.critical_path() as f64 / 1e9);
+    let why = if c.ceiling < 1.0 + 2.0 * THREADS_TIE {
+        format!(
+            "too little work to share: its longest chain of jobs is {} of its {} of work (W/CP {:.2})",
+            short_seconds(cp),
+            short_seconds(work),
+            c.ceiling
+        )
+    } else if contention > 1.0 + THREADS_TIE && f64::from(most).min(c.ceiling) / contention < 1.0 + 2.0 * THREADS_TIE {
+        format!(
+            "contention measured: with {most} threads busy each runs {contention:.2}x slower than alone, which takes what \
+             the {:.2}x its graph allows",
+            f64::from(most).min(c.ceiling)
+        )
+    } else {
+        format!(
+            "too little work: {} of work in {} jobs, each with {} of overhead before it, and contention {contention:.2}x",
+            short_seconds(work),
+            thousands(c.graph.len() as u64),
+            short_seconds(opts.model.between_jobs().between_jobs as f64 / 1e9)
+        )
+    };
+    let verb = if pick.picked == 1 { "parallelism does not pay here" } else { "more threads gain under 5 % here" };
+    Some(format!(
+        "{verb}: {} predicted {} against {} on {} ({why})",
+        count_of(u64::from(most), "thread"),
+        short_seconds(all),
+        short_seconds(picked),
+        count_of(u64::from(pick.picked), "thread"),
+    ))
+}
+
+/// Seconds to three significant digits (`0.0000123 s`, `0.412 s`, `25.3 s`, `6596 s`).
+pub fn short_seconds(seconds: f64) -> String {
+    let digits = if seconds > 0.0 { (2 - seconds.log10().floor() as i32).clamp(0, 9) } else { 0 };
+    format!("{seconds:.*} s", digits as usize)
+}
+
+/// The least peak (values with the program, tables and threads) of any candidate on
+/// `opts.threads` threads, and which candidate needs it.
+fn least_peak(candidates: &[SimulatedCandidate], opts: &PlanOptions) -> (u64, usize) {
+    let peak = |c: &SimulatedCandidate| {
+        let values = c.predictions.iter().find(|p| p.procs == opts.threads).map_or(u64::MAX, |p| p.peak_memory);
+        values.saturating_add(process_bytes(c.fixed_bytes, opts.threads))
+    };
+    (0..candidates.len()).map(|i| (peak(&candidates[i]), i)).min().unwrap_or((0, 0))
 }
 
 /// Candidate `g` groups with `split` built and simulated under `opts`; the inner error a split
@@ -352,19 +644,24 @@ fn simulate_candidate(
         }
     }
     let fixed = run_fixed_bytes(&space, graph.len());
-    let sim_counts = if opts.at_threads_only { vec![opts.threads] } else { counts(opts.threads, false) };
+    let mut sim_counts = if opts.at_threads_only { vec![opts.threads] } else { counts(opts.threads, false) };
+    if opts.pick_threads {
+        // Every count the pick may take.
+        sim_counts.extend(1..=opts.threads.min(MIN_SWEEP));
+        sim_counts.sort_unstable();
+        sim_counts.dedup();
+    }
     let predictions = predict(&graph, fixed, opts, &sim_counts)?;
-    let at = predictions.iter().find(|(n, _)| *n == opts.threads).and_then(|(_, p)| p.clone());
-    let at = at.as_ref();
     let cp = graph.critical_path().max(1);
+    // Settled at the count planned for once every candidate is simulated.
     Ok(Ok(SimulatedCandidate {
         candidate: Candidate {
             groups: g,
             split,
             jobs: graph.len(),
-            predicted_seconds: at.map_or(f64::INFINITY, |p| p.makespan_seconds),
-            peak_memory: at.map_or(0, |p| p.peak_memory),
-            fits: at.is_some(),
+            predicted_seconds: f64::INFINITY,
+            peak_memory: 0,
+            fits: false,
         },
         ceiling: graph.work() as f64 / cp as f64,
         fixed_bytes: fixed,
@@ -406,6 +703,7 @@ pub fn plan_for(c: &SimulatedCandidate, opts: &PlanOptions) -> Result<Plan, Plan
     plan.predicted_peak_memory = c.candidate.peak_memory;
     plan.predictions = c.predictions.clone();
     plan.contention = opts.model.contention.clone();
+    plan.range = opts.range;
     Ok(plan)
 }
 
@@ -419,7 +717,6 @@ fn choose(candidates: &[SimulatedCandidate]) -> Option<usize> {
         .min_by_key(|&i| (candidates[i].candidate.jobs, i))
 }
 
-/// The least peak memory any candidate needs on one processor without a limit.
 /// The least whole-process limit any candidate runs under on `threads` threads: its largest
 /// job with every partition that job reads, and the process's own bytes.
 fn least_memory(candidates: &[SimulatedCandidate], threads: u32) -> u64 {
@@ -462,7 +759,10 @@ fn reason(candidates: &[SimulatedCandidate], chosen: usize, opts: &PlanOptions) 
     let unfit = candidates.iter().filter(|c| !c.candidate.fits).count();
     if unfit > 0 {
         let verb = if unfit == 1 { "does" } else { "do" };
-        let limit = human_bytes(opts.mem_limit.unwrap_or(0));
+        let limit = match opts.memory_bound() {
+            Some(bound) => format!("{} (the usable share of this machine's memory)", human_bytes(bound)),
+            None => human_bytes(opts.mem_limit.unwrap_or(0)),
+        };
         text += &format!("; {} {verb} not fit in {limit}", count_of(unfit as u64, "candidate"));
     }
     text
@@ -545,6 +845,85 @@ mod tests {
         // Equal times and jobs: the first.
         assert_eq!(choose(&[candidate(1.0, 5, true), candidate(1.0, 5, true)]), Some(0));
         assert_eq!(choose(&[candidate(1.0, 5, false)]), None);
+    }
+
+    /// A 2x2 candidate with these (threads, seconds, peak values) predictions.
+    fn predicted(times: &[(u32, f64, u64)]) -> SimulatedCandidate {
+        let space = Space::new(root("2x2"), None).unwrap();
+        let graph = orbits(&space, &CostSpec::States, None).unwrap();
+        let predictions = times
+            .iter()
+            .map(|&(procs, s, peak)| Prediction {
+                procs,
+                makespan_seconds: s,
+                peak_memory: peak,
+                lower_bound_seconds: 0.0,
+            })
+            .collect();
+        SimulatedCandidate {
+            space,
+            graph,
+            candidate: Candidate {
+                groups: 1,
+                split: None,
+                jobs: 1,
+                predicted_seconds: 0.0,
+                peak_memory: 0,
+                fits: false,
+            },
+            predictions,
+            ceiling: 1.0,
+            fixed_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn the_pick_is_the_fewest_threads_within_five_percent_of_the_fastest() {
+        let opts = PlanOptions { pick_threads: true, ..options(4) };
+        // 3 threads are within 5 % of 4 (0.60 against 0.58): three.
+        let c = predicted(&[(1, 1.0, 0), (2, 0.97, 0), (3, 0.60, 0), (4, 0.58, 0)]);
+        let pick = pick_threads(&[c], &opts).unwrap();
+        assert_eq!((pick.fastest, pick.picked), ((4, 0.58), 3));
+        // Two threads slower than one (a busy machine): one.
+        let slower = predicted(&[(1, 0.62, 0), (2, 0.72, 0)]);
+        let pick = pick_threads(&[slower], &PlanOptions { pick_threads: true, ..options(2) }).unwrap();
+        assert_eq!((pick.fastest, pick.picked), ((1, 0.62), 1));
+        // The best of every candidate at each count: the second is fastest on 2.
+        let (a, b) = (predicted(&[(1, 1.0, 0), (2, 0.9, 0)]), predicted(&[(1, 1.2, 0), (2, 0.5, 0)]));
+        let pick = pick_threads(&[a, b], &PlanOptions { pick_threads: true, ..options(2) }).unwrap();
+        assert_eq!((pick.fastest, pick.picked), ((2, 0.5), 2));
+    }
+
+    #[test]
+    fn past_the_machine_s_memory_a_count_does_not_fit_and_is_not_picked() {
+        // 2 threads would be faster but peak at 1 GB, past 90 % of 1 GB with the program.
+        let c = predicted(&[(1, 1.0, 1_000), (2, 0.6, 1_000_000_000)]);
+        let opts = PlanOptions { pick_threads: true, memory: Some(1_000_000_000), ..options(2) };
+        let pick = pick_threads(std::slice::from_ref(&c), &opts).unwrap();
+        assert_eq!(pick.picked, 1);
+        let mut c = c;
+        settle(&mut c, 2, &opts);
+        assert!(!c.candidate.fits && c.candidate.peak_memory == 1_000_000_000, "priced, but past the bound");
+        settle(&mut c, 1, &opts);
+        assert!(c.candidate.fits);
+        // A memory limit bounds by dropping values instead: the simulation decides.
+        let limited = PlanOptions { mem_limit: Some(10), ..opts };
+        settle(&mut c, 2, &limited);
+        assert!(c.candidate.fits);
+    }
+
+    #[test]
+    fn a_library_plan_without_memory_or_pick_is_for_the_threads_given_whatever_its_size() {
+        let choice = plan(root("2x3"), &options(3)).unwrap();
+        assert_eq!(choice.plan.threads, 3);
+        assert!(choice.threads.is_none() && choice.store_fallback.is_none());
+        // With a bound too small for any candidate and no store: refused, naming the least.
+        let small = PlanOptions { memory: Some(1_000), ..options(1) };
+        match plan(root("2x3"), &small) {
+            Err(PlannerError::NoFitInMemory { memory: 1_000, least, store: None, .. }) => assert!(least > 1_000),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("planned within 1 kB"),
+        }
     }
 
     #[test]

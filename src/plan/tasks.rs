@@ -60,7 +60,7 @@ impl PlanOptions {
     /// store (tasks read each other's files there), and candidates are compared at the node's
     /// threads alone (a node's count is given: no speedup sweep of one machine).
     pub fn for_cluster(self) -> PlanOptions {
-        PlanOptions { store: true, at_threads_only: true, ..self }
+        PlanOptions { store: true, at_threads_only: true, pick_threads: false, memory: None, ..self }
     }
 }
 

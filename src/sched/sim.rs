@@ -240,6 +240,8 @@ pub struct Run {
     pub spans: Vec<Span>,
     /// `(tick, processors busy from then on)` at every change (empty unless recorded).
     pub busy: Vec<(u64, u32)>,
+    /// Bytes of values read back after a memory limit dropped them (0 without a limit).
+    pub reloaded_bytes: u64,
 }
 
 /// A graph with everything the simulations of one option set share: durations, bounds,
@@ -390,7 +392,8 @@ impl<'g> Simulator<'g> {
             }
         }
         debug_assert!(r.missing.iter().all(|&m| m == 0), "every job ran");
-        Ok(Run { row: self.row(procs, r.now, r.max_busy, r.memory.peak()), spans: r.spans, busy: r.busy })
+        let row = self.row(procs, r.now, r.max_busy, r.memory.peak());
+        Ok(Run { row, spans: r.spans, busy: r.busy, reloaded_bytes: r.reloaded_bytes })
     }
 
     /// The sweep line of a finished simulation.
@@ -470,6 +473,8 @@ struct Replay<'s, 'g> {
     /// Index in `spans` of each running job's span (recorded runs).
     span_of: Vec<u32>,
     busy: Vec<(u64, u32)>,
+    /// Bytes read back so far.
+    reloaded_bytes: u64,
 }
 
 impl<'s, 'g> Replay<'s, 'g> {
@@ -495,6 +500,7 @@ impl<'s, 'g> Replay<'s, 'g> {
             memory: Residency::new(g, sim.opts.mem_limit, true),
             spans: Vec::new(),
             span_of: if record { vec![0; n] } else { Vec::new() },
+            reloaded_bytes: 0,
             busy: Vec::new(),
         };
         for i in 0..n {
@@ -532,6 +538,7 @@ impl<'s, 'g> Replay<'s, 'g> {
             };
             started.push(entry);
             let loaded: u64 = admission.load.iter().map(|&k| g.jobs[k as usize].bytes).sum();
+            self.reloaded_bytes = self.reloaded_bytes.saturating_add(loaded);
             let proc = match self.free.pop() {
                 Some(Reverse(p)) => p,
                 None => {

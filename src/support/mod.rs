@@ -20,8 +20,8 @@ pub(crate) use choice::choice;
 pub use files::{RUNS_DIR, read_text, read_text_at_most, write_atomic, write_csv};
 pub(crate) use pages::{ZeroByte, advise_huge_pages, zeroed_bytes};
 pub use process::{
-    MIN_ADDRESS_SPACE, check_address_space, last_level_cache_bytes, peak_rss_bytes, return_freed_memory,
-    trim_freed_memory,
+    MIN_ADDRESS_SPACE, check_address_space, last_level_cache_bytes, machine_memory_bytes, peak_rss_bytes,
+    return_freed_memory, trim_freed_memory,
 };
 pub(crate) use process::{address_space_left, available_memory_bytes, open_files_limit, total_memory_bytes};
 pub use rng::SplitMix64;

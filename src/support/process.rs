@@ -13,6 +13,52 @@ pub(crate) fn total_memory_bytes() -> Option<u64> {
     kilobytes_field("/proc/meminfo", "MemTotal:")
 }
 
+/// The memory this machine gives this process: the machine's (`MemTotal`), or the memory
+/// limit of the process's cgroup where one is set and smaller (cgroup v2 `memory.max`, or v1
+/// `memory.limit_in_bytes`, the tightest of the process's group and its parents). None where
+/// the system says nothing (not Linux).
+pub fn machine_memory_bytes() -> Option<u64> {
+    let total = total_memory_bytes();
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|text| cgroup_limit(&text, |path| std::fs::read_to_string(path).ok()));
+    match (total, cgroup) {
+        (Some(t), Some(c)) => Some(t.min(c)),
+        (t, c) => t.or(c),
+    }
+}
+
+/// The tightest memory limit of the cgroup that `/proc/self/cgroup` (`proc_cgroup`) names and
+/// its parents, reading each limit file with `read` (None: no limit set anywhere).
+fn cgroup_limit(proc_cgroup: &str, read: impl Fn(&std::path::Path) -> Option<String>) -> Option<u64> {
+    let mut limits = Vec::new();
+    for line in proc_cgroup.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (fields.next(), fields.next(), fields.next()) else { continue };
+        let (base, file) = match controllers {
+            "" => ("/sys/fs/cgroup", "memory.max"),
+            c if c.split(',').any(|c| c == "memory") => ("/sys/fs/cgroup/memory", "memory.limit_in_bytes"),
+            _ => continue,
+        };
+        // The group and every parent up to the root: a parent's limit binds its children.
+        let mut dir = std::path::PathBuf::from(base).join(path.trim_start_matches('/'));
+        loop {
+            if let Some(limit) = read(&dir.join(file)).and_then(|t| cgroup_bytes(&t)) {
+                limits.push(limit);
+            }
+            if dir.as_os_str().len() <= base.len() || !dir.pop() {
+                break;
+            }
+        }
+    }
+    limits.into_iter().min()
+}
+
+/// A cgroup memory limit file's text in bytes: None for `max` or v1's "no limit" (near 2^63).
+fn cgroup_bytes(text: &str) -> Option<u64> {
+    text.trim().parse::<u64>().ok().filter(|&b| b > 0 && b < 1 << 62)
+}
+
 /// Bytes of the last-level cache of this machine's first CPU, from
 /// `/sys/devices/system/cpu/cpu0/cache` (Linux: the highest-level data or unified cache),
 /// else [`DEFAULT_CACHE_BYTES`]: what a level of values must pass to be read back from memory
@@ -152,6 +198,24 @@ pub fn trim_freed_memory() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cgroup_limit_is_the_tightest_of_the_group_and_its_parents() {
+        fn files<'a>(map: &'a [(&'a str, &'a str)]) -> impl Fn(&std::path::Path) -> Option<String> + 'a {
+            move |p| map.iter().find(|(k, _)| p == std::path::Path::new(k)).map(|(_, v)| v.to_string())
+        }
+        // v2: the group says max, its parent 8 GiB.
+        let v2 = [("/sys/fs/cgroup/a/b/memory.max", "max\n"), ("/sys/fs/cgroup/a/memory.max", "8589934592\n")];
+        assert_eq!(cgroup_limit("0::/a/b\n", files(&v2)), Some(8 << 30));
+        // v1: the memory controller's group, and a root without a limit.
+        let v1 = [
+            ("/sys/fs/cgroup/memory/job/memory.limit_in_bytes", "1073741824"),
+            ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712"),
+        ];
+        assert_eq!(cgroup_limit("4:memory:/job\n1:cpu:/\n0::/\n", files(&v1)), Some(1 << 30));
+        assert_eq!(cgroup_limit("0::/\n", files(&[("/sys/fs/cgroup/memory.max", "max")])), None);
+        assert_eq!(cgroup_limit("garbage", files(&[])), None);
+    }
 
     #[test]
     fn the_open_files_limit_is_the_soft_one() {

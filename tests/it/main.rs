@@ -32,6 +32,7 @@ mod loaders;
 mod memory;
 mod nimstring;
 mod penalty;
+mod plan_trust;
 mod play;
 mod properties;
 mod scale;

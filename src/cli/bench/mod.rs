@@ -17,6 +17,7 @@ use dab::bench::{cluster, endgame, memory, search, sim};
 use dab::calibrate::{Bandwidth, DEFAULT_REPEATS, bandwidth as dab_bandwidth, default_array_bytes};
 
 mod child;
+mod predict;
 mod serve;
 
 /// Runs of each plan, candidate or request in `--suite run` and `--suite serve` where
@@ -36,6 +37,7 @@ pub enum Suite {
     Serve,
     Play,
     Nimstring,
+    Predict,
 }
 
 #[derive(Args)]
@@ -50,7 +52,7 @@ pub struct BenchArgs {
     pub sweep: Option<Vec<usize>>,
     #[command(flatten)]
     pub not_threads: super::SweepNotThreads,
-    /// Boards for `--suite run`, `--suite memory` and `--suite cluster`.
+    /// Boards for `--suite run`, `--suite memory`, `--suite cluster` and `--suite predict`.
     #[arg(long, value_delimiter = ',', default_value = "3x4,2x6")]
     pub boards: Vec<String>,
     /// Node counts of `--suite cluster` (nodes of 32 threads and 256 GB, a store of 100 GB/s,
@@ -62,7 +64,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
     /// Runs of each plan or candidate in `--suite run` and of each request in `--suite serve`
-    /// (default 3), of each search in `--suite search` (default 1; rounds over every case): the
+    /// (default 3), of each board's whole `dab run` in `--suite predict` (default 10), of each search in `--suite search` (default 1; rounds over every case): the
     /// median is reported.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=super::MAX_REPEATS as i64))]
     pub repeats: Option<u32>,
@@ -129,6 +131,7 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Serve => serve::run(args),
         Suite::Play => play_suite(args),
         Suite::Nimstring => nimstring_suite(args),
+        Suite::Predict => predict::run(args),
     }
 }
 
