@@ -374,8 +374,11 @@ fn predict(
 /// values and read them back under that memory, and a run without one is refused with the
 /// figures of a run that would fit.
 pub fn plan(root: Position, opts: &PlanOptions) -> Result<PlanChoice, PlannerError> {
-    let Err(PlannerError::NoFitInMemory { memory, least, least_label, threads, .. }) = plan_once(root, opts) else {
-        return plan_once(root, opts);
+    let (memory, least, least_label, threads) = match plan_once(root, opts) {
+        Err(PlannerError::NoFitInMemory { memory, least, least_label, threads, .. }) => {
+            (memory, least, least_label, threads)
+        }
+        done => return done,
     };
     let with_store = PlanOptions { mem_limit: Some(usable_memory(memory)), store: true, ..opts.clone() };
     let fallback = match plan_once(root, &with_store) {
