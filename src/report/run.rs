@@ -1,10 +1,10 @@
 //! The charts of `dab plan` and `dab run`: the plan saved beside its predicted speedup
 //! (`speedup`, with the measured speedup of a run of the same plan where the folder's trace is
 //! one: the same fingerprint) and every candidate against the fastest one-thread one
-//! (`candidates`); a run's
-//! predicted and actual schedules side by side with every job's predicted against actual time
-//! (`compare`); a sweep of node counts (`dab plan --nodes 1,2,..`) as `cluster.csv` and a chart of
-//! the predicted makespan and store traffic against nodes (`cluster`).
+//! (`candidates`); a run's predicted and actual schedules side by side with every job's
+//! predicted against actual time (`compare`); a sweep of node counts (`dab plan --nodes
+//! 1,2,..`) as `cluster.csv` and a chart of the predicted makespan and store traffic against
+//! nodes (`cluster`).
 
 use std::path::{Path, PathBuf};
 
