@@ -110,7 +110,7 @@ fn draw_scale<DB: DrawingBackend>(
     let bound = PALETTE[2].stroke_width(2);
     chart
         .draw_series(DashedLineSeries::new(at(|p| p.bound), 6, 6, bound))?
-        .label("model's ceiling: one-thread prediction / max(CP, W/P) of the model; runs can pass it")
+        .label("model's ceiling: one-thread prediction / max(CP, W/P); runs can pass it")
         .legend(move |(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 6, 6, bound));
     // Above the ideal line nothing is drawn unless a run beat it.
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
