@@ -1,7 +1,8 @@
 //! The pipeline of `dab run` (the top layer): a plan checked, executed on the rayon pool
-//! (with a store, resumed from what it holds), its trace written, compared with the
-//! prediction and charted, into one report folder: `plan.json`, `speedup`, `candidates`,
-//! `trace.csv` and `compare`; under a last-move penalty, the values are that game's (the plan
+//! (with a store, resumed from what it holds), its trace written (naming the plan by its
+//! fingerprint), compared with the prediction and charted, into one report folder: `plan.json`,
+//! `speedup` (drawn again after the run with its measured speedup), `candidates`, `trace.csv`
+//! and `compare`; under a last-move penalty, the values are that game's (the plan
 //! and its prediction do not depend on it). Uses every layer below it; nothing uses it but the
 //! binary.
 
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::exec::{ExecError, ExecOptions, Execution, TraceError, TraceInfo, execute_with, write_trace};
 use crate::game::{Penalty, PenaltyError};
 use crate::plan::{Plan, PlanError, predict_store};
-use crate::report::{CompareError, Detail, WriteError, compare, write_compare};
+use crate::report::{CompareError, Detail, MeasuredRun, WriteError, compare, write_compare, write_speedup};
 use crate::sched::SimError;
 use crate::store::{Store, StoreError};
 use crate::support::Setting;
@@ -126,6 +127,7 @@ pub fn run(
         threads: Some(threads as u32),
         value: Some(run.value),
         tasks: false,
+        plan: Some(plan.fingerprint()),
     };
     let trace_path = dir.join("trace.csv");
     write_trace(&trace_path, &run.trace, &info)?;
@@ -133,6 +135,9 @@ pub fn run(
     let detail = if plan.unit == "ns" && run.resumed == 0 {
         let detail = compare(plan, &run.trace, &info, Some(threads as u32))?;
         files.extend(write_compare(&detail, dir)?);
+        // The plan's speedup chart again, with this run's measured speedup on it.
+        let measured = MeasuredRun { threads: threads as u32, seconds: detail.comparison.actual_seconds };
+        files.extend(write_speedup(plan, dir, &[measured])?);
         Some(detail)
     } else {
         None

@@ -1,6 +1,6 @@
 //! Scaling (a top layer, the body of `dab scale`): a position planned for each of several
 //! thread counts, each plan run a few times in memory with the repeats interleaved across the
-//! counts, and the median wall time set against the plan's prediction and the simulator's bound
+//! counts, and the median wall time set against the plan's prediction and the model's ceiling
 //! ([`ScaleRow`]). Uses `plan`, `exec` and `report`; nothing uses it but the binary.
 
 use crate::exec::{TraceInfo, execute};
@@ -169,8 +169,13 @@ impl Measured {
     fn run(&mut self, p: &Planned, now: Option<f64>, planned_probe: f64, repeats: usize) -> Result<String, ScaleError> {
         let factor = now.map_or(1.0, |now| rescale(now, planned_probe));
         let run = execute(&p.ready, p.threads, false, None);
-        let info =
-            TraceInfo { board: Some(p.plan.board.clone()), threads: Some(p.threads as u32), value: None, tasks: false };
+        let info = TraceInfo {
+            board: Some(p.plan.board.clone()),
+            threads: Some(p.threads as u32),
+            value: None,
+            tasks: false,
+            plan: Some(p.plan.fingerprint()),
+        };
         let detail = compare(&p.plan, &run.trace, &info, Some(p.threads as u32))
             .map_err(|source| ScaleError::Compare { threads: p.threads, source })?;
         let line = format!(
@@ -233,7 +238,7 @@ fn median_error(jobs: impl Iterator<Item = (f64, f64)>) -> f64 {
     quantile(&errors, 0.5)
 }
 
-/// The plan for `threads` threads, checked, with its bound.
+/// The plan for `threads` threads, checked, with the model's floor under its makespan.
 fn planned(
     root: Position,
     threads: usize,
@@ -243,10 +248,11 @@ fn planned(
     let opts = PlanOptions { threads: threads as u32, ..opts.clone() };
     let plan = crate::plan::plan(root, &opts).map_err(|source| ScaleError::Planner { threads, source })?.plan;
     let ready = plan.check().map_err(|source| ScaleError::Plan { threads, source })?;
-    // The simulator's bound at P, as the planner predicted it (contention included).
+    // The model's floor at P, as the planner predicted it (contention included): no simulated
+    // schedule is shorter, but a run can be.
     let lower_bound_seconds = plan.predicted(threads as u32).map_or(0.0, |p| p.lower_bound_seconds);
     report(&format!(
-        "planned for {}: {}, predicted {:.3} s, bound {lower_bound_seconds:.3} s",
+        "planned for {}: {}, predicted {:.3} s, the model's floor {lower_bound_seconds:.3} s",
         crate::support::count_of(threads as u64, "thread"),
         crate::support::count_of(plan.jobs.len() as u64, "job"),
         plan.predicted_seconds

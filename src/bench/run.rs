@@ -101,10 +101,14 @@ pub fn runs(
             threads: Some(p),
             value: Some(run.value),
             tasks: false,
+            plan: Some(planned.plan.fingerprint()),
         };
         crate::exec::write_trace(&sub.join("trace.csv"), &run.trace, &info).map_err(RunError::from)?;
         let detail = crate::report::compare(&planned.plan, &run.trace, &info, Some(p)).map_err(RunError::from)?;
         crate::report::write_compare(&detail, &sub).map_err(RunError::from)?;
+        // The plan's speedup chart again, with the median run on it, as dab run draws it.
+        let measured = crate::report::MeasuredRun { threads: p, seconds: detail.comparison.actual_seconds };
+        crate::report::write_speedup(&planned.plan, &sub, &[measured]).map_err(RunError::from)?;
         let speedup = rows.first().map(|r| r.comparison.actual_seconds / detail.comparison.actual_seconds);
         rows.push(RunRow { comparison: detail.comparison, plan: planned.candidates[planned.chosen].label(), speedup });
     }

@@ -48,7 +48,15 @@ pub fn run(args: ClusterTraceArgs) -> CliResult {
     let records = parse(path, &text)?;
     let Converted { tasks, rows, threads, ignored, missing, overhead } =
         trace::convert(&plan, &records, args.slots.map(|n| n as usize), path)?;
-    let info = TraceInfo { board: Some(plan.board.clone()), threads: Some(threads), value: None, tasks };
+    // The trace names the plan its records were matched with: dab compare refuses another.
+    let plan_fingerprint = Some(plan.fingerprint());
+    let info = TraceInfo {
+        board: Some(plan.board.clone()),
+        threads: Some(threads),
+        value: None,
+        tasks,
+        plan: plan_fingerprint,
+    };
     write_trace(&args.output, &rows, &info)?;
     let unit = if tasks { "task" } else { "job" };
     if args.json {

@@ -1,7 +1,8 @@
 //! `dab compare`: a plan's prediction against a run's trace (of its jobs, or for a plan of
 //! cluster tasks, of its tasks as `dab cluster-trace` writes it). Exit status 0: compared; 1: the
-//! trace and the plan do not agree (another board, jobs missing or unknown); 2: a usage error
-//! or a file that cannot be read.
+//! trace and the plan do not agree (the trace names another plan's fingerprint, another board,
+//! jobs missing or unknown), and nothing is written; 2: a usage error or a file that cannot be
+//! read. A trace written before traces named their plan is compared unchecked, with a note.
 
 use std::path::PathBuf;
 
@@ -51,15 +52,30 @@ pub fn run(args: CompareArgs) -> CliResult {
         return Err("--plan and --trace cannot both be '-' (standard input is read once)".into());
     }
     let plan = Plan::load(&args.plan)?;
-    // A trace of the plan's cluster tasks (unit=task) is checked against the task graph.
-    let (trace, info) =
-        read_trace_with(&args.trace, |info| if info.tasks { plan.task_graph(None) } else { plan.graph() }.ok())?;
+    // A trace of the plan's cluster tasks (unit=task) is checked against the task graph; a
+    // trace of another plan against none, so that the comparison refuses it for what it is.
+    let fingerprint = plan.fingerprint();
+    let (trace, info) = read_trace_with(&args.trace, |info| {
+        if info.plan.as_ref().is_some_and(|p| *p != fingerprint) {
+            return None;
+        }
+        if info.tasks { plan.task_graph(None) } else { plan.graph() }.ok()
+    })?;
     let detail = if info.tasks {
         compare_tasks(&plan, &trace, &info, args.threads, args.overhead)
     } else {
         compare_with(&plan, &trace, &info, args.threads, ticks)
     }
     .map_err(|e| Failed(format!("plan '{}', trace '{}': {e}", args.plan.display(), args.trace.display())))?;
+    // Said once compared: a refusal is the error alone.
+    if info.plan.is_none() {
+        super::note!(
+            "note: trace '{}' does not name the plan its run ran (written before traces did): compared with plan \
+             '{}' ({fingerprint}) unchecked",
+            args.trace.display(),
+            args.plan.display()
+        );
+    }
     let dir = args.out.unwrap_or_else(|| super::folder_of(&args.trace));
     let files = dab::report::write_compare(&detail, &dir)?;
     if args.json {

@@ -230,10 +230,17 @@ pub fn runs_path(name: &str) -> PathBuf {
 }
 
 /// Says which files a command wrote: "wrote 3 files in DIR: a, b, c" (names within `dir`
-/// relative to it), on standard error so that `--json` output stays clean.
+/// relative to it), on standard error so that `--json` output stays clean. A file written twice
+/// (`dab run` draws the speedup chart again after the run) is named once, where it came first.
 pub fn wrote(dir: &std::path::Path, files: &[PathBuf]) {
-    let names: Vec<String> = files.iter().map(|f| f.strip_prefix(dir).unwrap_or(f).display().to_string()).collect();
-    let count = dab::support::count_of(files.len() as u64, "file");
+    let mut names: Vec<String> = Vec::with_capacity(files.len());
+    for f in files {
+        let name = f.strip_prefix(dir).unwrap_or(f).display().to_string();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let count = dab::support::count_of(names.len() as u64, "file");
     note!("wrote {count} in {}: {}", dir.display(), names.join(", "));
 }
 

@@ -123,7 +123,7 @@ pub fn run(args: SimArgs) -> CliResult {
     if args.json {
         println!("{}", serde_json::to_string(&records)?);
     } else {
-        print!("{}", sweep::summary(&records));
+        print!("{}", sweep::summary(&records, &opts.unit));
     }
     super::wrote(&dir, &written);
     Ok(())

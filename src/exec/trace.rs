@@ -1,5 +1,6 @@
 //! The trace of a run: one row per job (`job,thread,start_seconds,end_seconds,positions`, from the
-//! start), after a `#` line naming the board, threads and value. The executor writes it and
+//! start), after a `#` line naming the board, threads, value and the plan run (its fingerprint,
+//! [`crate::plan::Plan::fingerprint`]; traces written before it name none). The executor writes it and
 //! `dab cluster-trace` converts Slurm's record into one; `dab compare` reads it, and the reader
 //! refuses what no run can give (a missing field, a time that is not a finite number >= 0, an
 //! end before its start, a job twice, two jobs of one thread at once, a job before its inputs),
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::game::Value;
+use crate::plan::is_fingerprint;
 use crate::sched::{Graph, is_job_name};
 use crate::support::{one_line, write_atomic};
 
@@ -72,9 +74,13 @@ pub struct TraceInfo {
     /// True when the rows are a plan's cluster tasks (`unit=task`; `dab cluster-trace`), not
     /// its jobs, and `threads` its nodes.
     pub tasks: bool,
+    /// The fingerprint of the plan the run ran (`plan=`; [`crate::plan::Plan::fingerprint`]),
+    /// or for `dab cluster-trace`, of the plan its records were matched with. None in traces
+    /// written before traces named their plan.
+    pub plan: Option<String>,
 }
 
-/// Writes a trace: a `#` line with the board, threads and value, then the CSV.
+/// Writes a trace: a `#` line with the board, threads, value and plan, then the CSV.
 pub fn write_trace(path: &Path, rows: &[TraceRow], info: &TraceInfo) -> Result<(), TraceError> {
     let mut text = String::from("#");
     if let Some(b) = &info.board {
@@ -88,6 +94,9 @@ pub fn write_trace(path: &Path, rows: &[TraceRow], info: &TraceInfo) -> Result<(
     }
     if info.tasks {
         text += " unit=task";
+    }
+    if let Some(p) = &info.plan {
+        text += &format!(" plan={p}");
     }
     text.push('\n');
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -166,6 +175,12 @@ fn read_header(text: &str) -> Result<TraceInfo, String> {
                 }
                 Some(("value", v)) => {
                     info.value = Some(v.parse().map_err(|_| format!("line {n}: value={v} is not a value"))?)
+                }
+                Some(("plan", p)) => {
+                    if !is_fingerprint(p) {
+                        return Err(format!("line {n}: plan={p} is not a plan's fingerprint (16 hex digits)"));
+                    }
+                    info.plan = Some(p.to_string());
                 }
                 Some(("unit", u)) => {
                     info.tasks = match u {
@@ -252,4 +267,45 @@ fn check_threads(rows: &[TraceRow], lines: &[usize]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TraceInfo, TraceRow, read_trace, write_trace};
+
+    fn rows() -> Vec<TraceRow> {
+        vec![TraceRow { job: "a".into(), thread: 0, start: 0.0, end: 0.5, positions: 3 }]
+    }
+
+    #[test]
+    fn a_trace_names_the_plan_it_ran_and_one_written_before_names_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.csv");
+        let info = TraceInfo {
+            board: Some("1x1".into()),
+            threads: Some(1),
+            value: None,
+            tasks: false,
+            plan: Some("0123456789abcdef".into()),
+        };
+        write_trace(&path, &rows(), &info).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# board=1x1 threads=1 plan=0123456789abcdef\n"), "{text}");
+        assert_eq!(read_trace(&path).unwrap(), (rows(), info.clone()));
+        // Before traces named their plan.
+        std::fs::write(&path, text.replace(" plan=0123456789abcdef", "")).unwrap();
+        assert_eq!(read_trace(&path).unwrap().1, TraceInfo { plan: None, ..info });
+    }
+
+    #[test]
+    fn a_plan_that_is_no_fingerprint_is_refused_naming_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.csv");
+        for bad in ["", "xyz", "0123456789ABCDEF", "0123456789abcdef0"] {
+            std::fs::write(&path, format!("# board=1x1 plan={bad}\njob,thread,start,end,positions\na,0,0,1,1\n"))
+                .unwrap();
+            let e = read_trace(&path).unwrap_err().to_string();
+            assert!(e.contains(&format!("line 1: plan={bad} is not a plan's fingerprint (16 hex digits)")), "{e}");
+        }
+    }
 }

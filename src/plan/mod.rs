@@ -1,4 +1,4 @@
-//! Plans: the plan file, the checked (run-ready) plan, the planner's candidate
+//! Plans: the plan file and its fingerprint (what a run's trace names it by), the checked (run-ready) plan, the planner's candidate
 //! search, the prediction of a plan by simulation (its makespan and its store's disk use), and
 //! the estimate of a whole solve too large to plan, and which cost model is used when none is
 //! named.
@@ -8,6 +8,7 @@
 mod estimate;
 mod ready;
 mod file;
+mod fingerprint;
 mod model;
 mod predict;
 mod search;
@@ -16,6 +17,7 @@ mod tasks;
 
 pub use estimate::SolveEstimate;
 pub use file::{Candidate, PLAN_FORMAT, Plan, PlanCluster, PlanError, PlanJob, PlanTask, PredictedRange, Prediction};
+pub use fingerprint::is_fingerprint;
 pub use model::{ModelSource, load_model, model_or_built_in};
 pub use predict::{StorePrediction, predict_store, sim_options, simulate, simulate_with};
 pub use ready::{ReadsError, ReadyPlan};

@@ -3,7 +3,9 @@
 //! actual| / actual. The predicted schedule is the plan's graph replayed by the simulator on
 //! the run's thread count ([`crate::plan::simulate`]). A plan of cluster tasks is compared
 //! task by task with the trace of a cluster run (`dab cluster-trace`): its predicted schedule is
-//! the task graph on the run's nodes ([`crate::plan::run_tasks`]).
+//! the task graph on the run's nodes ([`crate::plan::run_tasks`]). A trace that names the plan
+//! its run ran (its fingerprint, [`Plan::fingerprint`]) is compared with that plan only: a plan
+//! rewritten since (a later `dab plan` into the same folder) predicts another run.
 
 use std::collections::HashMap;
 
@@ -28,6 +30,17 @@ pub enum CompareError {
     /// plan jobs missing (what is wrong).
     #[error("the trace does not match the plan: {0}")]
     Mismatch(String),
+    /// The trace is of a run of another plan: the fingerprint the trace names, and the plan's.
+    #[error(
+        "the trace is of a run of plan {trace}, and this plan is {plan}: not the plan that ran (rewritten or changed \
+         since the run), whose prediction is not the run's; compare the trace with the plan its run ran"
+    )]
+    OtherPlan {
+        /// The fingerprint of the plan the run ran, as the trace names it.
+        trace: String,
+        /// The fingerprint of the plan given.
+        plan: String,
+    },
     /// The plan's costs are not in ns, so they cannot be compared with seconds (the unit
     /// they are in).
     #[error("the plan's costs are in {0}, not ns: make it with a cost model (dab plan) to compare times")]
@@ -53,6 +66,12 @@ pub struct Comparison {
     /// Threads the prediction is simulated on: as given, else the trace's count, else its
     /// highest thread + 1.
     pub threads: u32,
+    /// The plan's fingerprint ([`Plan::fingerprint`]).
+    pub plan_fingerprint: String,
+    /// The fingerprint of the plan the trace's run ran, the same as `plan_fingerprint`
+    /// (another is refused); None for a trace written before traces named their plan, which is
+    /// compared unchecked.
+    pub trace_plan_fingerprint: Option<String>,
     /// The root's value, from the trace's first line.
     pub value: Option<Value>,
     /// Jobs in the plan.
@@ -176,13 +195,20 @@ pub fn compare_tasks(
     Ok(detail(plan, &graph, &actual, info, p, &run, TASK_TICKS_PER_SECOND, &times, "task"))
 }
 
-/// A plan whose times are seconds (costs in ns), of the trace's board.
+/// A plan of the trace's board, the plan the trace's run ran where the trace names one, and
+/// whose times are seconds (costs in ns).
 fn comparable(plan: &Plan, info: &TraceInfo) -> Result<(), CompareError> {
-    if plan.unit != "ns" {
-        return Err(CompareError::Unit(plan.unit.clone()));
-    }
     if let Some(b) = info.board.as_ref().filter(|b| **b != plan.board) {
         return Err(CompareError::Mismatch(format!("the trace is of {b}, the plan of {}", plan.board)));
+    }
+    if let Some(trace) = info.plan.as_ref() {
+        let fingerprint = plan.fingerprint();
+        if *trace != fingerprint {
+            return Err(CompareError::OtherPlan { trace: trace.clone(), plan: fingerprint });
+        }
+    }
+    if plan.unit != "ns" {
+        return Err(CompareError::Unit(plan.unit.clone()));
     }
     Ok(())
 }
@@ -239,6 +265,8 @@ fn detail(
         board: plan.board.clone(),
         unit,
         threads: p,
+        plan_fingerprint: plan.fingerprint(),
+        trace_plan_fingerprint: info.plan.clone(),
         value: info.value,
         job_count: plan.jobs.len(),
         task_count: (unit == "task").then_some(graph.len()),
@@ -382,5 +410,61 @@ impl std::fmt::Display for Comparison {
             self.abs_error_median_seconds,
             self.abs_error_p90_seconds,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CompareError, compare};
+    use crate::exec::{TraceInfo, TraceRow};
+    use crate::game::{Board, Position};
+    use crate::plan::{Plan, PlanOptions, plan};
+    use crate::sched::CostModel;
+
+    fn planned(threads: u32) -> Plan {
+        let root = Position::empty("2x2".parse::<Board>().unwrap());
+        plan(root, &PlanOptions::new(threads, CostModel::built_in())).unwrap().plan
+    }
+
+    /// One job after another on one thread, a second each.
+    fn trace(plan: &Plan) -> Vec<TraceRow> {
+        (plan.jobs.iter().enumerate())
+            .map(|(i, j)| TraceRow {
+                job: j.name.clone(),
+                thread: 0,
+                start: i as f64,
+                end: i as f64 + 1.0,
+                positions: 1,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_trace_is_compared_with_the_plan_it_names_only() {
+        let ran = planned(1);
+        let info = |plan: Option<String>| TraceInfo {
+            board: Some(ran.board.clone()),
+            threads: Some(1),
+            plan,
+            ..Default::default()
+        };
+        let rows = trace(&ran);
+        let own = compare(&ran, &rows, &info(Some(ran.fingerprint())), None).unwrap().comparison;
+        assert_eq!(own.trace_plan_fingerprint.as_deref(), Some(own.plan_fingerprint.as_str()));
+        // Another plan, though of the same jobs: refused, naming both fingerprints.
+        let mut other = ran.clone();
+        other.jobs[0].cost += 1;
+        match compare(&other, &rows, &info(Some(ran.fingerprint())), None) {
+            Err(e @ CompareError::OtherPlan { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains(&ran.fingerprint()) && text.contains(&other.fingerprint()), "{text}");
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("compared with a plan that did not run"),
+        }
+        // A trace that names no plan (written before traces did): compared unchecked.
+        let old = compare(&other, &rows, &info(None), None).unwrap().comparison;
+        assert_eq!(old.trace_plan_fingerprint, None);
+        assert_eq!(old.plan_fingerprint, other.fingerprint());
     }
 }

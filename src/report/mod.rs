@@ -10,5 +10,5 @@ mod scale;
 pub mod sweep;
 
 pub use compare::{CompareError, CompareJson, Comparison, Detail, compare, compare_tasks, compare_with};
-pub use run::{WriteError, write_cluster_sweep, write_compare, write_plan};
+pub use run::{MeasuredRun, WriteError, measured_run, write_cluster_sweep, write_compare, write_plan, write_speedup};
 pub use scale::{OneThread, ScaleRow, ScaleWriteError, write_scale};

@@ -1,6 +1,6 @@
 //! The report of `dab scale`: one row per thread count (predicted and measured seconds, the
-//! signed error, both speedups, the efficiency and the simulator's bound), the row arithmetic,
-//! and the files `scale.csv`, `scale.svg` and `scale.png`.
+//! signed error, both speedups, the efficiency and the model's floor under the makespan), the
+//! row arithmetic, and the files `scale.csv`, `scale.svg` and `scale.png`.
 
 use std::path::{Path, PathBuf};
 
@@ -28,7 +28,10 @@ pub struct ScaleRow {
     pub actual_speedup: f64,
     /// The actual speedup per thread.
     pub efficiency: f64,
-    /// No schedule of the plan's graph on P threads is shorter, by the simulator, seconds.
+    /// No simulated schedule of the plan's graph on P threads is shorter, seconds:
+    /// max(CP, W/P slowed by the contention) of the modelled costs. A floor of the model, not of
+    /// runs: a run is shorter where the model's costs are off. (The column keeps its name for
+    /// the files that read it.)
     pub lower_bound_seconds: f64,
     /// Median over the jobs of |predicted - actual| / actual job time, each job's actual time
     /// the median of its runs at P.
@@ -74,7 +77,8 @@ impl ScaleRow {
         self.actual_seconds / self.predicted_seconds
     }
 
-    /// The simulator's bound as a speedup: the one-thread prediction over the bound at P.
+    /// The model's ceiling as a speedup: the one-thread prediction over the model's floor at P
+    /// (`lower_bound_seconds`). A measured speedup can pass it.
     pub fn bound_speedup(&self) -> f64 {
         self.predicted_speedup * self.predicted_seconds / self.lower_bound_seconds
     }

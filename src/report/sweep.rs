@@ -224,6 +224,7 @@ fn speedup_series(label: String, rows: &[&SweepRow], bounds: bool) -> Option<Spe
                 bound: w / r.lower_bound.max(1.0),
             })
             .collect(),
+        measured: None,
     })
 }
 
@@ -326,11 +327,13 @@ pub fn worst_ratio<'a>(
 }
 
 /// One line per graph and policy: work, critical path, the best speedup and the worst
-/// distance from the lower bound.
-pub fn summary(records: &[Record]) -> String {
+/// distance from the lower bound on the simulated makespan, each column header with its unit
+/// (`unit`: the graph's cost unit, as the chart axes name it).
+pub fn summary(records: &[Record], unit: &str) -> String {
+    let (work, cp) = (format!("work ({unit})"), format!("cp ({unit})"));
     let mut out = format!(
-        "{:<32} {:<7} {:>10} {:>10} {:>8} {:>14} {:>18} {:>12}\n",
-        "graph", "policy", "work", "cp", "W/CP", "best speedup", "worst makespan/bound", "peak memory"
+        "{:<32} {:<7} {:>12} {:>12} {:>9} {:>18} {:>26} {:>19}\n",
+        "graph", "policy", work, cp, "W/CP (x)", "best speedup (x)", "worst makespan/bound (x)", "peak values (bytes)"
     );
     let mut keys: Vec<(&str, Policy)> = Vec::new();
     for r in records {
@@ -347,16 +350,54 @@ pub fn summary(records: &[Record]) -> String {
         let (ratio, at) = worst_ratio(rows.iter().copied(), |r| r.lower_bound).expect("rows");
         let peak = rows.iter().map(|r| r.peak_memory).max().unwrap_or(0);
         out.push_str(&format!(
-            "{:<32} {:<7} {:>10.3e} {:>10.3e} {:>8.2} {:>14} {:>18} {:>12.3e}\n",
+            "{:<32} {:<7} {:>12.3e} {:>12.3e} {:>9.2} {:>18} {:>26} {:>19.3e}\n",
             graph,
             policy.to_string(),
             first.work as f64,
             first.critical_path as f64,
             first.work as f64 / first.critical_path.max(1) as f64,
-            format!("{:.2} at {}", best.speedup, best.procs),
-            format!("{ratio:.3} at {at}"),
+            format!("{:.2} at P = {}", best.speedup, best.procs),
+            format!("{ratio:.3} at P = {at}"),
             peak as f64,
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Input, ReportOptions, summary, sweep};
+    use crate::sched::{Contention, Graph, Job, Policy, Procs, SimOptions};
+
+    #[test]
+    fn every_numeric_column_of_the_summary_names_its_unit() {
+        let job = |name: &str, cost, deps: &[&str]| Job {
+            name: name.into(),
+            cost,
+            states: cost,
+            bytes: 8,
+            deps: deps.iter().map(|d| d.to_string()).collect(),
+        };
+        let graph = Graph::new(vec![job("a", 4, &[]), job("b", 2, &["a"]), job("c", 2, &["a"])], None).unwrap();
+        let opts = ReportOptions {
+            procs: vec![Procs::Limited(1), Procs::Limited(2)],
+            policies: vec![Policy::Cp],
+            sim: SimOptions::default(),
+            busy: Vec::new(),
+            gantt: None,
+            unit: "ns".into(),
+            contention: Contention::default(),
+        };
+        let records = sweep(&[Input { label: "g".into(), graph }], &opts).unwrap();
+        let text = summary(&records, "ns");
+        let header = text.lines().next().unwrap();
+        for column in
+            ["work (ns)", "cp (ns)", "W/CP (x)", "best speedup (x)", "worst makespan/bound (x)", "peak values (bytes)"]
+        {
+            assert!(header.contains(column), "{header}");
+        }
+        // W = 8, CP = 6; the best speedup is 8/6 on 2 processors.
+        let row = text.lines().nth(1).unwrap();
+        assert!(row.contains("1.33 at P = 2") && row.contains("8.000e0") && row.contains("6.000e0"), "{row}");
+    }
 }

@@ -16,11 +16,66 @@ fn sweep(label: &str, w: f64, cp: f64) -> SpeedupSeries {
             SpeedupPoint { procs, speedup: bound / 1.1, bound }
         })
         .collect();
-    SpeedupSeries { label: label.to_string(), points, ceiling: w / cp, bounds: true, chosen: false }
+    SpeedupSeries { label: label.to_string(), points, ceiling: w / cp, bounds: true, chosen: false, measured: None }
 }
 
 fn sweeps() -> Vec<SpeedupSeries> {
     vec![sweep("4x4 quadrants", 1.2e11, 1e10), sweep("4x4 quadrants, split", 1.2e11, 4.8e9)]
+}
+
+/// A plan for 2 threads and its run on 2, measured above the model's ceiling there.
+fn measured() -> Vec<SpeedupSeries> {
+    let points =
+        vec![SpeedupPoint { procs: 1, speedup: 1.0, bound: 1.0 }, SpeedupPoint { procs: 2, speedup: 0.85, bound: 0.9 }];
+    let measured =
+        MeasuredSpeedup { label: "measured: one-thread prediction / the run's time".into(), points: vec![(2, 1.01)] };
+    let s = SpeedupSeries {
+        label: "plan".into(),
+        points,
+        ceiling: 1.5,
+        bounds: true,
+        chosen: true,
+        measured: Some(measured),
+    };
+    vec![s]
+}
+
+/// The x tick labels of an SVG chart: the texts centred below the plot, on one line.
+fn x_ticks(stem: &Path) -> Vec<String> {
+    let svg = String::from_utf8(files(stem).0).unwrap();
+    let below: Vec<(i64, String)> = svg
+        .split("<text")
+        .skip(1)
+        .filter(|t| t.contains("text-anchor=\"middle\"") && t.contains("dy=\"0.76em\"") && !t.contains("rotate"))
+        .map(|t| {
+            let y = t.split("y=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+            (y, t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].trim().to_string())
+        })
+        .collect();
+    let lowest = below.iter().map(|b| b.0).max().unwrap();
+    below.into_iter().filter(|b| b.0 == lowest).map(|b| b.1).collect()
+}
+
+/// A 2-thread plan's chart is ticked 1 and 2, never 0.5 or 1.5; its run's measured speedup is
+/// drawn with its value and its definition, and may pass the model's ceiling, which is then
+/// not called a bound.
+#[test]
+fn a_speedup_chart_ticks_whole_threads_and_shows_the_measured_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = stem(&dir, "measured");
+    speedup(&s, "t", "threads", &measured(), Some(2)).unwrap();
+    assert_eq!(x_ticks(&s), ["1", "2"]);
+    check(&s, &["1.01", "model&apos;s ceiling"]);
+    let legend = texts(&s).join(" ");
+    assert!(legend.contains("measured: one-thread prediction / the run&apos;s time"), "{legend}");
+    // A sweep to 48 processors: whole counts at round steps.
+    let s = stem(&dir, "sweep");
+    speedup(&s, "t", "processors", &sweeps(), None).unwrap();
+    let ticks: Vec<u32> = x_ticks(&s).iter().map(|t| t.parse().expect("a whole count")).collect();
+    assert!(ticks.len() >= 4 && ticks.iter().all(|t| (1..=48).contains(t)), "{ticks:?}");
+    let step = ticks[0];
+    assert!([1, 2, 5, 10, 20].contains(&step), "{ticks:?}");
+    assert!(ticks.iter().enumerate().all(|(i, &t)| t == step * (i as u32 + 1)), "{ticks:?}");
 }
 
 /// Ramps up to `peak` busy processors, holds, then drains: times in ticks, large.
@@ -101,8 +156,14 @@ fn speedup_chart() {
     let s = stem(&dir, "speedup");
     speedup(&s, "Speedup, 4x4", "processors", &sweeps(), Some(16)).unwrap();
     check(&s, &["4x4 quadrants", "4x4 quadrants, split", "W/CP = 12", "W/CP = 25", "planned: 16 threads"]);
-    // W and CP are said in words: total work and critical path.
-    check(&s, &["W: total work", "CP: critical path", "no speedup passes W/CP"]);
+    // W and CP are said in words: total work and critical path, of the model's costs; what
+    // they give is the model's ceiling, which a run can pass, never "a bound no schedule beats".
+    check(&s, &["W: total work", "CP: critical path", "model&apos;s ceiling"]);
+    let legend = texts(&s).join(" ");
+    for words in ["no simulated speedup passes W/CP", "a ceiling of the model, not a bound on runs"] {
+        assert!(legend.contains(words), "{legend}");
+    }
+    assert!(!legend.contains("beats"), "the ceiling is not called a bound: {legend}");
     // A ceiling far above every curve is named, not drawn: the curves keep the height.
     let mut far = sweeps();
     far[1].ceiling = 1e4;
@@ -216,6 +277,7 @@ fn same_input_same_bytes() {
     let draw_all = |name: &str| {
         let s = stem(&dir, name);
         speedup(&s.with_file_name(format!("{name}-speedup")), "t", "processors", &sweeps(), None).unwrap();
+        speedup(&s.with_file_name(format!("{name}-measured")), "t", "threads", &measured(), Some(2)).unwrap();
         busy(&s.with_file_name(format!("{name}-busy")), "t", "ticks", &busies()).unwrap();
         gantt(&s.with_file_name(format!("{name}-gantt")), "t", &SECONDS, 5, &bars(5, 40)).unwrap();
         let (predicted, actual) = schedules(5, 400);
@@ -224,7 +286,7 @@ fn same_input_same_bytes() {
         s
     };
     let (a, b) = (draw_all("a"), draw_all("b"));
-    for kind in ["speedup", "busy", "gantt", "compare"] {
+    for kind in ["speedup", "measured", "busy", "gantt", "compare"] {
         let first = files(&a.with_file_name(format!("a-{kind}")));
         let second = files(&b.with_file_name(format!("b-{kind}")));
         assert!(first == second, "{kind} charts differ");
@@ -236,7 +298,8 @@ fn empty_input_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let s = stem(&dir, "empty");
     assert!(speedup(&s, "t", "processors", &[], None).is_err());
-    let no_points = SpeedupSeries { label: "x".into(), points: vec![], ceiling: 3.0, bounds: true, chosen: false };
+    let no_points =
+        SpeedupSeries { label: "x".into(), points: vec![], ceiling: 3.0, bounds: true, chosen: false, measured: None };
     assert!(speedup(&s, "t", "processors", &[no_points], None).is_err());
     assert!(busy(&s, "t", "ticks", &[]).is_err());
     assert!(gantt(&s, "t", &SECONDS, 4, &[]).is_err());
@@ -339,9 +402,10 @@ fn plan_charts_stop_at_the_planned_threads() {
     for name in ["speedup", "candidates"] {
         let s = dir.path().join("r").join(name);
         check(&s, &["planned: 3 threads", "W: total work"]);
-        // The x axis's last tick is 3; no tick past it (nor any speedup above 3 on 3 threads).
+        // The x axis is ticked at whole threads up to 3; no tick past it (nor any speedup
+        // above 3 on 3 threads).
+        assert_eq!(x_ticks(&s), ["1", "2", "3"], "{name}");
         let t = texts(&s);
-        assert!(t.iter().any(|x| x == "3"), "{name}: {t:?}");
         let ticks: Vec<f64> = t.iter().filter_map(|x| x.parse().ok()).collect();
         assert!(ticks.iter().all(|&v| v <= 3.0), "{name} reaches past 3: {ticks:?}");
     }

@@ -290,6 +290,11 @@ fn bad_plans_exit_2_and_traces_that_disagree_with_them_exit_1() {
         "short.csv",
         &trace_text.lines().filter(|l| !l.starts_with(&format!("{first_job},"))).collect::<Vec<_>>().join("\n"),
     );
+    // The trace of a run that named no plan (traces before fingerprints): compared unchecked,
+    // so that a plan lacking one of its jobs is refused for that.
+    let (header, rows) = trace_text.split_once('\n').unwrap();
+    let unnamed = header.split(' ').filter(|w| !w.starts_with("plan=")).collect::<Vec<_>>().join(" ");
+    let unnamed_trace = file(d, "unnamed.csv", &format!("{unnamed}\n{rows}"));
     let cases: Vec<(Vec<String>, String)> = vec![
         (vec!["run".into(), "3x3".into(), "--plan".into(), path(&d.join("plan.json")).into()], "is for 2x3".into()),
         // Lines alone name a position too (of the default board), which the plan must be for.
@@ -314,8 +319,19 @@ fn bad_plans_exit_2_and_traces_that_disagree_with_them_exit_1() {
             "is not a plan file".into(),
         ),
         (
-            vec!["compare".into(), "--plan".into(), path(&missing).into(), "--trace".into(), path(&trace).into()],
+            vec![
+                "compare".into(),
+                "--plan".into(),
+                path(&missing).into(),
+                "--trace".into(),
+                path(&unnamed_trace).into(),
+            ],
             format!("job '{}' is not in the plan", last["name"].as_str().unwrap()),
+        ),
+        // The run's own trace names the plan it ran, which `missing.json` is not.
+        (
+            vec!["compare".into(), "--plan".into(), path(&missing).into(), "--trace".into(), path(&trace).into()],
+            "not the plan that ran".into(),
         ),
         (
             vec![
@@ -523,4 +539,75 @@ fn a_model_of_another_kernel_is_named_as_such_when_a_plan_probes_this_machine() 
     let said = plan(&ours);
     let committed = dab::sched::CostModel::built_in_for(here).simd;
     assert_eq!(said.contains(note), committed != here, "{said}");
+}
+
+/// The SVG of the speedup chart in `dir`.
+fn speedup_chart(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("speedup.svg")).unwrap()
+}
+
+/// A run's trace names the plan it ran (its fingerprint), and `dab compare` refuses another:
+/// a later `dab plan` into the run's folder rewrites `plan.json`, whose prediction is not the
+/// one the run was compared with. The plan that ran still compares, and the speedup chart of
+/// a plan shows the folder's run only where that run is of this very plan.
+#[test]
+fn a_trace_is_compared_only_with_the_plan_its_run_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plan_args = |threads: &str| {
+        ["2x3", "--threads", threads, "--cost", path(&model()), "--no-probe", "--out", path(d), "--quiet"]
+            .map(String::from)
+            .to_vec()
+    };
+    dab().arg("run").args(plan_args("2")).assert().success();
+    let plan = d.join("plan.json");
+    let ran = d.join("ran.json");
+    std::fs::copy(&plan, &ran).unwrap();
+    let fingerprint = dab::plan::Plan::load(&plan).unwrap().fingerprint();
+    let trace = d.join("trace.csv");
+    let header = std::fs::read_to_string(&trace).unwrap().lines().next().unwrap().to_string();
+    assert!(header.ends_with(&format!(" plan={fingerprint}")), "{header}");
+    // The run drew the plan's speedup chart again with its measured speedup.
+    assert!(speedup_chart(d).contains("measured, this plan&apos;s run (trace.csv)"));
+
+    // The same plan again (the planner is deterministic without a probe): the run is its own.
+    dab().arg("plan").args(plan_args("2")).assert().success();
+    assert_eq!(dab::plan::Plan::load(&plan).unwrap().fingerprint(), fingerprint);
+    assert!(speedup_chart(d).contains("measured, this plan&apos;s run"));
+
+    // Another plan into the same folder: not the run's, so neither the chart nor compare takes it.
+    dab().arg("plan").args(plan_args("1")).assert().success();
+    let other = dab::plan::Plan::load(&plan).unwrap().fingerprint();
+    assert_ne!(other, fingerprint);
+    assert!(!speedup_chart(d).contains("measured"), "the run is of another plan");
+    let out = d.join("compared");
+    dab()
+        .args(["compare", "--plan", path(&plan), "--trace", path(&trace), "--out", path(&out)])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::is_empty())
+        .stderr(
+            predicate::str::starts_with(format!("error: plan '{}', trace '{}': ", path(&plan), path(&trace)))
+                .and(predicate::str::contains(format!("the trace is of a run of plan {fingerprint}")))
+                .and(predicate::str::contains(format!("this plan is {other}"))),
+        );
+    assert!(!out.exists(), "a refused comparison writes nothing");
+
+    // The plan that ran compares, and says both fingerprints agree.
+    let v = stdout_json(
+        dab().args(["compare", "--plan", path(&ran), "--trace", path(&trace), "--json", "--out", path(&out)]).assert(),
+    );
+    assert_eq!(v["plan_fingerprint"], fingerprint.as_str());
+    assert_eq!(v["trace_plan_fingerprint"], fingerprint.as_str());
+
+    // A trace written before traces named their plan is compared as before, with a note.
+    let text = std::fs::read_to_string(&trace).unwrap().replace(&format!(" plan={fingerprint}"), "");
+    let old = file(d, "old.csv", &text);
+    let v = stdout_json(
+        dab()
+            .args(["compare", "--plan", path(&ran), "--trace", path(&old), "--json", "--out", path(&out)])
+            .assert()
+            .stderr(predicate::str::contains("does not name the plan its run ran")),
+    );
+    assert_eq!(v["trace_plan_fingerprint"], serde_json::Value::Null);
 }

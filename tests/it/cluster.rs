@@ -546,8 +546,13 @@ fn slurm_s_record_becomes_a_trace_with_a_fitted_overhead() {
     // The trace is one `dab compare` reads, and the fitted overhead predicts its makespan.
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("trace.csv");
-    let info =
-        TraceInfo { board: Some(plan.board.clone()), threads: Some(converted.threads), value: None, tasks: false };
+    let info = TraceInfo {
+        board: Some(plan.board.clone()),
+        threads: Some(converted.threads),
+        value: None,
+        tasks: false,
+        plan: Some(plan.fingerprint()),
+    };
     dab::exec::write_trace(&file, &converted.rows, &info).unwrap();
     let (rows, info) = dab::exec::read_trace(&file).unwrap();
     let o = &converted.overhead;
@@ -690,7 +695,8 @@ fn a_cluster_run_of_tasks_is_traced_by_task_and_predicted_with_the_overhead_of_a
     assert_eq!(run_2x6.overhead.ticks, None, "dab sim simulates jobs, not tasks");
     assert!((0.5..2.0).contains(&fitted), "Slurm here waits about a second a task: {fitted}");
     // The fit reproduces the run it was fitted on.
-    let info = |threads| TraceInfo { board: None, threads: Some(threads), value: None, tasks: true };
+    // No fingerprint: the same trace is predicted with each plan's tasks below.
+    let info = |threads| TraceInfo { board: None, threads: Some(threads), value: None, tasks: true, plan: None };
     let own = compare_tasks(&plan_2x6, &run_2x6.rows, &info(run_2x6.threads), None, Some(fitted)).unwrap();
     assert!((own.comparison.actual_over_predicted - 1.0).abs() < 0.02, "{}", own.comparison);
 

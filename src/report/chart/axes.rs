@@ -68,6 +68,61 @@ impl ValueFormatter<f64> for Threads {
     }
 }
 
+/// A processor-count axis: linear from 0 to `hi`, ticked at whole counts only, the multiples of
+/// the finest step of 1, 2, 5, 10, 20, 50, ... that leaves room for each label (never 1.5
+/// threads, whatever the range: a 2-thread plan is ticked 1 and 2).
+#[derive(Clone, Copy)]
+pub(super) struct Counts {
+    /// The right end, above 0.
+    pub(super) hi: f64,
+}
+
+impl Counts {
+    /// The ticks when `most` fit: every multiple of the step, from the step to `hi`.
+    fn ticks(&self, most: usize) -> Vec<f64> {
+        let last = self.hi.floor() as u64;
+        if last == 0 {
+            return Vec::new();
+        }
+        let most = most.max(1) as u64;
+        let mut decade = 1u64;
+        let step = loop {
+            if let Some(&s) = [decade, 2 * decade, 5 * decade].iter().find(|&&s| last / s <= most) {
+                break s;
+            }
+            decade = decade.saturating_mul(10);
+        };
+        (1..=last / step).map(|k| (k * step) as f64).collect()
+    }
+}
+
+impl Ranged for Counts {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, (from, to): (i32, i32)) -> i32 {
+        from + (value / self.hi * f64::from(to - from)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        // Grid lines at the ticks only: a light line between two counts would mark none.
+        if hint.weight().allow_light_points() {
+            return Vec::new();
+        }
+        self.ticks(hint.max_num_points())
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        0.0..self.hi
+    }
+}
+
+impl ValueFormatter<f64> for Counts {
+    fn format(value: &f64) -> String {
+        compact(*value)
+    }
+}
+
 /// The Gantt y axis: processor p's lane is [p, p + 1), drawn top down so that P0 is on top,
 /// with a tick in the middle of every `stride`-th lane.
 pub(super) struct Lanes {
@@ -227,9 +282,9 @@ fn trim(s: String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use plotters::coord::ranged1d::Ranged;
+    use plotters::coord::ranged1d::{BoldPoints, Ranged};
 
-    use super::{Log, compact};
+    use super::{Counts, Log, compact};
 
     #[test]
     fn log_ticks() {
@@ -241,6 +296,25 @@ mod tests {
         assert_eq!(ticks(0.5, 5e4), [1.0, 10.0, 100.0, 1000.0, 10_000.0]);
         // Too many decades for one tick each: every other one.
         assert_eq!(ticks(1.0, 1e15).len(), 8);
+    }
+
+    #[test]
+    fn processor_counts_are_ticked_at_whole_counts_only() {
+        let ticks = |hi, most| Counts { hi }.key_points(BoldPoints(most));
+        // A plan for 2 threads: 1 and 2, never 0.5 or 1.5.
+        assert_eq!(ticks(2.06, 10), [1.0, 2.0]);
+        assert_eq!(ticks(1.03, 10), [1.0]);
+        assert_eq!(ticks(3.09, 12), [1.0, 2.0, 3.0]);
+        // A 64-thread sweep and one to 150: round steps, every tick a whole count.
+        assert_eq!(ticks(65.92, 10), [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]);
+        assert_eq!(ticks(65.92, 40), (1..=32).map(|k| f64::from(2 * k)).collect::<Vec<_>>());
+        assert_eq!(ticks(154.5, 10), [20.0, 40.0, 60.0, 80.0, 100.0, 120.0, 140.0]);
+        assert!(ticks(0.5, 5).is_empty(), "no whole count in range");
+        for (hi, most) in [(7.2, 3), (16.5, 4), (1e4, 6)] {
+            let t = ticks(hi, most);
+            assert!(!t.is_empty() && t.len() <= most.max(1), "{hi}: {t:?}");
+            assert!(t.iter().all(|v| v.fract() == 0.0 && *v >= 1.0), "{hi}: {t:?}");
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub use compare::{ComparePoint, compare};
 pub(crate) use gantt::MICROS;
 pub use gantt::{BarScale, GanttBar, MAX_LABELLED_BARS, gantt};
 pub(crate) use scale::{ScalePoint, scale};
-pub use speedup::{SpeedupPoint, SpeedupSeries, W_CP_NOTE, speedup};
+pub use speedup::{MeasuredSpeedup, SpeedupPoint, SpeedupSeries, W_CP_NOTE, speedup};
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,7 @@
 //! The scaling chart (`dab scale`): measured and predicted speedup against threads with the
-//! simulator's bound, over a panel of actual over predicted time at each thread count.
+//! model's ceiling, over a panel of actual over predicted time at each thread count. The
+//! ceiling is the model's (its costs and contention): no simulated schedule passes it, but a
+//! measured run can where the model is off, so it is never called a bound.
 
 use std::path::Path;
 
@@ -26,14 +28,14 @@ pub(crate) struct ScalePoint {
     pub(crate) predicted: f64,
     /// Measured speedup.
     pub(crate) actual: f64,
-    /// The simulator's bound as a speedup: no schedule reaches past it.
+    /// The model's ceiling as a speedup: no simulated schedule reaches past it (a run can).
     pub(crate) bound: f64,
     /// Actual over predicted seconds: above 1, slower than predicted.
     pub(crate) ratio: f64,
 }
 
 /// Writes `<stem>.svg` and `<stem>.png`: measured and predicted speedup against threads with the
-/// simulator's bound and the ideal speedup = threads (the panel titled `speedup_title`), and
+/// model's ceiling and the ideal speedup = threads (the panel titled `speedup_title`), and
 /// below it actual over predicted time at each thread count, each point labelled ("0.91x").
 /// `repeats` is how many runs each measured point is the median of.
 pub(crate) fn scale(
@@ -104,11 +106,11 @@ fn draw_scale<DB: DrawingBackend>(
         EmptyElement::at((x, y)) + PathElement::new([(0, 0), (20, 0)], predicted) + Circle::new((10, 0), 5, predicted)
     });
     chart.draw_series(at(|p| p.predicted).map(|xy| Circle::new(xy, 7, predicted)))?;
-    // Last, dashed: where the prediction reaches the bound, the dashes still show on it.
+    // Last, dashed: where the prediction reaches the ceiling, the dashes still show on it.
     let bound = PALETTE[2].stroke_width(2);
     chart
         .draw_series(DashedLineSeries::new(at(|p| p.bound), 6, 6, bound))?
-        .label("simulator's bound: one-thread prediction / lower bound")
+        .label("model's ceiling: one-thread prediction / max(CP, W/P); runs can pass it")
         .legend(move |(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 6, 6, bound));
     // Above the ideal line nothing is drawn unless a run beat it.
     legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
