@@ -64,8 +64,8 @@ pub fn run(args: RunArgs) -> CliResult {
     if let Some(path) = &args.plan {
         let memory = args.common.machine_memory.or_else(dab::support::machine_memory_bytes);
         if let Some(memory) = memory
-            && let Some(need) =
-                plan.past_memory(threads as u32, memory).map_err(|e| format!("plan '{}': {e}", path.display()))?
+            // A plan that cannot be sized fails its check below, which names what is wrong.
+            && let Ok(Some(need)) = plan.past_memory(threads as u32, memory)
         {
             return Err(format!(
                 "plan '{}' peaks at {} on {threads} threads (values with the program, tables and threads), past the {} \

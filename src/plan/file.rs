@@ -713,7 +713,10 @@ impl Plan {
         let board: Board = self.board.parse().map_err(|e| PlanError::Position(format!("board: {e}")))?;
         let root =
             Position::from_line_string(board, &self.root).map_err(|e| PlanError::Position(format!("root: {e}")))?;
-        Ok(run_fixed_bytes(&Space::new(root, Some(self.groups))?, self.jobs.len()))
+        let space = Space::new(root, Some(self.groups))?;
+        // A full root has no kernel to size: refused as its check refuses it.
+        space.require_lines()?;
+        Ok(run_fixed_bytes(&space, self.jobs.len()))
     }
 
     /// Where the plan has no memory limit and its predicted peak on `threads` threads, with the
