@@ -8,6 +8,10 @@
 //! so they are tried first. The fit's searches are recorded in
 //! `tests/data/search/search-fit.csv` (a test checks the constants are their fit); the
 //! measurements behind the table's size are in docs/search-notes.md.
+//!
+//! The walk for who must make the next loony move, which an answer takes after its engine, is
+//! priced too ([`walk_budget`]): a time a position, scaled to the cost model's machine like the
+//! search's, turns the answer's budget for it into the positions it may visit.
 
 use crate::game::Position;
 use crate::plan::SolveEstimate;
@@ -201,6 +205,62 @@ pub fn twin_seconds(engine: super::Engine, undrawn: usize) -> Option<f64> {
     }
 }
 
+/// Nanoseconds the walk for the next loony move ([`super::control`]) spends on a position it
+/// visits for each undrawn line of the root (each a move whose value it looks up, the best
+/// ones tested for loony), on one thread of the built-in model's machine: the dearest of the
+/// walks `control::tests::measure_the_walk_price` times (2026-11-29, this 2-core machine
+/// shared with two builds): the empty 3x3, 24 undrawn lines and eight symmetries, 4.3-5.4 us a
+/// position (180-225 ns a line); the walks of 8x8 to 16x16 positions of 20 and 24 undrawn
+/// lines apart, every move a capture, 1.4-2.4 us (70-120 ns a line).
+const WALK_NS_PER_LINE: f64 = 200.0;
+
+/// Nanoseconds a walk spends on each value it reads from a store (its file found, the value's
+/// chunk read and checked), on the built-in model's machine: the empty 3x3's walk from a store
+/// of its whole solve, 2.2 M reads in 3.2 s before walks were priced (1.4 us each, the walk's
+/// own 0.2 us taken out), and 9,727 positions of 24 reads in 0.22 s after (1.0 us).
+const WALK_STORE_READ_NS: f64 = 1000.0;
+
+/// The least budget of a walk: what an answer may spend on the next loony move past its
+/// engine's own time, however quick that was. Half a second buys the empty 3x3's whole walk
+/// (92,613 positions of 24 lines, 0.44 s at [`WALK_NS_PER_LINE`]), the largest of a board of at
+/// most 24 lines, and keeps a 16x16 answer whose walk is left out within a second.
+pub const WALK_LEAST_SECONDS: f64 = 0.5;
+
+/// Where a walk's values come from, which sets its price.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalkValues {
+    /// A table in memory: the retrograde's partitions or the dense twin's.
+    Memory,
+    /// A store's files, read a value at a time.
+    Store,
+}
+
+/// The walk's price of a position of `pos`'s walk, in seconds on `model`'s machine.
+pub fn walk_seconds_per_position(pos: Position, values: WalkValues, model: &CostModel) -> f64 {
+    let read = if values == WalkValues::Store { WALK_STORE_READ_NS } else { 0.0 };
+    pos.undrawn().len() as f64 * (WALK_NS_PER_LINE + read) * machine_scale(model) / 1e9
+}
+
+/// The budget of the walk for the next loony move of `pos` after an engine that answered in
+/// `engine_seconds`: as long again, at least [`WALK_LEAST_SECONDS`], and no later than
+/// `deadline` where the answer has one; in positions at the walk's price on `model`'s
+/// machine.
+pub fn walk_budget(
+    pos: Position,
+    engine_seconds: f64,
+    deadline: Option<std::time::Instant>,
+    values: WalkValues,
+    model: &CostModel,
+) -> super::control::WalkBudget {
+    let mut seconds = engine_seconds.max(WALK_LEAST_SECONDS);
+    if let Some(d) = deadline {
+        seconds = seconds.min(d.saturating_duration_since(std::time::Instant::now()).as_secs_f64());
+    }
+    let each = walk_seconds_per_position(pos, values, model);
+    let positions = (seconds / each).min(super::control::MAX_POSITIONS as f64).max(0.0) as usize;
+    super::control::WalkBudget { seconds, positions }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +367,23 @@ mod tests {
             .collect();
         ns.sort_by(f64::total_cmp);
         assert!((ns[ns.len() / 2] - SEARCH_NS_PER_POSITION).abs() < 1.0, "{ns:?}");
+    }
+
+    #[test]
+    fn the_least_walk_budget_buys_the_empty_3x3_and_a_deadline_cuts_it() {
+        let model = CostModel::built_in();
+        let empty = Position::empty("3x3".parse().unwrap());
+        let walk = walk_budget(empty, 0.01, None, WalkValues::Memory, &model);
+        assert_eq!(walk.seconds, WALK_LEAST_SECONDS);
+        assert!(walk.positions >= 92_613, "{walk:?}");
+        // A slow engine's walk gets as long again; a store's reads cost more a position.
+        let slow = walk_budget(empty, 2.0, None, WalkValues::Memory, &model);
+        assert_eq!(slow.positions, super::super::control::MAX_POSITIONS.min(slow.positions));
+        assert!(slow.positions > walk.positions);
+        assert!(walk_budget(empty, 0.01, None, WalkValues::Store, &model).positions < walk.positions / 5);
+        // A deadline past: nothing to walk.
+        let past = walk_budget(empty, 1.0, Some(std::time::Instant::now()), WalkValues::Memory, &model);
+        assert_eq!(past.positions, 0);
     }
 
     #[test]
