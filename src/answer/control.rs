@@ -143,9 +143,18 @@ pub fn next_loony_within<E>(
     budget: WalkBudget,
     value: &mut dyn FnMut(LineSet) -> Result<Option<Value>, E>,
 ) -> Result<Control, E> {
+    walk(pos, budget, value).map(|(control, _)| control)
+}
+
+/// [`next_loony_within`] and the positions the walk answered.
+fn walk<E>(
+    pos: Position,
+    budget: WalkBudget,
+    value: &mut dyn FnMut(LineSet) -> Result<Option<Value>, E>,
+) -> Result<(Control, usize), E> {
     let free: Vec<Line> = pos.undrawn().iter().collect();
     if free.len() > MAX_FREE_LINES {
-        return Ok(Control::Unknown);
+        return Ok((Control::Unknown, 0));
     }
     let limit = budget.positions.min(MAX_POSITIONS);
     let mut walk = Walk {
@@ -157,12 +166,13 @@ pub fn next_loony_within<E>(
         limit,
         moves: Vec::new(),
     };
-    match walk.state(pos.drawn, 0, 0) {
-        Ok(n) => Ok(Control::Known(n)),
-        Err(Halt::Failed(e)) => Err(e),
-        Err(Halt::Missing) => Ok(Control::Unknown),
-        Err(Halt::Budget) => Ok(Control::LeftOut(left_out(limit, budget))),
-    }
+    let control = match walk.state(pos.drawn, 0, 0) {
+        Ok(n) => Control::Known(n),
+        Err(Halt::Failed(e)) => return Err(e),
+        Err(Halt::Missing) => Control::Unknown,
+        Err(Halt::Budget) => Control::LeftOut(left_out(limit, budget)),
+    };
+    Ok((control, walk.memo.len()))
 }
 
 /// The symmetries of `pos`'s board that fix it, but the identity, each as the image of every
@@ -347,49 +357,79 @@ mod tests {
         assert_eq!(answer("+ +\n\n+ +\n"), NextLoony::Neither);
     }
 
-    /// The walk's price, measured: walks of random positions (lines undrawn apart, whose
-    /// every move completes boxes, and a walk of every order of them) of 3x3 to 16x16 at 16 to
-    /// 24 undrawn lines, each stopped at 100,000 positions, and the empty 3x3 (92,613
-    /// positions, eight symmetries); prints each walk's nanoseconds a position and a line of
-    /// the root's (`estimate::WALK_NS_PER_LINE` is the dearest). Run with `--ignored
-    /// --nocapture`, on a machine as idle as can be.
+    /// The walk's price, measured: walks of the empty 3x3 and 2x4 (every move quiet, eight
+    /// and four symmetries), random positions of 3x4 and 4x4, positions of 8x8 to 16x16 with
+    /// lines undrawn apart (every move a capture, and a walk of every order of them) and with
+    /// worms of lines through boxes (chains), at 16 to 24 undrawn lines, each walk stopped at
+    /// 100,000 positions; prints each walk's nanoseconds a position and the least-squares fit
+    /// of a * undrawn + b * quiet (the root's lines that complete no box) through the origin
+    /// that `estimate::WALK_NS` holds, with each walk's time over the fit's. Run with
+    /// `--ignored --nocapture`, on a machine as idle as can be.
     #[test]
     #[ignore]
     fn measure_the_walk_price() {
+        use crate::game::Board;
         use crate::solver::SolveOptions;
         let mut rng = crate::support::SplitMix64(80);
-        let mut cases: Vec<Position> = vec![Position::empty("3x3".parse().unwrap())];
-        for b in ["4x4", "5x6", "8x8", "10x10", "12x12", "16x16"] {
-            let board: crate::game::Board = b.parse().unwrap();
+        let mut random = |board: Board, free: usize, worm: usize| {
+            let mut undrawn = LineSet::EMPTY;
+            let mut line = Line(rng.below(board.lines()) as u16);
+            while (undrawn.len() as usize) < free {
+                undrawn = undrawn.with(line);
+                let next: Vec<Line> =
+                    board.boxes_of(line).flat_map(|b| board.box_sides(b)).filter(|&s| !undrawn.contains(s)).collect();
+                line = if rng.below(worm) == 0 || next.is_empty() {
+                    Line(rng.below(board.lines()) as u16)
+                } else {
+                    next[rng.below(next.len())]
+                };
+            }
+            Position { board, drawn: board.full().minus(undrawn) }
+        };
+        let mut cases: Vec<Position> = ["3x3", "2x4"].map(|b| Position::empty(b.parse().unwrap())).into();
+        for (b, free) in [("3x4", 20), ("3x4", 24), ("4x4", 20), ("4x4", 24)] {
+            cases.push(random(b.parse().unwrap(), free, 1));
+        }
+        for b in ["6x6", "8x8", "10x10", "12x12", "16x16"] {
             for free in [16, 20, 24] {
-                let mut undrawn = LineSet::EMPTY;
-                while (undrawn.len() as usize) < free {
-                    undrawn = undrawn.with(Line(rng.below(board.lines()) as u16));
-                }
-                cases.push(Position { board, drawn: board.full().minus(undrawn) });
+                cases.extend([random(b.parse().unwrap(), free, 1), random(b.parse().unwrap(), free, 5)]);
             }
         }
-        let mut dearest: f64 = 0.0;
+        /// One walk timed.
+        struct Point {
+            pos: Position,
+            free: f64,
+            quiet: f64,
+            positions: usize,
+            ns: f64,
+        }
+        let mut points = Vec::new();
         for pos in cases {
             let s = crate::exec::solve(pos, SolveOptions { keep_all: true, ..Default::default() }).unwrap();
-            let budget = WalkBudget { seconds: f64::INFINITY, positions: 100_000 };
+            let mut value = |d: LineSet| Ok::<_, std::convert::Infallible>(s.value_of(s.space.state_of(d)));
             let start = std::time::Instant::now();
-            let control = from_solution(pos, &s, budget);
-            let seconds = start.elapsed().as_secs_f64();
-            let positions = match control {
-                Control::LeftOut(_) => 100_000,
-                _ if pos.drawn.is_empty() => 92_613,
-                _ => continue,
-            };
-            let free = pos.undrawn().len();
-            let ns = seconds * 1e9 / positions as f64;
-            println!(
-                "{} {free} undrawn: {positions} positions, {ns:.0} ns each, {:.0} a line",
-                pos.board,
-                ns / free as f64
-            );
-            dearest = dearest.max(ns / free as f64);
+            let (_, positions) =
+                walk(pos, WalkBudget { seconds: f64::INFINITY, positions: 100_000 }, &mut value).unwrap();
+            let ns = start.elapsed().as_secs_f64() * 1e9 / positions.max(1) as f64;
+            let (free, quiet) = (pos.undrawn().len() as f64, super::super::estimate::quiet_lines(pos) as f64);
+            if positions >= 1000 {
+                points.push(Point { pos, free, quiet, positions, ns });
+            }
         }
-        println!("dearest: {dearest:.0} ns a line");
+        // Least squares through the origin: [sum ff, sum fq; sum fq, sum qq] (a, b) = (sum fy, sum qy).
+        let sum = |f: &dyn Fn(&Point) -> f64| points.iter().map(f).sum::<f64>();
+        let (ff, fq, qq) = (sum(&|p| p.free * p.free), sum(&|p| p.free * p.quiet), sum(&|p| p.quiet * p.quiet));
+        let (fy, qy) = (sum(&|p| p.free * p.ns), sum(&|p| p.quiet * p.ns));
+        let det = ff * qq - fq * fq;
+        let (a, b) = ((fy * qq - qy * fq) / det, (ff * qy - fq * fy) / det);
+        for Point { pos, free, quiet, positions, ns } in &points {
+            let fit = a * free + b * quiet;
+            println!(
+                "{} {free} undrawn, {quiet} quiet: {positions} positions, {ns:.0} ns each, {:.2}x the fit",
+                pos.board,
+                ns / fit
+            );
+        }
+        println!("fit: {a:.1} * undrawn + {b:.1} * quiet ns a position");
     }
 }

@@ -206,13 +206,16 @@ pub fn twin_seconds(engine: super::Engine, undrawn: usize) -> Option<f64> {
 }
 
 /// Nanoseconds the walk for the next loony move ([`super::control`]) spends on a position it
-/// visits for each undrawn line of the root (each a move whose value it looks up, the best
-/// ones tested for loony), on one thread of the built-in model's machine: the dearest of the
-/// walks `control::tests::measure_the_walk_price` times (2026-11-29, this 2-core machine
-/// shared with two builds): the empty 3x3, 24 undrawn lines and eight symmetries, 4.3-5.4 us a
-/// position (180-225 ns a line); the walks of 8x8 to 16x16 positions of 20 and 24 undrawn
-/// lines apart, every move a capture, 1.4-2.4 us (70-120 ns a line).
-const WALK_NS_PER_LINE: f64 = 200.0;
+/// visits, on one thread of the built-in model's machine: a * undrawn + b * quiet, the root's
+/// undrawn lines (each a move whose value is looked up) and its *quiet* ones (that complete no
+/// box: a best one is tested for loony, and a walk through quiet moves keeps more positions
+/// apart). Fitted by `control::tests::measure_the_walk_price` on 23 walks (the empty 3x3 and
+/// 2x4, random 3x4 and 4x4 positions, and 6x6 to 16x16 positions of 16 to 24 lines undrawn
+/// apart or in worms through boxes) in four runs on this 2-core machine shared with two builds
+/// (2026-11-29, load 4): (59, 50), (78, 100), (80, 82), (88, 79); taken near the dearest, so
+/// that a walk priced within its budget keeps to it on a busy machine (the empty 3x3, 3.1-5.0
+/// us a position, is priced at 4.1).
+const WALK_NS: (f64, f64) = (80.0, 90.0);
 
 /// Nanoseconds a walk spends on each value it reads from a store (its file found, the value's
 /// chunk read and checked), on the built-in model's machine: the empty 3x3's walk from a store
@@ -222,8 +225,8 @@ const WALK_STORE_READ_NS: f64 = 1000.0;
 
 /// The least budget of a walk: what an answer may spend on the next loony move past its
 /// engine's own time, however quick that was. Half a second buys the empty 3x3's whole walk
-/// (92,613 positions of 24 lines, 0.44 s at [`WALK_NS_PER_LINE`]), the largest of a board of at
-/// most 24 lines, and keeps a 16x16 answer whose walk is left out within a second.
+/// (92,613 positions of 24 quiet lines, 0.38 s at [`WALK_NS`]), and keeps a 16x16 answer whose
+/// walk is left out within a second.
 pub const WALK_LEAST_SECONDS: f64 = 0.5;
 
 /// Where a walk's values come from, which sets its price.
@@ -238,7 +241,14 @@ pub enum WalkValues {
 /// The walk's price of a position of `pos`'s walk, in seconds on `model`'s machine.
 pub fn walk_seconds_per_position(pos: Position, values: WalkValues, model: &CostModel) -> f64 {
     let read = if values == WalkValues::Store { WALK_STORE_READ_NS } else { 0.0 };
-    pos.undrawn().len() as f64 * (WALK_NS_PER_LINE + read) * machine_scale(model) / 1e9
+    let undrawn = pos.undrawn().len() as f64;
+    let ns = (WALK_NS.0 + read) * undrawn + WALK_NS.1 * quiet_lines(pos) as f64;
+    ns * machine_scale(model) / 1e9
+}
+
+/// How many undrawn lines of `pos` complete no box: its *quiet* moves.
+pub(crate) fn quiet_lines(pos: Position) -> u32 {
+    pos.undrawn().iter().filter(|&l| pos.board.completes(pos.drawn, l) == 0).count() as u32
 }
 
 /// The budget of the walk for the next loony move of `pos` after an engine that answered in
@@ -381,6 +391,13 @@ mod tests {
         assert_eq!(slow.positions, super::super::control::MAX_POSITIONS.min(slow.positions));
         assert!(slow.positions > walk.positions);
         assert!(walk_budget(empty, 0.01, None, WalkValues::Store, &model).positions < walk.positions / 5);
+        // A position whose every move is a capture is cheaper a position than a quiet one.
+        let board: crate::game::Board = "16x16".parse().unwrap();
+        let apart = Position { board, drawn: board.full().minus([board.h(1, 1), board.h(5, 5)].into_iter().collect()) };
+        assert_eq!(quiet_lines(apart), 0);
+        assert_eq!(quiet_lines(empty), 24);
+        let per = |p| walk_seconds_per_position(p, WalkValues::Memory, &model) / p.undrawn().len() as f64;
+        assert!(per(apart) < per(empty) / 2.0);
         // A deadline past: nothing to walk.
         let past = walk_budget(empty, 1.0, Some(std::time::Instant::now()), WalkValues::Memory, &model);
         assert_eq!(past.positions, 0);
