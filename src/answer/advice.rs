@@ -153,7 +153,12 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
         return Ok(Advice::Proven(hint(pos, reader, ask)?));
     }
     if let Some(reader) = reader
-        && let Some(a) = from_book(reader, pos, ask.penalty)?
+        && let Some(a) = from_book(
+            reader,
+            pos,
+            ask.penalty,
+            Some(start + Duration::from_secs_f64(seconds * RETROGRADE_DEADLINE_SHARE)),
+        )?
     {
         return Ok(Advice::Proven(a));
     }

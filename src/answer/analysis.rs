@@ -10,7 +10,8 @@ use crate::game::{Line, MoveReport, Penalty, PenaltyError, Position, Value, Valu
 use crate::plan::SolveEstimate;
 use crate::support::{Setting, choice, peak_rss_bytes};
 
-use super::control::{KEEP_ALL_FREE, NextLoony, from_solution, next_loony};
+use super::control::{Control, KEEP_ALL_FREE, NextLoony, WalkBudget, from_solution, next_loony_within};
+use super::estimate::{WalkValues, walk_budget};
 use super::search::{SearchError, SearchOptions, search};
 use crate::solver::{Dense, MAX_FREE_LINES, SolveOptions, SpaceError, Traffic, TwinError, minimax_under};
 
@@ -149,6 +150,10 @@ pub struct Analysis {
     /// most 24 undrawn lines and no store is given; None otherwise (the search and minimax keep no table of values).
     #[serde(default)]
     pub next_loony: Option<NextLoony>,
+    /// Why `next_loony` is left out where its walk was priced past the answer's budget: one
+    /// line (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_loony_left_out: Option<String>,
 }
 
 /// What an engine found, before it is reported.
@@ -163,8 +168,8 @@ struct Outcome {
     /// The kernel's traffic (partitioned solver only).
     traffic: Option<Traffic>,
     /// Who must make the next loony move, worked out after the engine's time is taken (the
-    /// walk reads the engine's values but is not the engine's work).
-    next_loony: Box<dyn FnOnce() -> Option<NextLoony>>,
+    /// walk reads the engine's values but is not the engine's work), within its budget.
+    next_loony: Box<dyn FnOnce(WalkBudget) -> Control>,
 }
 
 /// Solves `root` with `engine` and reports the root's value and every move.
@@ -184,7 +189,7 @@ pub fn analyse_with(
     if engine == Engine::Search && !penalty.is_none() {
         return Err(AnalysisError::SearchUnderPenalty(penalty));
     }
-    let threads = opts.threads;
+    let (threads, deadline) = (opts.threads, opts.deadline);
     let start = std::time::Instant::now();
     let outcome = match engine {
         Engine::Partition => by_partition(root, opts)?,
@@ -195,7 +200,10 @@ pub fn analyse_with(
     let seconds = start.elapsed().as_secs_f64();
     // The twins run in one thread whatever was asked.
     let threads = if matches!(engine, Engine::Partition | Engine::Search) { threads } else { 1 };
-    Ok(report(root, engine, outcome, seconds, threads, penalty))
+    // The walk for the next loony move gets as long again as the engine took (at least half
+    // a second), within the answer's deadline where it has one.
+    let budget = walk_budget(root, seconds, deadline, WalkValues::Memory, crate::plan::model_or_built_in());
+    Ok(report(root, engine, outcome, seconds, threads, penalty, budget))
 }
 
 /// The partitioned solver's outcome (refused past [`MAX_FREE_IN_MEMORY`] undrawn lines, with
@@ -217,7 +225,7 @@ fn by_partition(root: Position, opts: SolveOptions) -> Result<Outcome, AnalysisE
         partitions: s.partitions,
         peak_value_bytes: s.peak_bytes,
         traffic: Some(s.traffic),
-        next_loony: Box::new(move || from_solution(root, &s)),
+        next_loony: Box::new(move |budget| from_solution(root, &s, budget)),
     })
 }
 
@@ -234,9 +242,9 @@ fn by_dense(root: Position, penalty: Penalty) -> Result<Outcome, AnalysisError> 
         partitions: 1,
         peak_value_bytes: len,
         traffic: None,
-        next_loony: Box::new(move || {
+        next_loony: Box::new(move |budget| {
             let mut value = |drawn| Ok::<_, std::convert::Infallible>(Some(d.value(drawn)));
-            next_loony(root, &mut value).unwrap_or_else(|e| match e {})
+            next_loony_within(root, budget, &mut value).unwrap_or_else(|e| match e {})
         }),
     })
 }
@@ -252,7 +260,7 @@ fn by_search(root: Position, opts: SearchOptions) -> Result<Outcome, AnalysisErr
         partitions: 0,
         peak_value_bytes: s.table_bytes,
         traffic: None,
-        next_loony: Box::new(|| None),
+        next_loony: Box::new(|_| Control::Unknown),
     })
 }
 
@@ -269,7 +277,7 @@ fn by_minimax(root: Position, penalty: Penalty) -> Result<Outcome, AnalysisError
         partitions: 0,
         peak_value_bytes: 0,
         traffic: None,
-        next_loony: Box::new(|| None),
+        next_loony: Box::new(|_| Control::Unknown),
     })
 }
 
@@ -281,10 +289,12 @@ fn report(
     seconds: f64,
     threads: usize,
     penalty: Penalty,
+    budget: WalkBudget,
 ) -> Analysis {
     let moves: Vec<MoveReport> =
         outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(root, l, boxes, v as i32)).collect();
     let best = crate::game::best_moves(&moves, outcome.value as i32);
+    let (next_loony, next_loony_left_out) = (outcome.next_loony)(budget).fields();
     Analysis {
         board: root.board.to_string(),
         root: root.to_line_string(),
@@ -303,7 +313,8 @@ fn report(
         bytes_moved: outcome.traffic.map(|t| t.bytes()),
         gigabytes_per_second: outcome.traffic.map(|t| t.gigabytes_per_second(seconds)),
         penalty,
-        next_loony: (outcome.next_loony)(),
+        next_loony,
+        next_loony_left_out,
     }
 }
 
@@ -350,6 +361,9 @@ impl std::fmt::Display for Analysis {
         write!(f, "{}", self.lines())?;
         if let Some(n) = self.next_loony {
             writeln!(f, "next loony move: {}", n.words())?;
+        }
+        if let Some(why) = &self.next_loony_left_out {
+            writeln!(f, "next loony move: {why}")?;
         }
         let groups: Vec<String> = self.groups.iter().map(|g| g.to_string()).collect();
         // The search counts positions visited (a position reached twice counts twice) and

@@ -14,14 +14,21 @@
 //!   preference of the opponent.
 //!
 //! Only best moves are followed and a loony move ends the walk, so the positions visited are
-//! few where the values are decided; a walk past [`MAX_POSITIONS`] gives no answer.
+//! few where the values are decided; not where most moves are best: a 16x16 position of 20
+//! undrawn lines apart, whose every move completes boxes, has every order of its captures. So
+//! a walk is priced like every engine ([`super::estimate::walk_budget`]): it gets the
+//! positions its budget buys (at most [`MAX_POSITIONS`]), and one that reaches them is left
+//! out of the answer, which says so in one line ([`Control::LeftOut`]). A position is keyed by
+//! the root's undrawn lines it has drawn, one bit each, at least of their images under the
+//! symmetries that fix the root (tables of at most 64 entries, built once a walk by the
+//! board's word-level maps, [`crate::game::Symmetry::apply`]): no position's 544-line set is
+//! mapped or hashed, and a root with no symmetry has no image to take.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::game::{LineSet, Position, Symmetry, Value, is_loony, move_value};
-use crate::solver::Solution;
+use crate::game::{Board, Line, LineSet, Position, Value, is_loony_position, move_value};
+use crate::solver::{MAX_FREE_LINES, Solution};
 
 /// Who must make the next loony move with best play.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -73,86 +80,256 @@ impl NextLoony {
     }
 }
 
-/// Most positions (up to symmetry) one answer walks before it gives up: about a second. The
+/// Most positions (up to symmetry) one walk visits, whatever its budget: its memo's bound. The
 /// empty 3x3 board takes 92,613.
 pub const MAX_POSITIONS: usize = 500_000;
 
+/// How far a walk may go: the positions its budget buys at the walk's price
+/// ([`super::estimate::walk_budget`]), never more than [`MAX_POSITIONS`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WalkBudget {
+    /// Seconds the walk was given (infinite: none but [`MAX_POSITIONS`]).
+    pub seconds: f64,
+    /// Positions (up to symmetry) they buy.
+    pub positions: usize,
+}
+
+impl WalkBudget {
+    /// No budget but [`MAX_POSITIONS`]: the twins' tests, and the walk of a position whose
+    /// every move is already valued.
+    pub const WHOLE: WalkBudget = WalkBudget { seconds: f64::INFINITY, positions: MAX_POSITIONS };
+}
+
+/// What a walk found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Control {
+    /// Who must make the next loony move with best play.
+    Known(NextLoony),
+    /// A value the walk needed is not at hand (a store that does not hold it, or an engine
+    /// that keeps no table of values).
+    Unknown,
+    /// The walk reached the positions its budget buys: the answer leaves it out, and says so
+    /// in the one line held here.
+    LeftOut(String),
+}
+
+impl Control {
+    /// The answer's two fields: who must make the next loony move, and why it was left out.
+    pub fn fields(self) -> (Option<NextLoony>, Option<String>) {
+        match self {
+            Control::Known(n) => (Some(n), None),
+            Control::Unknown => (None, None),
+            Control::LeftOut(why) => (None, Some(why)),
+        }
+    }
+}
+
 /// Who must make the next loony move in `pos` with best play, from `value` (the exact value of
-/// any position after `pos`, None where the engine does not know it). None where a value is
-/// missing or the walk passes [`MAX_POSITIONS`]; `Err` where `value` fails.
+/// any position after `pos`, None where the engine does not know it), with no budget but
+/// [`MAX_POSITIONS`]. None where a value is missing or the walk passes it; `Err` where `value`
+/// fails.
 pub fn next_loony<E>(
     pos: Position,
     value: &mut dyn FnMut(LineSet) -> Result<Option<Value>, E>,
 ) -> Result<Option<NextLoony>, E> {
-    let symmetries = pos.board.symmetries();
-    let mut walk = Walk { pos, value, memo: HashMap::new(), symmetries };
-    walk.state(pos.drawn)
+    Ok(next_loony_within(pos, WalkBudget::WHOLE, value)?.fields().0)
+}
+
+/// [`next_loony`] within `budget`: the walk stops at the positions it buys and is left out,
+/// with one line saying so. A position of more than 64 undrawn lines, which no engine values
+/// whole, is unknown.
+pub fn next_loony_within<E>(
+    pos: Position,
+    budget: WalkBudget,
+    value: &mut dyn FnMut(LineSet) -> Result<Option<Value>, E>,
+) -> Result<Control, E> {
+    walk(pos, budget, value).map(|(control, _)| control)
+}
+
+/// [`next_loony_within`] and the positions the walk answered.
+fn walk<E>(
+    pos: Position,
+    budget: WalkBudget,
+    value: &mut dyn FnMut(LineSet) -> Result<Option<Value>, E>,
+) -> Result<(Control, usize), E> {
+    let free: Vec<Line> = pos.undrawn().iter().collect();
+    if free.len() > MAX_FREE_LINES {
+        return Ok((Control::Unknown, 0));
+    }
+    let limit = budget.positions.min(MAX_POSITIONS);
+    let mut walk = Walk {
+        board: pos.board,
+        value,
+        memo: FxHashMap::default(),
+        images: images(pos, &free),
+        free,
+        limit,
+        moves: Vec::new(),
+    };
+    let control = match walk.state(pos.drawn, 0, 0) {
+        Ok(n) => Control::Known(n),
+        Err(Halt::Failed(e)) => return Err(e),
+        Err(Halt::Missing) => Control::Unknown,
+        Err(Halt::Budget) => Control::LeftOut(left_out(limit, budget)),
+    };
+    Ok((control, walk.memo.len()))
+}
+
+/// The symmetries of `pos`'s board that fix it, but the identity, each as the image of every
+/// one of its undrawn lines `free` (by index in `free`): built once a walk, by the word-level
+/// maps. Only these keep every position of the walk in it (all of the root's lines drawn).
+fn images(pos: Position, free: &[Line]) -> Vec<[u8; MAX_FREE_LINES]> {
+    let index =
+        |l: Line| free.iter().position(|&f| f == l).expect("a symmetry fixing the root keeps its undrawn lines");
+    pos.board
+        .symmetries()
+        .into_iter()
+        .skip(1)
+        .filter(|g| g.apply(pos.drawn) == pos.drawn)
+        .map(|g| {
+            let mut image = [0u8; MAX_FREE_LINES];
+            for (i, &l) in free.iter().enumerate() {
+                image[i] = index(g.perm[l.0 as usize]) as u8;
+            }
+            image
+        })
+        .collect()
+}
+
+/// The line an answer gives in place of the next loony move when its walk stopped at `limit`
+/// positions.
+fn left_out(limit: usize, budget: WalkBudget) -> String {
+    let positions = crate::support::thousands(limit as u64);
+    if limit >= MAX_POSITIONS || !budget.seconds.is_finite() {
+        format!("left out: its walk reached {positions} positions, the most a walk visits")
+    } else {
+        format!("left out: its walk reached {positions} positions, what its budget of {:.2} s buys", budget.seconds)
+    }
 }
 
 /// Most undrawn lines of a position whose solve in memory keeps every partition, to answer
 /// who must make the next loony move (2^24 values at most, before symmetry).
 pub(super) const KEEP_ALL_FREE: usize = 24;
 
-/// [`next_loony`] from a solve of `pos` that kept every partition (None where it did not).
-pub(super) fn from_solution(pos: Position, s: &Solution) -> Option<NextLoony> {
+/// [`next_loony_within`] from a solve of `pos` that kept every partition (unknown where it did
+/// not).
+pub(super) fn from_solution(pos: Position, s: &Solution, budget: WalkBudget) -> Control {
     if pos.undrawn().is_empty() {
-        return Some(NextLoony::Neither);
+        return Control::Known(NextLoony::Neither);
     }
-    s.tables.as_ref()?;
+    if s.tables.is_none() {
+        return Control::Unknown;
+    }
     let mut value = |d: LineSet| Ok::<_, std::convert::Infallible>(s.value_of(s.space.state_of(d)));
-    next_loony(pos, &mut value).unwrap_or_else(|e| match e {})
+    next_loony_within(pos, budget, &mut value).unwrap_or_else(|e| match e {})
+}
+
+/// Why a walk stopped before its answer.
+enum Halt<E> {
+    /// The values failed.
+    Failed(E),
+    /// A value is not at hand.
+    Missing,
+    /// The walk reached its budget's positions.
+    Budget,
 }
 
 /// One walk's memo of the positions it has answered.
 struct Walk<'v, E> {
-    pos: Position,
+    board: Board,
     value: &'v mut dyn FnMut(LineSet) -> Result<Option<Value>, E>,
-    memo: HashMap<LineSet, NextLoony>,
-    /// The board's symmetries: the answer is the same for every image of a position.
-    symmetries: Vec<Symmetry>,
+    /// The root's undrawn lines, in line order: a position of the walk is the root with some
+    /// of them drawn, bit i of its *bits* for `free[i]`.
+    free: Vec<Line>,
+    /// Answers by the least of each position's bits and their images under `images`.
+    memo: FxHashMap<u64, NextLoony>,
+    /// The symmetries that fix the root, on its undrawn lines ([`images`]): the answer is the
+    /// same for every image of a position.
+    images: Vec<[u8; MAX_FREE_LINES]>,
+    /// Most positions the walk may answer.
+    limit: usize,
+    /// Each depth's moves, reused: past its first visit of a depth the walk allocates only its
+    /// memo's entries.
+    moves: Vec<Vec<(usize, i8, Value)>>,
 }
 
 impl<E> Walk<'_, E> {
-    fn state(&mut self, drawn: LineSet) -> Result<Option<NextLoony>, E> {
-        let key = self.symmetries.iter().map(|s| s.apply(drawn)).min().expect("the identity");
+    /// The memo's key of the position of `bits`: the least of its images.
+    fn key(&self, bits: u64) -> u64 {
+        self.images
+            .iter()
+            .map(|image| {
+                let (mut rest, mut out) = (bits, 0u64);
+                while rest != 0 {
+                    out |= 1 << image[rest.trailing_zeros() as usize];
+                    rest &= rest - 1;
+                }
+                out
+            })
+            .fold(bits, u64::min)
+    }
+
+    /// The answer of the position `drawn`, the root with the lines of `bits` drawn.
+    fn state(&mut self, drawn: LineSet, bits: u64, depth: usize) -> Result<NextLoony, Halt<E>> {
+        let key = self.key(bits);
         if let Some(&s) = self.memo.get(&key) {
-            return Ok(Some(s));
+            return Ok(s);
         }
-        if self.memo.len() >= MAX_POSITIONS {
-            return Ok(None);
+        if self.memo.len() >= self.limit {
+            return Err(Halt::Budget);
         }
-        let board = self.pos.board;
-        let here = Position { board, drawn };
-        let undrawn = here.undrawn();
-        if undrawn.is_empty() {
-            return Ok(Some(NextLoony::Neither));
+        let undrawn = self.free.len() - bits.count_ones() as usize;
+        if undrawn == 0 {
+            return Ok(NextLoony::Neither);
         }
-        let mut moves = Vec::with_capacity(undrawn.len() as usize);
-        for line in undrawn.iter() {
+        if self.moves.len() <= depth {
+            self.moves.push(Vec::with_capacity(undrawn));
+        }
+        let mut moves = std::mem::take(&mut self.moves[depth]);
+        moves.clear();
+        let answer = self.best_of(drawn, bits, &mut moves, depth);
+        self.moves[depth] = moves;
+        let answer = answer?;
+        self.memo.insert(key, answer);
+        Ok(answer)
+    }
+
+    /// The answer of `drawn` (the root with `bits` drawn) from its moves (`moves` an empty
+    /// buffer to fill, by index in `free`): what its best moves achieve under the preference
+    /// of the module's definition.
+    fn best_of(
+        &mut self,
+        drawn: LineSet,
+        bits: u64,
+        moves: &mut Vec<(usize, i8, Value)>,
+        depth: usize,
+    ) -> Result<NextLoony, Halt<E>> {
+        let board = self.board;
+        for (i, &line) in self.free.iter().enumerate().filter(|&(i, _)| bits >> i & 1 == 0) {
             let boxes = board.completes(drawn, line) as i8;
-            let Some(after) = (self.value)(drawn.with(line))? else { return Ok(None) };
-            moves.push((line, boxes, move_value(boxes, after)));
+            let after = (self.value)(drawn.with(line)).map_err(Halt::Failed)?.ok_or(Halt::Missing)?;
+            moves.push((i, boxes, move_value(boxes, after)));
         }
         let best = moves.iter().map(|m| m.2).max().expect("an undrawn line");
         let mut answer: Option<NextLoony> = None;
-        for &(line, boxes, v) in &moves {
+        for &(i, boxes, v) in moves.iter() {
             if v != best {
                 continue;
             }
-            let outcome = if is_loony(here, line) {
+            let after = drawn.with(self.free[i]);
+            // A loony move completes no box ([`crate::game::is_loony`]).
+            let outcome = if boxes == 0 && is_loony_position(Position { board, drawn: after }) {
                 NextLoony::Mover
             } else {
-                let Some(after) = self.state(drawn.with(line))? else { return Ok(None) };
-                if boxes > 0 { after } else { after.flip() }
+                let next = self.state(after, bits | 1 << i, depth + 1)?;
+                if boxes > 0 { next } else { next.flip() }
             };
             answer = Some(answer.map_or(outcome, |a| if outcome.rank() > a.rank() { outcome } else { a }));
             if outcome == NextLoony::Opponent {
                 break;
             }
         }
-        let answer = answer.expect("a best move");
-        self.memo.insert(key, answer);
-        Ok(Some(answer))
+        Ok(answer.expect("a best move"))
     }
 }
 
@@ -178,5 +355,81 @@ mod tests {
     fn a_full_board_and_a_single_box_have_no_loony_move() {
         assert_eq!(answer("+-+\n| |\n+-+\n"), NextLoony::Neither);
         assert_eq!(answer("+ +\n\n+ +\n"), NextLoony::Neither);
+    }
+
+    /// The walk's price, measured: walks of the empty 3x3 and 2x4 (every move quiet, eight
+    /// and four symmetries), random positions of 3x4 and 4x4, positions of 8x8 to 16x16 with
+    /// lines undrawn apart (every move a capture, and a walk of every order of them) and with
+    /// worms of lines through boxes (chains), at 16 to 24 undrawn lines, each walk stopped at
+    /// 100,000 positions; prints each walk's nanoseconds a position and the least-squares fit
+    /// of a * undrawn + b * quiet (the root's lines that complete no box) through the origin
+    /// that `estimate::WALK_NS` holds, with each walk's time over the fit's. Run with
+    /// `--ignored --nocapture`, on a machine as idle as can be.
+    #[test]
+    #[ignore]
+    fn measure_the_walk_price() {
+        use crate::game::Board;
+        use crate::solver::SolveOptions;
+        let mut rng = crate::support::SplitMix64(80);
+        let mut random = |board: Board, free: usize, worm: usize| {
+            let mut undrawn = LineSet::EMPTY;
+            let mut line = Line(rng.below(board.lines()) as u16);
+            while (undrawn.len() as usize) < free {
+                undrawn = undrawn.with(line);
+                let next: Vec<Line> =
+                    board.boxes_of(line).flat_map(|b| board.box_sides(b)).filter(|&s| !undrawn.contains(s)).collect();
+                line = if rng.below(worm) == 0 || next.is_empty() {
+                    Line(rng.below(board.lines()) as u16)
+                } else {
+                    next[rng.below(next.len())]
+                };
+            }
+            Position { board, drawn: board.full().minus(undrawn) }
+        };
+        let mut cases: Vec<Position> = ["3x3", "2x4"].map(|b| Position::empty(b.parse().unwrap())).into();
+        for (b, free) in [("3x4", 20), ("3x4", 24), ("4x4", 20), ("4x4", 24)] {
+            cases.push(random(b.parse().unwrap(), free, 1));
+        }
+        for b in ["6x6", "8x8", "10x10", "12x12", "16x16"] {
+            for free in [16, 20, 24] {
+                cases.extend([random(b.parse().unwrap(), free, 1), random(b.parse().unwrap(), free, 5)]);
+            }
+        }
+        /// One walk timed.
+        struct Point {
+            pos: Position,
+            free: f64,
+            quiet: f64,
+            positions: usize,
+            ns: f64,
+        }
+        let mut points = Vec::new();
+        for pos in cases {
+            let s = crate::exec::solve(pos, SolveOptions { keep_all: true, ..Default::default() }).unwrap();
+            let mut value = |d: LineSet| Ok::<_, std::convert::Infallible>(s.value_of(s.space.state_of(d)));
+            let start = std::time::Instant::now();
+            let (_, positions) =
+                walk(pos, WalkBudget { seconds: f64::INFINITY, positions: 100_000 }, &mut value).unwrap();
+            let ns = start.elapsed().as_secs_f64() * 1e9 / positions.max(1) as f64;
+            let (free, quiet) = (pos.undrawn().len() as f64, super::super::estimate::quiet_lines(pos) as f64);
+            if positions >= 1000 {
+                points.push(Point { pos, free, quiet, positions, ns });
+            }
+        }
+        // Least squares through the origin: [sum ff, sum fq; sum fq, sum qq] (a, b) = (sum fy, sum qy).
+        let sum = |f: &dyn Fn(&Point) -> f64| points.iter().map(f).sum::<f64>();
+        let (ff, fq, qq) = (sum(&|p| p.free * p.free), sum(&|p| p.free * p.quiet), sum(&|p| p.quiet * p.quiet));
+        let (fy, qy) = (sum(&|p| p.free * p.ns), sum(&|p| p.quiet * p.ns));
+        let det = ff * qq - fq * fq;
+        let (a, b) = ((fy * qq - qy * fq) / det, (ff * qy - fq * fy) / det);
+        for Point { pos, free, quiet, positions, ns } in &points {
+            let fit = a * free + b * quiet;
+            println!(
+                "{} {free} undrawn, {quiet} quiet: {positions} positions, {ns:.0} ns each, {:.2}x the fit",
+                pos.board,
+                ns / fit
+            );
+        }
+        println!("fit: {a:.1} * undrawn + {b:.1} * quiet ns a position");
     }
 }

@@ -8,6 +8,10 @@
 //! so they are tried first. The fit's searches are recorded in
 //! `tests/data/search/search-fit.csv` (a test checks the constants are their fit); the
 //! measurements behind the table's size are in docs/search-notes.md.
+//!
+//! The walk for who must make the next loony move, which an answer takes after its engine, is
+//! priced too ([`walk_budget`]): a time a position, scaled to the cost model's machine like the
+//! search's, turns the answer's budget for it into the positions it may visit.
 
 use crate::game::Position;
 use crate::plan::SolveEstimate;
@@ -201,6 +205,72 @@ pub fn twin_seconds(engine: super::Engine, undrawn: usize) -> Option<f64> {
     }
 }
 
+/// Nanoseconds the walk for the next loony move ([`super::control`]) spends on a position it
+/// visits, on one thread of the built-in model's machine: a * undrawn + b * quiet, the root's
+/// undrawn lines (each a move whose value is looked up) and its *quiet* ones (that complete no
+/// box: a best one is tested for loony, and a walk through quiet moves keeps more positions
+/// apart). Fitted by `control::tests::measure_the_walk_price` on 23 walks (the empty 3x3 and
+/// 2x4, random 3x4 and 4x4 positions, and 6x6 to 16x16 positions of 16 to 24 lines undrawn
+/// apart or in worms through boxes) in four runs on this 2-core machine shared with two builds
+/// (2026-11-29, load 4): (59, 50), (78, 100), (80, 82), (88, 79); taken near the dearest, so
+/// that a walk priced within its budget keeps to it on a busy machine (the empty 3x3, 3.1-5.0
+/// us a position, is priced at 4.1).
+const WALK_NS: (f64, f64) = (80.0, 90.0);
+
+/// Nanoseconds a walk spends on each value it reads from a store (its file found, the value's
+/// chunk read and checked), on the built-in model's machine: the empty 3x3's walk from a store
+/// of its whole solve, 2.2 M reads in 3.2 s before walks were priced (1.4 us each, the walk's
+/// own 0.2 us taken out), and 9,727 positions of 24 reads in 0.22 s after (1.0 us).
+const WALK_STORE_READ_NS: f64 = 1000.0;
+
+/// The least budget of a walk: what an answer may spend on the next loony move past its
+/// engine's own time, however quick that was. Half a second buys the empty 3x3's whole walk
+/// (92,613 positions of 24 quiet lines, 0.38 s at [`WALK_NS`]), and keeps a 16x16 answer whose
+/// walk is left out within a second.
+pub const WALK_LEAST_SECONDS: f64 = 0.5;
+
+/// Where a walk's values come from, which sets its price.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalkValues {
+    /// A table in memory: the retrograde's partitions or the dense twin's.
+    Memory,
+    /// A store's files, read a value at a time.
+    Store,
+}
+
+/// The walk's price of a position of `pos`'s walk, in seconds on `model`'s machine.
+pub fn walk_seconds_per_position(pos: Position, values: WalkValues, model: &CostModel) -> f64 {
+    let read = if values == WalkValues::Store { WALK_STORE_READ_NS } else { 0.0 };
+    let undrawn = pos.undrawn().len() as f64;
+    let ns = (WALK_NS.0 + read) * undrawn + WALK_NS.1 * quiet_lines(pos) as f64;
+    ns * machine_scale(model) / 1e9
+}
+
+/// How many undrawn lines of `pos` complete no box: its *quiet* moves.
+pub(crate) fn quiet_lines(pos: Position) -> u32 {
+    pos.undrawn().iter().filter(|&l| pos.board.completes(pos.drawn, l) == 0).count() as u32
+}
+
+/// The budget of the walk for the next loony move of `pos` after an engine that answered in
+/// `engine_seconds`: as long again, at least [`WALK_LEAST_SECONDS`], and no later than
+/// `deadline` where the answer has one; in positions at the walk's price on `model`'s
+/// machine.
+pub fn walk_budget(
+    pos: Position,
+    engine_seconds: f64,
+    deadline: Option<std::time::Instant>,
+    values: WalkValues,
+    model: &CostModel,
+) -> super::control::WalkBudget {
+    let mut seconds = engine_seconds.max(WALK_LEAST_SECONDS);
+    if let Some(d) = deadline {
+        seconds = seconds.min(d.saturating_duration_since(std::time::Instant::now()).as_secs_f64());
+    }
+    let each = walk_seconds_per_position(pos, values, model);
+    let positions = (seconds / each).min(super::control::MAX_POSITIONS as f64).max(0.0) as usize;
+    super::control::WalkBudget { seconds, positions }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +377,30 @@ mod tests {
             .collect();
         ns.sort_by(f64::total_cmp);
         assert!((ns[ns.len() / 2] - SEARCH_NS_PER_POSITION).abs() < 1.0, "{ns:?}");
+    }
+
+    #[test]
+    fn the_least_walk_budget_buys_the_empty_3x3_and_a_deadline_cuts_it() {
+        let model = CostModel::built_in();
+        let empty = Position::empty("3x3".parse().unwrap());
+        let walk = walk_budget(empty, 0.01, None, WalkValues::Memory, &model);
+        assert_eq!(walk.seconds, WALK_LEAST_SECONDS);
+        assert!(walk.positions >= 92_613, "{walk:?}");
+        // A slow engine's walk gets as long again; a store's reads cost more a position.
+        let slow = walk_budget(empty, 2.0, None, WalkValues::Memory, &model);
+        assert_eq!(slow.positions, super::super::control::MAX_POSITIONS.min(slow.positions));
+        assert!(slow.positions > walk.positions);
+        assert!(walk_budget(empty, 0.01, None, WalkValues::Store, &model).positions < walk.positions / 5);
+        // A position whose every move is a capture is cheaper a position than a quiet one.
+        let board: crate::game::Board = "16x16".parse().unwrap();
+        let apart = Position { board, drawn: board.full().minus([board.h(1, 1), board.h(5, 5)].into_iter().collect()) };
+        assert_eq!(quiet_lines(apart), 0);
+        assert_eq!(quiet_lines(empty), 24);
+        let per = |p| walk_seconds_per_position(p, WalkValues::Memory, &model) / p.undrawn().len() as f64;
+        assert!(per(apart) < per(empty) / 2.0);
+        // A deadline past: nothing to walk.
+        let past = walk_budget(empty, 1.0, Some(std::time::Instant::now()), WalkValues::Memory, &model);
+        assert_eq!(past.positions, 0);
     }
 
     #[test]

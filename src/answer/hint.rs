@@ -60,6 +60,7 @@ pub(super) fn from_theorems(pos: Position, start: std::time::Instant) -> Result<
         store_leaves: 0,
         seconds: start.elapsed().as_secs_f64(),
         penalty: crate::game::Penalty::NONE,
+        next_loony_left_out: None,
     })
 }
 
@@ -71,7 +72,7 @@ pub(super) fn from_theorems(pos: Position, start: std::time::Instant) -> Result<
 pub fn hint(pos: Position, reader: Option<&Reader>, ask: Asking) -> Result<Answer, HintError> {
     let start = std::time::Instant::now();
     if let Some(reader) = reader
-        && let Some(a) = from_book(reader, pos, ask.penalty)?
+        && let Some(a) = from_book(reader, pos, ask.penalty, None)?
     {
         return Ok(a);
     }

@@ -19,7 +19,7 @@ pub mod search;
 pub use advice::{Advice, RulesAnswer, advise};
 pub use analysis::{Analysis, AnalysisError, Engine, MAX_FREE_IN_MEMORY, analyse, analyse_with};
 pub use book::{Book, BookError, BookMove, MAX_BOOK_LINES, built_in as built_in_book};
-pub use control::{MAX_POSITIONS, NextLoony, next_loony};
+pub use control::{Control, MAX_POSITIONS, NextLoony, WalkBudget, next_loony, next_loony_within};
 pub use hint::{HintError, hint};
 pub(crate) use query::on_the_spot;
 pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, auto_engine, query};

@@ -16,7 +16,8 @@ use crate::store::{Book, Reader, StoreError};
 use crate::support::{Remedy, Setting, choice};
 
 use super::analysis::{MAX_FREE_IN_MEMORY, SEARCH_PLAIN};
-use super::control::{KEEP_ALL_FREE, NextLoony, from_solution, next_loony};
+use super::control::{KEEP_ALL_FREE, NextLoony, from_solution, next_loony_within};
+use super::estimate::{WalkValues, walk_budget};
 use super::search::{SearchError, SearchOptions, SearchProgress, search};
 
 /// Hears how far a long search is (a progress line on a terminal), and that it ended.
@@ -219,6 +220,10 @@ pub struct Answer {
     /// store's values or a solve in memory of at most 24 undrawn lines; None where the values
     /// of the positions after it are not at hand (the search, the endgame theorems).
     pub next_loony: Option<NextLoony>,
+    /// Why `next_loony` is left out where its walk was priced past the answer's budget: one
+    /// line (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_loony_left_out: Option<String>,
 }
 
 /// Why a position of `free` undrawn lines is beyond `engine`, and what can answer it.
@@ -277,8 +282,13 @@ pub(super) fn on_the_spot_until(
         let keep_all = free <= KEEP_ALL_FREE;
         let s = solve(pos, SolveOptions { threads, penalty, keep_all, stop, deadline, ..Default::default() })?;
         let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect();
-        let next_loony = from_solution(pos, &s);
-        return Ok(Answer { next_loony, ..answer(pos, penalty, s.value, &moves, "solved", start) });
+        // The walk gets as long again as the solve took (at least half a second), within the
+        // answer's deadline where it has one.
+        let model = crate::plan::model_or_built_in();
+        let budget = walk_budget(pos, start.elapsed().as_secs_f64(), deadline, WalkValues::Memory, model);
+        let (next_loony, next_loony_left_out) = from_solution(pos, &s, budget).fields();
+        let answered = answer(pos, penalty, s.value, &moves, "solved", start);
+        return Ok(Answer { next_loony, next_loony_left_out, ..answered });
     }
     if free > MAX_FREE_LINES {
         return Err(QueryError::TooLarge(free, engine));
@@ -394,6 +404,9 @@ impl std::fmt::Display for Answer {
         if let Some(n) = self.next_loony {
             writeln!(f, "next loony move: {}", n.words())?;
         }
+        if let Some(why) = &self.next_loony_left_out {
+            writeln!(f, "next loony move: {why}")?;
+        }
         if !self.penalty.is_none() {
             writeln!(f, "last-move penalty {} ({})", self.penalty, self.penalty.words())?;
         }
@@ -431,21 +444,28 @@ fn answer(
         seconds: start.elapsed().as_secs_f64(),
         penalty,
         next_loony: None,
+        next_loony_left_out: None,
     }
 }
 
 /// Answers from the store when it holds the position and every position after one move;
 /// otherwise answers on the spot as `ask` says.
 pub fn query(reader: &Reader, pos: Position, ask: Asking) -> Result<Answer, QueryError> {
-    match from_book(reader, pos, ask.penalty)? {
+    match from_book(reader, pos, ask.penalty, None)? {
         Some(a) => Ok(a),
         None => on_the_spot(pos, ask, Some(reader)),
     }
 }
 
 /// The store's answer, when it holds the position and every position after one move; refused
-/// where the store's solve is under another penalty than `penalty`.
-pub(super) fn from_book(reader: &Reader, pos: Position, penalty: Penalty) -> Result<Option<Answer>, QueryError> {
+/// where the store's solve is under another penalty than `penalty`. The walk for the next
+/// loony move ends by `deadline` where one is given.
+pub(super) fn from_book(
+    reader: &Reader,
+    pos: Position,
+    penalty: Penalty,
+    deadline: Option<std::time::Instant>,
+) -> Result<Option<Answer>, QueryError> {
     let start = std::time::Instant::now();
     let book = reader.space().penalty;
     if book != penalty {
@@ -462,7 +482,11 @@ pub(super) fn from_book(reader: &Reader, pos: Position, penalty: Penalty) -> Res
         let Some(v) = reader.value(pos.drawn.with(line))? else { return Ok(None) };
         moves.push((line, boxes, move_value(boxes, v)));
     }
+    // The walk reads the store a value at a time: priced so, with as long again as the
+    // answer's own reads took (at least half a second).
+    let model = crate::plan::model_or_built_in();
+    let budget = walk_budget(pos, start.elapsed().as_secs_f64(), deadline, WalkValues::Store, model);
     let mut value_of = |drawn| reader.value(drawn);
-    let next_loony = next_loony(pos, &mut value_of)?;
-    Ok(Some(Answer { next_loony, ..answer(pos, penalty, value, &moves, "store", start) }))
+    let (next_loony, next_loony_left_out) = next_loony_within(pos, budget, &mut value_of)?.fields();
+    Ok(Some(Answer { next_loony, next_loony_left_out, ..answer(pos, penalty, value, &moves, "store", start) }))
 }

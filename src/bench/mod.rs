@@ -4,7 +4,8 @@
 //! (`run`), the endgame theorems against the solver (`endgame`), the process's peak memory
 //! against a limit (`memory`), the search engine (`search`), planning for a cluster
 //! (`cluster`), the web board's answers and page (`serve`), the strength of dab's play within a
-//! time budget (`play`) and whole `dab run`s against their predicted ranges (`predict`). Where a row's figures must be a process's own (peak memory), the suite takes
+//! time budget (`play`), whole `dab run`s against their predicted ranges (`predict`) and `dab solve`
+//! on wide boards (`wide`). Where a row's figures must be a process's own (peak memory), the suite takes
 //! the solve or run as a function that the binary implements with a child process of itself;
 //! the rows, their checks and their columns are here. The positions it compiles in live in its
 //! own `data/` folder, so that `dab bench` works wherever the binary is installed.
@@ -22,3 +23,4 @@ pub mod search;
 pub mod serve;
 pub mod sim;
 pub mod solve;
+pub mod wide;

@@ -1,12 +1,14 @@
 //! Board geometry: sizes, the external line order, line names, boxes and the board's symmetry
-//! group. Everything outside the solver speaks in these terms; the solver keeps its own internal
+//! group's permutations (their word-level maps are in `symmetry.rs`). Everything outside the solver speaks in these terms; the solver keeps its own internal
 //! numbering (see [`crate::solver::Space`]).
 
 use std::fmt;
 use std::str::FromStr;
 
+use super::symmetry::Symmetry;
+
 /// Words of a [`LineSet`]: 9 x 64 = 576 bits, enough for 16x16 (544 lines).
-const WORDS: usize = 9;
+pub(super) const WORDS: usize = 9;
 
 /// Most lines a board may have: every line has a bit in a [`LineSet`].
 pub(crate) const MAX_LINES: usize = WORDS * 64;
@@ -71,6 +73,21 @@ impl LineSet {
     /// The lines in either set.
     pub fn union(self, other: LineSet) -> LineSet {
         LineSet(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
+    /// The lines in both sets.
+    pub fn and(self, other: LineSet) -> LineSet {
+        LineSet(std::array::from_fn(|i| self.0[i] & other.0[i]))
+    }
+
+    /// The set's words: bit i of word i / 64 is line i (the symmetries' word maps).
+    pub(super) const fn words(self) -> [u64; WORDS] {
+        self.0
+    }
+
+    /// The set of these words.
+    pub(super) const fn from_words(words: [u64; WORDS]) -> LineSet {
+        LineSet(words)
     }
 
     /// The lines of this set not in `other`.
@@ -271,26 +288,32 @@ impl Board {
 
     /// The one or two boxes a line borders.
     pub fn line_boxes(self, line: Line) -> Vec<usize> {
+        self.boxes_of(line).collect()
+    }
+
+    /// The one or two boxes a line borders, without a heap allocation (the walks' hot paths).
+    pub fn boxes_of(self, line: Line) -> impl Iterator<Item = usize> {
         let (m, n) = (self.rows(), self.cols());
-        match self.coord(line) {
+        let pair = match self.coord(line) {
             LineCoord::H(r, c) => {
-                [r.checked_sub(1), (r < m).then_some(r)].into_iter().flatten().map(|r| self.box_index(r, c)).collect()
+                [r.checked_sub(1).map(|r| self.box_index(r, c)), (r < m).then(|| self.box_index(r, c))]
             }
             LineCoord::V(r, c) => {
-                [c.checked_sub(1), (c < n).then_some(c)].into_iter().flatten().map(|c| self.box_index(r, c)).collect()
+                [c.checked_sub(1).map(|c| self.box_index(r, c)), (c < n).then(|| self.box_index(r, c))]
             }
-        }
+        };
+        pair.into_iter().flatten()
     }
 
     /// Number of boxes completed by drawing `line` in a position where it is undrawn.
     pub fn completes(self, drawn: LineSet, line: Line) -> u32 {
         let after = drawn.with(line);
-        self.line_boxes(line).into_iter().filter(|&b| self.box_sides(b).iter().all(|&s| after.contains(s))).count()
-            as u32
+        self.boxes_of(line).filter(|&b| self.box_sides(b).iter().all(|&s| after.contains(s))).count() as u32
     }
 
-    /// The board's symmetry group as line permutations, identity first: 4 elements for a
-    /// rectangle, 8 for a square.
+    /// The board's symmetry group, identity first: 4 elements for a rectangle, 8 for a square,
+    /// each as a line permutation and as its word-level map (`symmetry.rs`). Built once per
+    /// solve or walk, never per position.
     pub fn symmetries(self) -> Vec<Symmetry> {
         let (m2, n2) = (2 * self.rows() as i32, 2 * self.cols() as i32);
         // A line is named by its midpoint in doubled coordinates (y, x); a symmetry maps
@@ -312,7 +335,7 @@ impl Board {
                         self.at_midpoint(y2, x2)
                     })
                     .collect();
-                Symmetry { perm }
+                Symmetry::new(self, k as u8, perm)
             })
             .collect()
     }
@@ -332,20 +355,6 @@ impl Board {
         } else {
             self.v((y as usize - 1) / 2, x as usize / 2)
         }
-    }
-}
-
-/// A symmetry of the board as a permutation of lines: `perm[i]` is the image of line i.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Symmetry {
-    /// Image of each line, indexed by line number; one entry per line of the board.
-    pub perm: Vec<Line>,
-}
-
-impl Symmetry {
-    /// The image of a set of lines under this symmetry.
-    pub fn apply(&self, set: LineSet) -> LineSet {
-        set.iter().map(|l| self.perm[l.0 as usize]).collect()
     }
 }
 

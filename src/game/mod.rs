@@ -6,10 +6,12 @@ mod board;
 mod loony;
 mod penalty;
 mod position;
+mod symmetry;
 mod value;
 
-pub use board::{Board, BoardError, Line, LineCoord, LineSet, Symmetry};
+pub use board::{Board, BoardError, Line, LineCoord, LineSet};
 pub use loony::{is_loony, is_loony_position, settle};
 pub use penalty::{Penalty, PenaltyError};
 pub use position::{FormatError, Position};
+pub use symmetry::Symmetry;
 pub use value::{MoveReport, MoveValue, Value, ValueLines, best_moves, move_value};

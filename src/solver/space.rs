@@ -112,6 +112,9 @@ pub struct Group {
     /// `canon[bits]` (canonical group only): 0 if stored, else s+1 for a symmetry s+1 that
     /// maps the normalised configuration onto a stored one.
     pub canon: Vec<u8>,
+    /// The local bits of each class of two lines or more (a run of consecutive lines): what
+    /// [`Space::canonical`] normalises, by a popcount a class; empty where the group has none.
+    pub classes: Vec<u32>,
 }
 
 impl Group {
@@ -233,7 +236,11 @@ impl Space {
         let groups: u64 = self
             .groups
             .iter()
-            .map(|g| nested_bytes(&g.configs) + nested_bytes(&g.sym) + (g.rank.len() * 4 + g.canon.len()) as u64)
+            .map(|g| {
+                nested_bytes(&g.configs)
+                    + nested_bytes(&g.sym)
+                    + (g.rank.len() * 4 + g.canon.len() + g.classes.len() * 4) as u64
+            })
             .sum();
         groups
             + nested_bytes(&self.syms)
@@ -557,7 +564,7 @@ impl Space {
         // A fixed array, not a Vec: the search's book probes call this per position.
         let mut fields = [0u32; MAX_GROUPS];
         for (f, g) in fields.iter_mut().zip(&self.groups) {
-            *f = normalise(g, g.field(state.0), &self.class_prev);
+            *f = normalise_classes(g, g.field(state.0));
         }
         let fields = &mut fields[..self.groups.len()];
         if let Some(g0) = self.groups.first().filter(|g| g.canonical) {
@@ -617,6 +624,20 @@ impl Space {
     }
 }
 
+/// [`normalise`] by the group's class masks: a popcount and a mask a class of two lines or
+/// more, nothing for the others (the fast path; [`normalise`], line by line, is its twin).
+fn normalise_classes(g: &Group, bits: u32) -> u32 {
+    let mut out = bits;
+    for &run in &g.classes {
+        let drawn = (bits & run).count_ones();
+        // The class's lowest `drawn` lines: the run's lowest bit shifted up by each.
+        let low = run & run.wrapping_neg();
+        let first = low.wrapping_mul((1u32 << drawn).wrapping_sub(1)) & run;
+        out = out & !run | first;
+    }
+    out
+}
+
 /// Normalises a group configuration: in each class, the drawn lines become the first ones.
 fn normalise(g: &Group, bits: u32, class_prev: &[u64]) -> u32 {
     let mut out = 0u32;
@@ -633,6 +654,24 @@ fn normalise(g: &Group, bits: u32, class_prev: &[u64]) -> u32 {
         j = end;
     }
     out
+}
+
+/// The local masks of the classes of two lines or more of the group of `size` lines from
+/// internal line `offset` (each class a run of lines, each linked to the one before).
+fn class_runs(size: u32, offset: u32, class_prev: &[u64]) -> Vec<u32> {
+    let mut runs = Vec::new();
+    let mut j = 0;
+    while j < size as usize {
+        let mut end = j + 1;
+        while end < size as usize && class_prev[offset as usize + end] != 0 {
+            end += 1;
+        }
+        if end - j >= 2 {
+            runs.push(((1u32 << (end - j)) - 1) << j);
+        }
+        j = end;
+    }
+    runs
 }
 
 /// `counts` (a polynomial in the lines drawn) times 1 + x + ... + x^m: a class of `m` lines
@@ -657,7 +696,9 @@ fn build_group(offset: u32, size: u32, canonical: bool, syms: &[Vec<u8>], class_
         rank: vec![],
         sym: vec![],
         canon: vec![],
+        classes: vec![],
     };
+    g.classes = class_runs(size, offset, class_prev);
     let normal: Vec<bool> = (0..n as u32).map(|x| normalise(&g, x, class_prev) == x).collect();
     // Symmetry images, local to the group, via 8-bit chunk tables.
     g.sym = syms
@@ -774,6 +815,29 @@ mod tests {
                 assert_eq!(counts, tables, "{} in {g} groups", root.board);
             }
         }
+    }
+
+    #[test]
+    fn class_masks_normalise_as_the_line_by_line_twin_does() {
+        // Corner pairs (3x3, 4x4), boxes with three border lines (1x4), and the 1x1 box's four:
+        // every configuration of every group, in one to four groups.
+        let mut classes = 0;
+        for b in ["1x1", "1x4", "2x2", "3x3", "2x5", "4x4"] {
+            for g in 1..=4 {
+                let Ok(space) = Space::new(Position::empty(b.parse().unwrap()), Some(g)) else { continue };
+                for group in &space.groups {
+                    classes += group.classes.len();
+                    for x in 0..1u32 << group.size {
+                        assert_eq!(
+                            normalise_classes(group, x),
+                            normalise(group, x, &space.class_prev),
+                            "{b} {g} {x:b}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(classes > 20, "{classes} classes: too few to test the twins on");
     }
 
     #[test]

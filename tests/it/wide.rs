@@ -208,3 +208,56 @@ fn a_query_reads_the_latest_stored_solve_that_holds_the_position_in_the_grouping
         "no 2x3 solve with 4 groups that holds this position",
     );
 }
+
+/// Issue 80's position: 16x16 with 20 lines undrawn apart, every move a capture, so that the
+/// walk for the next loony move would take every order of the captures (a million positions).
+fn spread_16x16() -> Position {
+    dab::bench::wide::generate(board("16x16"), 20, 1, 90)
+}
+
+#[test]
+fn a_wide_walk_priced_past_its_budget_is_left_out_saying_so_and_the_answer_is_quick() {
+    let pos = spread_16x16();
+    let lines = pos.to_line_string();
+    let start = std::time::Instant::now();
+    let v = json_out(&["solve", "16x16", "--lines", &lines, "--json"], None);
+    // Minutes before the walk was priced; a fraction of a second since (the bound is loose:
+    // the benchmark times it, `dab bench --suite wide`).
+    assert!(start.elapsed().as_secs_f64() < 30.0, "{:?}", start.elapsed());
+    assert!(v["next_loony"].is_null(), "{v}");
+    let why = v["next_loony_left_out"].as_str().unwrap();
+    assert!(why.starts_with("left out: its walk reached") && why.contains("budget of 0.50 s"), "{why}");
+    // The values are the search's, whatever the walk did.
+    let search = json_out(&["solve", "16x16", "--lines", &lines, "--engine", "search", "--json"], None);
+    assert_eq!((&v["value"], &v["moves"]), (&search["value"], &search["moves"]));
+    // In text, one line says so; a hint within its budget says the same.
+    let out = dab().args(["solve", "16x16", "--lines", &lines]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with("next loony move: left out")).count(), 1, "{text}");
+    let h = json_out(&["hint", "16x16", "--lines", &lines, "--seconds", "2", "--json"], None);
+    assert_eq!((h["source"].as_str(), &h["value"]), (Some("solved"), &v["value"]));
+    assert!(h["next_loony"].is_null() && h["next_loony_left_out"].is_string(), "{h}");
+}
+
+#[test]
+fn a_walk_within_its_budget_answers_as_before_and_a_budget_of_nothing_leaves_it_out() {
+    use dab::answer::{Control, NextLoony, WalkBudget, next_loony, next_loony_within};
+    // The empty 3x3: its whole walk (92,613 positions) within the least budget.
+    let v = json_out(&["solve", "3x3", "--json"], None);
+    assert_eq!(v["next_loony"], "mover");
+    assert!(v.get("next_loony_left_out").is_none(), "{v}");
+    // A wide position whose walk is short: chains of the worms, answered.
+    let worms = dab::bench::wide::generate(board("16x16"), 18, 5, 89);
+    let w = json_out(&["solve", "16x16", "--lines", &worms.to_line_string(), "--json"], None);
+    assert!(w["next_loony"].is_string() && w.get("next_loony_left_out").is_none(), "{w}");
+    // The library's walk: the same answer within a budget that fits, left out within none.
+    let pos = common::random_position(board("3x4"), 14, &mut Rng(80));
+    let dense = Dense::solve(pos).unwrap();
+    let mut value = |d: LineSet| Ok::<_, std::convert::Infallible>(Some(dense.value(d)));
+    let whole = next_loony(pos, &mut value).unwrap();
+    assert!(matches!(whole, Some(NextLoony::Mover | NextLoony::Opponent | NextLoony::Neither)));
+    let within = next_loony_within(pos, WalkBudget { seconds: 1.0, positions: 1 << 20 }, &mut value).unwrap();
+    assert_eq!(within, Control::Known(whole.unwrap()));
+    let none = next_loony_within(pos, WalkBudget { seconds: 0.0, positions: 0 }, &mut value).unwrap();
+    assert!(matches!(&none, Control::LeftOut(why) if why.contains("0 positions")), "{none:?}");
+}

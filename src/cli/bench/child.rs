@@ -69,6 +69,20 @@ pub fn solve_position(
     solve_in_child(exe, &all, None).map_err(|e| format!("dab solve {board} --lines {lines} {}: {e}", args.join(" ")))
 }
 
+/// `dab solve BOARD --lines L` of `pos` as a user types it, with `--engine search` where
+/// `engine` says so (None: the command's default), and the wall seconds of the whole command,
+/// the child's start included.
+pub fn solve_as_typed(exe: &Path, pos: Position, engine: Option<Engine>) -> Result<(Analysis, f64), String> {
+    let (board, lines) = (pos.board.to_string(), pos.to_line_string());
+    let mut args = vec![board.as_str(), "--lines", &lines];
+    if let Some(e) = engine {
+        args.extend(["--engine", dab::support::Choice::name(e)]);
+    }
+    let start = std::time::Instant::now();
+    let a = solve_in_child(exe, &args, None).map_err(|e| format!("dab solve {board} --lines {lines}: {e}"))?;
+    Ok((a, start.elapsed().as_secs_f64()))
+}
+
 /// One run of the memory suite: `dab run` of `board` on `threads` threads, under `limit` with a
 /// store (None: unlimited, in memory), in a temporary folder removed after it.
 pub fn run_board(exe: &Path, board: &str, threads: usize, limit: Option<u64>) -> Result<Outcome, String> {

@@ -2,8 +2,9 @@
 //! against the measured bandwidth (`--suite solve`), the memory bandwidth alone (`--suite
 //! bandwidth`), the simulator's speed and schedule quality (`--suite sim`), plans run against
 //! their predictions (`--suite run`), the endgame theorems against the solver (`--suite
-//! endgame`), the search engine on boards and positions (`--suite search`), or planning for a
-//! cluster (`--suite cluster`); CSV in `reports/`. The rows come from `dab::bench`; this
+//! endgame`), the search engine on boards and positions (`--suite search`), planning for a
+//! cluster (`--suite cluster`), or `dab solve` on wide boards (`--suite wide`); CSV in
+//! `reports/`. The rows come from `dab::bench`; this
 //! module parses the flags, runs the child processes (`child.rs`), prints and writes.
 
 use std::path::PathBuf;
@@ -38,6 +39,7 @@ pub enum Suite {
     Play,
     Nimstring,
     Predict,
+    Wide,
 }
 
 #[derive(Args)]
@@ -64,8 +66,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub cost: Option<PathBuf>,
     /// Runs of each plan or candidate in `--suite run` and of each request in `--suite serve`
-    /// (default 3), of each board's whole `dab run` in `--suite predict` (default 10), of each search in `--suite search` (default 1; rounds over every case): the
-    /// median is reported.
+    /// (default 3), of each board's whole `dab run` in `--suite predict` (default 10), of each
+    /// search in `--suite search` (default 1; rounds over every case), of each solve in `--suite
+    /// wide` (default 1): the median is reported.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=super::MAX_REPEATS as i64))]
     pub repeats: Option<u32>,
     /// Solve cases: empty boards (MxN) or `chains-3x8` (32 undrawn lines on 3x8).
@@ -132,6 +135,7 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Play => play_suite(args),
         Suite::Nimstring => nimstring_suite(args),
         Suite::Predict => predict::run(args),
+        Suite::Wide => wide_suite(args),
     }
 }
 
@@ -334,6 +338,48 @@ fn nimstring_suite(args: BenchArgs) -> CliResult {
     }
     dab::support::write_csv(&rows, &output)?;
     super::wrote(output.parent().unwrap_or(std::path::Path::new(".")), std::slice::from_ref(&output));
+    Ok(())
+}
+
+fn wide_suite(args: BenchArgs) -> CliResult {
+    use dab::bench::wide::{TARGET_SECONDS, cases, rows};
+    let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-wide.csv"));
+    let repeats = args.repeats_or(1);
+    let exe = std::env::current_exe()?;
+    println!(
+        "{:<14} {:<6} {:>7} {:<9} {:>5} {:>6} {:>5} {:<10} {:>9} {:>9} {:>6}",
+        "case", "board", "undrawn", "engine", "value", "search", "agree", "next loony", "engine s", "seconds", "<= 1 s"
+    );
+    let mut solve = |pos, engine| child::solve_as_typed(&exe, pos, engine);
+    let rows = rows(&cases()?, repeats, &mut solve, &mut |r| {
+        println!(
+            "{:<14} {:<6} {:>7} {:<9} {:>5} {:>6} {:>5} {:<10} {:>9.3} {:>9.3} {:>6}",
+            r.case,
+            r.board,
+            r.undrawn,
+            r.engine,
+            r.value,
+            r.search_value,
+            r.agree,
+            if r.next_loony.is_empty() { "-" } else { r.next_loony.as_str() },
+            r.engine_seconds,
+            r.seconds,
+            if r.within_target { "yes" } else { "NO" }
+        )
+    })?;
+    let mut times: Vec<f64> = rows.iter().map(|r| r.seconds).collect();
+    let longest = times.iter().copied().fold(0.0, f64::max);
+    let median = dab::support::median(&mut times);
+    let each = if repeats > 1 { format!(" (each case's median of {repeats} runs)") } else { String::new() };
+    println!("{} cases: median {median:.3} s, longest {longest:.3} s{each}", rows.len());
+    write(&rows, &output)?;
+    println!("wrote {}", output.display());
+    if rows.iter().any(|r| !r.agree) {
+        return Err("a value differs from the search engine's on a row marked agree=false".into());
+    }
+    if rows.iter().any(|r| !r.within_target) {
+        return Err(format!("a case took more than {TARGET_SECONDS} s (the rows marked NO)").into());
+    }
     Ok(())
 }
 
