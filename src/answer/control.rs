@@ -95,8 +95,8 @@ pub struct WalkBudget {
 }
 
 impl WalkBudget {
-    /// No budget but [`MAX_POSITIONS`]: the twins' tests, and the walk of a position whose
-    /// every move is already valued.
+    /// No budget but [`MAX_POSITIONS`]: what [`next_loony`] walks within (the library's callers
+    /// and tests that price nothing).
     pub const WHOLE: WalkBudget = WalkBudget { seconds: f64::INFINITY, positions: MAX_POSITIONS };
 }
 
