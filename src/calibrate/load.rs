@@ -105,7 +105,8 @@ fn parse_own(text: &str) -> Option<u64> {
     Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
 }
 
-fn load_average() -> Option<f64> {
+/// The 1-minute load average now, from `/proc/loadavg` (Linux; None elsewhere).
+pub fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 

@@ -25,7 +25,7 @@ mod store_timing;
 
 pub use bandwidth::{Bandwidth, BandwidthError, DEFAULT_REPEATS, bandwidth, default_array_bytes};
 pub use fit::{ErrorStats, Fit, fit};
-pub use load::{BUSY_SHARE, MachineLoad};
+pub use load::{BUSY_SHARE, MachineLoad, load_average};
 pub use machine::{host, machine, physical_cores};
 pub use measure::{Sample, Timing, measure};
 pub use probe::{

@@ -355,15 +355,15 @@ pub fn plan_or_say(
     opts: &PlanOptions,
 ) -> Result<dab::plan::PlanChoice, Box<dyn std::error::Error>> {
     match dab::plan::plan(root, opts) {
-        Err(e @ dab::plan::PlannerError::NoFitInMemory { .. }) => {
-            let dab::plan::PlannerError::NoFitInMemory { memory, ref store, .. } = e else { unreachable!() };
+        Err(e @ dab::plan::PlannerError::NoFitInMemory { memory, .. }) => {
+            let store = matches!(&e, dab::plan::PlannerError::NoFitInMemory { store: Some(_), .. });
             let position = match root.drawn.is_empty() {
                 true => root.board.to_string(),
                 false => format!("{} --lines {}", root.board, root.to_line_string()),
             };
             let limit = mem_limit_text(dab::plan::usable_memory(memory));
             let mut commands = Vec::new();
-            if store.is_some() {
+            if store {
                 commands.push(format!("dab run {position} --store DIR --mem-limit {limit}"));
             }
             commands.push(format!("dab plan {position} --nodes 4,8,16 (a cluster's nodes, then dab export)"));

@@ -416,7 +416,7 @@ impl std::fmt::Display for Comparison {
 #[cfg(test)]
 mod tests {
     use super::{CompareError, compare};
-    use crate::exec::{TraceInfo, TraceRow};
+    use crate::exec::TraceInfo;
     use crate::game::{Board, Position};
     use crate::plan::{Plan, PlanOptions, plan};
     use crate::sched::CostModel;
@@ -426,18 +426,7 @@ mod tests {
         plan(root, &PlanOptions::new(threads, CostModel::built_in())).unwrap().plan
     }
 
-    /// One job after another on one thread, a second each.
-    fn trace(plan: &Plan) -> Vec<TraceRow> {
-        (plan.jobs.iter().enumerate())
-            .map(|(i, j)| TraceRow {
-                job: j.name.clone(),
-                thread: 0,
-                start: i as f64,
-                end: i as f64 + 1.0,
-                positions: 1,
-            })
-            .collect()
-    }
+    use super::super::serial_trace as trace;
 
     #[test]
     fn a_trace_is_compared_with_the_plan_it_names_only() {

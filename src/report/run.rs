@@ -232,7 +232,7 @@ pub fn write_compare(d: &Detail, dir: &Path) -> Result<Vec<PathBuf>, WriteError>
 #[cfg(test)]
 mod tests {
     use super::{MeasuredRun, ceiling, measured_run, measured_speedup, plan_label, write_speedup};
-    use crate::exec::{TraceInfo, TraceRow, write_trace};
+    use crate::exec::{TraceInfo, write_trace};
     use crate::game::{Board, Position};
     use crate::plan::{PlanChoice, PlanOptions, plan};
     use crate::sched::CostModel;
@@ -273,15 +273,7 @@ mod tests {
         let p = planned("2x2", 2).plan;
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(measured_run(&p, dir.path()), None, "no trace");
-        let rows: Vec<TraceRow> = (p.jobs.iter().enumerate())
-            .map(|(i, j)| TraceRow {
-                job: j.name.clone(),
-                thread: 0,
-                start: i as f64,
-                end: i as f64 + 1.0,
-                positions: 1,
-            })
-            .collect();
+        let rows = super::super::serial_trace(&p);
         let info = TraceInfo {
             board: Some(p.board.clone()),
             threads: Some(3),

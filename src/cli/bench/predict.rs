@@ -30,7 +30,7 @@ pub fn run(args: BenchArgs) -> CliResult {
         board.parse::<dab::game::Board>().map_err(|e| format!("--boards: {e}"))?;
         let out = dir.join(board);
         let mut once = |_: usize| {
-            let load = load_average();
+            let load = dab::calibrate::load_average();
             run_once(&exe, board, &out, args.cost.as_deref()).map(|f| (f, load))
         };
         let rows = dab::bench::predict::runs(board, runs, &mut once, &mut |r| {
@@ -109,11 +109,6 @@ fn figures(json: &serde_json::Value) -> Option<RunFigures> {
         range: (range.first()?.as_f64()?, range.get(1)?.as_f64()?),
         actual: json.get("actual_seconds")?.as_f64()?,
     })
-}
-
-/// The 1-minute load average now (Linux).
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 
 #[cfg(test)]
