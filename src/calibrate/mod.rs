@@ -30,7 +30,7 @@ pub use machine::{host, machine, physical_cores};
 pub use measure::{Sample, Timing, measure};
 pub use probe::{
     PROBE_AGREE, PROBE_BOARD, PROBE_MAX_READINGS, PaceSpread, SteadyProbe, contention_curve, curve, describe,
-    predicted_range, probe, probe_model, probe_model_steady, probe_workload, steady_probe,
+    keeps_model_pace, predicted_range, probe, probe_model, probe_model_steady, probe_workload, steady_probe,
 };
 pub use run::{
     BetweenJobs, CURVE_BOARD, Calibration, Case, CaseTime, DEFAULT_CASES, DEFAULT_HOLDOUT, Stage, describe_curve, run,

@@ -261,7 +261,10 @@ fn fastest(readings: &[f64]) -> f64 {
 pub fn probe_model_steady(model: &CostModel) -> (Probed, SteadyProbe) {
     let same = model.host == host() && model.machine == machine();
     let steady = steady_probe(hardware_threads());
-    let mut probed = model.probed(&steady.probe, same);
+    let mut probed = match keeps_model_pace(same, &steady) {
+        true => model.probed(&model.probe, true),
+        false => model.probed(&steady.probe, same),
+    };
     if !same {
         probed.model.machine = format!("{} (the model of {} carried here by a probe)", machine(), model.machine);
         probed.model.host = host();
@@ -277,14 +280,37 @@ pub fn probe_model(model: &CostModel) -> Probed {
     probe_model_steady(model).0
 }
 
+/// Whether a model keeps its own pace rather than the probe's: on the machine that made it,
+/// while nothing else runs there. Its pace is the median of the paces its calibration read over
+/// minutes; one moment's reading is the pace of whichever core the probe ran on, and this
+/// project's shared machine runs its cores up to 1.5x apart, trading places within seconds,
+/// while whole runs of 3x5 vary by under a tenth (docs/cost-model-history.md). Where others
+/// take a share of the machine, the probe reads what they leave, and carries the model.
+pub fn keeps_model_pace(same_machine: bool, steady: &SteadyProbe) -> bool {
+    same_machine && !steady.load.busy()
+}
+
 /// The range a run should fall in around a prediction, given what the probe saw: the model's
 /// own range, its top raised by how much slower than the kept reading the machine ran while
 /// probed, and on a busy machine by the share others took of it (their work may go on
-/// through the run, and only ever slows it).
-pub fn predicted_range(steady: &SteadyProbe) -> PredictedRange {
+/// through the run, and only ever slows it). Where the model kept its own pace
+/// ([`keeps_model_pace`]), the range reaches the moment's pace too, on whichever side it lies:
+/// a short run goes at the pace of its moment.
+pub fn predicted_range(model: &CostModel, same_machine: bool, steady: &SteadyProbe) -> PredictedRange {
     let base = PredictedRange::MODEL;
     let busy = if steady.load.busy() { steady.load.steal + steady.load.others } else { 0.0 };
-    PredictedRange { below: base.below, above: base.above + steady.unsteadiness() + busy }
+    let (faster, slower) = match keeps_model_pace(same_machine, steady) {
+        true => {
+            let moment = steady.probe.one_thread_seconds / model.probe.one_thread_seconds;
+            if moment.is_finite() && moment > 0.0 {
+                ((1.0 - moment).max(0.0), (moment - 1.0).max(0.0))
+            } else {
+                (0.0, 0.0)
+            }
+        }
+        false => (0.0, 0.0),
+    };
+    PredictedRange { below: base.below + faster, above: base.above + steady.unsteadiness() + busy + slower }
 }
 
 /// What a probe did, for people, one short line each: the scale it found; where the model was
@@ -292,9 +318,13 @@ pub fn predicted_range(steady: &SteadyProbe) -> PredictedRange {
 /// long it takes here; and where the machine was busy or would not hold still, what it was
 /// doing.
 pub fn describe(model: &CostModel, probed: &Probed, steady: &SteadyProbe) -> Vec<String> {
-    let now = &probed.model.probe;
+    let now = &steady.probe;
+    let kept = match keeps_model_pace(probed.same_machine, steady) {
+        true => "; the model was made here and nothing else runs: its calibrated pace kept",
+        false => "",
+    };
     let mut lines = vec![format!(
-        "probe: job costs x{:.2} (the {PROBE_BOARD} workload {:.3} s alone, model's {:.3} s; {:.2}x with {} threads busy; {} readings)",
+        "probe: job costs x{:.2} (the {PROBE_BOARD} workload {:.3} s alone, model's {:.3} s; {:.2}x with {} threads busy; {} readings{kept})",
         probed.scale,
         now.one_thread_seconds,
         model.probe.one_thread_seconds,
@@ -359,16 +389,51 @@ mod tests {
             agreed: true,
             load: MachineLoad::default(),
         };
-        assert_eq!(predicted_range(&steady), PredictedRange::MODEL);
+        let model = CostModel::built_in();
+        assert_eq!(predicted_range(&model, false, &steady), PredictedRange::MODEL);
         // Readings at a median 10 % slower than the kept one, and others took 30 % of the machine.
         let busy = SteadyProbe {
             alone: vec![0.2, 0.22, 0.23],
             load: MachineLoad { others: 0.3, ..MachineLoad::default() },
             ..steady.clone()
         };
-        let r = predicted_range(&busy);
-        assert_eq!(r.below, PredictedRange::MODEL.below);
-        assert!((r.above - (PredictedRange::MODEL.above + 0.1 + 0.3)).abs() < 1e-9, "{r:?}");
+        for same in [false, true] {
+            // Busy: the probe carries the model even where it was made, and the moment is the
+            // pace.
+            let r = predicted_range(&model, same, &busy);
+            assert_eq!(r.below, PredictedRange::MODEL.below);
+            assert!((r.above - (PredictedRange::MODEL.above + 0.1 + 0.3)).abs() < 1e-9, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn on_the_machine_that_made_it_and_quiet_the_model_keeps_its_pace_and_the_range_reaches_the_moment() {
+        let model = CostModel::built_in();
+        let at = |one: f64, others: f64| SteadyProbe {
+            probe: Probe { one_thread_seconds: one, all_threads_seconds: one, ..model.probe.clone() },
+            alone: vec![one, one],
+            busy: vec![one, one],
+            agreed: true,
+            load: MachineLoad { others, ..MachineLoad::default() },
+        };
+        let m = model.probe.one_thread_seconds;
+        // The probe caught a core 40 % slower than the model's pace: the model is kept, and the
+        // range reaches 40 % above.
+        let slow = at(1.4 * m, 0.0);
+        assert!(keeps_model_pace(true, &slow) && !keeps_model_pace(false, &slow));
+        let r = predicted_range(&model, true, &slow);
+        assert!(
+            (r.above - (PredictedRange::MODEL.above + 0.4)).abs() < 1e-9 && r.below == PredictedRange::MODEL.below,
+            "{r:?}"
+        );
+        // A faster moment reaches below.
+        let r = predicted_range(&model, true, &at(0.8 * m, 0.0));
+        assert!(
+            (r.below - (PredictedRange::MODEL.below + 0.2)).abs() < 1e-9 && r.above == PredictedRange::MODEL.above,
+            "{r:?}"
+        );
+        // Others running: the probe's pace, as on another machine.
+        assert!(!keeps_model_pace(true, &at(1.4 * m, 0.3)));
     }
 
     #[test]

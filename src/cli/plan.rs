@@ -275,7 +275,8 @@ pub fn probed_with_range(model: &CostModel) -> (CostModel, dab::plan::PredictedR
     for line in dab::calibrate::describe(model, &probed, &steady) {
         super::note!("{line}");
     }
-    (probed.model, dab::calibrate::predicted_range(&steady))
+    let range = dab::calibrate::predicted_range(model, probed.same_machine, &steady);
+    (probed.model, range)
 }
 
 /// Prints the candidates and the choice.
