@@ -24,6 +24,8 @@
 //! board's word-level maps, [`crate::game::Symmetry::apply`]): no position's 544-line set is
 //! mapped or hashed, and a root with no symmetry has no image to take.
 
+use std::time::{Duration, Instant};
+
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +46,7 @@ pub enum NextLoony {
 
 impl NextLoony {
     /// The same fact seen by the other player.
+    #[cfg(test)]
     fn flip(self) -> NextLoony {
         match self {
             NextLoony::Mover => NextLoony::Opponent,
@@ -52,12 +55,22 @@ impl NextLoony {
         }
     }
 
-    /// How much the player to move likes it (higher is better).
-    fn rank(self) -> u8 {
+    /// How much the player to move likes it: -1, 0 or 1, the other player's score its
+    /// negation (the walk is a negamax of these).
+    fn score(self) -> i8 {
         match self {
-            NextLoony::Mover => 0,
-            NextLoony::Neither => 1,
-            NextLoony::Opponent => 2,
+            NextLoony::Mover => -1,
+            NextLoony::Neither => 0,
+            NextLoony::Opponent => 1,
+        }
+    }
+
+    /// The answer of a score.
+    fn of_score(score: i8) -> NextLoony {
+        match score {
+            ..0 => NextLoony::Mover,
+            0 => NextLoony::Neither,
+            _ => NextLoony::Opponent,
         }
     }
 
@@ -85,19 +98,23 @@ impl NextLoony {
 pub const MAX_POSITIONS: usize = 500_000;
 
 /// How far a walk may go: the positions its budget buys at the walk's price
-/// ([`super::estimate::walk_budget`]), never more than [`MAX_POSITIONS`].
+/// ([`super::estimate::walk_budget`]), never more than [`MAX_POSITIONS`], and where its values
+/// come from a disk, whose pace no price holds, its seconds on the clock too.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WalkBudget {
     /// Seconds the walk was given (infinite: none but [`MAX_POSITIONS`]).
     pub seconds: f64,
     /// Positions (up to symmetry) they buy.
     pub positions: usize,
+    /// The walk also stops when its seconds have passed (a walk on values in memory does
+    /// not: its price holds, and its answer stays the same however busy the machine).
+    pub clocked: bool,
 }
 
 impl WalkBudget {
     /// No budget but [`MAX_POSITIONS`]: what [`next_loony`] walks within (the library's callers
     /// and tests that price nothing).
-    pub const WHOLE: WalkBudget = WalkBudget { seconds: f64::INFINITY, positions: MAX_POSITIONS };
+    pub const WHOLE: WalkBudget = WalkBudget { seconds: f64::INFINITY, positions: MAX_POSITIONS, clocked: false };
 }
 
 /// What a walk found.
@@ -157,6 +174,9 @@ fn walk<E>(
         return Ok((Control::Unknown, 0));
     }
     let limit = budget.positions.min(MAX_POSITIONS);
+    let Some(here) = value(pos.drawn)? else { return Ok((Control::Unknown, 0)) };
+    let until = (budget.clocked && budget.seconds.is_finite())
+        .then(|| Instant::now() + Duration::from_secs_f64(budget.seconds.max(0.0)));
     let mut walk = Walk {
         board: pos.board,
         value,
@@ -164,13 +184,19 @@ fn walk<E>(
         images: images(pos, &free),
         free,
         limit,
-        moves: Vec::new(),
+        until,
+        reads: 0,
     };
-    let control = match walk.state(pos.drawn, 0, 0) {
-        Ok(n) => Control::Known(n),
+    let control = match walk.state(pos.drawn, 0, here, Window::WHOLE) {
+        Ok(score) => Control::Known(NextLoony::of_score(score)),
         Err(Halt::Failed(e)) => return Err(e),
         Err(Halt::Missing) => Control::Unknown,
         Err(Halt::Budget) => Control::LeftOut(left_out(limit, budget)),
+        Err(Halt::Clock) => Control::LeftOut(format!(
+            "left out: too deep to settle within {:.2} s (its walk had settled {} positions)",
+            budget.seconds,
+            crate::support::thousands(walk.memo.len() as u64)
+        )),
     };
     Ok((control, walk.memo.len()))
 }
@@ -232,6 +258,33 @@ enum Halt<E> {
     Missing,
     /// The walk reached its budget's positions.
     Budget,
+    /// The walk reached its budget's seconds (values read from disk go at the disk's pace).
+    Clock,
+}
+
+/// The scores a search of a position still cares about, exclusive at both ends: a score at or
+/// below `alpha` or at or above `beta` settles nothing more than that bound.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    alpha: i8,
+    beta: i8,
+}
+
+impl Window {
+    /// Every score: -1, 0 and 1.
+    const WHOLE: Window = Window { alpha: -2, beta: 2 };
+
+    /// The same window from the other player's side.
+    fn flip(self) -> Window {
+        Window { alpha: -self.beta, beta: -self.alpha }
+    }
+}
+
+/// What the walk knows of a position's score: at least `low`, at most `high`.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    low: i8,
+    high: i8,
 }
 
 /// One walk's memo of the positions it has answered.
@@ -241,17 +294,23 @@ struct Walk<'v, E> {
     /// The root's undrawn lines, in line order: a position of the walk is the root with some
     /// of them drawn, bit i of its *bits* for `free[i]`.
     free: Vec<Line>,
-    /// Answers by the least of each position's bits and their images under `images`.
-    memo: FxHashMap<u64, NextLoony>,
+    /// Bounds on each position's score, by the least of its bits and their images under
+    /// `images`.
+    memo: FxHashMap<u64, Bounds>,
     /// The symmetries that fix the root, on its undrawn lines ([`images`]): the answer is the
     /// same for every image of a position.
     images: Vec<[u8; MAX_FREE_LINES]>,
     /// Most positions the walk may answer.
     limit: usize,
-    /// Each depth's moves, reused: past its first visit of a depth the walk allocates only its
-    /// memo's entries.
-    moves: Vec<Vec<(usize, i8, Value)>>,
+    /// When the budget's seconds run out (None: no clock).
+    until: Option<Instant>,
+    /// Values read so far.
+    reads: usize,
 }
+
+/// Values the walk reads between looks at its clock: a read from a cold disk takes a tenth
+/// of a millisecond, one from memory a few nanoseconds.
+const CLOCK_EVERY: usize = 32;
 
 impl<E> Walk<'_, E> {
     /// The memo's key of the position of `bits`: the least of its images.
@@ -269,67 +328,79 @@ impl<E> Walk<'_, E> {
             .fold(bits, u64::min)
     }
 
-    /// The answer of the position `drawn`, the root with the lines of `bits` drawn.
-    fn state(&mut self, drawn: LineSet, bits: u64, depth: usize) -> Result<NextLoony, Halt<E>> {
-        let key = self.key(bits);
-        if let Some(&s) = self.memo.get(&key) {
-            return Ok(s);
-        }
-        if self.memo.len() >= self.limit {
-            return Err(Halt::Budget);
-        }
+    /// The score of the position `drawn` (the root with the lines of `bits` drawn, of value
+    /// `here`) for the player to move, exact where it falls inside `window`, else a bound on
+    /// that side of it. Alpha-beta over the module's preference: the answer of most
+    /// positions of an opening, where most moves are best, is settled by one best move each
+    /// side, not by every order of them.
+    fn state(&mut self, drawn: LineSet, bits: u64, here: Value, window: Window) -> Result<i8, Halt<E>> {
         let undrawn = self.free.len() - bits.count_ones() as usize;
         if undrawn == 0 {
-            return Ok(NextLoony::Neither);
+            return Ok(NextLoony::Neither.score());
         }
-        if self.moves.len() <= depth {
-            self.moves.push(Vec::with_capacity(undrawn));
+        let key = self.key(bits);
+        let known = self.memo.get(&key).copied();
+        let Bounds { low, high } = known.unwrap_or(Bounds { low: -1, high: 1 });
+        if low == high || low >= window.beta {
+            return Ok(low);
         }
-        let mut moves = std::mem::take(&mut self.moves[depth]);
-        moves.clear();
-        let answer = self.best_of(drawn, bits, &mut moves, depth);
-        self.moves[depth] = moves;
-        let answer = answer?;
-        self.memo.insert(key, answer);
-        Ok(answer)
+        if high <= window.alpha {
+            return Ok(high);
+        }
+        if known.is_none() && self.memo.len() >= self.limit {
+            return Err(Halt::Budget);
+        }
+        let window = Window { alpha: window.alpha.max(low), beta: window.beta.min(high) };
+        let best = self.best_of(drawn, bits, here, window)?;
+        let bounds = if best <= window.alpha {
+            Bounds { low, high: best.max(low) }
+        } else if best >= window.beta {
+            Bounds { low: best.min(high), high }
+        } else {
+            Bounds { low: best, high: best }
+        };
+        self.memo.insert(key, bounds);
+        Ok(best)
     }
 
-    /// The answer of `drawn` (the root with `bits` drawn) from its moves (`moves` an empty
-    /// buffer to fill, by index in `free`): what its best moves achieve under the preference
-    /// of the module's definition.
-    fn best_of(
-        &mut self,
-        drawn: LineSet,
-        bits: u64,
-        moves: &mut Vec<(usize, i8, Value)>,
-        depth: usize,
-    ) -> Result<NextLoony, Halt<E>> {
+    /// The best score of `drawn`'s best moves (the root with `bits` drawn, of value `here`)
+    /// within `window`: each move's value read in line order, and a best move followed at
+    /// once, so a cutoff leaves the rest unread.
+    fn best_of(&mut self, drawn: LineSet, bits: u64, here: Value, mut window: Window) -> Result<i8, Halt<E>> {
         let board = self.board;
-        for (i, &line) in self.free.iter().enumerate().filter(|&(i, _)| bits >> i & 1 == 0) {
-            let boxes = board.completes(drawn, line) as i8;
-            let after = (self.value)(drawn.with(line)).map_err(Halt::Failed)?.ok_or(Halt::Missing)?;
-            moves.push((i, boxes, move_value(boxes, after)));
-        }
-        let best = moves.iter().map(|m| m.2).max().expect("an undrawn line");
-        let mut answer: Option<NextLoony> = None;
-        for &(i, boxes, v) in moves.iter() {
-            if v != best {
+        let mut best = i8::MIN;
+        for i in 0..self.free.len() {
+            if bits >> i & 1 == 1 {
                 continue;
             }
-            let after = drawn.with(self.free[i]);
-            // A loony move completes no box ([`crate::game::is_loony`]).
-            let outcome = if boxes == 0 && is_loony_position(Position { board, drawn: after }) {
-                NextLoony::Mover
+            let line = self.free[i];
+            let boxes = board.completes(drawn, line) as i8;
+            let after = drawn.with(line);
+            let next = (self.value)(after).map_err(Halt::Failed)?.ok_or(Halt::Missing)?;
+            self.reads += 1;
+            if self.reads % CLOCK_EVERY == 0 && self.until.is_some_and(|t| Instant::now() >= t) {
+                return Err(Halt::Clock);
+            }
+            if move_value(boxes, next) != here {
+                continue;
+            }
+            // A loony move completes no box ([`crate::game::is_loony`]); a capture leaves the
+            // same player to move.
+            let score = if boxes == 0 && is_loony_position(Position { board, drawn: after }) {
+                NextLoony::Mover.score()
+            } else if boxes > 0 {
+                self.state(after, bits | 1 << i, next, window)?
             } else {
-                let next = self.state(after, bits | 1 << i, depth + 1)?;
-                if boxes > 0 { next } else { next.flip() }
+                -self.state(after, bits | 1 << i, next, window.flip())?
             };
-            answer = Some(answer.map_or(outcome, |a| if outcome.rank() > a.rank() { outcome } else { a }));
-            if outcome == NextLoony::Opponent {
+            best = best.max(score);
+            window.alpha = window.alpha.max(best);
+            if best >= window.beta || best == NextLoony::Opponent.score() {
                 break;
             }
         }
-        Ok(answer.expect("a best move"))
+        debug_assert!(best > i8::MIN, "a position with an undrawn line has a best move");
+        Ok(best)
     }
 }
 
@@ -342,6 +413,74 @@ mod tests {
         // The slow twin's values: plain minimax on these few lines.
         let mut value = |drawn: LineSet| crate::solver::minimax(Position { board: pos.board, drawn }).map(Some);
         next_loony(pos, &mut value).unwrap().unwrap()
+    }
+
+    /// The slow twin: the definition followed word for word, every best move of every
+    /// position, no memo and no cutoff.
+    fn every_best_move(pos: Position, value: &dyn Fn(LineSet) -> Value) -> NextLoony {
+        if pos.undrawn().is_empty() {
+            return NextLoony::Neither;
+        }
+        let here = value(pos.drawn);
+        let outcomes = pos.undrawn().iter().filter_map(|line| {
+            let boxes = pos.board.completes(pos.drawn, line) as i8;
+            let after = Position { board: pos.board, drawn: pos.drawn.with(line) };
+            (move_value(boxes, value(after.drawn)) == here).then(|| {
+                if boxes == 0 && is_loony_position(after) {
+                    NextLoony::Mover
+                } else if boxes > 0 {
+                    every_best_move(after, value)
+                } else {
+                    every_best_move(after, value).flip()
+                }
+            })
+        });
+        NextLoony::of_score(outcomes.map(NextLoony::score).max().expect("a best move"))
+    }
+
+    #[test]
+    fn the_pruned_walk_answers_as_every_best_move_followed() {
+        let mut rng = crate::support::SplitMix64(85);
+        let mut seen = std::collections::HashMap::new();
+        for (board, free) in [("2x2", 12), ("2x3", 12), ("2x3", 14), ("3x3", 13), ("1x4", 13)] {
+            let board: crate::game::Board = board.parse().unwrap();
+            for _ in 0..40 {
+                let mut drawn = LineSet::EMPTY;
+                while board.lines() - (drawn.len() as usize) > free {
+                    drawn = drawn.with(Line(rng.below(board.lines()) as u16));
+                }
+                let pos = Position { board, drawn };
+                let s = crate::exec::solve(pos, crate::solver::SolveOptions { keep_all: true, ..Default::default() })
+                    .unwrap();
+                let value = |d: LineSet| s.value_of(s.space.state_of(d)).expect("kept");
+                let want = every_best_move(pos, &value);
+                let mut read = |d: LineSet| Ok::<_, std::convert::Infallible>(Some(value(d)));
+                assert_eq!(next_loony(pos, &mut read).unwrap(), Some(want), "{}", pos.to_line_string());
+                *seen.entry(want).or_insert(0) += 1;
+            }
+        }
+        // The cases reach every answer.
+        assert_eq!(seen.len(), 3, "{seen:?}");
+    }
+
+    #[test]
+    fn a_walk_stops_by_its_clock_where_its_values_come_slowly() {
+        let pos = Position::empty("3x3".parse().unwrap());
+        let s = crate::exec::solve(pos, crate::solver::SolveOptions { keep_all: true, ..Default::default() }).unwrap();
+        // Values at a disk's pace: 20 us a read. The walk of the empty 3x3 settles 92,613
+        // positions, reading far more: its positions budget would take seconds.
+        let mut slow = |d: LineSet| {
+            std::thread::sleep(Duration::from_micros(20));
+            Ok::<_, std::convert::Infallible>(s.value_of(s.space.state_of(d)))
+        };
+        let start = Instant::now();
+        let budget = WalkBudget { seconds: 0.05, positions: MAX_POSITIONS, clocked: true };
+        let got = next_loony_within(pos, budget, &mut slow).unwrap();
+        assert!(start.elapsed() < Duration::from_millis(500), "{:?}", start.elapsed());
+        match got {
+            Control::LeftOut(why) => assert!(why.starts_with("left out: too deep to settle within 0.05 s"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -409,7 +548,8 @@ mod tests {
             let mut value = |d: LineSet| Ok::<_, std::convert::Infallible>(s.value_of(s.space.state_of(d)));
             let start = std::time::Instant::now();
             let (_, positions) =
-                walk(pos, WalkBudget { seconds: f64::INFINITY, positions: 100_000 }, &mut value).unwrap();
+                walk(pos, WalkBudget { seconds: f64::INFINITY, positions: 100_000, clocked: false }, &mut value)
+                    .unwrap();
             let ns = start.elapsed().as_secs_f64() * 1e9 / positions.max(1) as f64;
             let (free, quiet) = (pos.undrawn().len() as f64, super::super::estimate::quiet_lines(pos) as f64);
             if positions >= 1000 {

@@ -18,6 +18,7 @@ pub mod memory;
 pub mod nimstring;
 pub mod play;
 pub mod predict;
+pub mod query;
 pub mod run;
 pub mod search;
 pub mod serve;

@@ -8,10 +8,12 @@
 //! table) is still read: such a file is checked whole before any value of it is used. No
 //! value is ever returned from bytes that have not been checked.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -379,6 +381,20 @@ pub(crate) struct Chunked {
     table: Vec<u32>,
     /// Bit i of word i/64 set = chunk i checked.
     checked: Vec<AtomicU64>,
+    /// Checked chunks kept in memory, by index, within [`cache_cap`] bytes for the whole
+    /// process: a walk reads many values of the same chunks, and a read a value at a time
+    /// costs a system call each.
+    kept: RwLock<HashMap<u64, Arc<[u8]>>>,
+}
+
+/// Bytes of checked chunks kept in memory by every [`Chunked`] of the process.
+static KEPT_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// Most bytes of checked chunks the process keeps: a sixteenth of the machine's memory, at
+/// most 1 GiB. Past it chunks are read a value at a time, as before any was kept.
+fn cache_cap() -> u64 {
+    static CAP: OnceLock<u64> = OnceLock::new();
+    *CAP.get_or_init(|| crate::support::machine_memory_bytes().map_or(1 << 28, |m| m / 16).min(1 << 30))
 }
 
 impl Chunked {
@@ -390,7 +406,7 @@ impl Chunked {
         let fresh = |all: bool| (0..words).map(|_| AtomicU64::new(if all { u64::MAX } else { 0 })).collect();
         if shape.format == STORE_FORMAT_1 {
             check_stream(&file, &head, shape, &path)?;
-            return Ok(Chunked { file, path, shape, table: Vec::new(), checked: fresh(true) });
+            return Ok(Chunked { file, path, shape, table: Vec::new(), checked: fresh(true), kept: RwLock::default() });
         }
         let mut bytes = vec![0u8; shape.table_len() as usize];
         read_at(&file, &mut bytes, shape.values_at() + shape.positions).map_err(|e| Bad::from(e).named(&path))?;
@@ -398,7 +414,7 @@ impl Chunked {
         if table[0] != crc32fast::hash(&head) {
             return Err(Bad::Damaged(MISMATCH.into()).named(&path));
         }
-        Ok(Chunked { file, path, shape, table: table[1..].to_vec(), checked: fresh(false) })
+        Ok(Chunked { file, path, shape, table: table[1..].to_vec(), checked: fresh(false), kept: RwLock::default() })
     }
 
     /// The value at index `at` of the file's values, its chunk checked first (once).
@@ -412,12 +428,15 @@ impl Chunked {
         let read = |buf: &mut [u8], from: u64| {
             read_at(&self.file, buf, offset + from).map_err(|e| Bad::from(e).named(&self.path))
         };
+        let (a, b) = self.shape.chunk(i);
+        if let Some(chunk) = self.kept.read().unwrap_or_else(|e| e.into_inner()).get(&i) {
+            return Ok(chunk[(at - a) as usize] as Value);
+        }
         if self.checked[word].load(Relaxed) & bit != 0 {
             let mut byte = [0u8; 1];
             read(&mut byte, at)?;
             return Ok(byte[0] as Value);
         }
-        let (a, b) = self.shape.chunk(i);
         let mut chunk = vec![0u8; (b - a) as usize];
         read(&mut chunk, a)?;
         if crc32fast::hash(&chunk) != self.table[i as usize] {
@@ -426,7 +445,25 @@ impl Chunked {
             );
         }
         self.checked[word].fetch_or(bit, Relaxed);
-        Ok(chunk[(at - a) as usize] as Value)
+        let value = chunk[(at - a) as usize] as Value;
+        let len = chunk.len() as u64;
+        if KEPT_BYTES.fetch_add(len, Relaxed) + len <= cache_cap() {
+            // Two threads that checked the same chunk at once keep it once.
+            if self.kept.write().unwrap_or_else(|e| e.into_inner()).insert(i, chunk.into()).is_some() {
+                KEPT_BYTES.fetch_sub(len, Relaxed);
+            }
+        } else {
+            KEPT_BYTES.fetch_sub(len, Relaxed);
+        }
+        Ok(value)
+    }
+}
+
+impl Drop for Chunked {
+    /// Gives the chunks it kept back to the process's allowance.
+    fn drop(&mut self) {
+        let kept = self.kept.get_mut().unwrap_or_else(|e| e.into_inner());
+        KEPT_BYTES.fetch_sub(kept.values().map(|c| c.len() as u64).sum(), Relaxed);
     }
 }
 

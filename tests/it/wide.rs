@@ -256,8 +256,9 @@ fn a_walk_within_its_budget_answers_as_before_and_a_budget_of_nothing_leaves_it_
     let mut value = |d: LineSet| Ok::<_, std::convert::Infallible>(Some(dense.value(d)));
     let whole = next_loony(pos, &mut value).unwrap();
     assert!(matches!(whole, Some(NextLoony::Mover | NextLoony::Opponent | NextLoony::Neither)));
-    let within = next_loony_within(pos, WalkBudget { seconds: 1.0, positions: 1 << 20 }, &mut value).unwrap();
+    let within =
+        next_loony_within(pos, WalkBudget { seconds: 1.0, positions: 1 << 20, clocked: false }, &mut value).unwrap();
     assert_eq!(within, Control::Known(whole.unwrap()));
-    let none = next_loony_within(pos, WalkBudget { seconds: 0.0, positions: 0 }, &mut value).unwrap();
+    let none = next_loony_within(pos, WalkBudget { seconds: 0.0, positions: 0, clocked: false }, &mut value).unwrap();
     assert!(matches!(&none, Control::LeftOut(why) if why.contains("0 positions")), "{none:?}");
 }

@@ -83,6 +83,34 @@ pub fn solve_as_typed(exe: &Path, pos: Position, engine: Option<Engine>) -> Resu
     Ok((a, start.elapsed().as_secs_f64()))
 }
 
+/// `dab query BOARD --store STORE --lines L --json` of `pos` as a user types it, and the wall
+/// seconds of the whole command, the child's start included.
+pub fn query_as_typed(exe: &Path, store: &Path, pos: Position) -> Result<dab::bench::query::QueryFigures, String> {
+    let (board, lines) = (pos.board.to_string(), pos.to_line_string());
+    let start = std::time::Instant::now();
+    let out = Command::new(exe)
+        .env(SIMD_VAR, Simd::current().name())
+        .args(["query", &board, "--lines", &lines, "--json", "--quiet", "--store"])
+        .arg(store)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run '{}': {e}", exe.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !out.status.success() {
+        return Err(format!("dab query {board} --lines {lines}: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("dab query {board} --lines {lines}: unreadable output: {e}"))?;
+    let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    Ok(dab::bench::query::QueryFigures {
+        value: v["value"].as_i64().unwrap_or_default() as i32,
+        next_loony: text("next_loony"),
+        left_out: text("next_loony_left_out"),
+        source: text("source"),
+        seconds,
+    })
+}
+
 /// One run of the memory suite: `dab run` of `board` on `threads` threads, under `limit` with a
 /// store (None: unlimited, in memory), in a temporary folder removed after it.
 pub fn run_board(exe: &Path, board: &str, threads: usize, limit: Option<u64>) -> Result<Outcome, String> {

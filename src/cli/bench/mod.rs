@@ -40,6 +40,7 @@ pub enum Suite {
     Nimstring,
     Predict,
     Wide,
+    Query,
 }
 
 #[derive(Args)]
@@ -114,6 +115,13 @@ pub struct BenchArgs {
     /// `--suite nimstring`: positions to value (`group,board,lines`).
     #[arg(long, value_name = "FILE", default_value = "tests/data/nimstring/bench.csv")]
     pub nim_cases: PathBuf,
+    /// `--suite query`: random positions queried beside the empty board and each first move.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub random: usize,
+    /// `--suite query`: the `dab` binary whose queries are timed (default: this one), to set
+    /// two versions side by side on the same positions.
+    #[arg(long, value_name = "FILE")]
+    pub exe: Option<PathBuf>,
     /// Where to write the CSV (default: reports/runs/bench.csv, reports/runs/bench-bandwidth.csv,
     /// ..., one per suite; reports/runs/bench-sim.csv with bench-sim-speed.csv beside it).
     #[arg(long, short)]
@@ -136,6 +144,7 @@ pub fn run_cmd(args: BenchArgs) -> CliResult {
         Suite::Nimstring => nimstring_suite(args),
         Suite::Predict => predict::run(args),
         Suite::Wide => wide_suite(args),
+        Suite::Query => query_suite(args),
     }
 }
 
@@ -380,6 +389,60 @@ fn wide_suite(args: BenchArgs) -> CliResult {
     if rows.iter().any(|r| !r.within_target) {
         return Err(format!("a case took more than {TARGET_SECONDS} s (the rows marked NO)").into());
     }
+    Ok(())
+}
+
+fn query_suite(args: BenchArgs) -> CliResult {
+    use dab::bench::query::{QuerySummary, TARGET_MEDIAN_SECONDS, TARGET_MOST_SECONDS, cases, rows};
+    let Some(store) = args.store.clone() else {
+        return Err("--suite query times queries of a store: name it with --store DIR".into());
+    };
+    let boards: Vec<&String> = args.boards.iter().filter(|b| store.join(b.as_str()).is_dir()).collect();
+    if boards.is_empty() {
+        return Err(format!(
+            "the store '{}' holds none of the boards --boards names ({}): name its board with --boards",
+            store.display(),
+            args.boards.join(", ")
+        )
+        .into());
+    }
+    let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-query.csv"));
+    let exe = match &args.exe {
+        Some(e) => e.clone(),
+        None => std::env::current_exe()?,
+    };
+    println!(
+        "{:<14} {:>5} {:>6} {:<9} {:<8} {:>8} {:>6}",
+        "case", "drawn", "value", "next", "source", "seconds", "<= 0.5"
+    );
+    let mut all = Vec::new();
+    for b in boards {
+        let board: dab::game::Board = b.parse()?;
+        let mut query = |pos| child::query_as_typed(&exe, &store, pos);
+        all.extend(rows(&cases(board, args.random, 0x85), &mut query, &mut |r| {
+            println!(
+                "{:<14} {:>5} {:>6} {:<9} {:<8} {:>8.3} {:>6}",
+                r.case,
+                r.drawn,
+                r.value,
+                if r.next_loony.is_empty() { "-" } else { r.next_loony.as_str() },
+                r.source,
+                r.seconds,
+                if r.within_most { "yes" } else { "NO" }
+            )
+        })?);
+    }
+    let s = QuerySummary::of(&all);
+    println!(
+        "{} queries: median {:.3} s (target {TARGET_MEDIAN_SECONDS} s), longest {:.3} s (target {TARGET_MOST_SECONDS} s); {} gave the next loony move{}",
+        s.queries,
+        s.median,
+        s.longest,
+        s.with_next_loony,
+        if s.meets_targets { "" } else { "  [below the targets]" }
+    );
+    write(&all, &output)?;
+    println!("wrote {}", output.display());
     Ok(())
 }
 
