@@ -378,7 +378,7 @@ impl<E> Walk<'_, E> {
             let after = drawn.with(line);
             let next = (self.value)(after).map_err(Halt::Failed)?.ok_or(Halt::Missing)?;
             self.reads += 1;
-            if self.reads % CLOCK_EVERY == 0 && self.until.is_some_and(|t| Instant::now() >= t) {
+            if self.reads.is_multiple_of(CLOCK_EVERY) && self.until.is_some_and(|t| Instant::now() >= t) {
                 return Err(Halt::Clock);
             }
             if move_value(boxes, next) != here {
