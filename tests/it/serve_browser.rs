@@ -5,7 +5,8 @@
 //! Skipped, with the reason printed, where chromium or chromedriver is not installed, except
 //! under `CI=true`, where that fails.
 //! `DAB_SCREENSHOT=reports/serve-4x4.png cargo test --release --test it serve_browser::` also saves
-//! the page on the 4x4 position (the README's picture).
+//! the page on the 4x4 position (the README's picture); `DAB_REVIEW_SCREENSHOT=FILE` the page of
+//! a reviewed 2x2 game, a mistake played.
 
 use crate::serve_common;
 
@@ -405,6 +406,12 @@ fn a_game_reviewed_on_the_page_lists_each_move_s_loss_marks_its_mistakes_and_ste
         "return Array.from(document.querySelectorAll('line.review-mistake')).map(l => Number(l.dataset.line));",
     );
     assert_eq!(red, serde_json::json!([first - 1]));
+    if let Ok(path) = std::env::var("DAB_REVIEW_SCREENSHOT") {
+        let shot = browser.call("GET", "/screenshot", None);
+        let png = base64::engine::general_purpose::STANDARD.decode(shot.as_str().unwrap()).unwrap();
+        std::fs::write(&path, png).unwrap();
+        eprintln!("wrote {path}");
+    }
     browser.click("#review-back");
     let back: String = (0..12).map(|l| if l + 1 < first { '1' } else { '0' }).collect();
     browser.answered(&back);

@@ -427,6 +427,8 @@ async function analyse() {
 // dab plays a best move when it is its turn (after a pause, so that a person sees it).
 function dabMoves(seq) {
   if (S.dab === "none" || String(S.toMove) !== S.dab || !S.answer || !S.answer.best.length) return;
+  // Stepping through a reviewed game: its next move is the game's, not dab's.
+  if (reviewAt() >= 0 && S.future.length) return;
   const name = S.answer.best[0];
   const move = oneMove(S.answer) ? { index: S.answer.index } : S.answer.moves.find((m) => m.line === name);
   setTimeout(() => {
@@ -571,8 +573,12 @@ function reviewMarks(svg, cell, pad, font) {
   const hue = next.lost > 0 ? 0 : 125;
   const mark = el("line", { class: "review-next", "data-line": next.index, ...e, stroke: `hsl(${hue}, 70%, 40%)` }, svg);
   el("title", {}, mark).textContent = `move ${next.number}, ${next.player}: lost ${next.lost}${next.proven ? "" : " (estimate)"}`;
-  const t = el("text", { class: "value review-lost", x: (e.x1 + e.x2) / 2, y: (e.y1 + e.y2) / 2, "font-size": font,
-    fill: `hsl(${hue}, 70%, 36%)` }, svg);
+  // Beside the line (below a horizontal one, right of a vertical one), clear of its value.
+  const off = cell * 0.28, horizontal = e.y1 === e.y2;
+  const t = el("text", {
+    class: "value review-lost", x: (e.x1 + e.x2) / 2 + (horizontal ? 0 : off), y: (e.y1 + e.y2) / 2 + (horizontal ? off : 0),
+    "font-size": font * 0.8, fill: `hsl(${hue}, 70%, 36%)`,
+  }, svg);
   t.textContent = next.lost > 0 ? `-${next.lost}${next.proven ? "" : "?"}` : next.proven ? "ok" : "ok?";
 }
 
