@@ -309,6 +309,19 @@ mod tests {
     }
 
     #[test]
+    fn a_game_is_proven_from_fewer_undrawn_lines_the_less_time_it_is_given() {
+        let model = CostModel::built_in();
+        let empty = Position::empty("5x5".parse().unwrap());
+        let from: Vec<usize> = [0.01, 0.1, 1.0, 10.0, 100.0].iter().map(|&s| exact_from(empty, &model, 2, s)).collect();
+        assert!(from.windows(2).all(|w| w[0] <= w[1]), "{from:?}");
+        assert!(from.iter().all(|&n| n < 60) && from[0] < from[4], "{from:?}");
+        // Never past what auto searches, however long; a small position is within reach.
+        assert_eq!(exact_from(empty, &model, 2, 1e12), super::super::query::AUTO_SEARCH_FREE);
+        let small = Position::empty("2x2".parse().unwrap());
+        assert_eq!(exact_from(small, &model, 1, 1.0), 12);
+    }
+
+    #[test]
     fn the_search_speedup_meets_its_measured_points_and_only_grows_with_threads() {
         for (i, &x) in SEARCH_SPEEDUP.iter().enumerate() {
             assert!((search_speedup(1 << i) - x).abs() < 1e-9, "{} threads", 1 << i);
