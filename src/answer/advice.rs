@@ -79,6 +79,10 @@ pub struct RulesAnswer {
     pub nimstring: Option<NimValue>,
     /// Whether the chosen move is loony.
     pub loony: bool,
+    /// The position's value where the move is proven best (the opening book, the search);
+    /// absent by rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<i32>,
     /// Wall seconds.
     pub seconds: f64,
 }
@@ -166,7 +170,7 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
         return Ok(Advice::Proven(a));
     }
     let free = pos.undrawn().len() as usize;
-    let mut out_of_reach = format!("no exact engine takes {free} undrawn lines within {seconds} s");
+    let mut out_of_reach = not_proven(pos, ask.threads, seconds, None);
     if free <= AUTO_SEARCH_FREE {
         let model = crate::plan::model_or_built_in();
         let costs = EngineCosts::of(pos, model, ask.threads, table_bytes_here(pos));
@@ -178,11 +182,6 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
             ..costs.clone()
         };
         let deadline = start + Duration::from_secs_f64(seconds * SEARCH_DEADLINE_SHARE);
-        let price = [costs.partition, costs.search].into_iter().flatten().fold(f64::INFINITY, f64::min);
-        out_of_reach = format!(
-            "an exact answer is priced at {}, too close to the {seconds} s budget to start",
-            crate::support::about_seconds(price)
-        );
         if let Some(engine) = within.cheapest() {
             // Neither price is exact (the search's can be several times off): each engine gets
             // a deadline, and the book and the rules their time after it.
@@ -190,17 +189,13 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
                 Answerer::Search => deadline,
                 _ => start + Duration::from_secs_f64(seconds * RETROGRADE_DEADLINE_SHARE),
             };
-            let (name, priced, ran) = match on_the_spot_until(pos, Asking { engine, ..ask }, reader, Some(until)) {
+            let name = match on_the_spot_until(pos, Asking { engine, ..ask }, reader, Some(until)) {
                 Ok(a) => return Ok(Advice::Proven(a)),
-                Err(QueryError::Search(SearchError::OutOfTime(ran))) => ("search", costs.search, ran),
-                Err(QueryError::Solve(SolveError::Exec(ExecError::OutOfTime(ran)))) => {
-                    ("retrograde", costs.partition, ran)
-                }
+                Err(QueryError::Search(SearchError::OutOfTime(_))) => "search",
+                Err(QueryError::Solve(SolveError::Exec(ExecError::OutOfTime(_)))) => "retrograde",
                 Err(e) => return Err(e.into()),
             };
-            let priced = priced.unwrap_or(price);
-            out_of_reach =
-                format!("the {name} (priced at {priced:.2} s) did not finish in the {ran:.2} s it was given");
+            out_of_reach = not_proven(pos, ask.threads, seconds, Some(name));
         }
         // Every move's value is out of the budget: the opening book's move, where it has one.
         if let Some(book) = super::built_in_book(pos.board)
@@ -226,11 +221,8 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
                     }
                     return Ok(Advice::Rules(from_best_move_search(pos, line, value, start)));
                 }
-                Err(QueryError::Search(SearchError::OutOfTime(ran))) => {
-                    out_of_reach = format!(
-                        "the search for a best move (every move's values priced at {}) did not finish in the {ran:.2} s it was given",
-                        crate::support::about_seconds(price)
-                    );
+                Err(QueryError::Search(SearchError::OutOfTime(_))) => {
+                    out_of_reach = not_proven(pos, ask.threads, seconds, Some("search for a best move"));
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -238,6 +230,31 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
     }
     let deadline = start + Duration::from_secs_f64(seconds * RULES_SHARE);
     Ok(Advice::Rules(by_rules(pos, deadline, start, &out_of_reach)))
+}
+
+/// Share of a budget within which a position counts as provable for a player: a best move by
+/// the search, priced at [`BEST_MOVE_SAVING`] times less than every move's values, within its
+/// deadline.
+const PROVABLE_SHARE: f64 = SEARCH_DEADLINE_SHARE * BEST_MOVE_SAVING;
+
+/// What a player needs of a position not proven within `seconds` on `threads` threads: that it
+/// is not, and how far from proof it is ("too deep to prove within 5 s; exact from about 43
+/// undrawn lines"); `engine`, the exact engine that ran out of time, where one did.
+pub(super) fn not_proven(pos: Position, threads: usize, seconds: f64, engine: Option<&str>) -> String {
+    let free = pos.undrawn().len() as usize;
+    let from = super::estimate::exact_from(pos, crate::plan::model_or_built_in(), threads, seconds * PROVABLE_SHARE);
+    match engine {
+        // Priced within reach, yet not finished: at the edge of what proves in that time.
+        Some(name) if from >= free => format!(
+            "not proven: the {name} did not finish within {seconds} s; {free} undrawn lines are at the edge of what proves in that time"
+        ),
+        Some(name) => format!(
+            "not proven: the {name} did not finish within {seconds} s; {free} undrawn lines are too deep, exact from about {from}"
+        ),
+        None => format!(
+            "not proven: {free} undrawn lines are too deep to prove within {seconds} s; exact from about {from} undrawn lines"
+        ),
+    }
 }
 
 /// The opening book's move in `pos`: proven best, with the position's value, though the other
@@ -249,7 +266,7 @@ fn from_opening_book(pos: Position, m: BookMove, start: Instant) -> RulesAnswer 
         pos.board,
         signed(m.value)
     );
-    proven_move(pos, m.line, "book", "opening book", why, start)
+    proven_move(pos, (m.line, m.value), "book", "opening book", why, start)
 }
 
 /// The search's best move in `pos`, of the position's `value`: proven best, though the other
@@ -259,7 +276,7 @@ fn from_best_move_search(pos: Position, line: Line, value: Value, start: Instant
         "a best move by the search: the position's value is {}; every move's value was out of reach within the budget",
         signed(value)
     );
-    proven_move(pos, line, "search", "best move", why, start)
+    proven_move(pos, (line, value), "search", "best move", why, start)
 }
 
 /// A value with its sign where it is positive: `+2`, `0`, `-1`.
@@ -267,10 +284,10 @@ fn signed(v: Value) -> String {
     if v > 0 { format!("+{v}") } else { v.to_string() }
 }
 
-/// One move proven best by `engine`, without the other moves' values.
+/// One move proven best by `engine`, with the position's value, without the other moves'.
 fn proven_move(
     pos: Position,
-    line: Line,
+    (line, value): (Line, Value),
     engine: &'static str,
     rule: &'static str,
     why: String,
@@ -289,13 +306,14 @@ fn proven_move(
         why,
         nimstring: None,
         loony: is_loony(pos, line),
+        value: Some(i32::from(value)),
         seconds: start.elapsed().as_secs_f64(),
     }
 }
 
 /// Boxes the player to move in `drawn` can take in a row (every box with one undrawn side,
 /// again and again), and the lines after taking them all.
-fn take_all(board: crate::game::Board, mut drawn: LineSet) -> (u32, LineSet) {
+pub(super) fn take_all(board: crate::game::Board, mut drawn: LineSet) -> (u32, LineSet) {
     let mut taken = 0;
     loop {
         let capture = (0..board.boxes()).find_map(|b| {
@@ -335,11 +353,8 @@ fn nimstring_regions(pos: Position, deadline: Instant, calc: &mut Calculator) ->
     let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
     let expected = super::nimstring::expected_seconds(pos);
     if expected > 10.0 * left && expected.is_finite() {
-        let note = format!(
-            "; the Nimstring calculator is out of reach (priced at {})",
-            crate::support::about_seconds(expected)
-        );
-        return (None, note);
+        let note = "; the Nimstring value is out of reach: its regions are too large to value within the budget";
+        return (None, note.into());
     }
     match Regions::of(pos, calc) {
         Ok(r) => (Some(r), String::new()),
@@ -376,6 +391,7 @@ impl Chooser<'_> {
             why: format!("{why}; {}{}", self.out_of_reach, self.nim_note),
             nimstring: self.nim.map(Regions::value),
             loony: is_loony(pos, line),
+            value: None,
             seconds: self.start.elapsed().as_secs_f64(),
         }
     }

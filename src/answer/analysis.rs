@@ -351,6 +351,13 @@ impl Analysis {
     }
 }
 
+/// What an answer's values under `penalty` say of Nimstring, for the position `root` of
+/// `board` (as an answer names them), where the penalty passes its boxes left.
+pub(super) fn nimstring_line(board: &str, root: &str, penalty: crate::game::Penalty) -> Option<String> {
+    let board = board.parse::<crate::game::Board>().ok()?;
+    penalty.nimstring_words(Position::from_line_string(board, root).ok()?)
+}
+
 impl std::fmt::Display for Analysis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "board {}, {} undrawn lines, engine: {}", self.board, self.free_lines(), self.engine)?;
@@ -358,6 +365,9 @@ impl std::fmt::Display for Analysis {
             write!(f, ", last-move penalty {} ({})", self.penalty, self.penalty.words())?;
         }
         writeln!(f)?;
+        if let Some(line) = nimstring_line(&self.board, &self.root, self.penalty) {
+            writeln!(f, "{line}")?;
+        }
         write!(f, "{}", self.lines())?;
         if let Some(n) = self.next_loony {
             writeln!(f, "next loony move: {}", n.words())?;

@@ -179,6 +179,30 @@ impl EngineCosts {
     }
 }
 
+/// Safe lines that a line drawn takes away, on average, as a game goes on: fifteen 5x5 games
+/// of safe moves at 44 undrawn lines had 26 to 34 safe lines left of their 60
+/// (`tests/data/search/5x5-44.csv`), about two for each line drawn.
+const SAFE_LINES_PER_LINE: f64 = 2.0;
+
+/// The most undrawn lines at which a game going on from `pos` is priced to be proven within
+/// `seconds` on `threads` threads of `model`'s machine: the search's price
+/// ([`search_positions`]) with the safe lines falling by [`SAFE_LINES_PER_LINE`] for each line
+/// drawn, at most the undrawn lines `auto` searches. A person's "exact from about N undrawn
+/// lines": rough, as the fit and the fall of the safe lines are.
+pub fn exact_from(pos: Position, model: &CostModel, threads: usize, seconds: f64) -> usize {
+    let free = pos.undrawn().len() as usize;
+    let safe = safe_lines(pos) as f64;
+    let (a, b, c) = SEARCH_FIT;
+    let scale = machine_scale(model);
+    let price = |u: usize| {
+        let s = (safe - SAFE_LINES_PER_LINE * (free - u) as f64).max(0.0);
+        let positions = (a + b * u as f64 + c * s).exp();
+        let table = table_for_count(positions).clamp(MIN_DEFAULT_TABLE, super::search::DEFAULT_TT_BYTES);
+        (positions * SEARCH_NS_PER_POSITION / search_speedup(threads) + table as f64 * TABLE_NS_PER_BYTE) * scale / 1e9
+    };
+    (0..=free.min(super::query::AUTO_SEARCH_FREE)).rev().find(|&u| price(u) <= seconds).unwrap_or(0)
+}
+
 /// How much slower `model`'s machine is than the built-in models', by the time it and the
 /// built-in model of its own kernel give one solve: the search's figures, measured on the
 /// built-ins' machine, scale by it. The same kernel's, since the search runs no kernel: a model
@@ -292,6 +316,19 @@ mod tests {
         // Box (0,0)'s top and left drawn: its bottom and right give it a third side.
         let pos = Position::from_line_string(b, "100000100000").unwrap();
         assert_eq!(safe_lines(pos), 8);
+    }
+
+    #[test]
+    fn a_game_is_proven_from_fewer_undrawn_lines_the_less_time_it_is_given() {
+        let model = CostModel::built_in();
+        let empty = Position::empty("5x5".parse().unwrap());
+        let from: Vec<usize> = [0.01, 0.1, 1.0, 10.0, 100.0].iter().map(|&s| exact_from(empty, &model, 2, s)).collect();
+        assert!(from.windows(2).all(|w| w[0] <= w[1]), "{from:?}");
+        assert!(from.iter().all(|&n| n < 60) && from[0] < from[4], "{from:?}");
+        // Never past what auto searches, however long; a small position is within reach.
+        assert_eq!(exact_from(empty, &model, 2, 1e12), super::super::query::AUTO_SEARCH_FREE);
+        let small = Position::empty("2x2".parse().unwrap());
+        assert_eq!(exact_from(small, &model, 1, 1.0), 12);
     }
 
     #[test]

@@ -409,6 +409,9 @@ impl std::fmt::Display for Answer {
         }
         if !self.penalty.is_none() {
             writeln!(f, "last-move penalty {} ({})", self.penalty, self.penalty.words())?;
+            if let Some(line) = super::analysis::nimstring_line(&self.board, &self.root, self.penalty) {
+                writeln!(f, "{line}")?;
+            }
         }
         writeln!(f, "source: {} ({:.3} s)", source_words(self), self.seconds)
     }

@@ -28,6 +28,7 @@ mod partitions;
 mod plan;
 mod play;
 mod query;
+mod review;
 mod run;
 mod scale;
 mod serve;
@@ -148,6 +149,9 @@ enum Command {
     Book(book::BookArgs),
     /// Play a game in the terminal against a perfect opponent.
     Play(play::PlayArgs),
+    /// A game's review: every move valued against best play, the boxes it gave up, proven or
+    /// estimated, and the decisive mistakes.
+    Review(review::ReviewArgs),
     /// The analysis board in a web browser: click lines, see every move's value, play dab.
     Serve(serve::ServeArgs),
     /// The shell completion script for dab (bash, zsh, fish, elvish, powershell).
@@ -595,6 +599,7 @@ pub fn run() -> i32 {
         Command::Nimstring(a) => nimstring::run(a),
         Command::Book(a) => book::run(a),
         Command::Play(a) => play::run(a),
+        Command::Review(a) => review::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Job(a) => job::run(a),
         Command::Export(a) => export::run(a),

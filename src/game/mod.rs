@@ -1,11 +1,12 @@
 //! The game: boards and their line numbering, symmetries, positions and their two
-//! text formats, values and move values, Wilson's last-move penalty, and the move report every
-//! answer prints. Uses only `support`; everything else builds on it.
+//! text formats, values and move values, Wilson's last-move penalty, the move report every
+//! answer prints, and a game's record (dab's notation or littlegolem's) replayed. Uses only `support`; everything else builds on it.
 
 mod board;
 mod loony;
 mod penalty;
 mod position;
+mod record;
 mod symmetry;
 mod value;
 
@@ -13,5 +14,6 @@ pub use board::{Board, BoardError, Line, LineCoord, LineSet};
 pub use loony::{is_loony, is_loony_position, settle};
 pub use penalty::{Penalty, PenaltyError};
 pub use position::{FormatError, Position};
+pub use record::{Played, Record, RecordError, golem_name, player_name};
 pub use symmetry::Symmetry;
 pub use value::{MoveReport, MoveValue, Value, ValueLines, best_moves, move_value};

@@ -73,6 +73,20 @@ impl Penalty {
         format!("the player who draws the last line loses {} {boxes}", self.0)
     }
 
+    /// What values under this penalty say of Nimstring, where it passes the boxes of `pos`
+    /// still to take (one line; None otherwise). The player who draws the last line loses
+    /// Nimstring, and a penalty above every box left outweighs them all, so a value's sign is
+    /// Nimstring's verdict and the rest of it the boxes' margin.
+    pub fn nimstring_words(self, pos: Position) -> Option<String> {
+        let left = boxes_left(pos);
+        let p = self.0;
+        (p as usize > left).then(|| {
+            format!(
+                "for Nimstring: the penalty {p} is more than the {left} boxes still to take, so a positive value means the player to move wins Nimstring (the other player draws the last line) and a negative one that they lose it; the boxes' margin is the value less {p} (plus {p} where negative)"
+            )
+        })
+    }
+
     /// The full board's value: the player to move there drew the last line.
     pub fn full_board_value(self) -> Value {
         -(self.0 as Value)
@@ -85,14 +99,19 @@ impl Penalty {
         if self.is_none() {
             return Ok(self);
         }
-        let board = pos.board;
-        let boxes = (0..board.boxes()).filter(|&b| !pos.drawn.contains_all(board.box_mask(b))).count();
+        let boxes = boxes_left(pos);
         if boxes + self.0 as usize > MAX as usize {
             let max = (MAX as usize).saturating_sub(boxes) as u8;
             return Err(PenaltyError::TooLarge { penalty: self.0, boxes, max });
         }
         Ok(self)
     }
+}
+
+/// Boxes of `pos` not yet completed.
+fn boxes_left(pos: Position) -> usize {
+    let board = pos.board;
+    (0..board.boxes()).filter(|&b| !pos.drawn.contains_all(board.box_mask(b))).count()
 }
 
 impl std::fmt::Display for Penalty {

@@ -194,6 +194,11 @@ impl Analyses {
         }
     }
 
+    /// Threads each analysis runs on.
+    pub(super) fn threads(&self) -> usize {
+        self.opts.threads
+    }
+
     /// Threads the pools hold.
     pub(super) fn pool_threads(&self) -> usize {
         self.workers

@@ -1,5 +1,7 @@
-//! The JSON API: `GET /api/analyse` (a position's answer: the object `dab hint --json` prints)
-//! and `GET /api/position` (a position in both text formats). A position is named by `board`
+//! The JSON API: `GET /api/analyse` (a position's answer: the object `dab hint --json` prints),
+//! `GET /api/review` (a game's review: the object `dab review --json` prints, each position
+//! answered as `/api/analyse` answers it) and `GET /api/position` (a position in both text
+//! formats). A position is named by `board`
 //! and `lines` (a line string), by `art` (ASCII art), or by `text` (either: a line string,
 //! of `board`, or art). `/api/analyse` takes `penalty` (Wilson's last-move penalty; default:
 //! the server's). Bad input is HTTP 400 with one line saying what is wrong.
@@ -9,8 +11,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::answer::Answerer;
-use crate::game::{Board, Penalty, Position};
+use crate::answer::{Answerer, Review, review_positions};
+use crate::game::{Board, Penalty, Position, Record};
 
 use super::analyses::{Analyses, Failure, GRACE, RETRY_AFTER_SECONDS};
 
@@ -211,24 +213,76 @@ pub(super) async fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
     };
     match analyses.answer(pos, engine, penalty, Duration::from_secs_f64(seconds)).await {
         Ok(answer) => Reply::json(&answer),
-        Err(Failure::Refused { message, position: true }) => Reply::error(422, message),
-        Err(Failure::Refused { message, position: false }) => Reply::error(500, message),
-        Err(Failure::NotSolved { seconds, busy: false }) => Reply::error(
+        Err(failure) => failed(failure),
+    }
+}
+
+/// The reply to an analysis that gave no answer.
+fn failed(failure: Failure) -> Reply {
+    match failure {
+        Failure::Refused { message, position: true } => Reply::error(422, message),
+        Failure::Refused { message, position: false } => Reply::error(500, message),
+        Failure::NotSolved { seconds, busy: false } => Reply::error(
             503,
             format!(
                 "not solved within {seconds} s: the analysis goes on in the background, and stops unless it is asked again within {} s",
                 GRACE.as_secs()
             ),
         ),
-        Err(Failure::NotSolved { seconds, busy: true }) => Reply::busy(
+        Failure::NotSolved { seconds, busy: true } => Reply::busy(
             format!("not solved within {seconds} s: every slot for long analyses is busy with earlier positions"),
             RETRY_AFTER_SECONDS,
         ),
-        Err(Failure::Busy) => Reply::busy(
+        Failure::Busy => Reply::busy(
             "the server is busy: every analysis worker is taken and the queue is full; ask again shortly".into(),
             RETRY_AFTER_SECONDS,
         ),
     }
+}
+
+/// Seconds a position of a review gets when the request names none: a 5x5 game of 60 moves
+/// in about a minute or two, its late positions proven at once.
+pub(super) const REVIEW_SECONDS: f64 = 2.0;
+
+/// `GET /api/review`: the review of a game (`dab review --json`'s object), its moves from the
+/// position named; each position answered as `/api/analyse` answers it within `seconds`, in
+/// the plain game. 400 for bad input, a move that is no undrawn line named by its number.
+pub(super) async fn review(query: &str, analyses: &Arc<Analyses>) -> Reply {
+    let parsed = Query::parse(query).and_then(|q| {
+        q.only(&["board", "lines", "art", "text", "moves", "seconds"])?;
+        let start = position(&q)?;
+        let Some(moves) = q.get("moves") else {
+            return Err("moves: give the game's moves (h(0,0) v(1,2) ..., line numbers, or a littlegolem record)".into());
+        };
+        let record = Record::parse(start, moves).map_err(|e| format!("moves: {e}"))?;
+        let seconds = match q.get("seconds") {
+            Some(s) => match s.trim().parse::<f64>() {
+                Ok(x) if x > 0.0 && x <= MAX_SECONDS => x,
+                _ => return Err(format!("seconds: '{s}' is not a time a position in seconds above 0 and at most {MAX_SECONDS}")),
+            },
+            None => REVIEW_SECONDS,
+        };
+        let positions = review_positions(&record).len();
+        if positions as f64 * seconds > MAX_SECONDS {
+            return Err(format!(
+                "seconds: {positions} positions at {seconds} s each pass the longest a request may take ({MAX_SECONDS} s); give at most {:.2}",
+                MAX_SECONDS / positions as f64
+            ));
+        }
+        Ok((record, seconds))
+    });
+    let (record, seconds) = match parsed {
+        Ok(p) => p,
+        Err(e) => return Reply::error(400, e),
+    };
+    let start = std::time::Instant::now();
+    let mut advice = Vec::new();
+    for pos in review_positions(&record) {
+        let limit = Duration::from_secs_f64(seconds);
+        let answer = analyses.answer(pos, Answerer::Auto, Some(Penalty::NONE), limit).await;
+        advice.push(answer.map_err(|f| failed(f).body));
+    }
+    Reply::json(&Review::of(&record, &advice, seconds, analyses.threads(), start))
 }
 
 #[cfg(test)]

@@ -312,6 +312,7 @@ async fn route(request: &Request<Incoming>, analyses: &Arc<Analyses>, port: u16)
     } else {
         match path {
             "/api/analyse" => api::analyse(query, analyses).await,
+            "/api/review" => api::review(query, analyses).await,
             "/api/position" => api::position_reply(query),
             _ => Reply::error(404, format!("no such page: {path}")),
         }

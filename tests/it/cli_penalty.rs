@@ -215,3 +215,24 @@ fn the_web_api_takes_a_penalty_and_the_server_has_its_own() {
     assert_eq!(status, 422, "{body}");
     assert!(body.contains("the search engine values the plain game only"), "{body}");
 }
+
+#[test]
+fn a_penalty_past_every_box_left_says_its_values_are_nimstring_s_verdict() {
+    // 2x3: the penalty 100 outweighs the 6 boxes, so the sign of each value is who wins
+    // Nimstring, as the Nimstring calculator says, and the line says so.
+    for lines in ["00000000000000000", "10000100010010000"] {
+        let said = "for Nimstring: the penalty 100 is more than the 6 boxes still to take, so a positive value means the player to move wins Nimstring";
+        let args = ["solve", "2x3", "--lines", lines, "--penalty", "100"];
+        dab().args(args).assert().success().stdout(predicate::str::contains(said));
+        let value = json_out(&[&args[..], &["--json"]].concat(), None)["value"].as_i64().unwrap();
+        let nim = json_out(&["nimstring", "2x3", "--lines", lines, "--json"], None);
+        assert_eq!(value > 0, nim["wins"].as_bool().unwrap(), "{lines}: value {value}, {nim}");
+        assert!(value.abs() >= 100 - 6, "{lines}: {value}");
+    }
+    // A penalty within the boxes left says nothing of Nimstring.
+    dab()
+        .args(["solve", "2x3", "--penalty", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Nimstring").not());
+}

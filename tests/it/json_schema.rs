@@ -89,6 +89,9 @@ fn every_json_output_uses_only_documented_names() {
         ("dab solve --json", vec!["solve", "2x2", "--penalty", "1", "--json"]),
         ("dab hint --json", vec!["hint", "2x2", "--penalty", "1", "--json"]),
         ("dab endgame --json", vec!["endgame", "C3 C3 L4", "--json"]),
+        ("dab review --json", vec!["review", "2x2", "--moves", "h(0,0) h(1,0) v(0,0) v(0,1) h(2,0)", "--json"]),
+        // Beyond the budget: each move's estimate.
+        ("dab review --json", vec!["review", "5x5", "--moves", "h(0,0) v(1,1)", "--seconds", "0.2", "--json"]),
     ] {
         check(what, &stdout(&args));
     }

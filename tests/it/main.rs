@@ -35,6 +35,7 @@ mod penalty;
 mod plan_trust;
 mod play;
 mod properties;
+mod review;
 mod scale;
 mod search;
 mod serve_api;

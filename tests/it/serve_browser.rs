@@ -1,10 +1,12 @@
 //! The analysis board in a real headless browser (Debian's chromium, driven over WebDriver by
 //! chromedriver): lines clicked on 3x3 show the values `dab hint` gives, a box completed keeps
-//! the turn, undo, dab answering with a best move, and a 4x4 position from a store's book.
+//! the turn, undo, dab answering with a best move, a 4x4 position from a store's book, and a game
+//! reviewed: its moves' losses listed, its mistakes marked on the board, stepped through.
 //! Skipped, with the reason printed, where chromium or chromedriver is not installed, except
 //! under `CI=true`, where that fails.
 //! `DAB_SCREENSHOT=reports/serve-4x4.png cargo test --release --test it serve_browser::` also saves
-//! the page on the 4x4 position (the README's picture).
+//! the page on the 4x4 position (the README's picture); `DAB_REVIEW_SCREENSHOT=FILE` the page of
+//! a reviewed 2x2 game, a mistake played.
 
 use crate::serve_common;
 
@@ -339,4 +341,79 @@ fn the_empty_4x4_shows_the_opening_book_s_move_as_proven_best() {
     assert_eq!(verdict, expected);
     assert!(browser.text("best").contains("the position's value is 0"), "{}", browser.text("best"));
     assert!(browser.text("source").contains("book"), "{}", browser.text("source"));
+}
+
+#[test]
+fn a_game_reviewed_on_the_page_lists_each_move_s_loss_marks_its_mistakes_and_steps_through() {
+    // Tall enough that the review's buttons are on the screen.
+    let Some(browser) = Browser::start(1200, 2400) else { return };
+    let served = Served::start(&["--threads", "1"]);
+    browser.goto(&format!("{}?board=2x2&seconds=2", served.url));
+    browser.answered(&"0".repeat(12));
+    // A whole 2x2 game, the lines in order, played from the Moves box.
+    let board: dab::game::Board = "2x2".parse().unwrap();
+    let game: Vec<String> = (0..12).map(|l| l.to_string()).collect();
+    let names: Vec<String> = (0..12).map(|l| board.line_name(dab::game::Line(l))).collect();
+    browser.script(&format!("document.getElementById('moves-in').value = '{}';", names.join(" ")));
+    browser.click("#play-moves");
+    browser.click("#review");
+    let start = Instant::now();
+    let items = loop {
+        let items = browser.script(
+            "return Array.from(document.querySelectorAll('#review-list li')).map(li => [li.textContent, li.className]);",
+        );
+        if items.as_array().is_some_and(|a| a.len() == 12) {
+            break items;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "no review: {}", browser.text("review-message"));
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let query = format!("{}api/review?board=2x2&moves={}", served.url, game.join("+"));
+    let (status, body) = serve_common::get(&query);
+    assert_eq!(status, 200, "{body}");
+    let review: Value = serde_json::from_str(&body).unwrap();
+    let mistakes: Vec<u64> =
+        review["mistakes"].as_array().unwrap().iter().map(|m| m["number"].as_u64().unwrap()).collect();
+    assert!(!mistakes.is_empty(), "lines in order make mistakes on 2x2: {review}");
+    for (k, (item, m)) in items.as_array().unwrap().iter().zip(review["moves"].as_array().unwrap()).enumerate() {
+        let text = item[0].as_str().unwrap();
+        assert!(
+            text.starts_with(&format!("{} {} ", m["player"].as_str().unwrap(), m["line"].as_str().unwrap())),
+            "{text}"
+        );
+        assert!(text.contains(&format!("lost {}", m["lost"])), "{text} {m}");
+        let marked = item[1].as_str().unwrap().contains("mistake");
+        assert_eq!(marked, mistakes.contains(&(k as u64 + 1)), "move {}: {item}", k + 1);
+    }
+    assert!(browser.text("review-message").contains("Mistakes: move "), "{}", browser.text("review-message"));
+    // The board goes back to the start, the first move dashed with its loss; Next steps on.
+    let next = "const l = document.querySelector('line.review-next'); const t = document.querySelector('text.review-lost'); \
+                return [l ? Number(l.dataset.line) : -1, t ? t.textContent : ''];";
+    browser.answered(&"0".repeat(12));
+    let lost = |k: usize| review["moves"][k]["lost"].as_i64().unwrap();
+    let mark = |k: usize| if lost(k) > 0 { format!("-{}", lost(k)) } else { "ok".into() };
+    assert_eq!(browser.script(next), serde_json::json!([0, mark(0)]));
+    browser.click("#review-next");
+    browser.answered(&format!("1{}", "0".repeat(11)));
+    assert_eq!(browser.script(next), serde_json::json!([1, mark(1)]));
+    // A mistake already played is marked on the board in red: the move after it clicked in
+    // the list shows the position before that move.
+    let first = *mistakes.iter().find(|&&n| n < 11).unwrap_or_else(|| panic!("{review}")) as usize;
+    browser.script(&format!("document.querySelectorAll('#review-list li')[{first}].click();"));
+    let drawn: String = (0..12).map(|l| if l < first { '1' } else { '0' }).collect();
+    browser.answered(&drawn);
+    let red = browser.script(
+        "return Array.from(document.querySelectorAll('line.review-mistake')).map(l => Number(l.dataset.line));",
+    );
+    assert_eq!(red, serde_json::json!([first - 1]));
+    if let Ok(path) = std::env::var("DAB_REVIEW_SCREENSHOT") {
+        let shot = browser.call("GET", "/screenshot", None);
+        let png = base64::engine::general_purpose::STANDARD.decode(shot.as_str().unwrap()).unwrap();
+        std::fs::write(&path, png).unwrap();
+        eprintln!("wrote {path}");
+    }
+    browser.click("#review-back");
+    let back: String = (0..12).map(|l| if l + 1 < first { '1' } else { '0' }).collect();
+    browser.answered(&back);
+    assert_eq!(browser.script(next), serde_json::json!([first - 1, mark(first - 1)]));
 }

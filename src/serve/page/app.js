@@ -1,6 +1,6 @@
 // The analysis board: the game is kept here (who moves, who took which box, the moves to
-// undo); every position is valued by the server's /api/analyse, and converted to text by its
-// /api/position. Lines are numbered in dab's external order: the horizontals row by row, then
+// undo); every position is valued by the server's /api/analyse, a game reviewed by its
+// /api/review, and a position converted to text by its /api/position. Lines are numbered in dab's external order: the horizontals row by row, then
 // the verticals row by row.
 "use strict";
 
@@ -18,6 +18,7 @@ const S = {
   seq: 0,           // the newest request; older answers are dropped
   abort: null,      // what cancels the analysis under way
   dab: "none",      // which player dab plays
+  review: null,     // {game: the lines reviewed from S.start, moves: the review's moves}
 };
 
 const lineCount = () => S.rows * (S.cols + 1) + (S.rows + 1) * S.cols;
@@ -278,6 +279,7 @@ function render() {
       labels.push({ i, value, best, x: (x1 + x2) / 2, y: (y1 + y2) / 2 });
     }
   }
+  reviewMarks(svg, cell, pad, font);
   for (let r = 0; r <= S.rows; r++) {
     for (let c = 0; c <= S.cols; c++) {
       el("circle", { class: "dot", cx: pad + c * cell, cy: pad + r * cell, r: Math.max(3, cell * 0.06) }, svg);
@@ -425,6 +427,8 @@ async function analyse() {
 // dab plays a best move when it is its turn (after a pause, so that a person sees it).
 function dabMoves(seq) {
   if (S.dab === "none" || String(S.toMove) !== S.dab || !S.answer || !S.answer.best.length) return;
+  // Stepping through a reviewed game: its next move is the game's, not dab's.
+  if (reviewAt() >= 0 && S.future.length) return;
   const name = S.answer.best[0];
   const move = oneMove(S.answer) ? { index: S.answer.index } : S.answer.moves.find((m) => m.line === name);
   setTimeout(() => {
@@ -459,6 +463,125 @@ async function load() {
   newGame(rows, cols, p.lines);
 }
 
+// --- a game's review -----------------------------------------------------------------
+
+// The game on the board from its start: the moves played, then those undone (to redo).
+const wholeGame = () => S.history.map((m) => m.line).concat(S.future.slice().reverse());
+
+// How many moves of the reviewed game the board shows, or -1 when it shows another game.
+function reviewAt() {
+  if (!S.review) return -1;
+  const played = S.history.map((m) => m.line);
+  const same = played.length <= S.review.game.length && played.every((l, k) => l === S.review.game[k]);
+  return same && S.start.join("") === S.review.start ? played.length : -1;
+}
+
+// Reviews the game on the board (from the position it started at) by the server's
+// /api/review: every move with the boxes it gave up, proven or estimated.
+async function reviewGame() {
+  const game = wholeGame();
+  if (!game.length) {
+    $("review-message").textContent = "no moves to review: play a game, or paste its moves above";
+    return;
+  }
+  const seconds = $("review-seconds").value || "2";
+  const start = S.start.map((d) => (d ? "1" : "0")).join("");
+  const query = new URLSearchParams({ board: boardName(), lines: start, moves: game.join(" "), seconds });
+  $("review-message").textContent = `reviewing ${game.length} moves, up to ${seconds} s a position...`;
+  $("review").disabled = true;
+  let response, body;
+  try {
+    response = await fetch(`/api/review?${query}`);
+    body = await response.text();
+  } catch (e) {
+    $("review-message").textContent = `the server did not answer: ${e}`;
+    return;
+  } finally {
+    $("review").disabled = false;
+  }
+  if (!response.ok) {
+    $("review-message").textContent = body;
+    return;
+  }
+  const review = JSON.parse(body);
+  S.review = { game, start, review };
+  showReview();
+  goTo(0);
+}
+
+// The review as a list: a move a row, its loss and whether it is proven; a mistake marked.
+function showReview() {
+  const { review } = S.review;
+  const mistakes = new Map(review.mistakes.map((m) => [m.number, m]));
+  const list = $("review-list");
+  list.replaceChildren();
+  for (const m of review.moves) {
+    const li = document.createElement("li");
+    li.dataset.number = m.number;
+    const lost = m.proven ? `lost ${m.lost}` : `lost ~${m.lost} (estimate)`;
+    const value = m.value_before === null ? "" : `, value ${signed(m.value_before)} before`;
+    li.textContent = `${m.player} ${m.line} (${m.golem}): ${lost}${value}`;
+    if (mistakes.has(m.number)) {
+      li.classList.add("mistake");
+      li.title = mistakes.get(m.number).why;
+    }
+    if (!m.proven) {
+      li.classList.add("unproven");
+      if (!li.title) li.title = m.estimate;
+    }
+    li.addEventListener("click", () => goTo(m.number - 1));
+    list.appendChild(li);
+  }
+  const named = review.mistakes.map((m) => `move ${m.number} (${m.player} ${m.line}): ${m.why}`);
+  const unproven = review.unproven.length ? `; ${review.unproven.length} moves not proven (marked ~)` : "; every move proven";
+  $("review-message").textContent =
+    `${review.result}${unproven}. ` + (named.length ? `Mistakes: ${named.join("; ")}` : "No mistakes.");
+}
+
+// Shows the reviewed game after its first k moves (the k+1-th move marked on the board).
+function goTo(k) {
+  if (!S.review) return;
+  const game = S.review.game;
+  k = Math.max(0, Math.min(k, game.length));
+  S.drawn = S.start.slice();
+  S.history = [];
+  S.toMove = 0;
+  for (const l of game.slice(0, k)) draw(l);
+  S.future = game.slice(k).reverse();
+  for (const li of $("review-list").children) li.classList.toggle("current", Number(li.dataset.number) === k + 1);
+  update();
+}
+
+// On the board of a reviewed game: the mistakes drawn so far in red, and the next move of
+// the game dashed, coloured by the boxes it lost, with its loss.
+function reviewMarks(svg, cell, pad, font) {
+  const at = reviewAt();
+  if (at < 0) return;
+  const { review } = S.review;
+  const mistakes = new Set(review.mistakes.map((m) => m.number));
+  const ends = (i) => {
+    const k = coord(i);
+    const x1 = pad + k.c * cell, y1 = pad + k.r * cell;
+    return { x1, y1, x2: k.horizontal ? x1 + cell : x1, y2: k.horizontal ? y1 : y1 + cell };
+  };
+  for (const m of review.moves.slice(0, at)) {
+    if (mistakes.has(m.number)) el("line", { class: "review-mistake", "data-line": m.index, ...ends(m.index) }, svg);
+  }
+  const next = review.moves[at];
+  if (!next) return;
+  const e = ends(next.index);
+  const hue = next.lost > 0 ? 0 : 125;
+  const mark = el("line", { class: "review-next", "data-line": next.index, ...e, stroke: `hsl(${hue}, 70%, 40%)` }, svg);
+  el("title", {}, mark).textContent = `move ${next.number}, ${next.player}: lost ${next.lost}${next.proven ? "" : " (estimate)"}`;
+  // Beside the line (below a horizontal one, right of a vertical one), clear of its value.
+  const off = cell * 0.28, horizontal = e.y1 === e.y2;
+  const t = el("text", {
+    class: "value review-lost", x: (e.x1 + e.x2) / 2 + (horizontal ? 0 : off), y: (e.y1 + e.y2) / 2 + (horizontal ? off : 0),
+    "font-size": font * 0.8, fill: `hsl(${hue}, 70%, 36%)`,
+  }, svg);
+  t.textContent = next.lost > 0 ? `-${next.lost}${next.proven ? "" : "?"}` : next.proven ? "ok" : "ok?";
+}
+
 function size(id) {
   const n = Number($(id).value);
   return Number.isInteger(n) && n >= 1 && n <= 16 ? n : null;
@@ -487,6 +610,9 @@ function start() {
   $("show-values").addEventListener("change", render);
   $("engine").addEventListener("change", update);
   $("load").addEventListener("click", load);
+  $("review").addEventListener("click", reviewGame);
+  $("review-back").addEventListener("click", () => goTo(reviewAt() - 1));
+  $("review-next").addEventListener("click", () => goTo(reviewAt() + 1));
   for (const b of document.querySelectorAll("[data-copy]")) {
     b.addEventListener("click", () => {
       const text = $(b.dataset.copy).value;
