@@ -301,7 +301,11 @@ pub fn walk_budget(
         seconds = seconds.min(d.saturating_duration_since(std::time::Instant::now()).as_secs_f64());
     }
     let each = walk_seconds_per_position(pos, values, model);
-    let positions = (seconds / each).min(super::control::MAX_POSITIONS as f64).max(0.0) as usize;
+    let positions = match values {
+        // Its clock stops it: a store's pages cached or not set its pace, not the price.
+        WalkValues::Store if seconds > 0.0 => super::control::MAX_POSITIONS,
+        _ => (seconds / each).min(super::control::MAX_POSITIONS as f64).max(0.0) as usize,
+    };
     super::control::WalkBudget { seconds, positions, clocked: values == WalkValues::Store }
 }
 
@@ -437,7 +441,12 @@ mod tests {
         let slow = walk_budget(empty, 2.0, None, WalkValues::Memory, &model);
         assert_eq!(slow.positions, super::super::control::MAX_POSITIONS.min(slow.positions));
         assert!(slow.positions > walk.positions);
-        assert!(walk_budget(empty, 0.01, None, WalkValues::Store, &model).positions < walk.positions / 5);
+        // A store's walk goes by its clock, for less time.
+        let store = walk_budget(empty, 0.01, None, WalkValues::Store, &model);
+        assert!(store.clocked && !walk.clocked, "{store:?}");
+        assert_eq!((store.seconds, store.positions), (STORE_WALK_LEAST_SECONDS, super::super::control::MAX_POSITIONS));
+        let past = walk_budget(empty, 1.0, Some(std::time::Instant::now()), WalkValues::Store, &model);
+        assert_eq!(past.positions, 0);
         // A position whose every move is a capture is cheaper a position than a quiet one.
         let board: crate::game::Board = "16x16".parse().unwrap();
         let apart = Position { board, drawn: board.full().minus([board.h(1, 1), board.h(5, 5)].into_iter().collect()) };

@@ -460,6 +460,13 @@ pub fn query(reader: &Reader, pos: Position, ask: Asking) -> Result<Answer, Quer
     }
 }
 
+/// The store's own answer for `pos`: its value, every move's, and who must make the next
+/// loony move within the walk's least budget; None where the store does not hold the position
+/// and every position after one move (nothing is solved on the spot).
+pub fn from_store(reader: &Reader, pos: Position, penalty: Penalty) -> Result<Option<Answer>, QueryError> {
+    from_book(reader, pos, penalty, None)
+}
+
 /// The store's answer, when it holds the position and every position after one move; refused
 /// where the store's solve is under another penalty than `penalty`. The walk for the next
 /// loony move ends by `deadline` where one is given.

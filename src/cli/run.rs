@@ -116,10 +116,20 @@ pub fn run(args: RunArgs) -> CliResult {
     }
     bar.finish();
     let penalty = args.penalty.penalty;
+    let empty =
+        args.store.as_deref().filter(|_| !plan.root.contains('1')).and_then(|s| store_answer(s, &plan, penalty));
     if args.json {
         let mut out = json(&plan, threads, &outcome, args.store.is_some())?;
         if !penalty.is_none() {
             out["penalty"] = penalty.boxes().into();
+        }
+        if let Some(a) = &empty {
+            out["store_answer"] = serde_json::json!({
+                "value": a.value,
+                "next_loony": a.next_loony,
+                "next_loony_left_out": a.next_loony_left_out,
+                "seconds": a.seconds,
+            });
         }
         println!("{out}");
     } else {
@@ -127,6 +137,16 @@ pub fn run(args: RunArgs) -> CliResult {
             println!("last-move penalty {penalty}: {}", penalty.words());
         }
         print_outcome(&plan, threads, &outcome, args.store.is_some());
+        if let Some(a) = &empty {
+            let next =
+                a.next_loony.map_or_else(|| a.next_loony_left_out.clone().unwrap_or_default(), |n| n.words().into());
+            println!(
+                "the store's answer for the empty board: value {}, best {}; next loony move: {next} ({:.3} s)",
+                a.value,
+                a.best.join(" "),
+                a.seconds
+            );
+        }
     }
     files.extend(outcome.files.iter().cloned());
     super::wrote(&dir, &files);
@@ -215,6 +235,22 @@ fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde
         out["predicted_peak_disk_bytes"] = (*predicted_disk).into();
     }
     Ok(out)
+}
+
+/// The complete store's answer for the empty board, as `dab query` gives it; None (with a note
+/// where reading failed) where the store does not hold every position after one move.
+fn store_answer(store: &std::path::Path, plan: &Plan, penalty: dab::game::Penalty) -> Option<dab::answer::Answer> {
+    let board: dab::game::Board = plan.board.parse().ok()?;
+    let read = dab::store::Reader::open_under(store, dab::game::Position::empty(board), None, penalty)
+        .map_err(dab::answer::QueryError::from)
+        .and_then(|r| dab::answer::from_store(&r, dab::game::Position::empty(board), penalty));
+    match read {
+        Ok(a) => a,
+        Err(e) => {
+            super::note!("the store's answer for the empty board could not be read: {e}");
+            None
+        }
+    }
 }
 
 /// The value, the comparison, and the memory and disk peaks against their predictions.
