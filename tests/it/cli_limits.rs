@@ -454,6 +454,15 @@ fn endless_standard_input_stops_at_a_bound_fitting_what_is_read_named_in_the_err
         assert!(seconds < 30.0, "{args:?} took {seconds:.1} s");
     }
     assert!(!dir.path().join("t.csv").exists() && !dir.path().join("r").exists(), "nothing written");
+    // A line longer than any command ends the game at once, its bound named.
+    let long = format!("{}\n", "a".repeat(2000));
+    dab()
+        .args(["play", "3x3"])
+        .write_stdin(long)
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a line of input passes 1024 bytes"));
 }
 
 #[test]
