@@ -242,7 +242,7 @@ impl<K: Keys> Searcher<'_, K> {
             Capture::Either(either) => either,
         };
         let (key, frame) = K::key_frame(r, 0, K::of(r, 0));
-        let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
+        let hint = self.table.get(key, r.odd(0)).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
         r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, None, &mut moves);
         // In rank order, as the list is.
@@ -561,12 +561,10 @@ impl<K: Keys> Searcher<'_, K> {
     }
 
     /// The table's bounds and best move for `key`, a state with an odd number of boxes left
-    /// where `odd`: the bounds tightened to that parity, which the table leaves to its reader
-    /// (it keeps half of each bound, `table::code`).
+    /// where `odd` (the table keeps half of each bound, and reads it back at that parity).
     #[inline]
     fn bounds(&self, key: u64, odd: bool) -> Option<(i32, i32, u8)> {
-        let (lo, hi, best) = self.table.get(key)?;
-        Some((to_parity(lo, odd, true), to_parity(hi, odd, false), best))
+        self.table.get(key, odd)
     }
 
     /// Finds the key after each move of `s` that gives no box (those not in `giving`), by line,
