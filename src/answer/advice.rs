@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::exec::{ExecError, SolveError};
-use crate::game::{Line, LineSet, Position, Value, is_loony, is_loony_position};
+use crate::game::{Line, LineSet, Position, is_loony, is_loony_position};
 use crate::store::Reader;
 
 use super::book::BookMove;
@@ -271,7 +271,7 @@ fn from_opening_book(pos: Position, m: BookMove, start: Instant) -> RulesAnswer 
 
 /// The search's best move in `pos`, of the position's `value`: proven best, though the other
 /// moves' values were out of reach within the budget.
-fn from_best_move_search(pos: Position, line: Line, value: Value, start: Instant) -> RulesAnswer {
+fn from_best_move_search(pos: Position, line: Line, value: i32, start: Instant) -> RulesAnswer {
     let why = format!(
         "a best move by the search: the position's value is {}; every move's value was out of reach within the budget",
         signed(value)
@@ -280,7 +280,8 @@ fn from_best_move_search(pos: Position, line: Line, value: Value, start: Instant
 }
 
 /// A value with its sign where it is positive: `+2`, `0`, `-1`.
-fn signed(v: Value) -> String {
+fn signed(v: impl Into<i32>) -> String {
+    let v: i32 = v.into();
     if v > 0 { format!("+{v}") } else { v.to_string() }
 }
 

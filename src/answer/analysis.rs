@@ -158,9 +158,10 @@ pub struct Analysis {
 
 /// What an engine found, before it is reported.
 struct Outcome {
-    value: Value,
+    /// The position's value (the search's may pass a [`Value`]: 128 boxes can be left).
+    value: i32,
     /// (line, boxes it completes, value of playing it) for every undrawn line.
-    moves: Vec<(Line, u8, Value)>,
+    moves: Vec<(Line, u8, i32)>,
     positions: u64,
     groups: Vec<u32>,
     partitions: usize,
@@ -218,8 +219,8 @@ fn by_partition(root: Position, opts: SolveOptions) -> Result<Outcome, AnalysisE
     let keep_all = opts.keep_all || (free <= KEEP_ALL_FREE && opts.store.is_none());
     let s = solve(root, SolveOptions { keep_all, ..opts })?;
     Ok(Outcome {
-        value: s.value,
-        moves: s.moves.iter().map(|m| (m.line, m.boxes, m.value)).collect(),
+        value: s.value as i32,
+        moves: s.moves.iter().map(|m| (m.line, m.boxes, m.value as i32)).collect(),
         positions: s.positions,
         groups: s.space.groups.iter().map(|g| g.size).collect(),
         partitions: s.partitions,
@@ -235,7 +236,7 @@ fn by_dense(root: Position, penalty: Penalty) -> Result<Outcome, AnalysisError> 
     let moves = twin_moves(root, |after| Ok(d.value(after.drawn)))?;
     let len = d.values.len() as u64;
     Ok(Outcome {
-        value: d.values[0],
+        value: d.values[0] as i32,
         moves,
         positions: len,
         groups: vec![],
@@ -270,7 +271,7 @@ fn by_minimax(root: Position, penalty: Penalty) -> Result<Outcome, AnalysisError
     let moves = twin_moves(root, minimax)?;
     let value = minimax(root)?;
     Ok(Outcome {
-        value,
+        value: value as i32,
         moves,
         positions: 0,
         groups: vec![],
@@ -292,14 +293,14 @@ fn report(
     budget: WalkBudget,
 ) -> Analysis {
     let moves: Vec<MoveReport> =
-        outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(root, l, boxes, v as i32)).collect();
-    let best = crate::game::best_moves(&moves, outcome.value as i32);
+        outcome.moves.iter().map(|&(l, boxes, v)| MoveReport::new(root, l, boxes, v)).collect();
+    let best = crate::game::best_moves(&moves, outcome.value);
     let (next_loony, next_loony_left_out) = (outcome.next_loony)(budget).fields();
     Analysis {
         board: root.board.to_string(),
         root: root.to_line_string(),
         engine,
-        value: outcome.value as i32,
+        value: outcome.value,
         moves,
         best,
         positions: outcome.positions,
@@ -323,13 +324,13 @@ fn report(
 fn twin_moves(
     root: Position,
     value_after: impl Fn(Position) -> Result<Value, TwinError>,
-) -> Result<Vec<(Line, u8, Value)>, TwinError> {
+) -> Result<Vec<(Line, u8, i32)>, TwinError> {
     root.undrawn()
         .iter()
         .map(|l| {
             let n = root.board.completes(root.drawn, l) as i8;
             let after = value_after(Position { board: root.board, drawn: root.drawn.with(l) })?;
-            Ok((l, n as u8, move_value(n, after)))
+            Ok((l, n as u8, move_value(n, after) as i32))
         })
         .collect()
 }

@@ -47,8 +47,13 @@ impl HintError {
 pub(super) fn from_theorems(pos: Position, start: std::time::Instant) -> Result<Answer, NotLoopsAndChains> {
     analyse_position(pos).map(|r| Answer {
         // Every move of a position of loops and long chains is loony, once the free captures
-        // are taken: the player to move makes the next one (it cannot be avoided).
-        next_loony: r.moves.iter().all(|m| m.loony).then_some(super::NextLoony::Mover),
+        // are taken: the player to move makes the next one (it cannot be avoided). A full
+        // board has no move, loony or not: neither, as every engine says (`control`).
+        next_loony: if r.moves.is_empty() {
+            Some(super::NextLoony::Neither)
+        } else {
+            r.moves.iter().all(|m| m.loony).then_some(super::NextLoony::Mover)
+        },
         board: r.board,
         root: r.root,
         value: r.value,

@@ -60,6 +60,16 @@ pub enum PlayError {
     /// Reading the player's commands or writing the game failed.
     #[error("cannot write the game: {0}")]
     Io(#[from] std::io::Error),
+    /// A line of the player's input is longer than any command.
+    #[error(
+        "a line of input passes {MAX_COMMAND_BYTES} bytes, longer than any command (a line as h(r,c), v(r,c) or its number, or hint, undo, quit): the game stops unfinished"
+    )]
+    LongLine,
+    /// The player's input went on with no command the game could use.
+    #[error(
+        "{MAX_IDLE_COMMANDS} lines of input refused in a row (or empty): the input is not a game's commands, and the game stops unfinished"
+    )]
+    Idle,
     /// Under a last-move penalty, no store was given and the start is too large to solve on
     /// the fly, or the search engine was asked for.
     #[error("{}", unpenalised(*.free, *.penalty, *.search))]
@@ -84,6 +94,8 @@ impl PlayError {
             | PlayError::Store(_)
             | PlayError::Query(_)
             | PlayError::NotProven(_)
+            | PlayError::LongLine
+            | PlayError::Idle
             | PlayError::Io(_) => None,
         }
     }
@@ -102,10 +114,20 @@ impl PlayError {
             | PlayError::Query(_)
             | PlayError::NotProven(_)
             | PlayError::Io(_)
+            | PlayError::LongLine
+            | PlayError::Idle
             | PlayError::Unpenalised { .. } => &[],
         }
     }
 }
+
+/// Most bytes of a line of the player's input: the longest command, a line's name on the
+/// largest board (`h(16,15)`) or a word, is a few bytes; a line past this is no command.
+pub const MAX_COMMAND_BYTES: usize = 1024;
+
+/// Lines of input refused or empty in a row after which the game stops: a player who types
+/// makes a move, asks a hint or undoes long before, and endless input (`yes`) ends.
+pub const MAX_IDLE_COMMANDS: usize = 1000;
 
 /// Why a game from a position of `free` undrawn lines cannot be played with `engine`.
 fn too_large(free: usize, engine: Answerer, reason: Option<&NotLoopsAndChains>) -> String {
@@ -490,7 +512,7 @@ pub fn run(
     oracle: &Oracle,
     start: Position,
     first: Player,
-    input: impl BufRead,
+    mut input: impl BufRead,
     out: &mut impl Write,
     echo: bool,
 ) -> Result<(Game, Ending), PlayError> {
@@ -498,8 +520,8 @@ pub fn run(
     let mut game = Game::from(start, first);
     // Snapshots taken before each of the player's moves, for `undo`.
     let mut history: Vec<Game> = Vec::new();
-    // Lines as bytes: one that is not UTF-8 is a bad command to refuse, not the end of the game.
-    let mut lines = input.split(b'\n');
+    // Lines refused or empty since the last command that did something.
+    let mut idle = 0;
     let opponent = match oracle {
         Oracle::Advised { seconds, .. } => format!("dab (D), {seconds} s a move: exact where it can be, else by rules"),
         _ => "a perfect opponent (D)".to_string(),
@@ -531,11 +553,15 @@ pub fn run(
             dab_plays(oracle, &mut game, out)?;
             continue;
         }
-        let Some(command) = read_command(&mut lines, game.pos, out, echo)? else {
+        let Some(command) = read_command(&mut input, game.pos, out, echo)? else {
             let (you, dab) = game.score();
             writeln!(out, "\nend of input: the game stops unfinished at you {you}, dab {dab}")?;
             return Ok((game, Ending::EndOfInput));
         };
+        idle = if matches!(command, Command::Bad(_) | Command::Nothing) { idle + 1 } else { 0 };
+        if idle > MAX_IDLE_COMMANDS {
+            return Err(PlayError::Idle);
+        }
         if let Some(ending) = apply_command(command, oracle, &mut game, &mut history, out)? {
             return Ok((game, ending));
         }
@@ -600,14 +626,25 @@ fn dab_plays(oracle: &Oracle, game: &mut Game, out: &mut impl Write) -> Result<(
 /// Prompts for the player's next line of input, echoes it when asked and reads it as a command
 /// on `pos`; `None` at the end of the input.
 fn read_command(
-    lines: &mut impl Iterator<Item = std::io::Result<Vec<u8>>>,
+    input: &mut impl BufRead,
     pos: Position,
     out: &mut impl Write,
     echo: bool,
-) -> std::io::Result<Option<Command>> {
+) -> Result<Option<Command>, PlayError> {
     write!(out, "your move> ")?;
     out.flush()?;
-    let Some(bytes) = lines.next().transpose()? else { return Ok(None) };
+    // Lines as bytes: one that is not UTF-8 is a bad command to refuse, not the end of the
+    // game. At most one byte past the longest a command may be is read.
+    let mut bytes = Vec::new();
+    let n = std::io::Read::take(&mut *input, MAX_COMMAND_BYTES as u64 + 1).read_until(b'\n', &mut bytes)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    } else if bytes.len() > MAX_COMMAND_BYTES {
+        return Err(PlayError::LongLine);
+    }
     let text = String::from_utf8(bytes);
     if echo {
         let shown = match &text {

@@ -10,7 +10,7 @@ use super::estimate::{EngineCosts, table_bytes_here};
 use serde::{Deserialize, Serialize};
 
 use crate::exec::solve;
-use crate::game::{Line, MoveReport, Penalty, PenaltyError, Position, Value, ValueLines, move_value};
+use crate::game::{Line, MoveReport, Penalty, PenaltyError, Position, ValueLines, move_value};
 use crate::solver::{MAX_FREE_LINES, SolveOptions};
 use crate::store::{Book, Reader, StoreError};
 use crate::support::{Remedy, Setting, choice};
@@ -281,13 +281,13 @@ pub(super) fn on_the_spot_until(
     if retrograde {
         let keep_all = free <= KEEP_ALL_FREE;
         let s = solve(pos, SolveOptions { threads, penalty, keep_all, stop, deadline, ..Default::default() })?;
-        let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes as i8, m.value)).collect();
+        let moves: Vec<_> = s.moves.iter().map(|m| (m.line, m.boxes, m.value as i32)).collect();
         // The walk gets as long again as the solve took (at least half a second), within the
         // answer's deadline where it has one.
         let model = crate::plan::model_or_built_in();
         let budget = walk_budget(pos, start.elapsed().as_secs_f64(), deadline, WalkValues::Memory, model);
         let (next_loony, next_loony_left_out) = from_solution(pos, &s, budget).fields();
-        let answered = answer(pos, penalty, s.value, &moves, "solved", start);
+        let answered = answer(pos, penalty, s.value as i32, &moves, "solved", start);
         return Ok(Answer { next_loony, next_loony_left_out, ..answered });
     }
     if free > MAX_FREE_LINES {
@@ -317,8 +317,7 @@ pub(super) fn on_the_spot_until(
         w.done();
     }
     let s = s?;
-    let moves: Vec<_> = s.moves.iter().map(|&(l, boxes, v)| (l, boxes as i8, v)).collect();
-    Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &moves, "search", start) })
+    Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &s.moves, "search", start) })
 }
 
 /// The search's default table for `pos`, within `cap` bytes where one is set.
@@ -335,7 +334,7 @@ pub(super) fn best_by_search(
     ask: Asking,
     store: Option<&Reader>,
     deadline: Option<std::time::Instant>,
-) -> Result<(Line, Value), QueryError> {
+) -> Result<(Line, i32), QueryError> {
     let free = pos.undrawn().len() as usize;
     if free > MAX_FREE_LINES {
         return Err(QueryError::TooLarge(free, Answerer::Search));
@@ -426,18 +425,17 @@ pub(super) fn engine_of(source: &str) -> &str {
 fn answer(
     pos: Position,
     penalty: Penalty,
-    value: Value,
-    moves: &[(Line, i8, Value)],
+    value: i32,
+    moves: &[(Line, u8, i32)],
     source: &str,
     start: std::time::Instant,
 ) -> Answer {
-    let moves: Vec<MoveReport> =
-        moves.iter().map(|&(l, boxes, v)| MoveReport::new(pos, l, boxes as u8, v as i32)).collect();
-    let best = crate::game::best_moves(&moves, value as i32);
+    let moves: Vec<MoveReport> = moves.iter().map(|&(l, boxes, v)| MoveReport::new(pos, l, boxes, v)).collect();
+    let best = crate::game::best_moves(&moves, value);
     Answer {
         board: pos.board.to_string(),
         root: pos.to_line_string(),
-        value: value as i32,
+        value,
         moves,
         best,
         source: source.into(),
@@ -490,7 +488,7 @@ pub(super) fn from_book(
     for line in pos.undrawn().iter() {
         let boxes = board.completes(pos.drawn, line) as i8;
         let Some(v) = reader.value(pos.drawn.with(line))? else { return Ok(None) };
-        moves.push((line, boxes, move_value(boxes, v)));
+        moves.push((line, boxes as u8, move_value(boxes, v) as i32));
     }
     // The walk reads the store a value at a time: priced so, with as long again as the
     // answer's own reads took (at least half a second).
@@ -498,5 +496,5 @@ pub(super) fn from_book(
     let budget = walk_budget(pos, start.elapsed().as_secs_f64(), deadline, WalkValues::Store, model);
     let mut value_of = |drawn| reader.value(drawn);
     let (next_loony, next_loony_left_out) = next_loony_within(pos, budget, &mut value_of)?.fields();
-    Ok(Some(Answer { next_loony, next_loony_left_out, ..answer(pos, penalty, value, &moves, "store", start) }))
+    Ok(Some(Answer { next_loony, next_loony_left_out, ..answer(pos, penalty, value as i32, &moves, "store", start) }))
 }

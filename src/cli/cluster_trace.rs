@@ -43,7 +43,8 @@ pub fn run(args: ClusterTraceArgs) -> CliResult {
         (None, Some(p)) => (p, trace::parse_sacct),
         (None, None) => unreachable!("clap requires one"),
     };
-    let text = dab::support::read_text(path)
+    let (most, why) = trace::log_bound(&plan);
+    let text = dab::support::read_text_at_most(path, most, &why)
         .map_err(|source| trace::ClusterTraceError::Read { path: path.clone(), source })?;
     let records = parse(path, &text)?;
     let Converted { tasks, rows, threads, ignored, missing, overhead } =

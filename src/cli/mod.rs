@@ -204,7 +204,7 @@ impl PositionArgs {
     pub fn position(&self) -> Result<Position, Box<dyn std::error::Error>> {
         let board = self.board.as_deref().map(str::parse::<Board>).transpose()?;
         if let Some(path) = &self.position {
-            let text = dab::support::read_text_at_most(path, MAX_POSITION_BYTES).map_err(|e| {
+            let text = dab::support::read_text_at_most(path, MAX_POSITION_BYTES, POSITION_BOUND).map_err(|e| {
                 if path.as_os_str() == "-" {
                     format!("cannot read the position from stdin: {e}")
                 } else {
@@ -283,6 +283,13 @@ impl SweepNotThreads {
 /// refused, since `-o/--output` names a file and a folder named plan.json is never meant.
 pub fn out_dir(text: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(text);
+    // A file where the folder would go: creating the folder would fail with "File exists".
+    if path.exists() && !path.is_dir() {
+        return Err(format!(
+            "'{}' is a file, not a folder: --out takes a folder for the reports (-o/--output names a file)",
+            dab::support::one_line(text)
+        ));
+    }
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     if let Some(ext) = ext.filter(|e| FILE_EXTENSIONS.contains(&e.as_str())) {
         return Err(format!(
@@ -379,10 +386,12 @@ pub(crate) const MAX_REPEATS: usize = 1000;
 
 /// Most threads (or nodes) a plan or simulation is made for: past any cluster, and a
 /// simulation's processors fit in a few megabytes.
-const MAX_PLANNED_THREADS: usize = 1 << 20;
+pub(crate) const MAX_PLANNED_THREADS: usize = 1 << 20;
 
 /// Most bytes of a position file: a 16x16 board's art is about a kilobyte; comments may add.
 const MAX_POSITION_BYTES: u64 = 1 << 20;
+/// Why no position file needs more than [`MAX_POSITION_BYTES`].
+const POSITION_BOUND: &str = "a position: a 16x16 board's art is about a kilobyte";
 
 /// `--threads` of a plan, which may be for a bigger machine or a cluster: at least 1, at most
 /// what a plan file holds; all cores when not given.
@@ -463,6 +472,7 @@ fn setting_of(e: &(dyn std::error::Error + 'static)) -> Option<Setting> {
         dab::plan::PlannerError,
         dab::pipeline::RunError,
         dab::scale::ScaleError,
+        dab::serve::ServeError,
         SearchError
     );
     None

@@ -43,8 +43,10 @@ pub struct PlanArgs {
     pub nodes: Option<Vec<u32>>,
     /// With `--nodes`: the threads of one node, which the plan is made for (default: --threads,
     /// else this machine's).
-    #[arg(long, value_name = "C", requires = "nodes", conflicts_with = "threads")]
-    pub threads_per_node: Option<usize>,
+    // Checked here, so that a count refused names this flag rather than --threads.
+    #[arg(long, value_name = "C", requires = "nodes", conflicts_with = "threads",
+          value_parser = clap::value_parser!(u32).range(1..=super::MAX_PLANNED_THREADS as i64))]
+    pub threads_per_node: Option<u32>,
     /// With `--nodes`: the shared store's bandwidth in bytes a second, all nodes together (1GB,
     /// 500MB, ...; default: not limited). Tasks read the files other tasks wrote through it.
     #[arg(long, value_name = "BYTES", value_parser = super::bytes, requires = "nodes")]
@@ -386,7 +388,7 @@ pub fn run(mut args: PlanArgs) -> CliResult {
     // On a cluster the dispatch delay is a task's, and the plan is made for a node's threads.
     let task_overhead = args.nodes.as_ref().map(|_| std::mem::take(&mut args.common.overhead));
     if args.nodes.is_some() {
-        args.common.threads = args.threads_per_node.or(args.common.threads);
+        args.common.threads = args.threads_per_node.map(|n| n as usize).or(args.common.threads);
     }
     let mut opts = args.common.options(args.with_store)?;
     if args.nodes.is_some() {

@@ -36,9 +36,12 @@ pub fn run(args: ServeArgs) -> CliResult {
     let threads = super::threads(args.threads)?;
     let penalty = args.penalty.penalty;
     let opts = ServeOptions { store: args.store, penalty, mem_limit: args.mem_limit, ..ServeOptions::new(threads) };
-    let server = Server::bind(args.port, opts).map_err(|e| match e {
-        ServeError::Busy { .. } => format!("{e}: choose another with --port N, or --port 0 for a free one"),
-        e => format!("{e}"),
+    let server = Server::bind(args.port, opts).map_err(|e| -> Box<dyn std::error::Error> {
+        match e {
+            ServeError::Busy { .. } => format!("{e}: choose another with --port N, or --port 0 for a free one").into(),
+            // Kept whole, so that the flag of a setting it refuses is named.
+            e => Box::new(e),
+        }
     })?;
     println!("serving {}", server.url());
     // The line above is how a script (or a test) learns a port picked with --port 0.

@@ -133,7 +133,7 @@ pub fn run(args: SolveArgs) -> CliResult {
 /// The search engine's progress line: nodes and their rate, table hits, the value's bounds
 /// proven so far, then the root's moves valued.
 fn search_line(p: &SearchProgress) -> String {
-    let bound = |v: i32| if v.abs() >= 127 { "?".to_string() } else { v.to_string() };
+    let bound = |v: i32| if v.abs() > dab::answer::search::MAX_BOXES_LEFT { "?".to_string() } else { v.to_string() };
     let stage = if p.root_moves_done > 0 || p.lower == p.upper {
         let left =
             p.moves_left_seconds.map_or(String::new(), |s| format!(", about {} left", dab::support::about_seconds(s)));

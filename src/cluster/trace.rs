@@ -132,6 +132,19 @@ fn check_record(r: &Record, seen: &mut HashMap<(String, i64), usize>, path: &Pat
     Ok(())
 }
 
+/// Bytes of a scheduler's log (jobcomp or sacct) that a trace of `plan` may read, and why: 1 KiB
+/// a record (a jobcomp record is about 400 bytes, an sacct row less) for three records of each
+/// of the plan's jobs (each tried at most three times), and 64 MiB of other jobs' records
+/// besides.
+pub fn log_bound(plan: &Plan) -> (u64, String) {
+    let jobs = plan.jobs.len() as u64;
+    let most = jobs * 3 * 1024 + (64 << 20);
+    let why = format!(
+        "a log of this plan's {jobs} jobs: 1 KiB for each of three records a job, and 64 MiB of other jobs' records"
+    );
+    (most, why)
+}
+
 /// Parses a `jobcomp/filetxt` log: every line with a start and an end.
 pub fn parse_jobcomp(path: &Path, text: &str) -> Result<Vec<Record>, ClusterTraceError> {
     let mut out = Vec::new();

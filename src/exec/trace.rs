@@ -16,6 +16,12 @@ use crate::plan::is_fingerprint;
 use crate::sched::{Graph, is_job_name};
 use crate::support::{one_line, write_atomic};
 
+/// Most bytes of a trace: a row of 128 bytes (rows are about 50: a job's name, its thread,
+/// start, end and positions) for each of the most jobs a graph may have.
+const MAX_TRACE_BYTES: u64 = crate::sched::MAX_JOBS * 128;
+/// Why no trace needs more than [`MAX_TRACE_BYTES`].
+const TRACE_BOUND: &str = "a trace has a row of about 50 bytes for each of at most 2,000,000 jobs";
+
 /// Why a trace cannot be read or written; names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
@@ -149,7 +155,8 @@ pub fn read_trace_with(
 
 /// The rows, the line of each, and the first line's facts, checked as [`read_trace`] says.
 fn read_lines(path: &Path) -> Result<(Vec<TraceRow>, Vec<usize>, TraceInfo), TraceError> {
-    let text = crate::support::read_text(path).map_err(|source| TraceError::Read { path: path.into(), source })?;
+    let text = crate::support::read_text_at_most(path, MAX_TRACE_BYTES, TRACE_BOUND)
+        .map_err(|source| TraceError::Read { path: path.into(), source })?;
     let bad = |message: String| TraceError::Trace { path: path.into(), message };
     let info = read_header(&text).map_err(bad)?;
     let (rows, lines) = read_rows(&text, &info).map_err(bad)?;

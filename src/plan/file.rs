@@ -25,6 +25,12 @@ use super::tasks::{ClusterShape, Task, task_deps, task_job};
 /// Plan files this version reads and writes (2: the contention curve, lower bounds).
 pub const PLAN_FORMAT: u32 = 2;
 
+/// Most bytes of a plan file: 512 a job (its name, rows, costs and priority take about 200,
+/// the names of the jobs it needs the rest) for the most jobs a graph may have.
+const MAX_PLAN_BYTES: u64 = crate::sched::MAX_JOBS * 512;
+/// Why no plan needs more than [`MAX_PLAN_BYTES`].
+const PLAN_BOUND: &str = "a plan has at most 2,000,000 jobs, 512 bytes each with the jobs it needs";
+
 /// One job of a plan: a partition, or a range of its rows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanJob {
@@ -584,7 +590,8 @@ impl Plan {
     /// Reads a plan file and checks its fields ([`Plan::check_fields`]); its jobs against the
     /// space are [`Plan::check`]'s.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
-        let text = crate::support::read_text(path).map_err(|source| PlanError::Read { path: path.into(), source })?;
+        let text = crate::support::read_json_at_most(path, MAX_PLAN_BYTES, PLAN_BOUND)
+            .map_err(|source| PlanError::Read { path: path.into(), source })?;
         let in_file = |e: PlanError| PlanError::InFile { path: path.into(), source: Box::new(e) };
         let parse = |source| PlanError::Parse { path: path.into(), source };
         // The version first: a plan of another format lacks fields, and the fix is a new plan.

@@ -17,6 +17,11 @@ use crate::solver::Simd;
 /// in `docs/cost-model-history.md`).
 pub const MODEL_FORMAT: u32 = 8;
 
+/// Most bytes of a cost model file: a model is a few dozen numbers, about a kilobyte.
+const MAX_MODEL_BYTES: u64 = 1 << 20;
+/// Why no cost model needs more than [`MAX_MODEL_BYTES`].
+const MODEL_BOUND: &str = "a cost model is a few dozen numbers, about a kilobyte";
+
 /// The committed models, (file relative to the project folder, its text when this binary was
 /// built), of the kernel without byte gathers and with them (AVX-512 VBMI): indexed by
 /// [`Simd::gathers`], through [`built_in_file`].
@@ -434,7 +439,8 @@ impl CostModel {
     /// coefficient 0, every contention factor a finite number > 0 at 1 thread or more, the
     /// probe's times finite and > 0, and every count at least 1.
     pub fn load(path: &Path) -> Result<CostModel, CostError> {
-        let text = crate::support::read_text(path).map_err(|source| CostError::Read { path: path.into(), source })?;
+        let text = crate::support::read_json_at_most(path, MAX_MODEL_BYTES, MODEL_BOUND)
+            .map_err(|source| CostError::Read { path: path.into(), source })?;
         Self::parse(&text, path)
     }
 

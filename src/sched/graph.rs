@@ -19,6 +19,12 @@ use serde::Serialize;
 
 use crate::support::{choice, one_line};
 
+/// Most bytes of a graph file: 512 a job (a line of its name, its costs and the names of the
+/// jobs it needs, about 100 in the thesis format) for the most jobs a graph may have.
+const MAX_GRAPH_BYTES: u64 = super::MAX_JOBS * 512;
+/// Why no graph needs more than [`MAX_GRAPH_BYTES`].
+const GRAPH_BOUND: &str = "a graph has at most 2,000,000 jobs, 512 bytes each with the jobs it needs";
+
 /// One job: a partition, or a piece of one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Job {
@@ -382,7 +388,8 @@ impl Graph {
     /// Reads a graph file in either format (the thesis's when the first line that is not blank
     /// or a comment holds `::`).
     pub fn read(path: &Path) -> Result<Graph, GraphError> {
-        let text = crate::support::read_text(path).map_err(|source| GraphError::Read { path: path.into(), source })?;
+        let text = crate::support::read_text_at_most(path, MAX_GRAPH_BYTES, GRAPH_BOUND)
+            .map_err(|source| GraphError::Read { path: path.into(), source })?;
         Graph::parse(&text).map_err(|e| GraphError::InFile { path: path.into(), source: Box::new(e) })
     }
 

@@ -25,6 +25,7 @@ pub use memory::{
     values_limit,
 };
 pub use procs::{Procs, ProcsError, ProcsList};
+pub(crate) use schemes::MAX_JOBS;
 pub use schemes::{
     GraphSpec, PieceDeps, QuadrantSymmetry, Scheme, SchemeError, SchemeSetting, Split, orbits, orbits_with_features,
     quadrant_lines, quadrants,

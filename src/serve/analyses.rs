@@ -178,11 +178,22 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The workers of both pools under `opts`: (heavy, light).
+fn pool_sizes(opts: &ServeOptions) -> (usize, usize) {
+    (opts.heavy_slots.max(1), opts.threads.max(1) + LIGHT_EXTRA)
+}
+
+/// Workers that may run an analysis at once under `opts`, among which the memory limit is
+/// shared.
+pub(super) fn workers(opts: &ServeOptions) -> usize {
+    let (heavy, light) = pool_sizes(opts);
+    heavy + light
+}
+
 impl Analyses {
     pub(super) fn new(opts: ServeOptions) -> Analyses {
-        let heavy_slots = opts.heavy_slots.max(1);
-        let light = opts.threads.max(1) + LIGHT_EXTRA;
-        let workers = heavy_slots + light;
+        let (heavy_slots, light) = pool_sizes(&opts);
+        let workers = workers(&opts);
         Analyses {
             heavy_slots: Arc::new(Semaphore::new(heavy_slots)),
             heavy: Pool::new("dab-heavy", heavy_slots, heavy_slots),

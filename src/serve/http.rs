@@ -4,9 +4,10 @@
 //! the process runs out of file descriptors. Here every resource a client can take is
 //! bounded: connections (the excess answered 503 and closed at once), the request head
 //! ([`MAX_HEAD_BYTES`]: 414 for a long URL, 431 for long headers), the time a client may
-//! take to send a head or hold a connection, and threads (two for all the connections, the
-//! analyses' fixed pools). A failed accept (no descriptor left) waits and goes on. Requests
-//! whose `Host` is not a loopback name are refused (DNS rebinding).
+//! take to send a head, to read a reply or hold a connection, and threads (two for all the
+//! connections, the analyses' fixed pools); a connection whose client has gone ends at once,
+//! with every analysis it waits for (`conn.rs`). A failed accept (no descriptor left) waits and
+//! goes on. Requests whose `Host` is not one loopback name are refused (DNS rebinding).
 
 use std::convert::Infallible;
 use std::net::{SocketAddr, TcpListener};
@@ -26,6 +27,7 @@ use crate::game::Penalty;
 
 use super::analyses::{Analyses, CACHED_ANSWERS, HEAVY_SLOTS, RETRY_AFTER_SECONDS};
 use super::api::{self, Reply};
+use super::conn::Conn;
 use super::page::ASSETS;
 
 /// Most bytes of a request's head (request line and headers): hyper answers 431 past it.
@@ -35,8 +37,9 @@ pub(crate) const MAX_HEAD_BYTES: usize = 8192;
 /// encoded).
 pub(crate) const MAX_URL_BYTES: usize = 4096;
 
-/// Seconds a client has to send a request's head once it connects or after an answer: an
-/// idle or slow client is closed then (a browser opens a new connection when it needs one).
+/// Seconds a client has to send a request's head once it connects or after an answer, and to
+/// take some of a reply that waits to be written: an idle or slow client is closed then (a
+/// browser opens a new connection when it needs one).
 pub const HEAD_SECONDS: u64 = 5;
 
 /// Threads of the runtime that carries every connection.
@@ -115,6 +118,18 @@ pub enum ServeError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The memory limit leaves an analysis less than the smallest search table.
+    #[error(
+        "a memory limit of {limit} bytes is too small: shared among the {workers} analyses that may run at once, it leaves each less than the smallest search table ({} bytes); give at least {} bytes",
+        crate::answer::search::MIN_TABLE_BYTES,
+        crate::answer::search::MIN_TABLE_BYTES * *workers as u64
+    )]
+    MemLimit {
+        /// The limit asked for.
+        limit: u64,
+        /// The analyses that share it.
+        workers: usize,
+    },
     /// The HTTP layer refused the listener.
     #[error("cannot serve on {addr}: {reason}")]
     Http {
@@ -145,10 +160,27 @@ pub struct Counts {
     pub accept_errors: AtomicU64,
 }
 
+impl ServeError {
+    /// The setting refused, if one was.
+    pub fn setting(&self) -> Option<crate::support::Setting> {
+        match self {
+            ServeError::MemLimit { .. } => Some(crate::support::Setting::MemLimit),
+            ServeError::Busy { .. } | ServeError::Bind { .. } | ServeError::Store { .. } | ServeError::Http { .. } => {
+                None
+            }
+        }
+    }
+}
+
 impl Server {
-    /// Binds 127.0.0.1:`port` (0: a free port the system picks); refuses a busy port and a
-    /// store that is not a readable folder.
+    /// Binds 127.0.0.1:`port` (0: a free port the system picks); refuses a memory limit too
+    /// small for one search table an analysis, a busy port and a store that is not a readable
+    /// folder.
     pub fn bind(port: u16, opts: ServeOptions) -> Result<Server, ServeError> {
+        let workers = super::analyses::workers(&opts);
+        if let Some(limit) = opts.mem_limit.filter(|&l| l / (workers as u64) < crate::answer::search::MIN_TABLE_BYTES) {
+            return Err(ServeError::MemLimit { limit, workers });
+        }
         if let Some(path) = &opts.store {
             std::fs::read_dir(path).map_err(|e| ServeError::Store { path: path.clone(), reason: e.to_string() })?;
         }
@@ -237,14 +269,21 @@ impl Server {
                     let analyses = Arc::clone(&analyses);
                     async move { Ok::<_, Infallible>(respond(request, &analyses, port).await) }
                 });
+                let (conn, watch) = Conn::new(stream);
                 let connection = hyper::server::conn::http1::Builder::new()
                     .max_buf_size(MAX_HEAD_BYTES)
                     .timer(TokioTimer::new())
                     .header_read_timeout(Duration::from_secs(HEAD_SECONDS))
-                    .serve_connection(TokioIo::new(stream), service);
-                // A connection lives at most as long as the longest analysis may be waited for.
+                    .serve_connection(TokioIo::new(conn), service);
+                // A connection lives at most as long as the longest analysis may be waited for,
+                // and no longer than its client: dropped, it drops the request it was answering
+                // (whose analysis stops unless another request waits for it) and the pipelined
+                // ones never read.
                 let longest = Duration::from_secs_f64(api::MAX_SECONDS + 2.0 * HEAD_SECONDS as f64);
-                let _ = tokio::time::timeout(longest, connection).await;
+                tokio::select! {
+                    _ = tokio::time::timeout(longest, connection) => {}
+                    _ = watch.gone() => {}
+                }
                 drop(slot);
             });
         }
@@ -294,12 +333,26 @@ fn loopback_host(host: &str, port: u16) -> bool {
 /// The reply to one request.
 async fn route(request: &Request<Incoming>, analyses: &Arc<Analyses>, port: u16) -> Reply {
     let url = request.uri().path_and_query().map_or("/", |p| p.as_str());
-    let host = request.headers().get(HOST).map(|h| h.to_str().unwrap_or(""));
-    if let Some(host) = host.filter(|h| !loopback_host(h, port)) {
-        return Reply::error(
-            403,
-            format!("Host '{host}' is not this server: it answers only to localhost, 127.0.0.1 and [::1]"),
-        );
+    // One Host, a loopback name: without one (or with two, of which a proxy and the server
+    // might each read another) the server cannot tell it is the one meant.
+    let mut hosts = request.headers().get_all(HOST).iter().map(|h| h.to_str().unwrap_or(""));
+    match (hosts.next(), hosts.next()) {
+        (None, _) => {
+            return Reply::error(
+                400,
+                "the request names no Host: it must name this server (localhost, 127.0.0.1 or [::1])".into(),
+            );
+        }
+        (Some(_), Some(_)) => {
+            return Reply::error(400, "the request names its Host more than once: it must name one".into());
+        }
+        (Some(host), None) if !loopback_host(host, port) => {
+            return Reply::error(
+                403,
+                format!("Host '{host}' is not this server: it answers only to localhost, 127.0.0.1 and [::1]"),
+            );
+        }
+        (Some(_), None) => {}
     }
     if url.len() > MAX_URL_BYTES {
         return Reply::error(414, format!("the URL has {} bytes; at most {MAX_URL_BYTES} are read", url.len()));

@@ -7,6 +7,7 @@
 
 mod analyses;
 mod api;
+mod conn;
 mod http;
 mod page;
 

@@ -22,25 +22,32 @@ pub(super) fn create_parent(path: &Path) -> std::io::Result<()> {
 /// size: a file above this share of the memory available is refused before it is read.
 const TEXT_SHARE_OF_MEMORY: u64 = 4;
 
-/// Reads a text input whole, refusing at once a file too big to parse in the memory this
-/// machine has now (an error naming both sizes) rather than swapping or being killed, and
-/// stopping a pipe that goes on past that bound. `-` is standard input (read once: a second
-/// `-` of the same command reads nothing). A regular file or a pipe is read; a device, socket
-/// or folder is refused by what it is (`/dev/zero` would never end), and so is a NUL byte,
-/// which no text format of dab's holds.
-pub fn read_text(path: &Path) -> std::io::Result<String> {
-    read_text_within(path, text_bound())
+/// Reads a text input whole: a format that never needs more than `most` bytes (`why` says
+/// what it is and why no more is needed: "a position: a 16x16 board's art is about a
+/// kilobyte"), and no more than the memory this machine has now could parse, refused past the
+/// smaller bound as soon as that much is read (a file too big at once, by its size), with an
+/// error naming the bound and why, rather than swapping or being killed. `-` is standard input
+/// (read once: a second `-` of the same command reads nothing). A regular file or a pipe is
+/// read, a named pipe without waiting for a writer to open it (one that none has opened is
+/// refused); a device, socket or folder is refused by what it is (`/dev/zero` would never
+/// end), and so is a NUL byte, which no text format of dab's holds.
+pub fn read_text_at_most(path: &Path, most: u64, why: &str) -> std::io::Result<String> {
+    read_text_within(path, Some(bound_of(most, why)), None)
 }
 
-/// [`read_text`] of a format that never needs more than `most` bytes (a position: a 16x16
-/// board's art is about a kilobyte), refused past that as soon as it is read.
-pub fn read_text_at_most(path: &Path, most: u64) -> std::io::Result<String> {
-    let why = "no file of this kind needs more".to_string();
-    let bound = match text_bound() {
+/// [`read_text_at_most`] of a JSON object (a plan, a cost model): refused as soon as its first
+/// byte other than white space is not `{` (endless input that is no JSON, `yes`, is refused at
+/// its first byte rather than at the bound).
+pub fn read_json_at_most(path: &Path, most: u64, why: &str) -> std::io::Result<String> {
+    read_text_within(path, Some(bound_of(most, why)), Some(b'{'))
+}
+
+/// `most` and `why`, or the memory's bound where that is smaller.
+fn bound_of(most: u64, why: &str) -> Bound {
+    match text_bound() {
         Some(b) if b.most < most => b,
-        _ => Bound { most, why },
-    };
-    read_text_within(path, Some(bound))
+        _ => Bound { most, why: why.to_string() },
+    }
 }
 
 /// The most bytes of a text input, and why.
@@ -63,11 +70,19 @@ fn text_bound() -> Option<Bound> {
     [memory, space].into_iter().flatten().min_by_key(|b| b.most)
 }
 
-fn read_text_within(path: &Path, limit: Option<Bound>) -> std::io::Result<String> {
+/// The text of `path` within `limit`; where `opens` is given, refused unless its first byte
+/// other than white space is that one.
+fn read_text_within(path: &Path, limit: Option<Bound>, opens: Option<u8>) -> std::io::Result<String> {
     if path.as_os_str() == "-" {
-        return read_bounded(std::io::stdin().lock(), limit.as_ref());
+        return read_bounded(std::io::stdin().lock(), limit.as_ref(), opens);
     }
-    let file = std::fs::File::open(path)?;
+    // A named pipe is opened without waiting for a writer (a plain open waits for one,
+    // forever where none comes); on a regular file the flag does nothing.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
     let meta = file.metadata()?;
     let t = meta.file_type();
     #[cfg(unix)]
@@ -82,25 +97,71 @@ fn read_text_within(path: &Path, limit: Option<Bound>) -> std::io::Result<String
         let why = format!("{} bytes is too big to read: at most {} ({})", meta.len(), b.most, b.why);
         return Err(std::io::Error::new(std::io::ErrorKind::OutOfMemory, why));
     }
-    read_bounded(file, limit.as_ref())
+    if pipe {
+        return read_pipe(file, limit.as_ref(), opens);
+    }
+    read_bounded(file, limit.as_ref(), opens)
 }
+
+/// A named pipe opened without waiting: refused where no writer has opened it (its end comes
+/// at once), else read as any input, waiting in short sleeps while its writer sends nothing.
+fn read_pipe(mut file: std::fs::File, limit: Option<&Bound>, opens: Option<u8>) -> std::io::Result<String> {
+    let mut first = [0u8; 1];
+    let n = loop {
+        match std::io::Read::read(&mut file, &mut first) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(PIPE_WAIT),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    };
+    if n == 0 {
+        let why = "a named pipe that no program writes to: nothing to read (give a file, or '-' for standard input)";
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
+    }
+    read_bounded(std::io::Read::chain(&first[..], file), limit, opens)
+}
+
+/// How long a read of a named pipe whose writer has sent nothing yet waits before it tries again.
+const PIPE_WAIT: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// Reads text from `r` until its end, refusing it past `limit` (most bytes, and the memory
 /// the bound came from) or at a NUL byte, each as soon as it is read (`/dev/zero` on standard
 /// input is refused at its first byte, not after gigabytes).
-fn read_bounded(mut r: impl std::io::Read, limit: Option<&Bound>) -> std::io::Result<String> {
+fn read_bounded(mut r: impl std::io::Read, limit: Option<&Bound>, opens: Option<u8>) -> std::io::Result<String> {
     let mut bytes = Vec::new();
     let mut chunk = vec![0u8; 1 << 16];
+    // Whether the byte `opens` asks for is still to be seen.
+    let mut opening = opens;
     loop {
         let n = match r.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            // A named pipe opened without waiting: its writer has sent nothing yet.
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(PIPE_WAIT);
+                continue;
+            }
             Err(e) => return Err(e),
         };
         if let Some(at) = chunk[..n].iter().position(|&b| b == 0) {
             let why = format!("a NUL byte at byte {}: not a text file", bytes.len() + at);
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+        }
+        if let Some(want) = opening
+            && let Some(at) = chunk[..n].iter().position(|b| !b.is_ascii_whitespace())
+        {
+            if chunk[at] != want {
+                let why = format!(
+                    "not JSON: the text begins with {:?} at byte {}, where a JSON object begins with {:?}",
+                    chunk[at].escape_ascii().to_string(),
+                    bytes.len() + at,
+                    want as char
+                );
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+            }
+            opening = None;
         }
         bytes.extend_from_slice(&chunk[..n]);
         if let Some(b) = limit.filter(|b| bytes.len() as u64 > b.most) {
@@ -171,16 +232,32 @@ mod tests {
     fn a_text_input_is_bounded_and_never_a_device_a_folder_or_binary() {
         // An endless input stops at the bound, named.
         let bound = Bound { most: 1000, why: "a quarter of the 4000 bytes".into() };
-        let err = read_bounded(std::io::repeat(b'a'), Some(&bound)).unwrap_err().to_string();
+        let err = read_bounded(std::io::repeat(b'a'), Some(&bound), None).unwrap_err().to_string();
         assert!(err.contains("more than 1000 bytes is too big to read") && err.contains("4000 bytes"), "{err}");
-        assert_eq!(read_bounded(&b"a,b\n"[..], Some(&bound)).unwrap(), "a,b\n");
-        let err = read_bounded(&b"{\"a\":\0}"[..], None).unwrap_err().to_string();
+        assert_eq!(read_bounded(&b"a,b\n"[..], Some(&bound), None).unwrap(), "a,b\n");
+        let err = read_bounded(&b"{\"a\":\0}"[..], None, None).unwrap_err().to_string();
         assert!(err.contains("a NUL byte at byte 5"), "{err}");
-        let err = read_bounded(&b"ok\xff"[..], None).unwrap_err().to_string();
+        let err = read_bounded(&b"ok\xff"[..], None, None).unwrap_err().to_string();
         assert!(err.contains("not UTF-8 text (at byte 2)"), "{err}");
         for (path, what) in [("/dev/zero", "a device or special file"), ("/", "a folder")] {
-            let err = read_text(Path::new(path)).unwrap_err().to_string();
+            let err = read_text_at_most(Path::new(path), 1000, "a test").unwrap_err().to_string();
             assert!(err.contains(what), "{path}: {err}");
         }
+        // A format's own bound, named; memory's where that is smaller.
+        let err = read_bounded(std::io::repeat(b'a'), Some(&bound_of(10, "no test needs more")), None);
+        let err = err.unwrap_err().to_string();
+        assert!(err.contains("more than 10 bytes is too big to read (no test needs more)"), "{err}");
+    }
+
+    #[test]
+    fn json_that_does_not_open_with_its_brace_is_refused_at_its_first_byte() {
+        // `yes` is endless: refused at its first byte, long before any bound.
+        let err = read_bounded(std::io::repeat(b'y'), None, Some(b'{')).unwrap_err().to_string();
+        assert!(err.contains("not JSON: the text begins with \"y\" at byte 0"), "{err}");
+        let err = read_bounded(&b"  \n\t[1]"[..], None, Some(b'{')).unwrap_err().to_string();
+        assert!(err.contains("at byte 4"), "{err}");
+        assert_eq!(read_bounded(&b" {\"a\": 1}"[..], None, Some(b'{')).unwrap(), " {\"a\": 1}");
+        // Empty text is left to the parser, which names it.
+        assert_eq!(read_bounded(&b""[..], None, Some(b'{')).unwrap(), "");
     }
 }

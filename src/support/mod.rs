@@ -17,7 +17,7 @@ pub use alloc::PageAlloc;
 pub(crate) use alloc::{HUGE_PAGE, Pages};
 pub use choice::Choice;
 pub(crate) use choice::choice;
-pub use files::{RUNS_DIR, read_text, read_text_at_most, write_atomic, write_csv};
+pub use files::{RUNS_DIR, read_json_at_most, read_text_at_most, write_atomic, write_csv};
 pub(crate) use pages::{ZeroByte, advise_huge_pages, zeroed_bytes};
 pub use process::{
     MIN_ADDRESS_SPACE, check_address_space, last_level_cache_bytes, machine_memory_bytes, peak_rss_bytes,

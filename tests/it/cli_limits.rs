@@ -404,3 +404,130 @@ fn a_set_of_vector_instructions_that_is_none_or_that_this_cpu_lacks_is_refused_b
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written before a refusal");
 }
+
+/// Runs `dab args` with `yes` on its standard input (an endless stream of "y" lines, written
+/// until dab stops reading), and returns its exit code, standard error and seconds taken.
+fn with_endless_input(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, f64) {
+    use std::io::Write;
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dab"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let lines = "y\n".repeat(1 << 15);
+        // Until dab closes its end (or two minutes: a reader without a bound).
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while std::time::Instant::now() < until && stdin.write_all(lines.as_bytes()).is_ok() {}
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), start.elapsed().as_secs_f64())
+}
+
+#[test]
+fn endless_standard_input_stops_at_a_bound_fitting_what_is_read_named_in_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = "tests/data/cluster/tasks/plan-3x4.json";
+    let plan = std::fs::canonicalize(plan).unwrap();
+    let plan = plan.to_str().unwrap();
+    // A plan (JSON) is refused at its first byte; a scheduler's log at the bound of the plan
+    // it is read for (64 MiB and 3 KiB a job); a game at its first command past the longest.
+    let cases: [(&[&str], &str); 4] = [
+        (&["run", "--plan", "-", "--out", "r"], "not JSON: the text begins with \"y\" at byte 0"),
+        (&["compare", "--plan", "-", "--trace", plan, "--out", "r"], "not JSON"),
+        (
+            &["cluster-trace", "--plan", plan, "--jobcomp", "-", "-o", "t.csv"],
+            "bytes is too big to read (a log of this plan's 338 jobs",
+        ),
+        (&["play", "3x3"], "refused in a row"),
+    ];
+    for (args, why) in cases {
+        let (code, err, seconds) = with_endless_input(args, dir.path());
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert!(seconds < 30.0, "{args:?} took {seconds:.1} s");
+    }
+    assert!(!dir.path().join("t.csv").exists() && !dir.path().join("r").exists(), "nothing written");
+    // A line longer than any command ends the game at once, its bound named.
+    let long = format!("{}\n", "a".repeat(2000));
+    dab()
+        .args(["play", "3x3"])
+        .write_stdin(long)
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a line of input passes 1024 bytes"));
+}
+
+#[test]
+fn a_trace_or_plan_past_its_format_s_bound_is_refused_by_its_size_naming_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    // Sparse files of 2 GiB: past what any plan or trace dab writes holds, within most
+    // machines' memory.
+    let big = dir.path().join("big.csv");
+    std::fs::File::create(&big).unwrap().set_len(2 << 30).unwrap();
+    let big = big.to_str().unwrap();
+    let plan = std::fs::canonicalize("tests/data/cluster/tasks/plan-3x4.json").unwrap();
+    for (args, why) in [
+        (&["run", "--plan", big, "--out", "r"][..], "a plan has at most 2,000,000 jobs"),
+        (&["compare", "--plan", plan.to_str().unwrap(), "--trace", big, "--out", "r"], "a trace has a row"),
+        (&["sim", big, "--out", "r"], "a graph has at most 2,000,000 jobs"),
+    ] {
+        let e = refused(args, Some(dir.path()));
+        assert!(e.contains("2147483648 bytes is too big to read: at most") && e.contains(why), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn a_named_pipe_no_program_writes_to_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let fifo = fifo.to_str().unwrap();
+    for args in [&["run", "--plan", fifo, "--out", "r"][..], &["solve", "--position", fifo], &["sim", fifo]] {
+        let e = refused(args, Some(dir.path()));
+        assert!(e.contains("a named pipe that no program writes to"), "{args:?}: {e}");
+    }
+    // One that a program writes to is read, with the same bound: a position.
+    let writer = {
+        let fifo = fifo.to_string();
+        std::thread::spawn(move || std::fs::write(fifo, "+-+\n| |\n+ +\n"))
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    dab().args(["solve", "--position", fifo]).timeout(std::time::Duration::from_secs(60)).assert().success();
+    writer.join().unwrap().unwrap();
+}
+
+#[test]
+fn small_settings_that_would_fail_later_are_refused_naming_their_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = refused(&["plan", "2x2", "--nodes", "2", "--threads-per-node", "0"], Some(dir.path()));
+    assert!(e.contains("--threads-per-node"), "{e}");
+    let file = dir.path().join("taken");
+    std::fs::write(&file, "a file").unwrap();
+    let e = refused(&["plan", "2x2", "--out", file.to_str().unwrap()], Some(dir.path()));
+    assert!(e.contains("--out") && e.contains("taken") && e.contains("is a file, not a folder"), "{e}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file", "the file is left as it was");
+    for limit in ["1B", "0"] {
+        let e = refused(&["serve", "--port", "0", "--mem-limit", limit], Some(dir.path()));
+        assert!(e.contains("--mem-limit") && e.contains("too small"), "{limit}: {e}");
+    }
+}
+
+#[test]
+fn a_full_board_has_neither_player_to_make_the_next_loony_move_in_every_answer() {
+    // Solve (the retrograde), hint (the endgame theorems answer a full board) and the JSON of
+    // both: one answer, as the README defines it.
+    for cmd in ["solve", "hint"] {
+        let out = dab().args([cmd, "2x2", "--lines", "111111111111", "--json"]).output().unwrap();
+        assert!(out.status.success(), "{cmd}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["next_loony"].as_str(), Some("neither"), "{cmd}: {v}");
+    }
+}

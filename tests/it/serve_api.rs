@@ -283,9 +283,11 @@ fn small_requests_ms(served: &Served) -> f64 {
 }
 
 /// A load test on loopback, bounded in count and time: idle connections past the most the
-/// server holds (under `ulimit -n 128`), pipelined analyses, endless heads, slow clients and
-/// abandoned heavy analyses. The server answers a small request within 100 ms throughout, and
-/// its threads and memory stay bounded.
+/// server holds (under `ulimit -n 128`), pipelined analyses, endless heads, requests with no
+/// Host or two, slow clients, clients that never read their replies, and abandoned heavy
+/// analyses (two of them pipelined on one connection). The server answers a small request
+/// within 100 ms throughout, closes the clients that never read, stops the abandoned analyses,
+/// and its threads and memory stay bounded.
 #[test]
 fn the_server_holds_under_load_and_keeps_answering_a_small_request_quickly() {
     use std::io::{Read, Write};
@@ -319,9 +321,19 @@ fn the_server_holds_under_load_and_keeps_answering_a_small_request_quickly() {
     assert_eq!(raw(&served, huge.as_bytes(), Duration::from_secs(5)).0, 431);
     let headers = format!("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: {}\r\n\r\n", "b".repeat(64 << 10));
     assert_eq!(raw(&served, headers.as_bytes(), Duration::from_secs(5)).0, 431);
-    // A foreign Host (DNS rebinding) is refused; a loopback one answered.
+    // Hyper's own 431 says what is wrong in one line, as every other error does.
+    let (_, reply) = raw(&served, headers.as_bytes(), Duration::from_secs(5));
+    let body = reply.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    assert!(body.ends_with('\n') && body.lines().count() == 1 && body.contains("8192 bytes"), "{reply}");
+    // A foreign Host (DNS rebinding) is refused, and so are none and two; a loopback one answered.
     let foreign = b"GET /api/position?board=2x2 HTTP/1.1\r\nHost: attacker.example:80\r\nConnection: close\r\n\r\n";
     assert_eq!(raw(&served, foreign, Duration::from_secs(5)).0, 403);
+    let none = b"GET /api/position?board=2x2 HTTP/1.1\r\nConnection: close\r\n\r\n";
+    let (code, reply) = raw(&served, none, Duration::from_secs(5));
+    assert!(code == 400 && reply.contains("names no Host"), "{reply}");
+    let two = b"GET /api/position?board=2x2 HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\nConnection: close\r\n\r\n";
+    let (code, reply) = raw(&served, two, Duration::from_secs(5));
+    assert!(code == 400 && reply.contains("more than once"), "{reply}");
     let local = b"GET /api/position?board=2x2 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
     assert_eq!(raw(&served, local, Duration::from_secs(5)).0, 200);
     // A slow client that never finishes its head is closed after HEAD_SECONDS.
@@ -360,6 +372,40 @@ fn the_server_holds_under_load_and_keeps_answering_a_small_request_quickly() {
     let answered = reply.matches("HTTP/1.1 200").count() + reply.matches("HTTP/1.1 503").count();
     assert_eq!(answered, 61, "pipelined requests answered");
 
+    // Clients that never read: pipelined requests for the page's script (8 MB of replies each,
+    // more than the sockets' buffers hold). Each is closed once its reply has waited
+    // HEAD_SECONDS to be written, and gives its slot back.
+    let sockets = served.sockets();
+    let script = "GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".repeat(400);
+    let stuck: Vec<_> = (0..16)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(served.addr()).unwrap();
+            c.write_all(script.as_bytes()).unwrap();
+            c
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(1));
+    let held = served.sockets() - sockets;
+    assert!(held >= 16, "{held} of the 16 clients that never read were held a second after");
+    let start = Instant::now();
+    while served.sockets() > sockets && start.elapsed() < Duration::from_secs(dab::serve::HEAD_SECONDS + 10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let unread = start.elapsed().as_secs_f64() + 1.0;
+    assert_eq!(served.sockets(), sockets, "clients that never read still held after {unread:.1} s");
+    drop(stuck);
+
+    // Two heavy analyses pipelined on one connection whose client then goes: the first, which
+    // runs, and the second, queued behind it, stop as a lone request's do.
+    let mut c = std::net::TcpStream::connect(served.addr()).unwrap();
+    for lines in &SLOW[..2] {
+        let q = format!(
+            "GET /api/analyse?board=5x5&lines={lines}&engine=search&seconds=120 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        );
+        c.write_all(q.as_bytes()).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    drop(c);
     // Heavy analyses abandoned: each client gives up at once; the server goes on answering.
     for lines in SLOW {
         let mut c = std::net::TcpStream::connect(served.addr()).unwrap();
@@ -373,6 +419,7 @@ fn the_server_holds_under_load_and_keeps_answering_a_small_request_quickly() {
     let rss_mb = served.status("VmRSS") / 1024;
     eprintln!(
         "load: {refused} connections refused at once, idle closed after {} s; slow client closed after {slow:.1} s; \
+         clients that never read closed after {unread:.1} s; \
          small request {idle_ms:.1} ms after idle load, {heavy_ms:.1} ms beside abandoned searches; \
          at most {most_threads} threads; {rss_mb} MB resident",
         dab::serve::HEAD_SECONDS

@@ -417,3 +417,32 @@ fn a_game_reviewed_on_the_page_lists_each_move_s_loss_marks_its_mistakes_and_ste
     browser.answered(&back);
     assert_eq!(browser.script(next), serde_json::json!([first - 1, mark(first - 1)]));
 }
+
+#[test]
+fn a_board_wider_than_25_columns_has_littlegolem_names_past_z_both_ways() {
+    // Tall enough that the moves' box is on the screen, where a pointer can click it.
+    let Some(browser) = Browser::start(1200, 1600) else { return };
+    let served = Served::start(&["--threads", "1"]);
+    // The page's own sizes go to 16; a pasted position's art names any board.
+    browser.goto(&format!("{}?board=2x2&seconds=1", served.url));
+    let dots = format!("{}+", "+ ".repeat(30));
+    browser.script(&format!("document.getElementById('paste').value = {};", json!(format!("{dots}\n\n{dots}\n"))));
+    browser.click("#load");
+    let start = Instant::now();
+    while browser.script("return typeof S !== 'undefined' && S.cols === 30;") != json!(true) {
+        assert!(start.elapsed() < Duration::from_secs(30), "the 1x30 board never showed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Dots past z are aa, ab, ...: the 28th and 29th columns of dots are ab and ac. (They were
+    // '|' and '}', past the alphabet.)
+    browser.script("document.getElementById('moves-in').value = 'h(0,27) h(1,29) v(0,28)';");
+    browser.click("#play-moves");
+    let record = browser.script("return document.getElementById('golem-out').value;");
+    assert_eq!(record, "1. ab2-ac2 2. ad1-ae1 3. ac1-ac2");
+    // Read back: two letters a dot, with or without the dash.
+    browser.script("document.getElementById('moves-in').value = '4. ac2ad2 5. z1-aa1';");
+    browser.click("#play-moves");
+    let record = browser.script("return document.getElementById('golem-out').value;");
+    assert_eq!(record, "1. ab2-ac2 2. ad1-ae1 3. ac1-ac2 4. ac2-ad2 5. z1-aa1");
+    assert_eq!(browser.text("moves-message"), "");
+}

@@ -423,7 +423,7 @@ struct Clean3x3 {
     /// Every store file, by path relative to the store, with its bytes.
     files: Vec<(PathBuf, Vec<u8>)>,
     /// The search of the empty board with the store's positions as leaves: value and moves.
-    searched: (i8, Vec<i8>),
+    searched: (i32, Vec<i32>),
     /// Positions of the store's space with their values.
     sample: Vec<(dab::game::LineSet, i8)>,
 }
@@ -458,7 +458,7 @@ fn clean_3x3() -> &'static Clean3x3 {
 
 /// The empty 3x3 board searched with a store's later solve as leaves, read through a book of
 /// `budget` bytes (0: every file a value at a time, chunk by chunk): value and moves, or why not.
-fn search_3x3(base: &Path, budget: u64) -> Result<(i8, Vec<i8>), String> {
+fn search_3x3(base: &Path, budget: u64) -> Result<(i32, Vec<i32>), String> {
     use dab::answer::search::{SearchOptions, search};
     let empty = Position::empty("3x3".parse().unwrap());
     let reader = Reader::open_for(base, empty, None).map_err(|e| e.to_string())?;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::game::{Line, Position, Value};
+use crate::game::{Line, Position};
 use crate::solver::{MAX_FREE_LINES, Space};
 
 use super::book::BookLeaves;
@@ -81,11 +81,11 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         }
         (value, values, best.flatten())
     });
-    let mut moves: Vec<(Line, u8, Value)> =
-        values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v as Value)).collect();
+    let mut moves: Vec<(Line, u8, i32)> =
+        values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v)).collect();
     moves.sort_by_key(|m| m.0);
     if let Some(best) = moves.iter().map(|m| m.2).max() {
-        debug_assert_eq!(best as i32, value, "the best move's value is the position's");
+        debug_assert_eq!(best, value, "the best move's value is the position's");
     }
     if let Some(e) = opts.book.and_then(|b| b.take_error()) {
         return Err(SearchError::Book(e.to_string()));
@@ -97,9 +97,9 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         return Err(SearchError::Stopped);
     }
     // The best move from the moves' values where they were searched.
-    let best = best.map(|i| space.lines[i]).or_else(|| moves.iter().find(|m| m.2 as i32 == value).map(|m| m.0));
+    let best = best.map(|i| space.lines[i]).or_else(|| moves.iter().find(|m| m.2 == value).map(|m| m.0));
     Ok(SearchOutcome {
-        value: value as Value,
+        value,
         moves,
         best,
         nodes: counters.nodes.into_inner(),

@@ -50,6 +50,9 @@ use crate::support::Setting;
 pub use driver::search;
 pub(crate) use table::ENTRY_BYTES;
 pub(crate) use table::MIN_TT_BYTES;
+
+/// Fewest bytes a transposition table may have: one bucket (a table given less is refused).
+pub const MIN_TABLE_BYTES: u64 = MIN_TT_BYTES;
 pub use table::table_bytes;
 pub(crate) use table::usable_bytes;
 
@@ -171,9 +174,10 @@ pub struct SearchProgress {
     pub nodes: u64,
     /// Table probes that answered or narrowed the window so far.
     pub table_hits: u64,
-    /// The root's value is proven at least this (-127: nothing proven yet).
+    /// The root's value is proven at least this (below -[`MAX_BOXES_LEFT`]: nothing proven
+    /// yet).
     pub lower: i32,
-    /// The root's value is proven at most this (127: nothing proven yet).
+    /// The root's value is proven at most this (above [`MAX_BOXES_LEFT`]: nothing proven yet).
     pub upper: i32,
     /// The root's moves searched to their values.
     pub root_moves_done: usize,
@@ -210,10 +214,11 @@ pub(crate) const FLUSH: u64 = 1 << 16;
 /// What a search found and what it took.
 #[derive(Clone, Debug)]
 pub struct SearchOutcome {
-    /// The position's value: net future boxes for the player to move.
-    pub value: Value,
+    /// The position's value: net future boxes for the player to move (up to
+    /// [`MAX_BOXES_LEFT`], past a [`Value`]).
+    pub value: i32,
     /// Every undrawn line, in line order: (line, boxes it completes, value of playing it).
-    pub moves: Vec<(Line, u8, Value)>,
+    pub moves: Vec<(Line, u8, i32)>,
     /// A best move, where [`SearchOptions::best_move`] asked for one (None on a full board).
     pub best: Option<Line>,
     /// Positions searched (table hits included).
@@ -231,5 +236,13 @@ pub struct SearchOutcome {
 /// Most undrawn lines a position valued by the retrograde leaf may have.
 pub(crate) const MAX_LEAF_LINES: usize = 12;
 
-/// Larger than any value (at most 64 boxes can be left).
-const INF: i32 = 127;
+/// The most boxes a position the search takes can have left: each box left has an undrawn
+/// side and a line borders two boxes at most, so 64 undrawn lines leave at most 128 (a value
+/// lies in [-128, 128]).
+pub const MAX_BOXES_LEFT: i32 = 2 * MAX_FREE_LINES as i32;
+
+/// Larger than any score a position can have: its boxes left ([`MAX_BOXES_LEFT`]) and a
+/// last-move penalty besides (at most [`Value::MAX`], which the search does not take, but a
+/// bound past both holds whatever a value may come to mean). Every value and window bound of
+/// the search, and its root's shared bounds, hold it.
+const INF: i32 = MAX_BOXES_LEFT + Value::MAX as i32 + 1;

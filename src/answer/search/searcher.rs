@@ -110,13 +110,16 @@ pub(super) struct Counters {
     pub(super) out_of_time: AtomicBool,
 }
 
-/// The root's proven bounds (lower, upper) in one word.
+/// The root's proven bounds (lower, upper) in one word, each as 16 bits: every bound a
+/// search holds, [`INF`] included (an `i8` each, a root worth 128 read back as -128 and the
+/// search never ended).
 pub(super) fn pack_bounds(lower: i32, upper: i32) -> u64 {
-    (lower as i8 as u8 as u64) | (upper as i8 as u8 as u64) << 8
+    debug_assert!(lower.abs() <= INF && upper.abs() <= INF, "bounds within INF: {lower} {upper}");
+    (lower as i16 as u16 as u64) | (upper as i16 as u16 as u64) << 16
 }
 
 pub(super) fn unpack_bounds(b: u64) -> (i32, i32) {
-    (b as u8 as i8 as i32, (b >> 8) as u8 as i8 as i32)
+    (b as u16 as i16 as i32, (b >> 16) as u16 as i16 as i32)
 }
 
 impl<'a, K: Keys> Searcher<'a, K> {
@@ -239,7 +242,7 @@ impl<K: Keys> Searcher<'_, K> {
             Capture::Either(either) => either,
         };
         let (key, frame) = K::key_frame(r, 0, K::of(r, 0));
-        let hint = self.table.get(key).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
+        let hint = self.table.get(key, r.odd(0)).map_or(u8::MAX, |(_, _, best)| r.in_frame(frame, best, true));
         let mut moves = Moves::new();
         r.ordered_moves(0, lines, r.giving_lines(0), either, hint, None, Phase::All, None, &mut moves);
         // In rank order, as the list is.
@@ -297,7 +300,7 @@ impl<K: Keys> Searcher<'_, K> {
         }
         // The best move is stored in the canonical state's frame (a graph's key: the state's own).
         let (key, frame) = K::key_frame(r, s, g);
-        let (alpha, beta, hint) = match self.probe(s, key, alpha, beta) {
+        let (alpha, beta, hint) = match self.probe(s, key, odd, alpha, beta) {
             Probe::Value(v) => return v,
             Probe::Window(alpha, beta, hint) => (alpha, beta, r.in_frame(frame, hint, true)),
         };
@@ -401,7 +404,7 @@ impl<K: Keys> Searcher<'_, K> {
         let mut quiet = [0u64; 64];
         if etc {
             self.etc_fetch(s, g, giving, &mut quiet);
-            if let Some(v) = self.etc(s, giving, &quiet, beta) {
+            if let Some(v) = self.etc(s, odd, giving, &quiet, beta) {
                 return self.cut(odd, key, v);
             }
         }
@@ -435,7 +438,7 @@ impl<K: Keys> Searcher<'_, K> {
             }
         } else {
             r.ordered_moves(s, lines, giving, None, hint, prefetch, Phase::All, arms, &mut moves);
-            if etc && let Some(v) = self.etc_openings(&moves, beta) {
+            if etc && let Some(v) = self.etc_openings(&moves, odd, beta) {
                 return self.cut(odd, key, v);
             }
             self.best_of(s, lines, odd, g, &moves, etc.then_some(&quiet), alpha, beta)
@@ -528,8 +531,8 @@ impl<K: Keys> Searcher<'_, K> {
     /// else the window narrowed by the table's bounds and the table's best move
     /// (`u8::MAX`: none).
     #[inline]
-    fn probe(&mut self, s: u64, key: u64, alpha: i32, beta: i32) -> Probe {
-        if let Some((lo, hi, best)) = self.table.get(key) {
+    fn probe(&mut self, s: u64, key: u64, odd: bool, alpha: i32, beta: i32) -> Probe {
+        if let Some((lo, hi, best)) = self.bounds(key, odd) {
             self.hits += 1;
             if lo >= beta {
                 return Probe::Value(lo);
@@ -557,6 +560,13 @@ impl<K: Keys> Searcher<'_, K> {
         Probe::Window(alpha, beta, u8::MAX)
     }
 
+    /// The table's bounds and best move for `key`, a state with an odd number of boxes left
+    /// where `odd` (the table keeps half of each bound, and reads it back at that parity).
+    #[inline]
+    fn bounds(&self, key: u64, odd: bool) -> Option<(i32, i32, u8)> {
+        self.table.get(key, odd)
+    }
+
     /// Finds the key after each move of `s` that gives no box (those not in `giving`), by line,
     /// into `keys`, and asks for its bucket, for [`Searcher::etc`]: fetched together, their
     /// misses overlap.
@@ -577,12 +587,13 @@ impl<K: Keys> Searcher<'_, K> {
     /// not in `giving`, whose keys [`Searcher::etc_fetch`] found), before any move is searched.
     /// [`Searcher::node`] asks only where `etc_lines` lines or more are undrawn
     /// ([`super::ETC_LINES`] by default).
-    fn etc(&self, s: u64, giving: u64, keys: &[u64; 64], beta: i32) -> Option<i32> {
+    fn etc(&self, s: u64, odd: bool, giving: u64, keys: &[u64; 64], beta: i32) -> Option<i32> {
         let mut each = self.rules.full & !s & !giving;
         while each != 0 {
             let i = each.trailing_zeros() as usize;
             each &= each - 1;
-            if let Some((_, hi, _)) = self.table.get(keys[i])
+            // A move that gives nothing keeps the boxes left, and so their parity.
+            if let Some((_, hi, _)) = self.bounds(keys[i], odd)
                 && -hi >= beta
             {
                 return Some(-hi);
@@ -594,10 +605,11 @@ impl<K: Keys> Searcher<'_, K> {
     /// [`Searcher::etc`] for the openings of `moves`: a value of at least `beta` for `s` where
     /// the table's bounds on the position after an opening (every line of it drawn) already
     /// make the opening worth that much.
-    fn etc_openings(&mut self, moves: &Moves, beta: i32) -> Option<i32> {
+    fn etc_openings(&mut self, moves: &Moves, odd: bool, beta: i32) -> Option<i32> {
         let n = moves.opened_count;
         moves.opened_key[..n].iter().zip(&moves.opened[..n]).find_map(|(&key, st)| {
-            let (lo, hi, _) = self.table.get(key)?;
+            // Opening it completes its boxes, and no other.
+            let (lo, hi, _) = self.bounds(key, odd ^ (st.boxes & 1 == 1))?;
             // The opener's worth is decreasing in v(Q) when taken whole, and the decline's
             // k - hand_back - v(Q) increasing: the least worth over v(Q) in [lo, hi].
             let least =

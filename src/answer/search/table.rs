@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::SearchError;
+use super::{INF, SearchError};
 
 /// Bytes of one table entry: one word.
 pub(crate) const ENTRY_BYTES: u64 = 8;
@@ -36,7 +36,8 @@ const CHECK_BITS: u32 = 64 - DATA_BITS;
 /// so the state: a match is exact, never a collision. Hence the least size of a table for wide
 /// states ([`least_bytes`]).
 ///
-/// An entry, bit by bit (low first): the lower bound (6 bits, [`code`]), the upper bound (6),
+/// An entry, bit by bit (low first): the lower bound (6 bits, [`code`]: half of it), the upper
+/// bound (6),
 /// the best move plus one (6: a line of the canonical state's frame; 0 none), log2 of the
 /// subtree's positions (5, at most 31), then the hash's low bits: the check, and above it bits of
 /// the bucket's index. A lower bound's code is never 0, so an entry is never the empty word 0.
@@ -56,27 +57,57 @@ pub(super) struct Table {
 #[repr(align(32))]
 pub(super) struct Bucket([AtomicU64; WAYS]);
 
-/// A bound as 6 bits: clamped to [-31, 31] and offset to [1, 63]. Clamping keeps a bound on its
-/// side (a lower bound only falls, an upper bound only rises), as no value lies past 25 (at
-/// most 64 lines, so at most 25 boxes).
+/// A bound as 6 bits: half of it rounded down, clamped to [-31, 31] and offset to [1, 63].
+/// A position of 64 undrawn lines may have 128 boxes left, so a value may lie anywhere in
+/// [-128, 128]; but every bound stored has the parity of the position's boxes left, which the
+/// reader knows, so twice the half plus that parity ([`BOUNDS`]) is the bound again, from -60
+/// to 61 (every value of a board up to 7x8). Past that a code at the end of the range keeps
+/// the bound on its side: the least code read as a lower bound is -INF and the greatest read
+/// as an upper bound INF (no bound), the greatest read as a lower bound 62 or 63 and the
+/// least read as an upper bound -62 or -61, each a weaker bound than the one stored.
 fn code(v: i32) -> u64 {
-    (v.clamp(-31, 31) + 32) as u64
+    (v.div_euclid(2).clamp(-31, 31) + 32) as u64
+}
+
+/// The bound each code stands for, by the parity of the position's boxes left (odd: 1) and
+/// whether it is read as a lower bound (0) or an upper one (1): read from a table rather than
+/// worked out and tested, a probe costs fewer instructions.
+static BOUNDS: [[[i32; 64]; 2]; 2] = [
+    [bounds_of_codes(false, false), bounds_of_codes(false, true)],
+    [bounds_of_codes(true, false), bounds_of_codes(true, true)],
+];
+
+const fn bounds_of_codes(odd: bool, upper: bool) -> [i32; 64] {
+    let mut b = [0; 64];
+    let mut c = 1;
+    while c < 64 {
+        b[c] = 2 * (c as i32 - 32) + odd as i32;
+        c += 1;
+    }
+    if upper {
+        b[63] = INF;
+    } else {
+        b[1] = -INF;
+    }
+    b
 }
 
 /// Packed data (the low [`DATA_BITS`] of an entry): the bounds as [`code`]s, the best move
 /// plus one (0: none, as is a line past 62), log2 of the subtree's positions (clamped to 31).
+/// The bounds must have the parity of the position's boxes left (the search tightens every
+/// bound to it) or be infinite.
 pub(super) fn pack(lower: i32, upper: i32, best: u8, size: u32) -> u64 {
     let best = if best < 63 { best as u64 + 1 } else { 0 };
     code(lower) | code(upper) << 6 | best << 12 | (size.min(31) as u64) << 18
 }
 
-/// [`pack`] read back: lower, upper, best (`u8::MAX`: none), size. A bound of no information
-/// (-INF or INF) reads back as -31 or 31, which say as little: no value lies past 25. (Read
-/// without a test for them, a probe costs fewer instructions.)
+/// [`pack`] read back for a position with an odd number of boxes left where `odd`: lower,
+/// upper, best (`u8::MAX`: none), size.
 #[inline]
-pub(super) fn unpack(data: u64) -> (i32, i32, u8, u32) {
-    let lower = (data & 63) as i32 - 32;
-    let upper = (data >> 6 & 63) as i32 - 32;
+pub(super) fn unpack(data: u64, odd: bool) -> (i32, i32, u8, u32) {
+    let [lowers, uppers] = &BOUNDS[odd as usize];
+    let lower = lowers[(data & 63) as usize];
+    let upper = uppers[(data >> 6 & 63) as usize];
     let best = ((data >> 12 & 63) as u8).wrapping_sub(1);
     (lower, upper, best, (data >> 18 & 31) as u32)
 }
@@ -181,13 +212,15 @@ impl Table {
         }
     }
 
+    /// The bounds and best move of `key`, a position with an odd number of boxes left where
+    /// `odd`.
     #[inline]
-    pub(super) fn get(&self, key: u64) -> Option<(i32, i32, u8)> {
+    pub(super) fn get(&self, key: u64, odd: bool) -> Option<(i32, i32, u8)> {
         let (b, check) = self.slot(key);
         b.iter().find_map(|e| {
             let word = e.load(Relaxed);
             (word != 0 && word & !DATA_MASK == check).then(|| {
-                let (lo, hi, best, _) = unpack(word);
+                let (lo, hi, best, _) = unpack(word, odd);
                 (lo, hi, best)
             })
         })
@@ -204,7 +237,7 @@ impl Table {
                 slot = e;
                 break;
             }
-            let size = unpack(old).3;
+            let size = unpack(old, false).3;
             if size < smallest {
                 (slot, smallest) = (e, size);
             }
@@ -218,38 +251,45 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::answer::search::{DEFAULT_TT_BYTES, INF};
+    use crate::answer::search::DEFAULT_TT_BYTES;
 
     #[test]
     fn bounds_are_kept_whole_and_the_same_state_is_replaced_in_place() {
         let t = Table::new(4 * MIN_TT_BYTES, 40, false).unwrap();
         assert_eq!(t.bytes(), 4 * MIN_TT_BYTES);
-        assert_eq!(t.get(42), None);
+        assert_eq!(t.get(42, true), None);
+        // Bounds of the parity of the position's boxes left, read back at it.
         t.put(42, -3, 5, 7, 20);
-        assert_eq!(t.get(42), Some((-3, 5, 7)));
+        assert_eq!(t.get(42, true), Some((-3, 5, 7)));
         t.put(42, 2, 2, 1, 20);
-        assert_eq!(t.get(42), Some((2, 2, 1)), "the same state is replaced in place");
+        assert_eq!(t.get(42, false), Some((2, 2, 1)), "the same state is replaced in place");
         let used = t.buckets.iter().flat_map(|b| &b.0).filter(|e| e.load(Relaxed) != 0).count();
         assert_eq!(used, 1);
         assert!(matches!(Table::new(MIN_TT_BYTES - 1, 40, false), Err(SearchError::TableTooSmall(_))));
     }
 
     #[test]
-    fn packed_data_reads_back_and_clamping_keeps_each_bound_on_its_side() {
-        for lower in -25..=25 {
-            for upper in lower..=25 {
-                assert_eq!(unpack(pack(lower, upper, 9, 3)), (lower, upper, 9, 3));
+    fn packed_bounds_read_back_at_their_parity_and_past_the_range_stay_on_their_side() {
+        // Every bound a search holds: a value of the parity of its boxes left, or no bound.
+        for odd in [false, true] {
+            for v in (-INF..=INF).filter(|v| v.abs() == INF || (v & 1 == 1) == odd) {
+                let (lo, hi, best, size) = unpack(pack(v, v, 9, 3), odd);
+                assert_eq!((best, size), (9, 3));
+                // A lower bound may only fall and an upper bound only rise.
+                assert!(lo <= v && hi >= v, "{v} (odd {odd}) read back as {lo} {hi}");
+                if (-60..=61).contains(&v) {
+                    assert_eq!((lo, hi), (v, v), "{v} (odd {odd}) kept exactly");
+                }
             }
         }
-        // No information reads back as bounds past every value (at most 25 boxes are left).
-        assert_eq!(unpack(pack(-INF, INF, u8::MAX, 64)), (-31, 31, u8::MAX, 31));
+        // Beyond every box a position can have left (128), no bound at all is kept.
+        assert_eq!(unpack(pack(-INF, INF, u8::MAX, 64), true), (-INF, INF, u8::MAX, 31));
+        let (lo, hi, _, _) = unpack(pack(-128, 128, 0, 0), false);
+        assert_eq!((lo, hi), (-INF, INF), "the extremes of 128 boxes read as no bound, on their side");
         for best in 0..63 {
-            assert_eq!(unpack(pack(0, 0, best, 0)).2, best);
+            assert_eq!(unpack(pack(0, 0, best, 0), false).2, best);
         }
-        assert_eq!(unpack(pack(0, 0, 63, 0)).2, u8::MAX, "line 63 (of 64-line roots only) is kept as none");
-        // Past the clamp a lower bound may only fall and an upper bound only rise.
-        let (lo, hi, _, _) = unpack(pack(40, -40, 0, 0));
-        assert!(lo <= 40 && hi >= -40, "{lo} {hi}");
+        assert_eq!(unpack(pack(0, 0, 63, 0), false).2, u8::MAX, "line 63 (of 64-line roots only) is kept as none");
         assert_ne!(pack(-INF, -INF, 0, 0), 0, "an entry is never the empty word");
     }
 
@@ -280,19 +320,21 @@ mod tests {
     fn a_full_bucket_keeps_the_larger_subtrees() {
         // States of 2 bits: one bucket holds all four.
         let t = Table::new(MIN_TT_BYTES, 2, false).unwrap();
+        // State k's value is k: its parity is k's.
+        let odd = |k: u64| k & 1 == 1;
         for (key, size) in [(0, 30), (1, 10), (2, 20), (3, 25)] {
             t.put(key, key as i32, key as i32, 0, size);
         }
-        assert!((0..4).all(|k| t.get(k) == Some((k as i32, k as i32, 0))));
+        assert!((0..4).all(|k| t.get(k, odd(k)) == Some((k as i32, k as i32, 0))));
         // States of 3 bits in one bucket: the fifth replaces the smallest subtree.
         let t = Table::new(MIN_TT_BYTES, 3, false).unwrap();
         for (key, size) in [(0, 30), (1, 10), (2, 20), (3, 25)] {
             t.put(key, key as i32, key as i32, 0, size);
         }
         t.put(4, 4, 4, 0, 15);
-        let kept: Vec<bool> = (0..5).map(|k| t.get(k).is_some()).collect();
+        let kept: Vec<bool> = (0..5).map(|k| t.get(k, odd(k)).is_some()).collect();
         assert_eq!(kept, [true, false, true, true, true]);
-        assert_eq!(t.get(4), Some((4, 4, 0)));
+        assert_eq!(t.get(4, false), Some((4, 4, 0)));
     }
 
     proptest! {
@@ -307,8 +349,8 @@ mod tests {
             prop_assert_eq!(a == b, std::ptr::eq(ba, bb) && ca == cb);
             // And a state put is found, with no other state of its bucket taken for it.
             t.put(a, 1, 3, 5, 7);
-            prop_assert_eq!(t.get(a), Some((1, 3, 5)));
-            prop_assert_eq!(t.get(b).is_some(), a == b);
+            prop_assert_eq!(t.get(a, true), Some((1, 3, 5)));
+            prop_assert_eq!(t.get(b, true).is_some(), a == b);
         }
 
         /// Near-equal states (one line apart, as a node's children are) too.
@@ -318,7 +360,7 @@ mod tests {
             let b = a ^ (1 << (line % bits));
             let t = Table::new(least_bytes(bits), bits, false).unwrap();
             t.put(a, 1, 3, 5, 7);
-            prop_assert_eq!(t.get(b), None);
+            prop_assert_eq!(t.get(b, true), None);
         }
     }
 }

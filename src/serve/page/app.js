@@ -119,7 +119,12 @@ function redo() {
 
 // Littlegolem's notation (its forum's, 2004): dots lettered a, b, ... from the left and
 // numbered 1, 2, ... from the bottom; a line is its two dots, lower-left first ("a1-b1").
-const dotName = (r, c) => `${String.fromCharCode(97 + c)}${S.rows + 1 - r}`;
+// Past z (boards wider than 25 columns) the letters go on as a spreadsheet's: aa, ab, ..., zz.
+const letter = (n) => String.fromCharCode(97 + n);
+const column = (c) => (c < 26 ? letter(c) : letter(Math.floor(c / 26) - 1) + letter(c % 26));
+const columnOf = (name) =>
+  name.length === 1 ? name.charCodeAt(0) - 97 : 26 * (name.charCodeAt(0) - 96) + name.charCodeAt(1) - 97;
+const dotName = (r, c) => `${column(c)}${S.rows + 1 - r}`;
 
 function golemName(i) {
   const k = coord(i);
@@ -129,8 +134,8 @@ function golemName(i) {
 // The line between two littlegolem dots ("a1-b1" or "a1b1", either order), or undefined when
 // they are not neighbours on this board.
 function golemLine(token) {
-  const m = /^([a-z])(\d+)-?([a-z])(\d+)$/.exec(token);
-  const dot = (letter, number) => ({ r: S.rows + 1 - Number(number), c: letter.charCodeAt(0) - 97 });
+  const m = /^([a-z]{1,2})(\d+)-?([a-z]{1,2})(\d+)$/.exec(token);
+  const dot = (letters, number) => ({ r: S.rows + 1 - Number(number), c: columnOf(letters) });
   const a = dot(m[1], m[2]), b = dot(m[3], m[4]);
   const inside = (d) => d.r >= 0 && d.r <= S.rows && d.c >= 0 && d.c <= S.cols;
   if (!inside(a) || !inside(b)) return undefined;
@@ -162,7 +167,7 @@ function playMoves() {
     .filter((n) => n !== "");
   const index = new Map(Array.from({ length: lineCount() }, (_, i) => [lineName(i), i]));
   for (const n of names) {
-    const i = /^[a-z]\d+-?[a-z]\d+$/.test(n) ? golemLine(n) : index.get(n);
+    const i = /^[a-z]{1,2}\d+-?[a-z]{1,2}\d+$/.test(n) ? golemLine(n) : index.get(n);
     if (i === undefined || S.drawn[i]) {
       // Beside the box, where the analysis's own messages do not overwrite it.
       $("moves-message").textContent =

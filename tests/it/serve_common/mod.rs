@@ -75,6 +75,14 @@ impl Served {
         (fields[0] + fields[1]) as f64 / 100.0
     }
 
+    /// Sockets the server holds open: its listener and its connections.
+    pub fn sockets(&self) -> usize {
+        let fds = std::fs::read_dir(format!("/proc/{}/fd", self.pid())).expect("the server runs");
+        fds.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .filter(|l| l.to_string_lossy().starts_with("socket:"))
+            .count()
+    }
+
     /// Whether the server still runs.
     pub fn running(&mut self) -> bool {
         self.child.try_wait().expect("the server can be waited for").is_none()
