@@ -266,7 +266,7 @@ fn from_opening_book(pos: Position, m: BookMove, start: Instant) -> RulesAnswer 
         pos.board,
         signed(m.value)
     );
-    proven_move(pos, (m.line, m.value), "book", "opening book", why, start)
+    proven_move(pos, (m.line, i32::from(m.value)), "book", "opening book", why, start)
 }
 
 /// The search's best move in `pos`, of the position's `value`: proven best, though the other
@@ -288,7 +288,7 @@ fn signed(v: impl Into<i32>) -> String {
 /// One move proven best by `engine`, with the position's value, without the other moves'.
 fn proven_move(
     pos: Position,
-    (line, value): (Line, Value),
+    (line, value): (Line, i32),
     engine: &'static str,
     rule: &'static str,
     why: String,
@@ -307,7 +307,7 @@ fn proven_move(
         why,
         nimstring: None,
         loony: is_loony(pos, line),
-        value: Some(i32::from(value)),
+        value: Some(value),
         seconds: start.elapsed().as_secs_f64(),
     }
 }

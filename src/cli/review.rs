@@ -39,12 +39,14 @@ pub struct ReviewArgs {
 /// Most bytes of a record file: a 16x16 game of 544 moves is a few kilobytes in either
 /// notation; comments and spacing may add.
 const MAX_RECORD_BYTES: u64 = 256 << 10;
+/// What the bound is, for its error.
+const RECORD_BOUND: &str = "a game's record: a 16x16 game's, in dab's notation, is under 8 KiB";
 
 pub fn run(args: ReviewArgs) -> CliResult {
     let start = args.position.position()?;
     let text = match (&args.moves, &args.record) {
         (Some(m), _) => m.clone(),
-        (None, Some(path)) => dab::support::read_text_at_most(path, MAX_RECORD_BYTES)
+        (None, Some(path)) => dab::support::read_text_at_most(path, MAX_RECORD_BYTES, RECORD_BOUND)
             .map_err(|e| format!("cannot read the record '{}': {e}", path.display()))?,
         (None, None) => return Err("give the moves with --moves MOVES or --record FILE".into()),
     };
