@@ -363,6 +363,14 @@ pub enum CostError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// The file's text is not JSON at all (refused at its first byte, or as no text).
+    #[error("cost model '{path}' is not a cost model file: {source}")]
+    NotJson {
+        /// The model file.
+        path: PathBuf,
+        /// What the reader found.
+        source: std::io::Error,
+    },
     /// The file is not the JSON of a cost model.
     #[error("cost model '{path}' is not a cost model file: {}", crate::support::one_line(&source.to_string()))]
     Parse {
@@ -439,8 +447,13 @@ impl CostModel {
     /// coefficient 0, every contention factor a finite number > 0 at 1 thread or more, the
     /// probe's times finite and > 0, and every count at least 1.
     pub fn load(path: &Path) -> Result<CostModel, CostError> {
-        let text = crate::support::read_json_at_most(path, MAX_MODEL_BYTES, MODEL_BOUND)
-            .map_err(|source| CostError::Read { path: path.into(), source })?;
+        let text =
+            crate::support::read_json_at_most(path, MAX_MODEL_BYTES, MODEL_BOUND).map_err(|source| {
+                match source.kind() {
+                    std::io::ErrorKind::InvalidData => CostError::NotJson { path: path.into(), source },
+                    _ => CostError::Read { path: path.into(), source },
+                }
+            })?;
         Self::parse(&text, path)
     }
 
