@@ -401,12 +401,18 @@ impl<'g> Simulator<'g> {
         let (w, cp) = (self.work as f64, self.critical_path as f64);
         let (lower_bound, level_bound, graham_bound, per) = match procs {
             Procs::Limited(p) => {
-                // With P busy, the machine does at most P / factor(P) ticks of work per tick.
+                // With k busy the machine does k / factor(k) ticks of work per tick, and a steep
+                // curve makes fewer threads faster than P: the bound takes the best k up to P.
+                // Between the curve's knots k / factor(k) is monotone, so the best is at a knot,
+                // at 1 or at P.
+                let rate = |k: usize| k as f64 / self.contention.factor(k);
+                let knots = self.contention.0.iter().map(|&(k, _)| k as usize).filter(|&k| k <= p as usize);
+                let best = knots.chain([1, p as usize]).map(rate).fold(0.0, f64::max);
                 let slow = self.contention.factor(p as usize);
                 let p = p as f64;
-                let lower = (w * slow / p).max(cp);
+                let lower = (w / best).max(cp);
                 let level =
-                    self.level_cuts.iter().map(|&(t, work)| t as f64 + work as f64 * slow / p).fold(lower, f64::max);
+                    self.level_cuts.iter().map(|&(t, work)| t as f64 + work as f64 / best).fold(lower, f64::max);
                 (lower, level, slow * (w / p + (1.0 - 1.0 / p) * cp), p)
             }
             Procs::Unlimited => (cp, cp, cp, max_busy.max(1) as f64),
@@ -755,6 +761,13 @@ mod tests {
         assert_eq!(sim.run(Procs::Limited(1), false).unwrap().row.makespan, 30);
         // The bound allows for the slowdown: W f(2) / 2 = 30.
         assert_eq!(run.row.lower_bound, 30.0);
+        // A curve so steep that two threads do less than one: the schedule runs b alone at
+        // full speed at the end, so the bound is the work at one thread's rate (W / 1), not
+        // W f(2) / 2 = 37.5, which this schedule beats.
+        let steep = sim.with_contention(&Contention(vec![(2, 2.5)]));
+        let run = steep.run(Procs::Limited(2), false).unwrap();
+        assert_eq!(run.row.lower_bound, 30.0);
+        assert!(run.row.makespan as f64 >= run.row.lower_bound, "{:?}", run.row);
     }
 
     #[test]
