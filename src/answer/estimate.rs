@@ -300,11 +300,13 @@ pub fn walk_budget(
     if let Some(d) = deadline {
         seconds = seconds.min(d.saturating_duration_since(std::time::Instant::now()).as_secs_f64());
     }
-    let each = walk_seconds_per_position(pos, values, model);
     let positions = match values {
         // Its clock stops it: a store's pages cached or not set its pace, not the price.
         WalkValues::Store if seconds > 0.0 => super::control::MAX_POSITIONS,
-        _ => (seconds / each).min(super::control::MAX_POSITIONS as f64).max(0.0) as usize,
+        _ => {
+            let each = walk_seconds_per_position(pos, values, model);
+            (seconds / each).min(super::control::MAX_POSITIONS as f64).max(0.0) as usize
+        }
     };
     super::control::WalkBudget { seconds, positions, clocked: values == WalkValues::Store }
 }

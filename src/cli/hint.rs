@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use dab::answer::{Answerer, Asking};
+use dab::game::{Penalty, Position};
 use dab::store::Reader;
 
 use super::{CliResult, PositionArgs, choice};
@@ -68,25 +69,30 @@ pub struct StoreArgs {
     pub groups: Option<usize>,
 }
 
+impl StoreArgs {
+    /// The store's solve that holds `pos` under `penalty`, None without `--store`. A store
+    /// folder that holds no solve of this position's board and root: answered on the spot, as
+    /// the help promises, with a note; a path that is no folder is an error.
+    pub fn reader(&self, pos: Position, penalty: Penalty) -> Result<Option<Reader>, dab::store::StoreError> {
+        let Some(s) = self.store.as_deref() else { return Ok(None) };
+        match Reader::open_under(s, pos, self.groups, penalty) {
+            Ok(r) => Ok(Some(r)),
+            Err(e) if s.is_dir() && e.is_not_held() => {
+                super::note!("{e}: answered on the spot");
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// The budget of a hint, and of each of dab's moves in a game, when none is given.
 pub const DEFAULT_SECONDS: f64 = 5.0;
 
 pub fn run(args: HintArgs) -> CliResult {
     let pos = args.position.position()?;
     let penalty = args.penalty.penalty;
-    let reader = match args.store.store.as_deref() {
-        None => None,
-        // A store folder that holds no solve of this position's board and root: answered on
-        // the spot, as the help promises, with a note; a path that is no folder is an error.
-        Some(s) => match Reader::open_under(s, pos, args.store.groups, penalty) {
-            Ok(r) => Some(r),
-            Err(e) if s.is_dir() && e.is_not_held() => {
-                super::note!("{e}: answered on the spot");
-                None
-            }
-            Err(e) => return Err(e.into()),
-        },
-    };
+    let reader = args.store.reader(pos, penalty)?;
     let line = super::solve::SearchLine::on_terminal();
     let ask = args.engine.asking(super::threads(args.threads)?, &line).under(penalty);
     let a = dab::answer::advise(pos, reader.as_ref(), ask, args.seconds)?;

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use clap::Args;
 
 use dab::game::Record;
-use dab::store::Reader;
 
 use super::hint::{EngineArgs, StoreArgs};
 use super::{CliResult, PositionArgs};
@@ -54,17 +53,7 @@ pub fn run(args: ReviewArgs) -> CliResult {
         Some(path) => format!("record '{}': {e}", path.display()),
         None => format!("--moves: {e}"),
     })?;
-    let reader = match args.store.store.as_deref() {
-        None => None,
-        Some(s) => match Reader::open_under(s, start, args.store.groups, dab::game::Penalty::NONE) {
-            Ok(r) => Some(r),
-            Err(e) if s.is_dir() && e.is_not_held() => {
-                super::note!("{e}: answered on the spot");
-                None
-            }
-            Err(e) => return Err(e.into()),
-        },
-    };
+    let reader = args.store.reader(start, dab::game::Penalty::NONE)?;
     let line = super::solve::SearchLine::on_terminal();
     let engine = EngineArgs { engine: dab::answer::Answerer::Auto };
     let ask = engine.asking(super::threads(args.threads)?, &line);
