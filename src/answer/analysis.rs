@@ -171,6 +171,9 @@ struct Outcome {
     /// Who must make the next loony move, worked out after the engine's time is taken (the
     /// walk reads the engine's values but is not the engine's work), within its budget.
     next_loony: Box<dyn FnOnce(WalkBudget) -> Control>,
+    /// The engine's own seconds, where it walked for the next loony move itself (the search,
+    /// on its table): the walk is not the engine's work.
+    seconds: Option<f64>,
 }
 
 /// Solves `root` with `engine` and reports the root's value and every move.
@@ -195,10 +198,16 @@ pub fn analyse_with(
     let outcome = match engine {
         Engine::Partition => by_partition(root, opts)?,
         Engine::Dense => by_dense(root, penalty)?,
-        Engine::Search => by_search(root, SearchOptions { threads, ..search_opts })?,
+        Engine::Search => {
+            // The search walks for the next loony move on its own table, as long again as it
+            // took (at least half a second), within the answer's deadline.
+            let model = crate::plan::model_or_built_in();
+            let walk = |seconds| walk_budget(root, seconds, deadline, WalkValues::Memory, model);
+            by_search(root, SearchOptions { threads, control: Some(&walk), ..search_opts })?
+        }
         Engine::Minimax => by_minimax(root, penalty)?,
     };
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = outcome.seconds.unwrap_or_else(|| start.elapsed().as_secs_f64());
     // The twins run in one thread whatever was asked.
     let threads = if matches!(engine, Engine::Partition | Engine::Search) { threads } else { 1 };
     // The walk for the next loony move gets as long again as the engine took (at least half
@@ -227,6 +236,7 @@ fn by_partition(root: Position, opts: SolveOptions) -> Result<Outcome, AnalysisE
         peak_value_bytes: s.peak_bytes,
         traffic: Some(s.traffic),
         next_loony: Box::new(move |budget| from_solution(root, &s, budget)),
+        seconds: None,
     })
 }
 
@@ -247,6 +257,7 @@ fn by_dense(root: Position, penalty: Penalty) -> Result<Outcome, AnalysisError> 
             let mut value = |drawn| Ok::<_, std::convert::Infallible>(Some(d.value(drawn)));
             next_loony_within(root, budget, &mut value).unwrap_or_else(|e| match e {})
         }),
+        seconds: None,
     })
 }
 
@@ -261,7 +272,8 @@ fn by_search(root: Position, opts: SearchOptions) -> Result<Outcome, AnalysisErr
         partitions: 0,
         peak_value_bytes: s.table_bytes,
         traffic: None,
-        next_loony: Box::new(|_| Control::Unknown),
+        next_loony: Box::new(move |_| s.next_loony),
+        seconds: Some(s.seconds),
     })
 }
 
@@ -279,6 +291,7 @@ fn by_minimax(root: Position, penalty: Penalty) -> Result<Outcome, AnalysisError
         peak_value_bytes: 0,
         traffic: None,
         next_loony: Box::new(|_| Control::Unknown),
+        seconds: None,
     })
 }
 

@@ -300,6 +300,10 @@ pub(super) fn on_the_spot_until(
     };
     let progress: Option<&(dyn Fn(&SearchProgress) + Sync)> = watch.map(|_| &line as _);
     let book = store.map(Book::new);
+    // The walk for the next loony move gets as long again as the search took (at least half
+    // a second), within the answer's deadline where it has one.
+    let model = crate::plan::model_or_built_in();
+    let walk = |seconds| walk_budget(pos, seconds, deadline, WalkValues::Memory, model);
     let s = search(
         pos,
         SearchOptions {
@@ -310,6 +314,7 @@ pub(super) fn on_the_spot_until(
             book: book.as_ref(),
             deadline,
             stop,
+            control: Some(&walk),
             ..Default::default()
         },
     );
@@ -317,7 +322,9 @@ pub(super) fn on_the_spot_until(
         w.done();
     }
     let s = s?;
-    Ok(Answer { store_leaves: s.book_hits, ..answer(pos, penalty, s.value, &s.moves, "search", start) })
+    let (next_loony, next_loony_left_out) = s.next_loony.fields();
+    let answered = answer(pos, penalty, s.value, &s.moves, "search", start);
+    Ok(Answer { store_leaves: s.book_hits, next_loony, next_loony_left_out, ..answered })
 }
 
 /// The search's default table for `pos`, within `cap` bytes where one is set.

@@ -123,6 +123,18 @@ pub fn run(args: RunArgs) -> CliResult {
         if !penalty.is_none() {
             out["penalty"] = penalty.boxes().into();
         }
+        // Who must make the next loony move from the empty board: the store's walk where a
+        // complete store keeps the values; a run in memory keeps none once read.
+        let (next, why) = match &empty {
+            Some(a) => (a.next_loony, a.next_loony_left_out.clone()),
+            None if plan.root.contains('1') => (None, Some("left out: the run starts from a later position".into())),
+            None if args.store.is_some() => {
+                (None, Some("left out: the store does not hold the empty board's moves".into()))
+            }
+            None => (None, Some(NOT_KEPT.into())),
+        };
+        out["next_loony"] = serde_json::to_value(next)?;
+        out["next_loony_left_out"] = why.into();
         if let Some(a) = &empty {
             out["store_answer"] = serde_json::json!({
                 "value": a.value,
@@ -236,6 +248,10 @@ fn json(plan: &Plan, threads: usize, outcome: &RunOutcome, store: bool) -> serde
     }
     Ok(out)
 }
+
+/// Why a run gives no next loony move without a complete store.
+const NOT_KEPT: &str = "left out: a run in memory frees each partition once its readers are done, and the walk needs \
+                        them all (--store DIR keeps them, and answers it)";
 
 /// The complete store's answer for the empty board, as `dab query` gives it; None (with a note
 /// where reading failed) where the store does not hold every position after one move.

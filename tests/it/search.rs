@@ -6,6 +6,7 @@ use crate::common;
 use common::{Rng, board, json_out, random_position};
 
 use dab::answer::search::{SearchOptions, search};
+use dab::answer::{Control, WalkBudget, next_loony};
 use dab::exec::solve;
 use dab::game::{Position, move_value};
 use dab::solver::{Solution, SolveOptions, State};
@@ -79,6 +80,33 @@ fn random_positions_of_3x3_2x5_and_3x4_match_the_retrograde() {
             }
         }
     }
+}
+
+#[test]
+fn the_search_s_next_loony_move_is_the_retrograde_s() {
+    // The walk over the search's own table against the same walk over the retrograde's values.
+    let mut rng = Rng(81);
+    let mut seen = std::collections::HashSet::new();
+    let budget = |_| WalkBudget { seconds: 60.0, ..WalkBudget::WHOLE };
+    for (b, frees) in [("3x3", &[8, 12, 16, 20, 24][..]), ("2x5", &[12, 18, 24][..]), ("3x4", &[12, 16, 20][..])] {
+        let sol = solved(b);
+        let sp = &sol.space;
+        for &free in frees {
+            for threads in [1, 2] {
+                let pos = random_position(board(b), free, &mut rng);
+                let mut value = |d| {
+                    Ok::<_, ()>(Some(if d == pos.board.full() { 0 } else { sol.value_of(sp.state_of(d)).unwrap() }))
+                };
+                let want = next_loony(pos, &mut value).unwrap().expect("the retrograde's walk settles");
+                let opts = SearchOptions { tt_bytes: 16 << 20, threads, control: Some(&budget), ..Default::default() };
+                let got = search(pos, opts).unwrap().next_loony;
+                assert_eq!(got, Control::Known(want), "{} on {threads} threads", pos.to_line_string());
+                seen.insert(want);
+            }
+        }
+    }
+    // The cases reach more than one answer.
+    assert!(seen.len() >= 2, "{seen:?}");
 }
 
 #[test]

@@ -2,12 +2,14 @@
 //! find the root's value and then every move's, the progress reports, and the outcome.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::game::{Line, Position};
+use crate::game::{Line, LineSet, Position, Value};
 use crate::solver::{MAX_FREE_LINES, Space};
+
+use super::super::control::{Control, MAX_POSITIONS, NextLoony, WalkBudget, next_loony_within};
 
 use super::book::BookLeaves;
 use super::rules::Rules;
@@ -37,6 +39,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
             book_hits: 0,
             table_bytes: table.bytes(),
             seconds: start.elapsed().as_secs_f64(),
+            next_loony: if opts.control.is_some() { Control::Known(NextLoony::Neither) } else { Control::Unknown },
         });
     }
     // One group: the space is used only for its line numbering, classes and symmetries.
@@ -98,6 +101,12 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     }
     // The best move from the moves' values where they were searched.
     let best = best.map(|i| space.lines[i]).or_else(|| moves.iter().find(|m| m.2 == value).map(|m| m.0));
+    let seconds = start.elapsed().as_secs_f64();
+    let next_loony = match opts.control {
+        Some(budget) if rules.graph => control::<GraphKeys>(&shared, root, &space, budget(seconds)),
+        Some(budget) => control::<StateKeys>(&shared, root, &space, budget(seconds)),
+        None => Control::Unknown,
+    };
     Ok(SearchOutcome {
         value,
         moves,
@@ -106,8 +115,38 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         table_hits: counters.hits.into_inner(),
         book_hits: counters.book_hits.into_inner(),
         table_bytes: table.bytes(),
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
+        next_loony,
     })
+}
+
+/// Who must make the next loony move in `root` ([`super::super::control`]), walked on the
+/// search's own table within `budget`'s seconds: each value the walk reads is a search of
+/// that position, most of them answered at once by what the root's search left in the
+/// table. Its clock stops it (a read costs a search, which no walk's price holds), and the
+/// searches within it stop at the same time.
+fn control<K: Keys>(shared: &Shared, root: Position, space: &Space, budget: WalkBudget) -> Control {
+    let until = Instant::now() + Duration::from_secs_f64(budget.seconds.clamp(0.0, 1e6));
+    let counters = Counters::default();
+    let walk =
+        Shared { counters: &counters, deadline: Some(shared.deadline.map_or(until, |d| d.min(until))), ..*shared };
+    let mut searcher = Searcher::<K>::new(&walk, 0);
+    // The state of a position after the root: a bit per undrawn line of the root, as the
+    // search numbers them.
+    let lines = &space.lines;
+    let mut value = |drawn: LineSet| {
+        let bits = lines.iter().enumerate().filter(|(_, l)| drawn.contains(**l)).fold(0u64, |b, (i, _)| b | 1 << i);
+        let v = searcher.mtdf(bits, 0);
+        searcher.flush();
+        if counters.stopped.load(Relaxed) {
+            return Err(());
+        }
+        // A value past a byte (a position of more than 127 boxes left) is not one a walk reads.
+        Ok(Value::try_from(v).ok())
+    };
+    let budget = WalkBudget { positions: MAX_POSITIONS, clocked: true, ..budget };
+    next_loony_within(root, budget, &mut value)
+        .unwrap_or_else(|()| Control::LeftOut(format!("left out: too deep to settle within {:.2} s", budget.seconds)))
 }
 
 /// The root's value, then every move's or a best move where `opts` asks, by a search whose

@@ -43,6 +43,8 @@ mod searcher;
 mod table;
 
 use crate::game::{Line, Value};
+
+use super::control::{Control, WalkBudget};
 use crate::solver::MAX_FREE_LINES;
 use crate::store::Book;
 use crate::support::Setting;
@@ -144,6 +146,11 @@ pub struct SearchOptions<'p> {
     /// Set by another thread to stop the search ([`SearchError::Stopped`]): a server's
     /// analysis that nobody waits for any more.
     pub stop: Option<&'p std::sync::atomic::AtomicBool>,
+    /// Where given, who must make the next loony move is walked too, on the search's own
+    /// table, within the budget this gives for the search's seconds (its seconds only: a
+    /// value the walk reads is a search, whose price no walk holds, so it goes by the clock).
+    /// None: [`SearchOutcome::next_loony`] is [`Control::Unknown`].
+    pub control: Option<&'p (dyn Fn(f64) -> WalkBudget + Sync)>,
 }
 
 impl Default for SearchOptions<'_> {
@@ -163,6 +170,7 @@ impl Default for SearchOptions<'_> {
             book: None,
             deadline: None,
             stop: None,
+            control: None,
         }
     }
 }
@@ -229,8 +237,10 @@ pub struct SearchOutcome {
     pub book_hits: u64,
     /// Bytes of the table.
     pub table_bytes: u64,
-    /// Wall seconds.
+    /// Wall seconds (the walk for the next loony move apart).
     pub seconds: f64,
+    /// Who must make the next loony move, where [`SearchOptions::control`] asked.
+    pub next_loony: Control,
 }
 
 /// Most undrawn lines a position valued by the retrograde leaf may have.
