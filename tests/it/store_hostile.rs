@@ -714,3 +714,59 @@ fn a_reader_whose_files_were_replaced_beside_it_looks_again_and_answers() {
         assert_eq!(reader.value(pos.drawn).unwrap(), clean.value(pos.drawn).unwrap(), "{key}");
     }
 }
+
+/// A chunk damaged in a file that only the walk for the next loony move reads (the position
+/// and every position after one move read clean): the query refuses, naming the file, or
+/// answers as the clean store does; never a next loony move from damaged values.
+#[test]
+fn a_chunk_damaged_where_only_the_walk_reads_is_refused_by_name() {
+    let clean = clean_3x3();
+    let root = clean.plan.space.root;
+    let penalty = dab::game::Penalty::NONE;
+    let reader = Reader::open_for(clean.dir.path(), root, None).unwrap();
+    // A position whose walk settles and reads partitions past its moves'.
+    let mut rng = common::Rng(85);
+    let (pos, want) = (0..200)
+        .find_map(|_| {
+            let extra = common::random_position(root.board, 13 + rng.below(3), &mut rng).drawn;
+            let pos = Position { board: root.board, drawn: extra.union(root.drawn) };
+            let a = dab::answer::from_store(&reader, pos, penalty).unwrap()?;
+            a.next_loony.map(|_| (pos, a))
+        })
+        .expect("a position whose walk settles");
+    let direct = |r: &Reader| -> Result<(), StoreError> {
+        r.value(pos.drawn)?;
+        pos.undrawn().iter().try_for_each(|l| r.value(pos.drawn.with(l)).map(|_| ()))
+    };
+    let mut refused_by_the_walk = 0;
+    for (rel, good) in &clean.files {
+        for at in (0..good.len()).step_by(dab::store::CHUNK as usize / 2).skip(1) {
+            let copy = tempfile::tempdir().unwrap();
+            copy_tree(clean.dir.path(), copy.path());
+            let mut bad = good.clone();
+            let to = (at + 4096).min(bad.len());
+            damage(&mut bad[at..to], 0, 0);
+            if bad == *good {
+                continue;
+            }
+            std::fs::write(copy.path().join(rel), &bad).unwrap();
+            let Ok(damaged) = Reader::open_for(copy.path(), root, None) else { continue };
+            let walk_only = direct(&damaged).is_ok();
+            match dab::answer::from_store(&damaged, pos, penalty) {
+                Ok(Some(a)) => {
+                    assert_eq!((a.value, &a.best), (want.value, &want.best), "{}", rel.display());
+                    if let Some(n) = a.next_loony {
+                        assert_eq!(Some(n), want.next_loony, "{} at byte {at}", rel.display());
+                    }
+                }
+                Ok(None) => panic!("{}: the store still holds the position", rel.display()),
+                Err(e) => {
+                    let name = rel.file_name().unwrap().to_string_lossy();
+                    assert!(e.to_string().contains(&*name), "{e}");
+                    refused_by_the_walk += usize::from(walk_only);
+                }
+            }
+        }
+    }
+    assert!(refused_by_the_walk > 0, "some damage lies where only the walk reads");
+}
