@@ -9,8 +9,8 @@ use crate::plan::ReadyPlan;
 use crate::solver::Kernel;
 use crate::store::{Store, StoreError};
 
-use super::executor::{ExecError, panic_message};
 use super::inputs::{Reads, compute, gather, moves_of_root, reads, slots, views};
+use super::options::{ExecError, panic_message};
 use super::recycle::Recycler;
 
 /// What [`run_job`] did with one job.

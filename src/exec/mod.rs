@@ -9,6 +9,7 @@ mod alone;
 mod executor;
 mod inputs;
 mod job;
+mod options;
 mod recycle;
 mod resume;
 mod shared;
@@ -17,8 +18,9 @@ mod task;
 mod trace;
 
 pub use alone::AloneTimer;
-pub use executor::{ExecError, ExecOptions, Execution, TaskRun, execute, execute_task, execute_with};
+pub use executor::{Execution, TaskRun, execute, execute_task, execute_with};
 pub use job::{JobRun, run_job, stored_root};
+pub use options::{ExecError, ExecOptions};
 pub use solve::{SolveError, solve};
 pub use task::{TaskOutcome, run_task};
 pub use trace::{TraceError, TraceInfo, TraceRow, read_trace, read_trace_for, read_trace_with, write_trace};

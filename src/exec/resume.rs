@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use crate::plan::ReadyPlan;
 use crate::store::{Store, StoreError};
 
-use super::executor::ExecOptions;
+use super::options::ExecOptions;
 
 /// The jobs the store already holds, checked (of `only`'s jobs alone, where given: a task
 /// looks only at its own); a file that fails its check is reported and its job runs again. A

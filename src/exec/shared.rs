@@ -10,8 +10,8 @@ use crate::game::{MoveValue, Value};
 use crate::plan::ReadyPlan;
 use crate::sched::{Admission, DiskUse, Residency};
 
-use super::executor::{ExecError, ExecOptions};
 use super::inputs::Slot;
+use super::options::{ExecError, ExecOptions};
 use super::recycle::Recycler;
 use super::trace::TraceRow;
 

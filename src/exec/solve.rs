@@ -10,7 +10,8 @@ use crate::plan::ReadyPlan;
 use crate::solver::{Solution, SolveOptions, Space, SpaceError, Traffic};
 use crate::store::{Store, StoreError};
 
-use super::executor::{ExecError, ExecOptions, execute_with};
+use super::executor::execute_with;
+use super::options::{ExecError, ExecOptions};
 use super::trace::TraceRow;
 
 /// Why a solve stopped.

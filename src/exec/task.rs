@@ -5,7 +5,8 @@
 
 use crate::plan::{ReadyPlan, Task, TaskFiles, done_marker};
 
-use super::executor::{ExecError, ExecOptions, TaskRun, execute_task};
+use super::executor::{TaskRun, execute_task};
+use super::options::{ExecError, ExecOptions};
 
 /// What [`run_task`] did.
 pub enum TaskOutcome {

@@ -5,8 +5,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::symmetry::Symmetry;
-
 /// Words of a [`LineSet`]: 9 x 64 = 576 bits, enough for 16x16 (544 lines).
 pub(super) const WORDS: usize = 9;
 
@@ -311,35 +309,6 @@ impl Board {
         self.boxes_of(line).filter(|&b| self.box_sides(b).iter().all(|&s| after.contains(s))).count() as u32
     }
 
-    /// The board's symmetry group, identity first: 4 elements for a rectangle, 8 for a square,
-    /// each as a line permutation and as its word-level map (`symmetry.rs`). Built once per
-    /// solve or walk, never per position.
-    pub fn symmetries(self) -> Vec<Symmetry> {
-        let (m2, n2) = (2 * self.rows() as i32, 2 * self.cols() as i32);
-        // A line is named by its midpoint in doubled coordinates (y, x); a symmetry maps
-        // midpoints to midpoints.
-        let count = if self.is_square() { 8 } else { 4 };
-        // Element k: bit 0 flips x, bit 1 flips y, bit 2 transposes first (squares only).
-        let transform = move |k: usize, y: i32, x: i32| {
-            let (y, x) = if k & 4 != 0 { (x, y) } else { (y, x) };
-            let x = if k & 1 != 0 { n2 - x } else { x };
-            let y = if k & 2 != 0 { m2 - y } else { y };
-            (y, x)
-        };
-        (0..count)
-            .map(|k| {
-                let perm = (0..self.lines())
-                    .map(|i| {
-                        let (y, x) = self.midpoint(Line(i as u16));
-                        let (y2, x2) = transform(k, y, x);
-                        self.at_midpoint(y2, x2)
-                    })
-                    .collect();
-                Symmetry::new(self, k as u8, perm)
-            })
-            .collect()
-    }
-
     /// A line's midpoint in doubled coordinates (y, x): dots at even coordinates, `h(r,c)` at
     /// (2r, 2c+1), `v(r,c)` at (2r+1, 2c).
     pub fn midpoint(self, line: Line) -> (i32, i32) {
@@ -349,7 +318,7 @@ impl Board {
         }
     }
 
-    fn at_midpoint(self, y: i32, x: i32) -> Line {
+    pub(super) fn at_midpoint(self, y: i32, x: i32) -> Line {
         if y % 2 == 0 {
             self.h(y as usize / 2, (x as usize - 1) / 2)
         } else {

@@ -224,6 +224,37 @@ fn transpose32(a: &mut [u32; 32]) {
     }
 }
 
+impl Board {
+    /// The board's symmetry group, identity first: 4 elements for a rectangle, 8 for a square,
+    /// each as a line permutation and as its word-level map (`symmetry.rs`). Built once per
+    /// solve or walk, never per position.
+    pub fn symmetries(self) -> Vec<Symmetry> {
+        let (m2, n2) = (2 * self.rows() as i32, 2 * self.cols() as i32);
+        // A line is named by its midpoint in doubled coordinates (y, x); a symmetry maps
+        // midpoints to midpoints.
+        let count = if self.is_square() { 8 } else { 4 };
+        // Element k: bit 0 flips x, bit 1 flips y, bit 2 transposes first (squares only).
+        let transform = move |k: usize, y: i32, x: i32| {
+            let (y, x) = if k & 4 != 0 { (x, y) } else { (y, x) };
+            let x = if k & 1 != 0 { n2 - x } else { x };
+            let y = if k & 2 != 0 { m2 - y } else { y };
+            (y, x)
+        };
+        (0..count)
+            .map(|k| {
+                let perm = (0..self.lines())
+                    .map(|i| {
+                        let (y, x) = self.midpoint(Line(i as u16));
+                        let (y2, x2) = transform(k, y, x);
+                        self.at_midpoint(y2, x2)
+                    })
+                    .collect();
+                Symmetry::new(self, k as u8, perm)
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

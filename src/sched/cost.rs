@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::contention::Contention;
+use super::event::ticks;
 use super::sim::SimOptions;
 use crate::solver::Simd;
 
@@ -607,12 +608,6 @@ impl CostModel {
     pub(crate) fn raw_nanoseconds(&self, f: JobFeatures) -> f64 {
         self.coefficients.dot(&f.terms())
     }
-}
-
-/// `x` rounded to whole ticks, or None where it is not a number, negative, or beyond
-/// `u64::MAX`.
-pub(super) fn ticks(x: f64) -> Option<u64> {
-    crate::support::rounded_u64(x)
 }
 
 /// How graph builders cost a job.

@@ -107,6 +107,12 @@ impl ReadySet {
     }
 }
 
+/// `x` rounded to whole ticks, or None where it is not a number, negative, or beyond
+/// `u64::MAX`.
+pub(super) fn ticks(x: f64) -> Option<u64> {
+    crate::support::rounded_u64(x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

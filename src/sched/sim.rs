@@ -33,8 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::support::{Setting, choice, round4};
 
 use super::contention::Contention;
-use super::cost::ticks;
-use super::event::{EventQueue, ReadyKey, ReadySet};
+use super::event::{EventQueue, ReadyKey, ReadySet, ticks};
 use super::graph::Graph;
 use super::memory::Residency;
 use super::procs::Procs;

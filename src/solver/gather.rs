@@ -374,6 +374,20 @@ unsafe fn relax_vbmi(
     }
 }
 
+/// Row path: a move whose successors are a contiguous row.
+#[inline(always)]
+pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u8) {
+    if gate == 0 {
+        for (b, &s) in best.iter_mut().zip(succ) {
+            *b = (*b).max(-s);
+        }
+    } else {
+        for ((b, &s), &k) in best.iter_mut().zip(succ).zip(bits) {
+            *b = (*b).max(offer(s, k, gate));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,7 @@
 use crate::game::Value;
 
 use super::dwords;
-use super::gather::{self, ByteIndex, offer};
+use super::gather::{self, ByteIndex, offer, relax_row};
 use super::key::{MAX_GROUPS, PartitionKey};
 use super::runs::LineRuns;
 use super::simd::Simd;
@@ -926,20 +926,6 @@ fn in_place_or_copied<'s, R: Rows>(
         slots[gather::ABSENT8 as usize] = Value::MAX;
     }
     &slots[..]
-}
-
-/// Row path: a move whose successors are a contiguous row.
-#[inline(always)]
-pub(super) fn relax_row(best: &mut [Value], succ: &[Value], bits: &[u8], gate: u8) {
-    if gate == 0 {
-        for (b, &s) in best.iter_mut().zip(succ) {
-            *b = (*b).max(-s);
-        }
-    } else {
-        for ((b, &s), &k) in best.iter_mut().zip(succ).zip(bits) {
-            *b = (*b).max(offer(s, k, gate));
-        }
-    }
 }
 
 /// Row path: a move whose successors are gathered from a copy of a successor row through

@@ -129,7 +129,7 @@ impl LineRuns {
         let row = &mut best[..row_len];
         for r in runs {
             let (d, s, n) = (r.dst as usize, r.src as usize, r.len as usize);
-            super::kernel::relax_row(&mut row[d..d + n], &succ[s..s + n], &bits[d..d + n], gate);
+            super::gather::relax_row(&mut row[d..d + n], &succ[s..s + n], &bits[d..d + n], gate);
         }
         let chunks = &self.chunks[self.chunk_start[j] as usize..self.chunk_start[j + 1] as usize];
         #[cfg(target_arch = "x86_64")]

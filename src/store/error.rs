@@ -63,8 +63,8 @@ pub enum StoreError {
     #[error(
         "'{}' holds values under {}, but lies in the folder of values under {}: left as it is (it belongs in the folder of its own penalty)",
         path.display(),
-        super::format::penalty_words(*held),
-        super::format::penalty_words(*folder)
+        penalty_words(*held),
+        penalty_words(*folder)
     )]
     OtherPenalty {
         /// The file.
@@ -82,4 +82,9 @@ impl StoreError {
     pub fn is_not_held(&self) -> bool {
         matches!(self, StoreError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
     }
+}
+
+/// A penalty as an error names it.
+pub(crate) fn penalty_words(penalty: crate::game::Penalty) -> String {
+    if penalty.is_none() { "no last-move penalty".into() } else { format!("a last-move penalty of {penalty}") }
 }

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Penalty, Value};
 
-use super::error::StoreError;
+use super::error::{StoreError, penalty_words};
 
 /// First bytes of every store file.
 pub const MAGIC: &[u8; 8] = b"DABPART\n";
@@ -43,10 +43,6 @@ pub(crate) fn encoding(penalty: Penalty) -> String {
     }
 }
 
-/// A penalty as an error names it.
-pub(crate) fn penalty_words(penalty: Penalty) -> String {
-    if penalty.is_none() { "no last-move penalty".into() } else { format!("a last-move penalty of {penalty}") }
-}
 /// File name extension of a job's values.
 pub(crate) const EXT: &str = "dab";
 

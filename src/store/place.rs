@@ -14,7 +14,8 @@ use crate::game::{Board, Penalty, Position, Value};
 use crate::solver::{PartitionKey, Space};
 
 use super::error::StoreError;
-use super::format::{Chunked, EXT, Header, encoding, open, penalty_words};
+use super::error::penalty_words;
+use super::format::{Chunked, EXT, Header, encoding, open};
 
 /// The lock file of a space folder.
 pub(crate) const LOCK: &str = "LOCK";

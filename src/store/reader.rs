@@ -13,7 +13,8 @@ use crate::game::{Board, LineSet, Penalty, Position, Value};
 use crate::solver::{PartitionKey, Space, State};
 
 use super::error::StoreError;
-use super::format::{Chunked, penalty_words};
+use super::error::penalty_words;
+use super::format::Chunked;
 use super::place::{Piece, Survey, load, open_chunked, root_of, shape, space_of, survey};
 
 /// A store folder opened for reading only: no lock, so queries may run beside a solve.
