@@ -9,6 +9,8 @@ mod calc;
 mod net;
 mod twin;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::{Serialize, Serializer};
@@ -210,9 +212,21 @@ fn value_of(net: &Net, state: u64, calc: &mut Calculator) -> Result<NimValue, Ou
 
 /// The Nimstring value of `pos` and of every move, giving up after `seconds` (none: never).
 pub fn nimstring(pos: Position, seconds: Option<f64>) -> Result<NimAnswer, NimstringError> {
+    nimstring_until(pos, seconds, None)
+}
+
+/// [`nimstring`], giving up too (out of time) once `stop` is set by another thread.
+pub fn nimstring_until(
+    pos: Position,
+    seconds: Option<f64>,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<NimAnswer, NimstringError> {
     let start = Instant::now();
     let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s.min(1e9)));
     let mut calc = Calculator::new(deadline);
+    if let Some(stop) = stop {
+        calc = calc.with_stop(stop);
+    }
     let late = |calc: &Calculator| NimstringError::OutOfTime { seconds: calc.budget(), shapes: calc.shapes() };
     let regions = Regions::of(pos, &mut calc)?;
     let mut moves = Vec::new();
