@@ -59,16 +59,16 @@ pub fn wants_odd_long_chains(pos: Position) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Board, LineSet};
 
     /// 2x5 with every horizontal line drawn and the verticals `drawn`: two rows of five boxes.
     fn rows_of_five(drawn: &[(usize, usize)]) -> Position {
-        let board: Board = "2x5".parse().unwrap();
-        let mut lines: LineSet = (0..=2).flat_map(|r| (0..5).map(move |c| board.h(r, c))).collect();
+        let mut art: Vec<Vec<u8>> =
+            (0..5).map(|i| if i % 2 == 0 { b"+-+-+-+-+-+".to_vec() } else { vec![b' '; 11] }).collect();
         for &(r, c) in drawn {
-            lines = lines.with(board.v(r, c));
+            art[2 * r + 1][2 * c] = b'|';
         }
-        Position { board, drawn: lines }
+        let text: Vec<String> = art.into_iter().map(|row| String::from_utf8(row).unwrap() + "\n").collect();
+        Position::from_art(&text.concat()).unwrap()
     }
 
     #[test]
