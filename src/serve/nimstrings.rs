@@ -11,15 +11,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, oneshot};
 
-use crate::answer::nimstring::{NimAnswer, NimstringError, expected_seconds, nimstring_until};
+use crate::answer::nimstring::{NimAnswer, NimstringError, nimstring_until, out_of_reach};
 use crate::game::Position;
 
 /// Valuings that may run at once: each takes one thread for up to its request's limit.
 pub(super) const NIM_SLOTS: usize = 2;
-
-/// How far past its limit a valuing may be priced and still be started: the price is the median
-/// of positions whose times spread ten times either way.
-const PRICE_SLACK: f64 = 10.0;
 
 /// Why no Nimstring answer came: an HTTP status and one line.
 pub(super) struct NoAnswer {
@@ -59,15 +55,8 @@ impl Nimstrings {
             return Ok(a.clone());
         }
         let seconds = limit.as_secs_f64();
-        let price = expected_seconds(pos);
-        if price.is_finite() && price > PRICE_SLACK * seconds {
-            return Err(NoAnswer {
-                status: 503,
-                message: format!(
-                    "the Nimstring value is out of reach within {seconds} s: its largest region is priced at about {} s",
-                    crate::support::round4(price)
-                ),
-            });
+        if let Some(message) = out_of_reach(pos, seconds) {
+            return Err(NoAnswer { status: 503, message });
         }
         let deadline = Instant::now() + limit;
         let busy = || NoAnswer {

@@ -512,7 +512,10 @@ fn the_nimstring_value_its_regions_and_the_long_chains_are_served_for_the_web_bo
     assert!(body.contains("the Nimstring calculator takes regions of at most 64"), "{body}");
     let (status, body) = get(&format!("{}api/nimstring?board=5x5&seconds=0.5", served.url));
     assert_eq!(status, 503, "{body}");
-    assert!(body.starts_with("the Nimstring value is out of reach within 0.5 s"), "{body}");
+    assert!(
+        body.starts_with("the Nimstring value is out of reach within 0.5 s: its largest region has 60 undrawn lines"),
+        "{body}"
+    );
     let (status, body) = get(&format!("{}api/nimstring?board=2x2&seconds=0", served.url));
     assert_eq!(status, 400, "{body}");
     // A littlegolem record given as a position is named and sent to the moves.

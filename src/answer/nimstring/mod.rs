@@ -195,11 +195,30 @@ impl Regions {
 /// within a factor of ten either way (the spread of one count of lines is that wide). Infinite
 /// past [`MAX_REGION_LINES`].
 pub(crate) fn expected_seconds(pos: Position) -> f64 {
-    let largest = Net::regions(pos).iter().map(|r| r.as_ref().map_or(usize::MAX, |n| n.lines.len())).max().unwrap_or(0);
+    let largest = largest_region(pos);
     if largest > MAX_REGION_LINES {
         return f64::INFINITY;
     }
     0.3 * 10f64.powf((largest as f64 - 40.0) / 3.0)
+}
+
+/// Undrawn lines of the largest region of `pos`.
+fn largest_region(pos: Position) -> usize {
+    Net::regions(pos).iter().map(|r| r.as_ref().map_or_else(|e| e.lines, |n| n.lines.len())).max().unwrap_or(0)
+}
+
+/// Why valuing `pos` within `seconds` is not worth starting, in a player's words: its price
+/// ([`expected_seconds`]) is more than ten times the time (the price's own spread); None where
+/// it may finish, or where a region is past the calculator (which says so at once).
+pub(crate) fn out_of_reach(pos: Position, seconds: f64) -> Option<String> {
+    let price = expected_seconds(pos);
+    (price.is_finite() && price > 10.0 * seconds).then(|| {
+        let reach = (40.0 + 3.0 * (seconds / 0.3).log10()).floor().max(0.0);
+        format!(
+            "the Nimstring value is out of reach within {seconds} s: its largest region has {} undrawn lines; the calculator values regions of about {reach} lines in that time",
+            largest_region(pos)
+        )
+    })
 }
 
 /// The value of a region's state: loony, or its settled state's nimber.
