@@ -18,9 +18,11 @@ use crate::store::{Reader, StoreError};
 use crate::support::{Remedy, Setting, choice};
 
 use super::advice::{Advice, RulesAnswer, advise};
+use super::control::from_solution;
 use super::endgame::{NotLoopsAndChains, analyse_position};
+use super::estimate::{WalkValues, walk_budget};
 use super::hint::{HintError, hint};
-use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError};
+use super::query::{AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError, answer};
 
 /// Most undrawn lines of a starting position solved on the fly (the empty 3x4 has 31; 32, as
 /// the empty 2x6, take too long to wait for).
@@ -295,16 +297,38 @@ impl<'w> Oracle<'w> {
     /// [`Oracle::moves`], with which source answered where that changes from one position to
     /// the next (`store`, `endgame`, `solved` or `search`; None for one solve of the start).
     pub fn answered(&self, pos: Position) -> Result<(MoveValues, Option<String>), PlayError> {
-        let a = match self {
-            Oracle::Solved(_) => return Ok((self.moves(pos)?, None)),
-            Oracle::Store { reader, ask } => hint(pos, Some(reader), *ask)?,
-            Oracle::Hinted { ask } => hint(pos, None, *ask)?,
-            Oracle::Advised { ask, seconds } => match advise(pos, None, *ask, *seconds)? {
-                Advice::Proven(a) => a,
-                Advice::Rules(r) => return Err(PlayError::NotProven(Box::new(r))),
-            },
-        };
-        Ok((move_values(&a), Some(a.source)))
+        if let Oracle::Solved(_) = self {
+            return Ok((self.moves(pos)?, None));
+        }
+        match self.advice(pos)? {
+            Advice::Proven(a) => Ok((move_values(&a), Some(a.source))),
+            Advice::Rules(r) => Err(PlayError::NotProven(Box::new(r))),
+        }
+    }
+
+    /// What `dab hint` answers for `pos` with this oracle's values: every move's value (loony
+    /// moves marked) and who must make the next loony move, or for a position past the
+    /// budget a move by rules. One solve of the start answers as a solve in memory does.
+    pub fn advice(&self, pos: Position) -> Result<Advice, PlayError> {
+        Ok(match self {
+            Oracle::Solved(s) => {
+                let start = std::time::Instant::now();
+                let moves: Vec<(Line, u8, i32)> = self
+                    .moves(pos)?
+                    .into_iter()
+                    .map(|(l, v)| (l, pos.board.completes(pos.drawn, l) as u8, i32::from(v)))
+                    .collect();
+                let value = moves.iter().map(|m| m.2).max().unwrap_or(0);
+                let model = crate::plan::model_or_built_in();
+                let budget = walk_budget(pos, 0.0, None, WalkValues::Memory, model);
+                let (next_loony, next_loony_left_out) = from_solution(pos, s, budget).fields();
+                let a = answer(pos, s.space.penalty, value, &moves, "solved", start);
+                Advice::Proven(Answer { next_loony, next_loony_left_out, ..a })
+            }
+            Oracle::Store { reader, ask } => Advice::Proven(hint(pos, Some(reader), *ask)?),
+            Oracle::Hinted { ask } => Advice::Proven(hint(pos, None, *ask)?),
+            Oracle::Advised { ask, seconds } => advise(pos, None, *ask, *seconds)?,
+        })
     }
 }
 
@@ -704,35 +728,11 @@ fn undo(game: &mut Game, history: &mut Vec<Game>, out: &mut impl Write) -> std::
     }
 }
 
-/// Writes what the player nets with best play from `pos`, the best moves and every move's value.
+/// Writes what `dab hint` prints for `pos` (the same printer): the value and every move's,
+/// loony moves marked, who must make the next loony move; or a move by rules.
 fn show_hint(oracle: &Oracle, pos: Position, out: &mut impl Write) -> Result<(), PlayError> {
-    let board = pos.board;
-    let moves = match oracle.moves(pos) {
-        Err(PlayError::NotProven(r)) if r.proven => {
-            writeln!(out, "hint: {} {} (proven best); {}", r.best.join(" "), super::advice::proven_by(&r), r.why)?;
-            return Ok(());
-        }
-        Err(PlayError::NotProven(r)) => {
-            let nim = r.nimstring.map_or(String::new(), |v| format!(" (Nimstring value {v})"));
-            writeln!(out, "hint: {} by rules ({}), not proven best{nim}; {}", r.best.join(" "), r.rule, r.why)?;
-            return Ok(());
-        }
-        m => m?,
-    };
-    let best = best_move(&moves).map_or(0, |m| m.1);
-    let names = |keep: &dyn Fn(Value) -> bool| {
-        moves.iter().filter(|m| keep(m.1)).map(|m| board.line_name(m.0)).collect::<Vec<_>>().join(" ")
-    };
-    let penalty = oracle.penalty();
-    let counted =
-        if penalty.is_none() { String::new() } else { format!(" (the last-move penalty of {penalty} counted)") };
-    writeln!(
-        out,
-        "hint: with best play you net {best:+} of the boxes still to take{counted}; best {}",
-        names(&|v| v == best)
-    )?;
-    let all: Vec<String> = moves.iter().map(|m| format!("{} {:+}", board.line_name(m.0), m.1)).collect();
-    writeln!(out, "every move: {}", all.join(", "))?;
+    writeln!(out, "hint for you, the player to move:")?;
+    write!(out, "{}", oracle.advice(pos)?)?;
     Ok(())
 }
 

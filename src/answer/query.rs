@@ -429,7 +429,7 @@ pub(super) fn engine_of(source: &str) -> &str {
 }
 
 /// The answer of these values, under `penalty`.
-fn answer(
+pub(super) fn answer(
     pos: Position,
     penalty: Penalty,
     value: i32,

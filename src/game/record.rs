@@ -151,6 +151,13 @@ fn golem_dots(token: &str) -> Option<(Dot, Dot)> {
     rest.is_empty().then_some((a, b))
 }
 
+/// Whether `text` reads as a record in littlegolem's notation: at least one move, every move
+/// two dots (`a1-b1`; move numbers skipped). Such a text is a game, not a position.
+pub fn is_golem_record(text: &str) -> bool {
+    let moves = tokens(text);
+    !moves.is_empty() && moves.iter().all(|t| golem_dots(t).is_some())
+}
+
 /// The line between two littlegolem dots, either order, or None where they are not
 /// neighbours on `board`.
 fn golem_line(board: Board, a: Dot, b: Dot) -> Option<Line> {
@@ -230,6 +237,11 @@ mod tests {
         for l in 0..board.lines() as u16 {
             let name = golem_name(board, Line(l));
             assert_eq!(record("2x3", &name).unwrap().moves, [Line(l)], "{name}");
+        }
+        // A text of littlegolem moves alone is a game's record, not a position.
+        assert!(is_golem_record("1. a3-b3 2. d1-d2, c1c2 3. B1-A1 "));
+        for not in ["", "1.", "h(0,0) a3-b3", "+-+\n| |\n+-+", "0101"] {
+            assert!(!is_golem_record(not), "{not}");
         }
     }
 

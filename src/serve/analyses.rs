@@ -23,6 +23,7 @@ use crate::game::{Penalty, Position};
 use crate::store::Reader;
 
 use super::http::ServeOptions;
+use super::nimstrings::Nimstrings;
 
 /// Most undrawn lines an analysis may have and still run beside any number of others: up to
 /// here a position is solved in memory in a fraction of a second (the hint's own threshold);
@@ -111,6 +112,8 @@ pub(super) struct Analyses {
     workers: usize,
     /// Most bytes of one analysis's search table: the memory limit shared by the workers.
     table_cap: u64,
+    /// The Nimstring valuings, apart from the analyses' pools.
+    nimstrings: Nimstrings,
 }
 
 /// What a worker runs: one analysis.
@@ -200,6 +203,7 @@ impl Analyses {
             light: Pool::new("dab-analysis", light, light * LIGHT_QUEUE_PER_WORKER),
             workers,
             table_cap: opts.mem_limit.unwrap_or_else(super::http::default_mem_limit) / workers as u64,
+            nimstrings: Nimstrings::new(opts.cached_answers),
             opts,
             table: Mutex::default(),
         }
@@ -208,6 +212,11 @@ impl Analyses {
     /// Threads each analysis runs on.
     pub(super) fn threads(&self) -> usize {
         self.opts.threads
+    }
+
+    /// The server's Nimstring valuings.
+    pub(super) fn nimstrings(&self) -> &Nimstrings {
+        &self.nimstrings
     }
 
     /// Threads the pools hold.

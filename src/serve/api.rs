@@ -1,7 +1,9 @@
 //! The JSON API: `GET /api/analyse` (a position's answer: the object `dab hint --json` prints),
 //! `GET /api/review` (a game's review: the object `dab review --json` prints, each position
-//! answered as `/api/analyse` answers it) and `GET /api/position` (a position in both text
-//! formats). A position is named by `board`
+//! answered as `/api/analyse` answers it), `GET /api/nimstring` (a position's Nimstring value
+//! and its regions': the object `dab nimstring --json` prints, within `seconds`) and
+//! `GET /api/position` (a position in both text formats, with its long chains and the parity of
+//! them the player to move wants). A position is named by `board`
 //! and `lines` (a line string), by `art` (ASCII art), or by `text` (either: a line string,
 //! of `board`, or art). `/api/analyse` takes `penalty` (Wilson's last-move penalty; default:
 //! the server's). Bad input is HTTP 400 with one line saying what is wrong.
@@ -12,7 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::answer::{Answerer, Review, review_positions};
-use crate::game::{Board, Penalty, Position, Record};
+use crate::game::{Board, Penalty, Position, Record, is_golem_record, long_chains, wants_odd_long_chains};
 
 use super::analyses::{Analyses, Failure, GRACE, RETRY_AFTER_SECONDS};
 
@@ -64,6 +66,11 @@ pub(super) struct PositionText {
     pub art: String,
     /// Lines still undrawn.
     pub undrawn: usize,
+    /// Chains of three boxes or more now on the board ([`long_chains`]).
+    pub long_chains: usize,
+    /// `odd` or `even`: the number of long chains at the end of the game that gives the player
+    /// to move control, by the long chain rule ([`wants_odd_long_chains`]).
+    pub long_chains_wanted: &'static str,
 }
 
 impl PositionText {
@@ -74,6 +81,8 @@ impl PositionText {
             lines: pos.to_line_string(),
             art: pos.to_art(),
             undrawn: pos.undrawn().len() as usize,
+            long_chains: long_chains(pos),
+            long_chains_wanted: if wants_odd_long_chains(pos) { "odd" } else { "even" },
         }
     }
 }
@@ -141,6 +150,11 @@ fn board(text: &str) -> Result<Board, String> {
 fn position(q: &Query) -> Result<Position, String> {
     let board_given = q.get("board").map(board).transpose()?;
     let from_art = |text: &str, name: &str| {
+        if is_golem_record(text) {
+            return Err(format!(
+                "{name}: this is a game's record in littlegolem's notation (a1-b1 ...), not a position: play its moves from the Moves box (or give them to /api/review as moves)"
+            ));
+        }
         let pos = Position::from_art(text).map_err(|e| format!("{name}: {e}"))?;
         match board_given {
             Some(b) if b != pos.board => Err(format!("{name}: the art is a {} board, not {b}", pos.board)),
@@ -190,17 +204,7 @@ pub(super) async fn analyse(query: &str, analyses: &Arc<Analyses>) -> Reply {
             Some(e) => e.parse::<Answerer>().map_err(|e| format!("engine: {e}"))?,
             None => Answerer::Auto,
         };
-        let seconds = match q.get("seconds") {
-            Some(s) => match s.trim().parse::<f64>() {
-                Ok(x) if x > 0.0 && x <= MAX_SECONDS => x,
-                _ => {
-                    return Err(format!(
-                        "seconds: '{s}' is not a time limit in seconds above 0 and at most {MAX_SECONDS}"
-                    ));
-                }
-            },
-            None => DEFAULT_SECONDS,
-        };
+        let seconds = seconds(&q, DEFAULT_SECONDS)?;
         let penalty = match q.get("penalty") {
             Some(p) => Some(p.parse::<Penalty>().and_then(|p| p.check(pos)).map_err(|e| format!("penalty: {e}"))?),
             None => None,
@@ -237,6 +241,35 @@ fn failed(failure: Failure) -> Reply {
             "the server is busy: every analysis worker is taken and the queue is full; ask again shortly".into(),
             RETRY_AFTER_SECONDS,
         ),
+    }
+}
+
+/// `GET /api/nimstring`: 200 with the Nimstring answer (the position's value, its regions'
+/// and every move's); 400 for bad input; 422 when a region is beyond the calculator; 503 when
+/// it did not finish within `seconds` (default [`DEFAULT_SECONDS`]) or was priced past it.
+pub(super) async fn nimstring(query: &str, analyses: &Arc<Analyses>) -> Reply {
+    let parsed = Query::parse(query).and_then(|q| {
+        q.only(&["board", "lines", "art", "text", "seconds"])?;
+        Ok((position(&q)?, seconds(&q, DEFAULT_SECONDS)?))
+    });
+    let (pos, seconds) = match parsed {
+        Ok(p) => p,
+        Err(e) => return Reply::error(400, e),
+    };
+    match analyses.nimstrings().answer(pos, Duration::from_secs_f64(seconds)).await {
+        Ok(answer) => Reply::json(&answer),
+        Err(no) => Reply::error(no.status, no.message),
+    }
+}
+
+/// The `seconds` of a query: above 0 and at most [`MAX_SECONDS`]; `default` when not given.
+fn seconds(q: &Query, default: f64) -> Result<f64, String> {
+    match q.get("seconds") {
+        Some(s) => match s.trim().parse::<f64>() {
+            Ok(x) if x > 0.0 && x <= MAX_SECONDS => Ok(x),
+            _ => Err(format!("seconds: '{s}' is not a time limit in seconds above 0 and at most {MAX_SECONDS}")),
+        },
+        None => Ok(default),
     }
 }
 
@@ -313,5 +346,8 @@ mod tests {
         assert!(q("board=1x1&lines=10").unwrap_err().starts_with("lines: "));
         assert!(q("").unwrap_err().contains("no position"));
         assert_eq!(q("board=2x2").unwrap(), Position::empty("2x2".parse().unwrap()));
+        // A game's record is no position: named so, and sent to the moves.
+        let record = q("board=2x2&text=1.+a1-b1+2.+b1b2").unwrap_err();
+        assert!(record.starts_with("text: this is a game's record in littlegolem's notation"), "{record}");
     }
 }

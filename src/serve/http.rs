@@ -5,7 +5,7 @@
 //! bounded: connections (the excess answered 503 and closed at once), the request head
 //! ([`MAX_HEAD_BYTES`]: 414 for a long URL, 431 for long headers), the time a client may
 //! take to send a head, to read a reply or hold a connection, and threads (two for all the
-//! connections, the analyses' fixed pools); a connection whose client has gone ends at once,
+//! connections, the analyses' fixed pools, a thread for each Nimstring valuing, at most two); a connection whose client has gone ends at once,
 //! with every analysis it waits for (`conn.rs`). A failed accept (no descriptor left) waits and
 //! goes on. Requests whose `Host` is not one loopback name are refused (DNS rebinding).
 
@@ -367,6 +367,7 @@ async fn route(request: &Request<Incoming>, analyses: &Arc<Analyses>, port: u16)
             "/api/analyse" => api::analyse(query, analyses).await,
             "/api/review" => api::review(query, analyses).await,
             "/api/position" => api::position_reply(query),
+            "/api/nimstring" => api::nimstring(query, analyses).await,
             _ => Reply::error(404, format!("no such page: {path}")),
         }
     }

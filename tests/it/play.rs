@@ -92,8 +92,39 @@ fn games_from_positions_of_wide_boards() {
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("(by rules: safe)"), "{text}");
-    assert!(text.contains("hint: ") && text.contains("by rules (safe), not proven best"), "{text}");
+    assert!(
+        text.contains("hint for you, the player to move:\nsuggested ")
+            && text.contains("(by rules: safe; not proven best)"),
+        "{text}"
+    );
     refused(&["play", "3x5", "--engine", "partition"], None, "38 undrawn lines; play solves positions of at most 31");
+}
+
+/// Text without its timings: each `source:` line up to its seconds.
+fn untimed(text: &str) -> String {
+    text.lines()
+        .map(|l| if l.starts_with("source: ") { l.split(" (").next().unwrap() } else { l })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn play_s_hint_prints_what_dab_hint_prints_loony_marks_and_the_next_loony_move_included() {
+    // Positions with loony moves among their moves; the first has a box to take.
+    for lines in ["110100100000", "111000011000"] {
+        let out = dab().args(["hint", "2x2", "--lines", lines, "--threads", "1"]).assert().success();
+        let hint = untimed(&String::from_utf8(out.get_output().stdout.clone()).unwrap());
+        assert!(hint.contains("  loony") || hint.contains("completes"), "{hint}");
+        assert!(hint.contains("\nnext loony move: "), "{hint}");
+        let out = dab()
+            .args(["play", "2x2", "--lines", lines, "--threads", "1"])
+            .write_stdin("hint\nquit\n")
+            .assert()
+            .success();
+        let text = untimed(&String::from_utf8(out.get_output().stdout.clone()).unwrap());
+        let shown = text.split("hint for you, the player to move:\n").nth(1).expect("a hint");
+        assert!(shown.starts_with(&hint), "play's hint:\n{shown}\ndab hint:\n{hint}");
+    }
 }
 
 #[test]
@@ -102,7 +133,7 @@ fn illegal_moves_are_refused_and_undo_goes_back_to_the_previous_move() {
     let out = dab().args(["play", "2x2", "--threads", "1"]).write_stdin(input).assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     for expected in [
-        "hint: with best play you net +2 of the boxes still to take; best h(0,0) h(0,1)",
+        "hint for you, the player to move:\nvalue +2 (net future boxes for the player to move)\nbest h(0,0) h(0,1)",
         "you draw h(0,0) (horizontal line 0)",
         "dab draws h(0,1) (horizontal line 1)",
         "refused: h(0,0) (line 0) is already drawn",

@@ -465,3 +465,61 @@ fn serve_open_opens_the_board_in_the_browser_the_system_names() {
     let _ = child.wait();
     assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), url);
 }
+
+/// `dab nimstring BOARD --lines LINES --json`, without its timing.
+fn nimstring_cli(board: &str, lines: &str) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_dab"))
+        .args(["nimstring", board, "--lines", lines, "--json"])
+        .output()
+        .expect("dab nimstring runs");
+    assert!(out.status.success(), "dab nimstring: {}", String::from_utf8_lossy(&out.stderr));
+    without_time(serde_json::from_slice(&out.stdout).expect("JSON"))
+}
+
+#[test]
+fn the_nimstring_value_its_regions_and_the_long_chains_are_served_for_the_web_board() {
+    let served = Served::start(&["--threads", "1"]);
+    // 2x5 with every horizontal drawn: two chains of five boxes, edge to edge; and a 3x3 of
+    // two regions.
+    let rows = format!("{}{}", "1".repeat(15), "0".repeat(12));
+    for (board, lines) in
+        [("2x5", rows.as_str()), ("3x3", "100100001010000001100010"), ("3x3", "000000000000000000000000")]
+    {
+        let (status, body) = get(&format!("{}api/nimstring?board={board}&lines={lines}&seconds=30", served.url));
+        assert_eq!(status, 200, "{board} {lines}: {body}");
+        let answer = without_time(serde_json::from_str(&body).unwrap());
+        assert_eq!(answer, nimstring_cli(board, lines), "{board} {lines}");
+    }
+    let (_, body) = get(&format!("{}api/nimstring?board=2x5&lines={rows}", served.url));
+    let two: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (two["value"].as_u64(), two["regions"].as_array().map(Vec::len), two["wins"].as_bool()),
+        (Some(0), Some(2), Some(false))
+    );
+    // Its long chains: two, and the player to move wants an odd number (and must open one).
+    let (status, body) = get(&format!("{}api/position?board=2x5&lines={rows}", served.url));
+    assert_eq!(status, 200, "{body}");
+    let p: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((p["long_chains"].as_u64(), p["long_chains_wanted"].as_str()), (Some(2), Some("odd")));
+    // The empty 5x5: no chain yet, and the first player wants an even number (36 dots).
+    let (_, body) = get(&format!("{}api/position?board=5x5", served.url));
+    let p: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((p["long_chains"].as_u64(), p["long_chains_wanted"].as_str()), (Some(0), Some("even")));
+    // Out of reach: a region past the calculator is a 422, a valuing priced far past the limit a
+    // 503 at once, each saying why.
+    let (status, body) = get(&format!("{}api/nimstring?board=8x8", served.url));
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("the Nimstring calculator takes regions of at most 64"), "{body}");
+    let (status, body) = get(&format!("{}api/nimstring?board=5x5&seconds=0.5", served.url));
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.starts_with("the Nimstring value is out of reach within 0.5 s: its largest region has 60 undrawn lines"),
+        "{body}"
+    );
+    let (status, body) = get(&format!("{}api/nimstring?board=2x2&seconds=0", served.url));
+    assert_eq!(status, 400, "{body}");
+    // A littlegolem record given as a position is named and sent to the moves.
+    let (status, body) = get(&format!("{}api/position?board=3x3&text=1.+a1-b1+2.+b1-c1", served.url));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("a game's record in littlegolem's notation"), "{body}");
+}

@@ -1,12 +1,15 @@
 //! The analysis board in a real headless browser (Debian's chromium, driven over WebDriver by
 //! chromedriver): lines clicked on 3x3 show the values `dab hint` gives, a box completed keeps
 //! the turn, undo, dab answering with a best move, a 4x4 position from a store's book, and a game
-//! reviewed: its moves' losses listed, its mistakes marked on the board, stepped through.
+//! reviewed: its moves' losses listed, its mistakes marked on the board, stepped through; and the
+//! board as a player reads it: loony and box-completing moves marked, colours by boxes lost, the
+//! Nimstring value and the long chains, a pasted littlegolem record played.
 //! Skipped, with the reason printed, where chromium or chromedriver is not installed, except
 //! under `CI=true`, where that fails.
 //! `DAB_SCREENSHOT=reports/serve-4x4.png cargo test --release --test it serve_browser::` also saves
 //! the page on the 4x4 position (the README's picture); `DAB_REVIEW_SCREENSHOT=FILE` the page of
-//! a reviewed 2x2 game, a mistake played.
+//! a reviewed 2x2 game, a mistake played; `DAB_PLAYER_SCREENSHOT=FILE` a 3x3 position with its
+//! loony and box-completing moves marked, the legend and the Nimstring value.
 
 use crate::serve_common;
 
@@ -230,10 +233,15 @@ fn lines_clicked_on_3x3_show_the_values_dab_hint_gives_and_the_game_keeps_its_tu
     assert!(said.contains("move 'a1-c1' is no line of this board"), "{said}");
     let record = browser.script("return document.getElementById('golem-out').value;");
     assert!(record.as_str().is_some_and(|r| r.ends_with(" 6. b1-c1 7. a1-a2")), "{record}");
-    // Dot coordinates on the edges: 0..3 across and down.
-    let coords =
-        browser.script("return Array.from(document.querySelectorAll('text.coord')).map(t => t.textContent).join(' ');");
-    assert_eq!(coords, "0 1 2 3 0 1 2 3");
+    // The dots named as littlegolem names them, letters from the left and numbers from the
+    // bottom; dab's rows and columns of dots beside them, 0..3 across and down.
+    let coords = |class: &str| {
+        browser.script(&format!(
+            "return Array.from(document.querySelectorAll('text.coord.{class}')).map(t => t.textContent).join(' ');"
+        ))
+    };
+    assert_eq!(coords("golem"), "a b c d 4 3 2 1");
+    assert_eq!(coords("dab"), "0 1 2 3 0 1 2 3");
 }
 
 #[test]
@@ -445,4 +453,104 @@ fn a_board_wider_than_25_columns_has_littlegolem_names_past_z_both_ways() {
     let record = browser.script("return document.getElementById('golem-out').value;");
     assert_eq!(record, "1. ab2-ac2 2. ad1-ae1 3. ac1-ac2 4. ac2-ad2 5. z1-aa1");
     assert_eq!(browser.text("moves-message"), "");
+}
+
+/// Waits until `js` returns something other than `not`; returns it.
+fn until(browser: &Browser, js: &str, not: &Value) -> Value {
+    let start = Instant::now();
+    loop {
+        let v = browser.script(js);
+        if v != *not {
+            return v;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "still {not} from {js}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_board_marks_loony_and_box_completing_moves_colours_by_boxes_lost_and_shows_control() {
+    let Some(browser) = Browser::start(1200, 1800) else { return };
+    let served = Served::start(&["--threads", "1"]);
+    // 3x3 with boxes to take, loony moves, and moves 6 and 12 boxes worse.
+    let lines = "110101111110110001000111";
+    browser.goto(&format!("{}?board=3x3&lines={lines}", served.url));
+    browser.answered(lines);
+    let answer = hint("3x3", lines);
+    let moves = answer["moves"].as_array().unwrap();
+    let of = |keep: &dyn Fn(&Value) -> bool| -> Vec<u64> {
+        moves.iter().filter(|m| keep(m)).map(|m| m["index"].as_u64().unwrap()).collect()
+    };
+    let marked = |css: &str| {
+        let v = browser.script(&format!(
+            "return [...new Set(Array.from(document.querySelectorAll('{css}')).map(e => Number(e.dataset.line)))].sort((a, b) => a - b);"
+        ));
+        v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect::<Vec<u64>>()
+    };
+    let loony = of(&|m| m["loony"] == true);
+    let completes = of(&|m| m["boxes"].as_u64() > Some(0));
+    assert!(!loony.is_empty() && !completes.is_empty(), "{answer}");
+    assert_eq!(marked("#board line.undrawn.loony"), loony);
+    assert_eq!(marked("#board rect.completes"), completes);
+    // Colours by the boxes a move loses against the best, not by the spread: best green (hue
+    // 125), and a move 4 or more worse red (hue 0) whatever else the board holds.
+    let hues = browser.script(
+        "return Array.from(document.querySelectorAll('text.value')).map(t => [Number(t.dataset.line), Number(t.dataset.lost), parseInt(t.getAttribute('fill').slice(4))]);",
+    );
+    let value = answer["value"].as_i64().unwrap();
+    let mut worst = 0;
+    for h in hues.as_array().unwrap() {
+        let m = moves.iter().find(|m| m["index"] == h[0]).unwrap();
+        let lost = value - m["value"].as_i64().unwrap();
+        assert_eq!(h[1].as_i64(), Some(lost), "{h}");
+        let hue = h[2].as_i64().unwrap();
+        match lost {
+            0 => assert_eq!(hue, 125, "{h}"),
+            4.. => assert_eq!(hue, 0, "{h}"),
+            _ => assert!(hue > 0 && hue < 125, "{h}"),
+        }
+        worst = worst.max(lost);
+    }
+    assert!(worst >= 4, "a move 4 boxes worse is on the board: {answer}");
+    let legend = browser.text("legend");
+    assert!(legend.contains("a loony move: it offers boxes") && legend.contains("4 or more"), "{legend}");
+
+    // 2x5 with every horizontal drawn: two chains of five, two regions of Nimstring value 0.
+    let rows = format!("{}{}", "1".repeat(15), "0".repeat(12));
+    browser.goto(&format!("{}?board=2x5&lines={rows}", served.url));
+    browser.answered(&rows);
+    let nim =
+        until(&browser, "return document.getElementById('nimstring').textContent;", &json!("Nimstring: valuing..."));
+    assert_eq!(nim, "Nimstring 0 + 0 = 0: A cannot win control: every move leaves a Nimstring win to B");
+    let chains = until(&browser, "return document.getElementById('chains').textContent;", &json!(""));
+    assert_eq!(
+        chains,
+        "long chains: 2 now; for control A wants an odd number at the end, B an even one (the long chain rule)"
+    );
+
+    // Every move best: said in one line.
+    browser.goto(&format!("{}?board=1x1", served.url));
+    browser.answered("0000");
+    let best = browser.text("best");
+    assert!(best.starts_with("best: any move (all 4 are worth -1)"), "{best}");
+
+    // A littlegolem record pasted as a position is played as moves from the empty board.
+    browser.goto(&format!("{}?board=3x3", served.url));
+    browser.answered(&"0".repeat(24));
+    browser.script("document.getElementById('paste').value = '1. a1-b1 2. b1-c1';");
+    browser.click("#load");
+    let record = until(&browser, "return document.getElementById('golem-out').value;", &json!(""));
+    assert_eq!(record, "1. a1-b1 2. b1-c1");
+    let said = browser.text("paste-message");
+    assert!(said.starts_with("read as a littlegolem record (a game's moves, not a position)"), "{said}");
+
+    if let Ok(path) = std::env::var("DAB_PLAYER_SCREENSHOT") {
+        browser.goto(&format!("{}?board=3x3&lines={lines}", served.url));
+        browser.answered(lines);
+        until(&browser, "return document.getElementById('nimstring').textContent;", &json!("Nimstring: valuing..."));
+        let shot = browser.call("GET", "/screenshot", None);
+        let png = base64::engine::general_purpose::STANDARD.decode(shot.as_str().unwrap()).unwrap();
+        std::fs::write(&path, png).unwrap();
+        eprintln!("wrote {path}");
+    }
 }

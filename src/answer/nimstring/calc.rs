@@ -13,6 +13,8 @@
 //! a closed loop (nimber 0: every move in it is loony).
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rustc_hash::FxBuildHasher;
@@ -39,6 +41,8 @@ pub struct Calculator {
     deadline: Option<Instant>,
     /// Seconds from its making to the deadline (0 without one), for the error that names them.
     budget: f64,
+    /// Set by another thread to stop the valuing (a server's request that was dropped).
+    stop: Option<Arc<AtomicBool>>,
     ticks: u32,
 }
 
@@ -52,8 +56,14 @@ impl Calculator {
             max_states: MAX_STATES,
             deadline,
             budget,
+            stop: None,
             ticks: 0,
         }
+    }
+
+    /// The same calculator, giving up too once `stop` is set.
+    pub fn with_stop(self, stop: Arc<AtomicBool>) -> Calculator {
+        Calculator { stop: Some(stop), ..self }
     }
 
     /// Seconds it was given (0: no limit).
@@ -133,8 +143,8 @@ impl Calculator {
     fn tick(&mut self) -> Result<(), OutOfTime> {
         self.ticks = self.ticks.wrapping_add(1);
         if self.ticks.is_multiple_of(256)
-            && let Some(d) = self.deadline
-            && Instant::now() >= d
+            && (self.deadline.is_some_and(|d| Instant::now() >= d)
+                || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)))
         {
             return Err(OutOfTime);
         }

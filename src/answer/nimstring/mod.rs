@@ -9,6 +9,8 @@ mod calc;
 mod net;
 mod twin;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::{Serialize, Serializer};
@@ -193,11 +195,30 @@ impl Regions {
 /// within a factor of ten either way (the spread of one count of lines is that wide). Infinite
 /// past [`MAX_REGION_LINES`].
 pub(crate) fn expected_seconds(pos: Position) -> f64 {
-    let largest = Net::regions(pos).iter().map(|r| r.as_ref().map_or(usize::MAX, |n| n.lines.len())).max().unwrap_or(0);
+    let largest = largest_region(pos);
     if largest > MAX_REGION_LINES {
         return f64::INFINITY;
     }
     0.3 * 10f64.powf((largest as f64 - 40.0) / 3.0)
+}
+
+/// Undrawn lines of the largest region of `pos`.
+fn largest_region(pos: Position) -> usize {
+    Net::regions(pos).iter().map(|r| r.as_ref().map_or_else(|e| e.lines, |n| n.lines.len())).max().unwrap_or(0)
+}
+
+/// Why valuing `pos` within `seconds` is not worth starting, in a player's words: its price
+/// ([`expected_seconds`]) is more than ten times the time (the price's own spread); None where
+/// it may finish, or where a region is past the calculator (which says so at once).
+pub(crate) fn out_of_reach(pos: Position, seconds: f64) -> Option<String> {
+    let price = expected_seconds(pos);
+    (price.is_finite() && price > 10.0 * seconds).then(|| {
+        let reach = (40.0 + 3.0 * (seconds / 0.3).log10()).floor().max(0.0);
+        format!(
+            "the Nimstring value is out of reach within {seconds} s: its largest region has {} undrawn lines; the calculator values regions of about {reach} lines in that time",
+            largest_region(pos)
+        )
+    })
 }
 
 /// The value of a region's state: loony, or its settled state's nimber.
@@ -210,9 +231,21 @@ fn value_of(net: &Net, state: u64, calc: &mut Calculator) -> Result<NimValue, Ou
 
 /// The Nimstring value of `pos` and of every move, giving up after `seconds` (none: never).
 pub fn nimstring(pos: Position, seconds: Option<f64>) -> Result<NimAnswer, NimstringError> {
+    nimstring_until(pos, seconds, None)
+}
+
+/// [`nimstring`], giving up too (out of time) once `stop` is set by another thread.
+pub fn nimstring_until(
+    pos: Position,
+    seconds: Option<f64>,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<NimAnswer, NimstringError> {
     let start = Instant::now();
     let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s.min(1e9)));
     let mut calc = Calculator::new(deadline);
+    if let Some(stop) = stop {
+        calc = calc.with_stop(stop);
+    }
     let late = |calc: &Calculator| NimstringError::OutOfTime { seconds: calc.budget(), shapes: calc.shapes() };
     let regions = Regions::of(pos, &mut calc)?;
     let mut moves = Vec::new();

@@ -1,6 +1,7 @@
 // The analysis board: the game is kept here (who moves, who took which box, the moves to
-// undo); every position is valued by the server's /api/analyse, a game reviewed by its
-// /api/review, and a position converted to text by its /api/position. Lines are numbered in dab's external order: the horizontals row by row, then
+// undo); every position is valued by the server's /api/analyse and its Nimstring value found by
+// its /api/nimstring, a game reviewed by its /api/review, and a position converted to text (with
+// its long chains) by its /api/position. Lines are numbered in dab's external order: the horizontals row by row, then
 // the verticals row by row.
 "use strict";
 
@@ -19,6 +20,9 @@ const S = {
   abort: null,      // what cancels the analysis under way
   dab: "none",      // which player dab plays
   review: null,     // {game: the lines reviewed from S.start, moves: the review's moves}
+  position: null,   // /api/position's answer for the position it names (position.lines)
+  nim: null,        // {root, answer} or {root, message}: /api/nimstring's for the position root
+  nimAbort: null,   // what cancels the Nimstring valuing under way
 };
 
 const lineCount = () => S.rows * (S.cols + 1) + (S.rows + 1) * S.cols;
@@ -205,6 +209,7 @@ function update() {
   describe();
   analyse();
   positionText();
+  nimstringValue();
 }
 
 // --- drawing -------------------------------------------------------------------------
@@ -216,9 +221,12 @@ function el(name, attrs, parent) {
   return e;
 }
 
-// The colour of a move `diff` boxes worse than the best, of `span` between the best and the
-// worst: green to red.
-const colour = (diff, span) => `hsl(${Math.round(125 * (1 - diff / Math.max(span, 1)))}, 70%, 36%)`;
+// The colour of a move that loses `lost` boxes against the best (its value that much below the
+// position's), the same on every board whatever the spread of the values: green for a best
+// move, then olive, orange, and red from 4 boxes lost.
+const LOST_SHADES = [0, 1, 2, 3, 4];
+const lostHue = (lost) => (lost <= 0 ? 125 : Math.max(0, 80 - 20 * lost));
+const lostColour = (lost) => `hsl(${lostHue(lost)}, 70%, 36%)`;
 
 function render() {
   const svg = $("board");
@@ -230,12 +238,20 @@ function render() {
   svg.setAttribute("height", height);
   svg.replaceChildren();
   const font = Math.max(11, Math.min(20, cell * 0.3));
-  // Dot coordinates on the edges: h(r,c) runs from dot (r,c) right, v(r,c) from it down.
+  // The dots as littlegolem names them, left and below (letters from the left, numbers from
+  // the bottom: a record reads against the board); dab's rows and columns, right and above
+  // (h(r,c) runs from dot (r,c) right, v(r,c) from it down).
   for (let c = 0; c <= S.cols; c++) {
-    el("text", { class: "coord", x: pad + c * cell, y: pad * 0.4 }, svg).textContent = c;
+    el("text", { class: "coord golem", x: pad + c * cell, y: height - pad * 0.4 }, svg).textContent = column(c);
   }
   for (let r = 0; r <= S.rows; r++) {
-    el("text", { class: "coord", x: pad * 0.4, y: pad + r * cell }, svg).textContent = r;
+    el("text", { class: "coord golem", x: pad * 0.4, y: pad + r * cell }, svg).textContent = S.rows + 1 - r;
+  }
+  for (let c = 0; c <= S.cols; c++) {
+    el("text", { class: "coord dab", x: pad + c * cell, y: pad * 0.4 }, svg).textContent = c;
+  }
+  for (let r = 0; r <= S.rows; r++) {
+    el("text", { class: "coord dab", x: width - pad * 0.4, y: pad + r * cell }, svg).textContent = r;
   }
   const own = owners();
   for (let b = 0; b < own.length; b++) {
@@ -255,7 +271,6 @@ function render() {
   if (shown && !byRules) for (const m of shown.moves) { values.set(m.index, m.value); if (m.loony) loony.add(m.index); }
   const last = S.history.length ? S.history[S.history.length - 1].line : -1;
   const labels = [];
-  const worst = shown && !byRules && shown.moves.length ? Math.min(...shown.moves.map((m) => m.value)) : 0;
   for (let i = 0; i < lineCount(); i++) {
     const k = coord(i);
     const x1 = pad + k.c * cell, y1 = pad + k.r * cell;
@@ -268,14 +283,23 @@ function render() {
       continue;
     }
     line.setAttribute("class", (best ? "undrawn best" : "undrawn") + (loony.has(i) ? " loony" : ""));
-    if (best) line.style.stroke = colour(0, 1);
+    if (best) line.style.stroke = lostColour(0);
+    // A box this line completes (its last side): a square beside the line, inside the box.
+    const completes = lineBoxes(i).filter((b) => boxSides(b).filter((s) => !S.drawn[s]).length === 1);
+    for (const b of completes) {
+      const cx = pad + ((b % S.cols) + 0.5) * cell, cy = pad + (Math.floor(b / S.cols) + 0.5) * cell;
+      const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, side = cell * 0.14;
+      const at = { x: mx + (cx - mx) * 0.5 - side / 2, y: my + (cy - my) * 0.5 - side / 2 };
+      el("rect", { class: "completes", "data-line": i, ...at, width: side, height: side }, svg);
+    }
     const hw = cell * 0.2;
     const hit = k.horizontal
       ? { x: x1 + cell * 0.12, y: y1 - hw, width: cell * 0.76, height: 2 * hw }
       : { x: x1 - hw, y: y1 + cell * 0.12, width: 2 * hw, height: cell * 0.76 };
     const area = el("rect", { class: "hit", "data-line": i, ...hit }, svg);
     const title = el("title", {}, area);
-    title.textContent = lineName(i) + (value !== undefined ? `: ${signed(value)}` : "") + (loony.has(i) ? " (loony)" : "");
+    title.textContent = `${lineName(i)}, ${golemName(i)}` + (value !== undefined ? `: ${signed(value)}` : "") +
+      (loony.has(i) ? " (loony: offers boxes)" : "") + (completes.length ? ` (completes ${completes.length === 1 ? "a box" : "2 boxes"})` : "");
     area.addEventListener("click", () => {
       if (String(S.toMove) === S.dab) return;
       play(i);
@@ -291,9 +315,10 @@ function render() {
     }
   }
   for (const l of labels) {
+    const lost = shown.value - l.value;
     const t = el("text", {
-      class: l.best ? "value best" : "value", x: l.x, y: l.y, "data-line": l.i, "font-size": font,
-      fill: colour(shown.value - l.value, shown.value - worst),
+      class: l.best ? "value best" : "value", x: l.x, y: l.y, "data-line": l.i, "data-lost": lost, "font-size": font,
+      fill: lostColour(lost),
     }, svg);
     t.textContent = signed(l.value);
   }
@@ -335,7 +360,7 @@ function describe() {
     // Under the server's last-move penalty the value is no split of the boxes left.
     $("verdict").textContent =
       `value ${signed(shown.value)} for ${mover}, the player who draws the last line losing ${shown.penalty}`;
-    $("best").textContent = `best: ${shown.best.join(", ")}`;
+    $("best").textContent = bestLine(shown);
   } else if (shown) {
     const other = playerName(1 - S.toMove);
     const end = [taken[0], taken[1]];
@@ -343,11 +368,84 @@ function describe() {
     end[1 - S.toMove] += (left - shown.value) / 2;
     $("verdict").textContent =
       `value ${signed(shown.value)} for ${mover}: best play ends ${mover} ${end[S.toMove]}, ${other} ${end[1 - S.toMove]}`;
-    $("best").textContent = `best: ${shown.best.join(", ")}${nextLoony(shown, mover, other)}`;
+    $("best").textContent = `${bestLine(shown)}${nextLoony(shown, mover, other)}`;
   } else {
     $("verdict").textContent = "";
     $("best").textContent = "";
   }
+  showControl();
+}
+
+// The best moves in one line: "any move" where every move is best, rather than all of them.
+function bestLine(shown) {
+  const n = shown.moves.length;
+  if (n > 1 && shown.best.length === n) return `best: any move (all ${n} are worth ${signed(shown.value)})`;
+  return `best: ${shown.best.join(", ")}`;
+}
+
+// At most `most` names, then how many more.
+function someOf(names, most) {
+  return names.length <= most ? names.join(", ") : `${names.slice(0, most).join(", ")} and ${names.length - most} more`;
+}
+
+// Control of the endgame: the Nimstring value and its regions' (where the calculator finished
+// within the time limit), and the long chains now on the board with the parity the player to
+// move wants (the long chain rule).
+function showControl() {
+  const mover = playerName(S.toMove), other = playerName(1 - S.toMove);
+  const root = lineString();
+  const nim = S.nim && S.nim.root === root ? S.nim : null;
+  const star = (v) => (v === "loony" ? "loony" : v === 0 ? "0" : `*${v}`);
+  let text = "";
+  if (undrawnCount() === 0) {
+    text = "";
+  } else if (!nim) {
+    text = "Nimstring: valuing...";
+  } else if (nim.message) {
+    text = `Nimstring: ${nim.message}`;
+  } else {
+    const a = nim.answer;
+    const sum = a.regions.length > 1 ? `${a.regions.map(star).join(" + ")} = ${star(a.value)}` : `${star(a.value)} (one region)`;
+    let who;
+    if (a.value === "loony") who = `${mover} has been offered boxes: taking or declining them, ${mover} keeps control`;
+    else if (a.wins) who = `${mover} can win control (Nimstring), by ${someOf(a.winning, 6)}`;
+    else who = `${mover} cannot win control: every move leaves a Nimstring win to ${other}`;
+    text = `Nimstring ${sum}: ${who}`;
+  }
+  $("nimstring").textContent = text;
+  const p = S.position && S.position.lines === root && S.position.board === boardName() ? S.position : null;
+  const other_parity = (w) => (w === "odd" ? "even" : "odd");
+  $("chains").textContent = p && undrawnCount()
+    ? `long chains: ${p.long_chains} now; for control ${mover} wants an ${p.long_chains_wanted} number at the end, ` +
+      `${other} an ${other_parity(p.long_chains_wanted)} one (the long chain rule)`
+    : "";
+}
+
+// Asks the server for the Nimstring value of the position shown, within the time limit; the
+// valuing of a position left before its answer is cancelled (the server stops it).
+async function nimstringValue() {
+  const root = lineString();
+  if (S.nimAbort) S.nimAbort.abort();
+  S.nimAbort = null;
+  if (undrawnCount() === 0 || (S.nim && S.nim.root === root)) {
+    showControl();
+    return;
+  }
+  const abort = new AbortController();
+  S.nimAbort = abort;
+  const seconds = $("seconds").value || "10";
+  const query = new URLSearchParams({ board: boardName(), lines: root, seconds });
+  let response, body;
+  try {
+    response = await fetch(`/api/nimstring?${query}`, { signal: abort.signal });
+    body = await response.text();
+  } catch (e) {
+    // Cancelled for another position, or the server is gone (the analysis says so).
+    return;
+  }
+  if (root !== lineString()) return;
+  S.nim = response.ok ? { root, answer: JSON.parse(body) } : { root, message: body };
+  showControl();
 }
 
 /** Who must make the next loony move with best play (Wilson's v / ^), where the answer says. */
@@ -446,14 +544,36 @@ async function positionText() {
   const query = new URLSearchParams({ board: boardName(), lines: lineString() });
   try {
     const response = await fetch(`/api/position?${query}`);
-    if (response.ok && seq === S.seq) $("art-out").value = (await response.json()).art;
+    if (response.ok && seq === S.seq) {
+      S.position = await response.json();
+      $("art-out").value = S.position.art;
+      showControl();
+    }
   } catch (e) {
     // The analysis says when the server is gone.
   }
 }
 
+// Whether `text` is a game's record in littlegolem's notation (two dots a move, move numbers
+// skipped), which names moves, not a position.
+function isGolemRecord(text) {
+  const tokens = text.split(/[\s,;]+/).map((t) => t.toLowerCase().replace(/^\d+\./, "")).filter((t) => t !== "");
+  return tokens.length > 0 && tokens.every((t) => /^[a-z]{1,2}\d+-?[a-z]{1,2}\d+$/.test(t));
+}
+
 async function load() {
   const text = $("paste").value;
+  $("paste-message").textContent = "";
+  if (isGolemRecord(text)) {
+    // A record is moves, played from the empty board shown: the Moves box's work.
+    $("moves-in").value = text.trim();
+    $("paste").value = "";
+    newGame(S.rows, S.cols);
+    playMoves();
+    $("paste-message").textContent =
+      `read as a littlegolem record (a game's moves, not a position): played from the empty ${boardName()} board in the Moves box below; choose the board's size first if it is another`;
+    return;
+  }
   // A line string is of the board shown; art names its own size, which the board takes.
   const lines = /^[01]+$/.test(text.trim());
   const query = new URLSearchParams(lines ? { board: boardName(), text } : { text });
@@ -575,14 +695,13 @@ function reviewMarks(svg, cell, pad, font) {
   const next = review.moves[at];
   if (!next) return;
   const e = ends(next.index);
-  const hue = next.lost > 0 ? 0 : 125;
-  const mark = el("line", { class: "review-next", "data-line": next.index, ...e, stroke: `hsl(${hue}, 70%, 40%)` }, svg);
+  const mark = el("line", { class: "review-next", "data-line": next.index, ...e, stroke: lostColour(next.lost) }, svg);
   el("title", {}, mark).textContent = `move ${next.number}, ${next.player}: lost ${next.lost}${next.proven ? "" : " (estimate)"}`;
   // Beside the line (below a horizontal one, right of a vertical one), clear of its value.
   const off = cell * 0.28, horizontal = e.y1 === e.y2;
   const t = el("text", {
     class: "value review-lost", x: (e.x1 + e.x2) / 2 + (horizontal ? 0 : off), y: (e.y1 + e.y2) / 2 + (horizontal ? off : 0),
-    "font-size": font * 0.8, fill: `hsl(${hue}, 70%, 36%)`,
+    "font-size": font * 0.8, fill: lostColour(next.lost),
   }, svg);
   t.textContent = next.lost > 0 ? `-${next.lost}${next.proven ? "" : "?"}` : next.proven ? "ok" : "ok?";
 }
@@ -592,7 +711,21 @@ function size(id) {
   return Number.isInteger(n) && n >= 1 && n <= 16 ? n : null;
 }
 
+// The legend's colours: one swatch for each count of boxes lost, as the board colours them.
+function legendColours() {
+  const out = $("legend-colours");
+  for (const lost of LOST_SHADES) {
+    const span = document.createElement("span");
+    span.className = "swatch";
+    span.style.color = lostColour(lost);
+    span.dataset.lost = lost;
+    span.textContent = lost === 0 ? "best" : lost === LOST_SHADES[LOST_SHADES.length - 1] ? `${lost} or more` : `${lost}`;
+    out.appendChild(span);
+  }
+}
+
 function start() {
+  legendColours();
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
   $("play-moves").addEventListener("click", playMoves);
