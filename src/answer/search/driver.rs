@@ -11,9 +11,11 @@ use crate::solver::{MAX_FREE_LINES, Space};
 
 use super::book::BookLeaves;
 use super::rules::Rules;
-use super::searcher::{BUSY_BITS, Counters, GraphKeys, Keys, Searcher, Shared, StateKeys, pack_bounds, unpack_bounds};
+use super::searcher::{
+    BUSY_BITS, Counters, GraphKeys, Keys, Searcher, Shared, StateKeys, pack_bounds, unpack_bounds, unpack_root_move,
+};
 use super::table::Table;
-use super::{INF, MAX_LEAF_LINES, SearchError, SearchOptions, SearchOutcome, SearchProgress};
+use super::{INF, MAX_LEAF_LINES, SearchError, SearchOptions, SearchOutcome, SearchProgress, SoFar};
 
 /// Searches `root` to its exact value and every move's, on `opts.threads` threads.
 pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, SearchError> {
@@ -43,10 +45,16 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     let space = Space::for_search(root).map_err(|_| SearchError::TooLarge(free))?;
     let mut rules = Rules::new(root, &space);
     rules.graph &= opts.graph_keys;
-    let table = new_table(rules.graph)?;
+    // A kept table where its keys are this root's: graph keys, the same boxes left.
+    let kept = opts.kept.filter(|_| rules.graph).map(|k| (k, live_boxes(root)));
+    let table = match kept.as_ref().and_then(|(k, live)| k.take(root.board, live)) {
+        Some(t) => t,
+        None => new_table(rules.graph)?,
+    };
     let book = opts.book.and_then(|b| BookLeaves::new(b, root, &space));
     let counters = Counters::default();
     counters.bounds.store(pack_bounds(-INF, INF), Relaxed);
+    counters.guess.store(opts.guess.clamp(-INF + 1, INF - 1) as i64 as u64, Relaxed);
     let busy: Vec<AtomicU64> = (0..1usize << BUSY_BITS).map(|_| AtomicU64::new(0)).collect();
     let shared = Shared {
         rules: &rules,
@@ -81,6 +89,20 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         }
         (value, values, best.flatten())
     });
+    let table_bytes = table.bytes();
+    if let Some((k, live)) = kept {
+        k.keep(root.board, live, table);
+    }
+    if let Some(so_far) = opts.so_far {
+        let (lower, upper) = unpack_bounds(counters.bounds.load(Relaxed));
+        let best = unpack_root_move(counters.root_best.load(Relaxed));
+        *so_far.lock().unwrap_or_else(|e| e.into_inner()) = Some(SoFar {
+            lower,
+            upper,
+            best: best.map(|(_, i)| space.lines[i as usize]),
+            at_least: best.map_or(-INF, |(v, _)| v),
+        });
+    }
     let mut moves: Vec<(Line, u8, i32)> =
         values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v)).collect();
     moves.sort_by_key(|m| m.0);
@@ -105,9 +127,17 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         nodes: counters.nodes.into_inner(),
         table_hits: counters.hits.into_inner(),
         book_hits: counters.book_hits.into_inner(),
-        table_bytes: table.bytes(),
+        table_bytes,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// The boxes of `pos` with an undrawn side, in order: what a graph's key numbers its boxes by.
+fn live_boxes(pos: Position) -> Vec<usize> {
+    let mut live: Vec<usize> = pos.undrawn().iter().flat_map(|l| pos.board.line_boxes(l)).collect();
+    live.sort_unstable();
+    live.dedup();
+    live
 }
 
 /// The root's value, then every move's or a best move where `opts` asks, by a search whose
