@@ -48,8 +48,10 @@ const SEARCH_DEADLINE_SHARE: f64 = 0.6;
 
 /// Share of the budget the search for a best move may take where nothing is capturable: out
 /// of time, its best move so far (proven worth at least its lower bound) is played, and the
-/// rules, which have only a safe move to offer there, need little.
-const BEST_SO_FAR_SHARE: f64 = 0.85;
+/// rules, which have only a safe move to offer there, need little. Not more: the search sees
+/// its deadline every 2^16 positions a thread, 0.1-0.2 s late on a loaded machine (0.85 took
+/// 31 of 309 moves past 1.1 s at 1 s a move; reports/bench-play-hybrid/).
+const BEST_SO_FAR_SHARE: f64 = 0.7;
 
 /// The table the searches of the advice keep from one move to the next ([`KeptTable`]): in a
 /// game, each move's search finds what the last one proved of the positions both reach.
