@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::exec::{ExecError, SolveError};
 use crate::game::{Line, LineSet, Position, is_loony, is_loony_position};
+use crate::solver::MAX_FREE_LINES;
 use crate::store::Reader;
 
 use super::book::BookMove;
@@ -21,9 +22,10 @@ use super::estimate::{EngineCosts, table_bytes_here};
 use super::hint::from_theorems;
 use super::nimstring::{Calculator, NimValue, NimstringError, Regions};
 use super::query::{
-    AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError, best_by_search, from_book, on_the_spot_until,
+    AUTO_SEARCH_FREE, Answer, Answerer, Asking, QueryError, SoFarCell, best_by_search, from_book, on_the_spot_until,
+    zeroable_cap,
 };
-use super::search::SearchError;
+use super::search::{KeptTable, SearchError, SoFar};
 use super::{HintError, hint};
 
 /// Share of the budget an exact engine may be priced at and still be started: the retrograde's
@@ -43,6 +45,22 @@ const BEST_MOVE_SAVING: f64 = 5.0;
 
 /// Share of the budget a search tried with a deadline may take, leaving the rules theirs.
 const SEARCH_DEADLINE_SHARE: f64 = 0.6;
+
+/// Share of the budget the search for a best move may take where nothing is capturable: out
+/// of time, its best move so far (proven worth at least its lower bound) is played, and the
+/// rules, which have only a safe move to offer there, need little. Not more: the search sees
+/// its deadline every 2^16 positions a thread, 0.1-0.2 s late on a loaded machine (0.85 took
+/// 31 of 309 moves past 1.1 s at 1 s a move; reports/bench-play-hybrid/).
+const BEST_SO_FAR_SHARE: f64 = 0.7;
+
+/// The table the searches of the advice keep from one move to the next ([`KeptTable`]): in a
+/// game, each move's search finds what the last one proved of the positions both reach.
+static PLAY_TABLE: KeptTable = KeptTable::new();
+
+/// Most undrawn lines at which the search for a best move is tried whatever its price: a 5x5
+/// middle game of 45 to 48 lines is out of reach of the value, but a move proven worth at
+/// least some bound is often found within a second (its first test).
+const BEST_SO_FAR_FREE: usize = 48;
 
 /// Share of the budget a retrograde priced within [`RETROGRADE_SHARE`] may take before it
 /// stops (between partitions), leaving the opening book and the rules theirs.
@@ -70,8 +88,9 @@ pub struct RulesAnswer {
     pub best: Vec<String>,
     /// Its line number in the external order.
     pub index: u16,
-    /// The rule that chose it: `opening book`, `best move` (the search), `capture`,
-    /// `keep control`, `take all`, `nimstring`, `safe` or `smallest handout`.
+    /// The rule that chose it: `opening book`, `best move` (the search), `best so far` (the
+    /// search out of time: a move proven worth at least a bound), `capture`, `keep control`,
+    /// `take all`, `nimstring`, `safe` or `smallest handout`.
     pub rule: &'static str,
     /// One line: what is proven of the move, and what was out of reach.
     pub why: String,
@@ -171,6 +190,10 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
     }
     let free = pos.undrawn().len() as usize;
     let mut out_of_reach = not_proven(pos, ask.threads, seconds, None);
+    // What a search out of time had proven: its best move so far.
+    let so_far = SoFarCell::new(None);
+    let found = |cell: &SoFarCell| *cell.lock().unwrap_or_else(|e| e.into_inner());
+    let mut price = None;
     if free <= AUTO_SEARCH_FREE {
         let model = crate::plan::model_or_built_in();
         let costs = EngineCosts::of(pos, model, ask.threads, table_bytes_here(pos));
@@ -189,9 +212,23 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
                 Answerer::Search => deadline,
                 _ => start + Duration::from_secs_f64(seconds * RETROGRADE_DEADLINE_SHARE),
             };
-            let name = match on_the_spot_until(pos, Asking { engine, ..ask }, reader, Some(until)) {
+            let name = match on_the_spot_until(
+                pos,
+                Asking { engine, ..ask },
+                reader,
+                Some(until),
+                Some(&so_far),
+                Some(&PLAY_TABLE),
+            ) {
                 Ok(a) => return Ok(Advice::Proven(a)),
-                Err(QueryError::Search(SearchError::OutOfTime(_))) => "search",
+                Err(QueryError::Search(SearchError::OutOfTime(_))) => {
+                    // The root's value may be proven with its move, or a move worth at least
+                    // a bound: a second search would start again from nothing.
+                    if let Some(f) = found(&so_far).filter(|f| f.best.is_some()) {
+                        return Ok(Advice::Rules(from_search_so_far(pos, f, start)));
+                    }
+                    "search"
+                }
                 Err(QueryError::Solve(SolveError::Exec(ExecError::OutOfTime(_)))) => "retrograde",
                 Err(e) => return Err(e.into()),
             };
@@ -203,29 +240,43 @@ pub fn advise(pos: Position, reader: Option<&Reader>, ask: Asking, seconds: f64)
         {
             return Ok(Advice::Rules(from_opening_book(pos, m, start)));
         }
-        // Every move's value is out of reach, but a best move costs a fraction of it (the
-        // value, then a null-window test a move): the search for one, priced roughly, is tried
-        // with a deadline that leaves the rules their time.
-        if let Some(price) = costs.search.filter(|&p| p <= SEARCH_TRY * BEST_MOVE_SAVING * seconds)
-            && Instant::now() < deadline
-        {
-            match best_by_search(pos, ask, reader, Some(deadline)) {
-                Ok((line, value)) => {
-                    // Time left before the deadline goes to every move's value where that is
-                    // priced within reach (the web board's longer limits); else the best move.
-                    if price <= SEARCH_TRY * seconds {
-                        let search = Asking { engine: Answerer::Search, ..ask };
-                        if let Ok(a) = on_the_spot_until(pos, search, reader, Some(deadline)) {
-                            return Ok(Advice::Proven(a));
-                        }
+        price = costs.search;
+    }
+    // Every move's value is out of reach, but a best move costs a fraction of it (the value,
+    // then a null-window test a move): the search for one is tried with a deadline, all but
+    // the rules' share of the budget where nothing is capturable (out of time, its best move
+    // so far is played), else the deadline that leaves the rules their time to keep control.
+    let capturable = pos.undrawn().iter().any(|l| pos.board.completes(pos.drawn, l) > 0);
+    let share = if capturable { SEARCH_DEADLINE_SHARE } else { BEST_SO_FAR_SHARE };
+    let deadline = start + Duration::from_secs_f64(seconds * share);
+    let priced = |p: f64| p <= SEARCH_TRY * BEST_MOVE_SAVING * seconds;
+    let tried = match price {
+        Some(p) => priced(p) || (!capturable && free <= BEST_SO_FAR_FREE),
+        None => !capturable && free <= BEST_SO_FAR_FREE,
+    };
+    if tried && free <= MAX_FREE_LINES && Instant::now() < deadline {
+        *so_far.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        match best_by_search(pos, ask, reader, Some(deadline), Some(&so_far), Some(&PLAY_TABLE)) {
+            Ok((line, value)) => {
+                // Time left before the deadline goes to every move's value where that is
+                // priced within reach (the web board's longer limits); else the best move.
+                if price.is_some_and(|p| p <= SEARCH_TRY * seconds) {
+                    // Its table, where not the kept one, zeroed within the time left.
+                    let search =
+                        Asking { engine: Answerer::Search, table_cap: zeroable_cap(ask, Some(deadline)), ..ask };
+                    if let Ok(a) = on_the_spot_until(pos, search, reader, Some(deadline), None, Some(&PLAY_TABLE)) {
+                        return Ok(Advice::Proven(a));
                     }
-                    return Ok(Advice::Rules(from_best_move_search(pos, line, value, start)));
                 }
-                Err(QueryError::Search(SearchError::OutOfTime(_))) => {
-                    out_of_reach = not_proven(pos, ask.threads, seconds, Some("search for a best move"));
-                }
-                Err(e) => return Err(e.into()),
+                return Ok(Advice::Rules(from_best_move_search(pos, line, value, start)));
             }
+            Err(QueryError::Search(SearchError::OutOfTime(_))) => {
+                if let Some(f) = found(&so_far).filter(|f| f.best.is_some()) {
+                    return Ok(Advice::Rules(from_search_so_far(pos, f, start)));
+                }
+                out_of_reach = not_proven(pos, ask.threads, seconds, Some("search for a best move"));
+            }
+            Err(e) => return Err(e.into()),
         }
     }
     let deadline = start + Duration::from_secs_f64(seconds * RULES_SHARE);
@@ -277,6 +328,33 @@ fn from_best_move_search(pos: Position, line: Line, value: i32, start: Instant) 
         signed(value)
     );
     proven_move(pos, (line, value), "search", "best move", why, start)
+}
+
+/// The move a search out of time proved best so far (`found` has one): proven best where its
+/// bounds met, else worth at least its lower bound, played as the best the budget allowed.
+fn from_search_so_far(pos: Position, found: SoFar, start: Instant) -> RulesAnswer {
+    if let Some(best) = found.proven_best() {
+        return from_best_move_search(pos, best.0, best.1, start);
+    }
+    let line = found.best.expect("a move proven worth a bound");
+    let upper = if found.upper > super::search::MAX_BOXES_LEFT {
+        String::new()
+    } else {
+        format!(", the position at most {}", signed(found.upper))
+    };
+    let why = format!(
+        "the search's best move when its time ran out: proven worth at least {}{upper}",
+        signed(found.at_least)
+    );
+    RulesAnswer {
+        proven: false,
+        engine: "search",
+        source: "search",
+        rule: "best so far",
+        why,
+        value: None,
+        ..proven_move(pos, (line, found.at_least), "search", "best so far", String::new(), start)
+    }
 }
 
 /// A value with its sign where it is positive: `+2`, `0`, `-1`.
@@ -592,10 +670,13 @@ mod tests {
     fn a_retrograde_past_its_deadline_stops_between_partitions_with_the_time_it_ran() {
         let pos = Position::empty("3x3".parse().unwrap());
         let ask = Asking::new(Answerer::Partition, 1);
-        let late = on_the_spot_until(pos, ask, None, Some(Instant::now()));
+        let late = on_the_spot_until(pos, ask, None, Some(Instant::now()), None, None);
         assert!(matches!(late, Err(QueryError::Solve(SolveError::Exec(ExecError::OutOfTime(_))))), "{:?}", late.err());
         let far = Instant::now() + Duration::from_secs(600);
-        assert_eq!(on_the_spot_until(pos, ask, None, Some(far)).unwrap().value, hint(pos, None, ask).unwrap().value);
+        assert_eq!(
+            on_the_spot_until(pos, ask, None, Some(far), None, None).unwrap().value,
+            hint(pos, None, ask).unwrap().value
+        );
     }
 
     #[test]

@@ -23,5 +23,5 @@ pub use book::{Book, BookError, BookMove, MAX_BOOK_LINES, built_in as built_in_b
 pub use control::{Control, MAX_POSITIONS, NextLoony, WalkBudget, next_loony, next_loony_within};
 pub use hint::{HintError, hint};
 pub(crate) use query::on_the_spot;
-pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, auto_engine, from_store, query};
+pub use query::{Answer, Answerer, Asking, QueryError, SearchWatch, auto_engine, best_move, from_store, query};
 pub use review::{Mistake, Review, ReviewedMove, positions as review_positions, review};

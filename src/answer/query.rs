@@ -18,7 +18,7 @@ use crate::support::{Remedy, Setting, choice};
 use super::analysis::{MAX_FREE_IN_MEMORY, SEARCH_PLAIN};
 use super::control::{KEEP_ALL_FREE, NextLoony, from_solution, next_loony_within};
 use super::estimate::{WalkValues, walk_budget};
-use super::search::{SearchError, SearchOptions, SearchProgress, search};
+use super::search::{KeptTable, SearchError, SearchOptions, SearchProgress, SoFar, search};
 
 /// Hears how far a long search is (a progress line on a terminal), and that it ended.
 pub trait SearchWatch: Sync {
@@ -247,15 +247,21 @@ fn too_large(free: usize, engine: Answerer) -> String {
 /// search engine with every move valued, taking the positions `store` holds as exact leaves);
 /// `source` is `solved` or `search`.
 pub(crate) fn on_the_spot(pos: Position, ask: Asking, store: Option<&Reader>) -> Result<Answer, QueryError> {
-    on_the_spot_until(pos, ask, store, None)
+    on_the_spot_until(pos, ask, store, None, None, None)
 }
 
-/// [`on_the_spot`], the search giving up at `deadline` ([`SearchError::OutOfTime`]).
+/// Where a search leaves what it proved of its root, finished or not.
+pub(super) type SoFarCell = std::sync::Mutex<Option<SoFar>>;
+
+/// [`on_the_spot`], the search giving up at `deadline` ([`SearchError::OutOfTime`]),
+/// leaving what it proved in `so_far`, and taking and leaving its table in `kept`.
 pub(super) fn on_the_spot_until(
     pos: Position,
     ask: Asking,
     store: Option<&Reader>,
     deadline: Option<std::time::Instant>,
+    so_far: Option<&SoFarCell>,
+    kept: Option<&KeptTable>,
 ) -> Result<Answer, QueryError> {
     let Asking { engine, threads, watch, penalty, table_cap, stop } = ask;
     let start = std::time::Instant::now();
@@ -315,6 +321,8 @@ pub(super) fn on_the_spot_until(
             deadline,
             stop,
             control: Some(&walk),
+            so_far,
+            kept,
             ..Default::default()
         },
     );
@@ -341,19 +349,14 @@ pub(super) fn best_by_search(
     ask: Asking,
     store: Option<&Reader>,
     deadline: Option<std::time::Instant>,
+    so_far: Option<&SoFarCell>,
+    kept: Option<&KeptTable>,
 ) -> Result<(Line, i32), QueryError> {
     let free = pos.undrawn().len() as usize;
     if free > MAX_FREE_LINES {
         return Err(QueryError::TooLarge(free, Answerer::Search));
     }
-    // A table no larger than can be zeroed in an eighth of the time left: a large one would
-    // spend the budget before the search starts (and again when it is freed).
-    let cap = deadline.map(|d| {
-        let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
-        let zeroed = (left / 8.0 / (super::estimate::TABLE_NS_PER_BYTE * 1e-9)) as u64;
-        ask.table_cap.map_or(zeroed, |c| c.min(zeroed))
-    });
-    let tt_bytes = table_bytes_within(pos, cap.or(ask.table_cap));
+    let tt_bytes = table_bytes_within(pos, zeroable_cap(ask, deadline));
     let book = store.filter(|r| r.space().penalty.is_none()).map(Book::new);
     let s = search(
         pos,
@@ -365,10 +368,31 @@ pub(super) fn best_by_search(
             book: book.as_ref(),
             deadline,
             stop: ask.stop,
+            so_far,
+            kept,
             ..Default::default()
         },
     )?;
     Ok((s.best.expect("a position with an undrawn line has a best move"), s.value))
+}
+
+/// The cap on a table searched until `deadline`: no larger than can be zeroed in an eighth of
+/// the time left (a large one would spend the budget before the search starts, and again when
+/// it is freed), within `ask`'s own cap.
+pub(super) fn zeroable_cap(ask: Asking, deadline: Option<std::time::Instant>) -> Option<u64> {
+    let cap = deadline.map(|d| {
+        let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
+        let zeroed = (left / 8.0 / (super::estimate::TABLE_NS_PER_BYTE * 1e-9)) as u64;
+        ask.table_cap.map_or(zeroed, |c| c.min(zeroed))
+    });
+    cap.or(ask.table_cap)
+}
+
+/// A best move of `pos` and the position's value by the search engine on `ask.threads`
+/// threads, with no store, giving up at `deadline` where one is given: exact play where the
+/// search reaches, without every move's value.
+pub fn best_move(pos: Position, ask: Asking, deadline: Option<std::time::Instant>) -> Result<(Line, i32), QueryError> {
+    best_by_search(pos, ask, None, deadline, None, None)
 }
 
 /// The engine `auto` answers `pos` with on `threads` threads: the one the cost model (the

@@ -1,15 +1,20 @@
 //! The strength of dab's play within a time budget (`dab bench --suite play`): whole games of
 //! dab advising itself within the budget ([`crate::answer::advise`]) against a random-safe
 //! player (it captures when it can, else draws a line that hands out no box, else any line),
-//! and against exact play (a solve of the board kept whole, or a store's book), each side
-//! moving first in half the games.
+//! against exact play (a solve of the board kept whole, or a store's book), and against a
+//! hybrid of the two (random-safe until [`HYBRID_EXACT_FROM`] undrawn lines, exact by the
+//! search after), each side moving first in half the games. Against the hybrid, dab's own
+//! moves of the middle game ([`REVIEWED_LINES`]) that it did not prove best are reviewed
+//! exactly after each game: the boxes they gave up against best play.
 
-use std::time::Instant;
+use std::ops::RangeInclusive;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::answer::play::{Oracle, PlayError};
-use crate::answer::{Advice, Asking, advise};
+use crate::answer::search::SearchError;
+use crate::answer::{Advice, Asking, QueryError, advise, best_move};
 use crate::game::{Board, Line, Position};
 use crate::support::SplitMix64;
 
@@ -20,6 +25,46 @@ pub enum Opponent {
     RandomSafe,
     /// A move of best value, from the oracle (one of them at random).
     Exact,
+    /// Random-safe while more than [`HYBRID_EXACT_FROM`] lines are undrawn, then a best move
+    /// by the search, without a time limit.
+    Hybrid,
+}
+
+impl Opponent {
+    /// Its name in the rows: `random-safe`, `exact` or `hybrid`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Opponent::RandomSafe => "random-safe",
+            Opponent::Exact => "exact",
+            Opponent::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// Undrawn lines from which the hybrid opponent plays exactly (the middle game's end on 5x5,
+/// where the search proves a best move within seconds).
+pub const HYBRID_EXACT_FROM: u32 = 40;
+
+/// Undrawn lines of the positions whose moves by dab are reviewed against the hybrid: the 5x5
+/// middle game, beyond what dab proves within a second.
+pub const REVIEWED_LINES: RangeInclusive<u32> = 40..=48;
+
+/// What games to play: a board, an opponent, how many games and each move's budget.
+#[derive(Clone, Copy, Debug)]
+pub struct Match {
+    /// The board.
+    pub board: Board,
+    /// Whom dab plays.
+    pub opponent: Opponent,
+    /// Games, dab moving first in every other.
+    pub games: usize,
+    /// The budget of each of dab's moves, in seconds.
+    pub seconds: f64,
+    /// Seeds the random-safe player.
+    pub seed: u64,
+    /// Against the hybrid: seconds each position of a reviewed move may take to be valued
+    /// exactly (a move not valued within them is counted as not reviewed).
+    pub review_seconds: f64,
 }
 
 /// One row: a board, an opponent, and how dab fared.
@@ -27,7 +72,7 @@ pub enum Opponent {
 pub struct PlayRow {
     /// The board, `MxN`.
     pub board: String,
-    /// `random-safe` or `exact`.
+    /// `random-safe`, `exact` or `hybrid`.
     pub opponent: String,
     /// Games played.
     pub games: usize,
@@ -54,6 +99,16 @@ pub struct PlayRow {
     pub longest_move_position: String,
     /// The budget of each of dab's moves, in seconds.
     pub budget_seconds: f64,
+    /// Against the hybrid: dab's moves at [`REVIEWED_LINES`] undrawn lines (0 otherwise).
+    pub middle_moves: usize,
+    /// Those dab did not prove best itself (by rules, or the search's best so far).
+    pub middle_unproven: usize,
+    /// Those of them whose review did not finish within its budget.
+    pub middle_unreviewed: usize,
+    /// Boxes dab's moves at [`REVIEWED_LINES`] undrawn lines gave up against best play,
+    /// reviewed exactly, a game on average (moves proven best by dab count 0; moves not
+    /// reviewed are left out).
+    pub middle_lost_per_game: f64,
 }
 
 /// Why a row could not be measured.
@@ -65,6 +120,9 @@ pub enum PlayBenchError {
     /// dab's advice failed.
     #[error("{0}")]
     Hint(#[from] crate::answer::HintError),
+    /// The hybrid opponent's search, or a review's, failed.
+    #[error("{0}")]
+    Query(#[from] QueryError),
 }
 
 /// A random-safe player's move in `pos` (some line is undrawn).
@@ -83,17 +141,10 @@ fn random_safe(pos: Position, rng: &mut SplitMix64) -> Line {
     pick(&lines, rng)
 }
 
-/// Plays `games` games on `board` against `opponent` (`oracle`: the exact one's values), dab
-/// advising itself within `seconds` a move on `ask`; `seed` seeds the random-safe player.
-pub fn games(
-    board: Board,
-    opponent: Opponent,
-    oracle: Option<&Oracle>,
-    games: usize,
-    seconds: f64,
-    ask: Asking,
-    seed: u64,
-) -> Result<PlayRow, PlayBenchError> {
+/// Plays the games of `m` (`oracle`: the exact opponent's values), dab advising itself on
+/// `ask`; against the hybrid, reviews dab's middle game after each game.
+pub fn games(m: &Match, oracle: Option<&Oracle>, ask: Asking) -> Result<PlayRow, PlayBenchError> {
+    let Match { board, opponent, games, seconds, seed, review_seconds } = *m;
     let mut rng = SplitMix64(seed);
     let start = Position::empty(board);
     // The value of the game for the side that moves first, where the oracle knows it.
@@ -103,17 +154,35 @@ pub fn games(
         }
         _ => None,
     };
-    let (mut tally, mut clock) = (Tally::default(), MoveClock::default());
+    let (mut tally, mut clock, mut middle) = (Tally::default(), MoveClock::default(), Middle::default());
     for game in 0..games {
         let dab_first = game % 2 == 0;
-        let mut dab_moves = |pos| dab_move(pos, ask, seconds, &mut clock);
-        let mut other_moves = |pos| other_move(pos, opponent, oracle, &mut rng);
+        // dab's moves of the middle game not proven best, to review after the game.
+        let mut unproven = Vec::new();
+        let mut dab_moves = |pos: Position| {
+            let (line, proven) = dab_move(pos, ask, seconds, &mut clock)?;
+            if opponent == Opponent::Hybrid && REVIEWED_LINES.contains(&pos.undrawn().len()) {
+                middle.moves += 1;
+                if !proven {
+                    unproven.push((pos, line));
+                }
+            }
+            Ok(line)
+        };
+        let mut other_moves = |pos| other_move(pos, opponent, oracle, ask, &mut rng);
         let (dab, other) = play(start, dab_first, &mut dab_moves, &mut other_moves)?;
         tally.add(dab, other, first_value.map(|v| if dab_first { v } else { -v }));
+        for (pos, line) in unproven {
+            middle.unproven += 1;
+            match lost(pos, line, ask, review_seconds)? {
+                Some(boxes) => middle.lost += boxes as i64,
+                None => middle.unreviewed += 1,
+            }
+        }
     }
     Ok(PlayRow {
         board: board.to_string(),
-        opponent: if opponent == Opponent::Exact { "exact" } else { "random-safe" }.into(),
+        opponent: opponent.name().into(),
         games,
         wins: tally.wins,
         draws: tally.draws,
@@ -126,7 +195,49 @@ pub fn games(
         over_budget_moves: clock.over,
         longest_move_position: clock.longest_at.map_or(String::new(), |p| p.to_line_string()),
         budget_seconds: seconds,
+        middle_moves: middle.moves,
+        middle_unproven: middle.unproven,
+        middle_unreviewed: middle.unreviewed,
+        middle_lost_per_game: middle.lost as f64 / games.max(1) as f64,
     })
+}
+
+/// dab's moves of the middle game against the hybrid, over the games so far.
+#[derive(Default)]
+struct Middle {
+    moves: usize,
+    unproven: usize,
+    unreviewed: usize,
+    /// Boxes the reviewed moves gave up, summed.
+    lost: i64,
+}
+
+/// The boxes `line` gives up in `pos` against best play, from its player's side, valued by
+/// the search within `seconds` for each of the (at most two) positions valued: None where
+/// they did not finish.
+fn lost(pos: Position, line: Line, ask: Asking, seconds: f64) -> Result<Option<i32>, PlayBenchError> {
+    let exact = |p: Position| match best_move(p, ask, Some(Instant::now() + Duration::from_secs_f64(seconds))) {
+        Ok(found) => Ok(Some(found)),
+        Err(QueryError::Search(SearchError::OutOfTime(_))) => Ok(None),
+        Err(e) => Err(e),
+    };
+    let Some((best, value)) = exact(pos)? else { return Ok(None) };
+    if best == line {
+        return Ok(Some(0));
+    }
+    let boxes = pos.board.completes(pos.drawn, line) as i32;
+    let after = Position { board: pos.board, drawn: pos.drawn.with(line) };
+    let after_value = if after.undrawn().is_empty() {
+        0
+    } else {
+        match exact(after)? {
+            Some((_, v)) => v,
+            None => return Ok(None),
+        }
+    };
+    let worth = if boxes > 0 { boxes + after_value } else { -after_value };
+    debug_assert!(worth <= value, "no move is worth more than the position");
+    Ok(Some(value - worth))
 }
 
 /// How dab fared over the games so far.
@@ -195,8 +306,9 @@ fn play(
     Ok((dab, other))
 }
 
-/// dab's move in `pos`: its advice within `seconds`, timed on `clock`.
-fn dab_move(pos: Position, ask: Asking, seconds: f64, clock: &mut MoveClock) -> Result<Line, PlayBenchError> {
+/// dab's move in `pos`: its advice within `seconds`, timed on `clock`, and whether dab proved
+/// it best.
+fn dab_move(pos: Position, ask: Asking, seconds: f64, clock: &mut MoveClock) -> Result<(Line, bool), PlayBenchError> {
     let t = Instant::now();
     let advice = advise(pos, None, ask, seconds)?;
     let took = t.elapsed().as_secs_f64();
@@ -208,20 +320,22 @@ fn dab_move(pos: Position, ask: Asking, seconds: f64, clock: &mut MoveClock) -> 
     }
     clock.over += usize::from(took > 1.1 * seconds);
     Ok(match advice {
-        Advice::Rules(r) => Line(r.index),
-        a => a.chosen(pos).expect("a position with an undrawn line"),
+        Advice::Rules(r) => (Line(r.index), r.proven),
+        a => (a.chosen(pos).expect("a position with an undrawn line"), true),
     })
 }
 
 /// The opponent's move in `pos`: a best move at random where it plays exactly (so that the
-/// games differ), else random-safe.
+/// games differ), the search's best move where the hybrid plays exactly, else random-safe.
 fn other_move(
     pos: Position,
     opponent: Opponent,
     oracle: Option<&Oracle>,
+    ask: Asking,
     rng: &mut SplitMix64,
 ) -> Result<Line, PlayBenchError> {
     match (opponent, oracle) {
+        (Opponent::Hybrid, _) if pos.undrawn().len() <= HYBRID_EXACT_FROM => Ok(best_move(pos, ask, None)?.0),
         (Opponent::Exact, Some(o)) => {
             let values = o.moves(pos)?;
             let best = values.iter().map(|&(_, v)| v).max().expect("a move");
@@ -250,5 +364,39 @@ mod tests {
             let l = random_safe(empty, &mut rng);
             assert!(!empty.drawn.contains(l));
         }
+    }
+
+    #[test]
+    fn a_review_gives_each_move_the_boxes_it_gives_up_against_every_move_s_value() {
+        use crate::answer::{Answerer, hint};
+        let board: Board = "2x3".parse().unwrap();
+        // Three lines drawn, one box with two sides: captures, handouts and quiet moves.
+        let pos = Position::from_line_string(board, "10000000101000000").unwrap();
+        let exact = hint(pos, None, Asking::new(Answerer::Partition, 1)).unwrap();
+        let ask = Asking::new(Answerer::Auto, 2);
+        let mut losing = 0;
+        for m in &exact.moves {
+            let l = lost(pos, Line(m.index), ask, 60.0).unwrap();
+            assert_eq!(l, Some(exact.value - m.value), "{}", m.line);
+            losing += usize::from(exact.value > m.value);
+        }
+        assert!(losing > 0, "some move loses boxes");
+    }
+
+    #[test]
+    fn against_the_hybrid_on_a_small_board_every_game_is_played_and_nothing_is_left_unreviewed() {
+        let m = Match {
+            board: "2x2".parse().unwrap(),
+            opponent: Opponent::Hybrid,
+            games: 2,
+            seconds: 1.0,
+            seed: 7,
+            review_seconds: 10.0,
+        };
+        let r = games(&m, None, Asking::new(crate::answer::Answerer::Auto, 1)).unwrap();
+        assert_eq!((r.opponent.as_str(), r.wins + r.draws + r.losses), ("hybrid", 2));
+        // 2x2 is below the reviewed lines: exact play both sides.
+        assert_eq!((r.middle_moves, r.middle_unreviewed), (0, 0));
+        assert!(r.dab_moves > 0);
     }
 }

@@ -532,8 +532,12 @@ fn a_search_past_its_deadline_stops_and_says_so() {
     let pos = dab::game::Position::empty("4x4".parse().unwrap());
     let start = std::time::Instant::now();
     let deadline = Some(start + std::time::Duration::from_millis(200));
-    let r = search(pos, SearchOptions { deadline, threads: 2, ..Default::default() });
+    let so_far = std::sync::Mutex::new(None);
+    let r = search(pos, SearchOptions { deadline, threads: 2, so_far: Some(&so_far), ..Default::default() });
     assert!(matches!(r, Err(SearchError::OutOfTime(s)) if s >= 0.2), "{r:?}");
+    // What it proved before it stopped is left all the same.
+    let f = so_far.lock().unwrap().expect("what the search proved");
+    assert!(f.lower <= f.upper && f.at_least <= f.lower, "{f:?}");
     // Alone its test binary ends within a second; the other tests of this binary share the two
     // cores of this project's machine and took it past 1.5 s in two runs of four. The search
     // itself takes 90-100 s there: ten seconds still tells a stop from a finish.
@@ -659,4 +663,52 @@ proptest::proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_search_leaves_its_bounds_and_a_move_proven_worth_its_lower_bound() {
+    use dab::answer::search::SoFar;
+    let sol = solved("3x3");
+    let sp = &sol.space;
+    let value = |drawn| if drawn == board("3x3").full() { 0 } else { sol.value_of(sp.state_of(drawn)).unwrap() as i32 };
+    let mut rng = Rng(23);
+    for (k, free) in [14, 18, 20, 22, 24].into_iter().enumerate() {
+        let pos = random_position(board("3x3"), free, &mut rng);
+        let cell = std::sync::Mutex::new(None::<SoFar>);
+        let opts = SearchOptions { tt_bytes: 1 << 20, threads: 1 + k % 2, move_values: false, ..Default::default() };
+        let s = search(pos, SearchOptions { so_far: Some(&cell), ..opts }).unwrap();
+        let f = cell.lock().unwrap().expect("what the search proved");
+        assert_eq!((f.lower, f.upper), (s.value, s.value), "{}", pos.to_line_string());
+        if let Some(line) = f.best {
+            let n = pos.board.completes(pos.drawn, line);
+            let worth = move_value(n as i8, value(pos.drawn.with(line)) as i8) as i32;
+            assert!(worth >= f.at_least && f.at_least <= f.lower, "{} {line:?}", pos.to_line_string());
+        }
+        if let Some((line, v)) = f.proven_best() {
+            let n = pos.board.completes(pos.drawn, line);
+            assert_eq!(move_value(n as i8, value(pos.drawn.with(line)) as i8) as i32, v);
+        }
+    }
+}
+
+#[test]
+fn a_kept_table_carries_from_move_to_move_and_every_value_stays_the_retrograde_s() {
+    use dab::answer::search::KeptTable;
+    let sol = solved("3x3");
+    let kept = KeptTable::new();
+    let mut rng = Rng(29);
+    let (mut with, mut without) = (0, 0);
+    for _ in 0..4 {
+        // A line of play from 20 undrawn lines, boxes completed on the way or not.
+        let mut pos = random_position(board("3x3"), 20, &mut rng);
+        while pos.undrawn().len() > 10 {
+            let opts = SearchOptions { tt_bytes: 1 << 20, threads: 1, move_values: false, ..Default::default() };
+            check(&sol, pos, SearchOptions { kept: Some(&kept), best_move: true, ..opts });
+            with += search(pos, SearchOptions { kept: Some(&kept), ..opts }).unwrap().nodes;
+            without += search(pos, opts).unwrap().nodes;
+            let lines: Vec<_> = pos.undrawn().iter().collect();
+            pos.drawn = pos.drawn.with(lines[rng.below(lines.len())]);
+        }
+    }
+    assert!(with < without, "kept: {with} positions, fresh: {without}");
 }

@@ -13,9 +13,11 @@ use super::super::control::{Control, MAX_POSITIONS, NextLoony, WalkBudget, next_
 
 use super::book::BookLeaves;
 use super::rules::Rules;
-use super::searcher::{BUSY_BITS, Counters, GraphKeys, Keys, Searcher, Shared, StateKeys, pack_bounds, unpack_bounds};
+use super::searcher::{
+    BUSY_BITS, Counters, GraphKeys, Keys, Searcher, Shared, StateKeys, pack_bounds, unpack_bounds, unpack_root_move,
+};
 use super::table::Table;
-use super::{INF, MAX_LEAF_LINES, SearchError, SearchOptions, SearchOutcome, SearchProgress};
+use super::{INF, MAX_LEAF_LINES, SearchError, SearchOptions, SearchOutcome, SearchProgress, SoFar};
 
 /// Searches `root` to its exact value and every move's, on `opts.threads` threads.
 pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, SearchError> {
@@ -46,10 +48,16 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
     let space = Space::for_search(root).map_err(|_| SearchError::TooLarge(free))?;
     let mut rules = Rules::new(root, &space);
     rules.graph &= opts.graph_keys;
-    let table = new_table(rules.graph)?;
+    // A kept table where its keys are this root's: graph keys, the same boxes left.
+    let kept = opts.kept.filter(|_| rules.graph).map(|k| (k, live_boxes(root)));
+    let table = match kept.as_ref().and_then(|(k, live)| k.take(root.board, live)) {
+        Some(t) => t,
+        None => new_table(rules.graph)?,
+    };
     let book = opts.book.and_then(|b| BookLeaves::new(b, root, &space));
     let counters = Counters::default();
     counters.bounds.store(pack_bounds(-INF, INF), Relaxed);
+    counters.guess.store(opts.guess.clamp(-INF + 1, INF - 1) as i64 as u64, Relaxed);
     let busy: Vec<AtomicU64> = (0..1usize << BUSY_BITS).map(|_| AtomicU64::new(0)).collect();
     let shared = Shared {
         rules: &rules,
@@ -84,29 +92,47 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         }
         (value, values, best.flatten())
     });
+    let table_bytes = table.bytes();
+    let failed = if let Some(e) = opts.book.and_then(|b| b.take_error()) {
+        Some(SearchError::Book(e.to_string()))
+    } else if counters.out_of_time.load(Relaxed) {
+        Some(SearchError::OutOfTime(start.elapsed().as_secs_f64()))
+    } else if opts.stop.is_some_and(|s| s.load(Relaxed)) {
+        Some(SearchError::Stopped)
+    } else {
+        None
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    // The walk for the next loony move reads the table before it is kept for the next search.
+    let next_loony = match opts.control.filter(|_| failed.is_none()) {
+        Some(budget) if rules.graph => control::<GraphKeys>(&shared, root, &space, budget(seconds)),
+        Some(budget) => control::<StateKeys>(&shared, root, &space, budget(seconds)),
+        None => Control::Unknown,
+    };
+    if let Some((k, live)) = kept {
+        k.keep(root.board, live, table);
+    }
+    if let Some(so_far) = opts.so_far {
+        let (lower, upper) = unpack_bounds(counters.bounds.load(Relaxed));
+        let best = unpack_root_move(counters.root_best.load(Relaxed));
+        *so_far.lock().unwrap_or_else(|e| e.into_inner()) = Some(SoFar {
+            lower,
+            upper,
+            best: best.map(|(_, i)| space.lines[i as usize]),
+            at_least: best.map_or(-INF, |(v, _)| v),
+        });
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
     let mut moves: Vec<(Line, u8, i32)> =
         values.iter().map(|&(i, v)| (space.lines[i], rules.completes(0, i) as u8, v)).collect();
     moves.sort_by_key(|m| m.0);
     if let Some(best) = moves.iter().map(|m| m.2).max() {
         debug_assert_eq!(best, value, "the best move's value is the position's");
     }
-    if let Some(e) = opts.book.and_then(|b| b.take_error()) {
-        return Err(SearchError::Book(e.to_string()));
-    }
-    if counters.out_of_time.load(Relaxed) {
-        return Err(SearchError::OutOfTime(start.elapsed().as_secs_f64()));
-    }
-    if opts.stop.is_some_and(|s| s.load(Relaxed)) {
-        return Err(SearchError::Stopped);
-    }
     // The best move from the moves' values where they were searched.
     let best = best.map(|i| space.lines[i]).or_else(|| moves.iter().find(|m| m.2 == value).map(|m| m.0));
-    let seconds = start.elapsed().as_secs_f64();
-    let next_loony = match opts.control {
-        Some(budget) if rules.graph => control::<GraphKeys>(&shared, root, &space, budget(seconds)),
-        Some(budget) => control::<StateKeys>(&shared, root, &space, budget(seconds)),
-        None => Control::Unknown,
-    };
     Ok(SearchOutcome {
         value,
         moves,
@@ -114,7 +140,7 @@ pub fn search(root: Position, opts: SearchOptions) -> Result<SearchOutcome, Sear
         nodes: counters.nodes.into_inner(),
         table_hits: counters.hits.into_inner(),
         book_hits: counters.book_hits.into_inner(),
-        table_bytes: table.bytes(),
+        table_bytes,
         seconds,
         next_loony,
     })
@@ -147,6 +173,14 @@ fn control<K: Keys>(shared: &Shared, root: Position, space: &Space, budget: Walk
     let budget = WalkBudget { positions: MAX_POSITIONS, clocked: true, ..budget };
     next_loony_within(root, budget, &mut value)
         .unwrap_or_else(|()| Control::LeftOut(format!("left out: too deep to settle within {:.2} s", budget.seconds)))
+}
+
+/// The boxes of `pos` with an undrawn side, in order: what a graph's key numbers its boxes by.
+fn live_boxes(pos: Position) -> Vec<usize> {
+    let mut live: Vec<usize> = pos.undrawn().iter().flat_map(|l| pos.board.line_boxes(l)).collect();
+    live.sort_unstable();
+    live.dedup();
+    live
 }
 
 /// The root's value, then every move's or a best move where `opts` asks, by a search whose

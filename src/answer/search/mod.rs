@@ -151,6 +151,81 @@ pub struct SearchOptions<'p> {
     /// value the walk reads is a search, whose price no walk holds, so it goes by the clock).
     /// None: [`SearchOutcome::next_loony`] is [`Control::Unknown`].
     pub control: Option<&'p (dyn Fn(f64) -> WalkBudget + Sync)>,
+    /// The root's first test is near this value (0 by default): a value known of the position
+    /// before the last moves spares the tests that climb to it.
+    pub guess: i32,
+    /// Where the search leaves what it proved of the root, whether it finished or not (out of
+    /// time, stopped): a player out of time plays the move proven best so far.
+    pub so_far: Option<&'p std::sync::Mutex<Option<SoFar>>>,
+    /// A table kept from the last search that left one here, taken where it holds positions
+    /// of this root (see [`KeptTable`]), and left here after this search; else a new table.
+    pub kept: Option<&'p KeptTable>,
+}
+
+/// A transposition table kept from one search to the next: a player's search at one move finds
+/// what its search at the move before proved of the positions both reach. Every bound in a
+/// table is a bound on its position's value, whatever the root, and a graph's key names its
+/// paths by the boxes with an undrawn side (`graph.rs`), numbered alike from roots whose
+/// completed boxes are the same: such a table is taken by a graph-keyed search of a root of the
+/// same board and the same completed boxes, and given up otherwise (a best move it keeps is a
+/// hint the move order checks). A search that does not finish writes only what it proved. One
+/// search takes it at a time; another at the same time gets a table of its own.
+#[derive(Default)]
+pub struct KeptTable(std::sync::Mutex<Option<Kept>>);
+
+/// Largest table kept between searches: a player's searches of a second or so fill less, and
+/// a long analysis's table is not held by an idle process.
+pub const KEPT_MAX_BYTES: u64 = 1 << 30;
+
+/// A kept table and the positions its keys are of.
+struct Kept {
+    board: crate::game::Board,
+    /// The boxes with an undrawn side at the root it was searched from.
+    live: Vec<usize>,
+    table: table::Table,
+}
+
+impl KeptTable {
+    /// An empty slot.
+    pub const fn new() -> KeptTable {
+        KeptTable(std::sync::Mutex::new(None))
+    }
+
+    /// The table kept for roots of `board` whose boxes with an undrawn side are `live`, taken
+    /// out (None where none is kept, or it is another root's, which is then given up).
+    fn take(&self, board: crate::game::Board, live: &[usize]) -> Option<table::Table> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        (kept.board == board && kept.live == live).then_some(kept.table)
+    }
+
+    /// Keeps `table`, searched from roots of `board` whose boxes with an undrawn side are
+    /// `live`, unless it is larger than [`KEPT_MAX_BYTES`] (it is then freed).
+    fn keep(&self, board: crate::game::Board, live: Vec<usize>, table: table::Table) {
+        if table.bytes() <= KEPT_MAX_BYTES {
+            *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Kept { board, live, table });
+        }
+    }
+}
+
+/// What a search proved of its root, finished or not: the bounds on its value, and a move
+/// proven worth the lower bound where a test found one (the best move where they meet).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SoFar {
+    /// The root's value is at least this (below -[`MAX_BOXES_LEFT`]: nothing proven).
+    pub lower: i32,
+    /// The root's value is at most this (above [`MAX_BOXES_LEFT`]: nothing proven).
+    pub upper: i32,
+    /// A move proven worth at least `at_least`, where one was found.
+    pub best: Option<Line>,
+    /// What `best` is proven worth (at most `lower`).
+    pub at_least: i32,
+}
+
+impl SoFar {
+    /// Whether the root's value is proven (the bounds meet) with a move proven to reach it.
+    pub fn proven_best(&self) -> Option<(Line, i32)> {
+        self.best.filter(|_| self.lower >= self.upper && self.at_least >= self.lower).map(|l| (l, self.lower))
+    }
 }
 
 impl Default for SearchOptions<'_> {
@@ -171,6 +246,9 @@ impl Default for SearchOptions<'_> {
             deadline: None,
             stop: None,
             control: None,
+            guess: 0,
+            so_far: None,
+            kept: None,
         }
     }
 }

@@ -89,6 +89,9 @@ pub(super) struct Searcher<'a, K: Keys> {
     /// Nodes of at least this many undrawn lines are marked busy, and their moves put off
     /// where another thread searches the child ([`super::BUSY_LINES`] by default).
     busy_lines: u32,
+    /// The root's move that decided this thread's latest search of the root (`u8::MAX`: none):
+    /// where the test failed high, a move proven worth at least its beta.
+    root_move: u8,
 }
 
 /// The counters every thread adds to, read by the progress.
@@ -108,6 +111,21 @@ pub(super) struct Counters {
     pub(super) stopped: AtomicBool,
     /// Set when the deadline passed.
     pub(super) out_of_time: AtomicBool,
+    /// The best lower bound a root test proved with the move that proved it, packed by
+    /// [`pack_root_move`] (0: none yet).
+    pub(super) root_best: AtomicU64,
+}
+
+/// A root move and the value it is proven to reach, in one word whose order is the value's
+/// (so that `fetch_max` keeps the best): 0 is none.
+pub(super) fn pack_root_move(value: i32, line: u8) -> u64 {
+    debug_assert!(value.abs() <= INF);
+    ((value + INF + 1) as u64) << 8 | line as u64
+}
+
+/// The move and value of [`pack_root_move`], None for 0.
+pub(super) fn unpack_root_move(p: u64) -> Option<(i32, u8)> {
+    (p != 0).then(|| ((p >> 8) as i32 - INF - 1, p as u8))
 }
 
 /// The root's proven bounds (lower, upper) in one word, each as 16 bits: every bound a
@@ -148,6 +166,7 @@ impl<'a, K: Keys> Searcher<'a, K> {
             busy: shared.busy,
             joined: false,
             busy_lines: shared.busy_lines,
+            root_move: u8::MAX,
         }
     }
 
@@ -219,9 +238,15 @@ impl<K: Keys> Searcher<'_, K> {
             };
             self.beta = Some(beta);
             self.aborted = false;
+            self.root_move = u8::MAX;
             let v = self.search(0, beta - 1, beta);
             if self.aborted {
                 continue;
+            }
+            // A test that failed high on a move of its own proves that move worth v: kept, so
+            // that a search out of time still has its best move so far.
+            if v >= beta && self.root_move != u8::MAX {
+                root.root_best.fetch_max(pack_root_move(v, self.root_move), Relaxed);
             }
             root.guess.store(v as i64 as u64, Relaxed);
             let _ = root.bounds.fetch_update(Relaxed, Relaxed, |b| {
@@ -314,7 +339,8 @@ impl<K: Keys> Searcher<'_, K> {
         // openings: where nothing is capturable, from `etc_lines` undrawn lines up (below that
         // the probes cost more than the subtrees they spare).
         let undrawn = (r.full & !s).count_ones();
-        let etc = lines == 0 && undrawn >= self.etc_lines;
+        // Not at the root, whose cutoff must name the move that makes it (`root_move`).
+        let etc = lines == 0 && undrawn >= self.etc_lines && s != 0;
         // Where every child is keyed, the node's paths are kept for it.
         let kept = K::ARMS && lines == 0 && undrawn >= ARMS_LINES;
         if kept {
@@ -446,6 +472,9 @@ impl<K: Keys> Searcher<'_, K> {
         if self.aborted {
             return 0;
         }
+        if s == 0 {
+            self.root_move = best_move;
+        }
         let size = self.size_since(before);
         // A bound tightened to the value's parity decides a test one above or below it too
         // (tightened, it stays on its side of the window).
@@ -495,6 +524,9 @@ impl<K: Keys> Searcher<'_, K> {
         } else {
             (u.abs(), u.abs(), u.abs(), if u >= 0 { c.take } else { c.decline })
         };
+        if s == 0 {
+            self.root_move = line;
+        }
         let size = self.size_since(before);
         self.table.put(key, to_parity(lower, odd, true), upper, r.in_frame(frame, line, false), size);
         best

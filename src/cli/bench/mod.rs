@@ -106,6 +106,19 @@ pub struct BenchArgs {
     /// most 31 undrawn lines, or the book of --store).
     #[arg(long, value_delimiter = ',', default_value = "3x4", value_name = "LIST")]
     pub exact_boards: Vec<String>,
+    /// `--suite play`: boards where dab plays the hybrid opponent: random-safe until 40
+    /// undrawn lines, then a best move by the search ('' for none); dab's moves at 40 to 48
+    /// undrawn lines that it did not prove best are reviewed exactly after each game.
+    #[arg(long, value_delimiter = ',', default_value = "5x5,6x6", value_name = "LIST")]
+    pub hybrid_boards: Vec<String>,
+    /// `--suite play`: seconds each position of a reviewed move may take to be valued exactly
+    /// (a move not valued within them is counted apart, not reviewed).
+    #[arg(long, default_value_t = 60.0, value_name = "S", value_parser = super::seconds)]
+    pub review_seconds: f64,
+    /// `--suite play`: seeds the random-safe and hybrid opponents (runs of a few games each,
+    /// one seed apiece, make one longer run).
+    #[arg(long, default_value_t = 0x9e37_79b9, value_name = "N")]
+    pub seed: u64,
     /// `--suite play`: games on each board, dab moving first in half of them.
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub games: usize,
@@ -448,13 +461,24 @@ fn query_suite(args: BenchArgs) -> CliResult {
 
 fn play_suite(args: BenchArgs) -> CliResult {
     use dab::answer::play::Oracle;
-    use dab::bench::play::{Opponent, games};
+    use dab::bench::play::{Match, Opponent, games};
     let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench-play.csv"));
     let threads = super::threads(None)?;
     let ask = dab::answer::Asking::new(dab::answer::Answerer::Auto, threads);
     println!(
-        "{:<5} {:<11} {:>5} {:>4} {:>5} {:>6} {:>8} {:>10} {:>8} {:>8} {:>5}",
-        "board", "opponent", "games", "wins", "draws", "losses", "win %", "lost/game", "mean s", "max s", "over"
+        "{:<5} {:<11} {:>5} {:>4} {:>5} {:>6} {:>8} {:>10} {:>8} {:>8} {:>5} {:>10}",
+        "board",
+        "opponent",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "win %",
+        "lost/game",
+        "mean s",
+        "max s",
+        "over",
+        "mid lost"
     );
     let mut rows = Vec::new();
     let plan: Vec<(String, Opponent)> = args
@@ -462,19 +486,29 @@ fn play_suite(args: BenchArgs) -> CliResult {
         .iter()
         .map(|b| (b.clone(), Opponent::RandomSafe))
         .chain(args.exact_boards.iter().map(|b| (b.clone(), Opponent::Exact)))
+        .chain(args.hybrid_boards.iter().map(|b| (b.clone(), Opponent::Hybrid)))
         .filter(|(b, _)| !b.is_empty())
         .collect();
     for (b, opponent) in plan {
         let board: dab::game::Board = b.parse()?;
         let start = dab::game::Position::empty(board);
         let oracle = match (opponent, &args.store) {
-            (Opponent::RandomSafe, _) => None,
+            (Opponent::RandomSafe | Opponent::Hybrid, _) => None,
             (Opponent::Exact, Some(dir)) => Some(Oracle::store(dir, start, None, ask)?),
             (Opponent::Exact, None) => Some(Oracle::new(start, ask)?),
         };
-        let r = games(board, opponent, oracle.as_ref(), args.games, args.seconds, ask, 0x9e37_79b9)?;
+        let m = Match {
+            board,
+            opponent,
+            games: args.games,
+            seconds: args.seconds,
+            seed: args.seed,
+            review_seconds: args.review_seconds,
+        };
+        let r = games(&m, oracle.as_ref(), ask)?;
+        let middle = if opponent == Opponent::Hybrid { format!("{:.2}", r.middle_lost_per_game) } else { "-".into() };
         println!(
-            "{:<5} {:<11} {:>5} {:>4} {:>5} {:>6} {:>7.1}% {:>10.2} {:>8.3} {:>8.3} {:>5}",
+            "{:<5} {:<11} {:>5} {:>4} {:>5} {:>6} {:>7.1}% {:>10.2} {:>8.3} {:>8.3} {:>5} {:>10}",
             r.board,
             r.opponent,
             r.games,
@@ -485,8 +519,20 @@ fn play_suite(args: BenchArgs) -> CliResult {
             r.boxes_lost_per_game,
             r.mean_move_seconds,
             r.max_move_seconds,
-            r.over_budget_moves
+            r.over_budget_moves,
+            middle
         );
+        if opponent == Opponent::Hybrid {
+            println!(
+                "      middle game ({} to {} undrawn lines): {} moves by dab, {} not proven by it, {} of them not reviewed within {} s",
+                dab::bench::play::REVIEWED_LINES.start(),
+                dab::bench::play::REVIEWED_LINES.end(),
+                r.middle_moves,
+                r.middle_unproven,
+                r.middle_unreviewed,
+                args.review_seconds
+            );
+        }
         if r.max_move_seconds > 1.1 * r.budget_seconds {
             println!("      longest move: {:.3} s, at {}", r.max_move_seconds, r.longest_move_position);
         }
