@@ -210,9 +210,19 @@ fn value_of(net: &Net, state: u64, calc: &mut Calculator) -> Result<NimValue, Ou
 
 /// The Nimstring value of `pos` and of every move, giving up after `seconds` (none: never).
 pub fn nimstring(pos: Position, seconds: Option<f64>) -> Result<NimAnswer, NimstringError> {
+    nimstring_until(pos, seconds, None)
+}
+
+/// [`nimstring`], giving up also once `stop` is set (by another thread), with the error of a
+/// budget spent.
+pub fn nimstring_until(
+    pos: Position,
+    seconds: Option<f64>,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<NimAnswer, NimstringError> {
     let start = Instant::now();
     let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s.min(1e9)));
-    let mut calc = Calculator::new(deadline);
+    let mut calc = Calculator::new(deadline).stopped_by(stop);
     let late = |calc: &Calculator| NimstringError::OutOfTime { seconds: calc.budget(), shapes: calc.shapes() };
     let regions = Regions::of(pos, &mut calc)?;
     let mut moves = Vec::new();
