@@ -1,7 +1,7 @@
 """DabBot against OpenSpiel's MCTSBot on dots_and_boxes: games won, margins and move times.
 
     python python/bench/mcts.py [--boards 5x5,7x7,9x9] [--games 50] [--seconds 0.5]
-                                [--simulations 10000] [--threads N] [--csv FILE]
+                                [--simulations 10000] [--threads N] [--seed 1000] [--csv FILE]
 
 dab takes ``--seconds`` a move (its hint's budget); MCTS is OpenSpiel's C++ MCTSBot with random
 rollouts (one per leaf), UCT constant 2 and ``--simulations`` simulations a move. dab moves
@@ -21,16 +21,20 @@ import dab.openspiel as dos
 
 
 class Timed(pyspiel.Bot):
-    """A bot with the seconds of each of its moves recorded."""
+    """A bot with the seconds of each of its moves recorded, and the positions where it took
+    over twice its budget (``slow``: (seconds, line string))."""
 
-    def __init__(self, bot):
+    def __init__(self, bot, budget=None):
         pyspiel.Bot.__init__(self)
-        self.bot, self.times = bot, []
+        self.bot, self.budget, self.times, self.slow = bot, budget, [], []
 
     def step(self, state):
         start = time.perf_counter()
         action = self.bot.step(state)
-        self.times.append(time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        self.times.append(seconds)
+        if self.budget is not None and seconds > 2 * self.budget:
+            self.slow.append((seconds, dos.lines_of(state)))
         return action
 
     def restart_at(self, state):
@@ -47,7 +51,7 @@ def mcts(game, simulations, seed):
 
 def play(game, seconds, simulations, threads, seed, dab_first):
     """One game: dab's margin (its boxes less MCTS's), its move times and MCTS's."""
-    ours = Timed(dos.DabBot(game, seconds=seconds, threads=threads))
+    ours = Timed(dos.DabBot(game, seconds=seconds, threads=threads), seconds)
     theirs = Timed(mcts(game, simulations, seed))
     bots = [ours, theirs] if dab_first else [theirs, ours]
     state = game.new_initial_state()
@@ -59,6 +63,8 @@ def play(game, seconds, simulations, threads, seed, dab_first):
                 b.inform_action(state, player, action)
         state.apply_action(action)
     margin = state.returns()[0 if dab_first else 1]
+    for seconds_taken, lines in ours.slow:
+        print(f"  dab took {seconds_taken:.2f} s at {lines}", flush=True)
     return margin, ours.times, theirs.times
 
 
@@ -69,6 +75,7 @@ def main():
     p.add_argument("--seconds", type=float, default=0.5)
     p.add_argument("--simulations", type=int, default=10000)
     p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--seed", type=int, default=1000, help="MCTS's seed in the first game (one more each game)")
     p.add_argument("--csv", default=None, help="also write one row a game here")
     args = p.parse_args()
     rows = []
@@ -77,7 +84,7 @@ def main():
         game = pyspiel.load_game(f"dots_and_boxes(num_rows={r},num_cols={c},utility_margin=true)")
         wins, margins, ours, theirs = 0, [], [], []
         for g in range(args.games):
-            margin, t_ours, t_theirs = play(game, args.seconds, args.simulations, args.threads, 1000 + g, g % 2 == 0)
+            margin, t_ours, t_theirs = play(game, args.seconds, args.simulations, args.threads, args.seed + g, g % 2 == 0)
             wins += margin > 0
             margins.append(margin)
             ours += t_ours

@@ -55,7 +55,11 @@ LINES_3X3 = "110110011" "000" + "1010" "0110" "0000"
     [
         (lambda: dab.solve("2x2"), ["solve", "2x2"]),
         (lambda: dab.solve("3x3", LINES_3X3), ["solve", "3x3", "--lines", LINES_3X3]),
-        (lambda: dab.solve("3x3", LINES_3X3, engine="search"), ["solve", "3x3", "--lines", LINES_3X3, "--engine", "search"]),
+        # One thread: a parallel search's count of positions varies from run to run.
+        (
+            lambda: dab.solve("3x3", LINES_3X3, engine="search", threads=1),
+            ["solve", "3x3", "--lines", LINES_3X3, "--engine", "search", "--threads", "1"],
+        ),
         (lambda: dab.solve("2x3", penalty=2), ["solve", "2x3", "--penalty", "2"]),
         (lambda: dab.hint("3x3", LINES_3X3), ["hint", "3x3", "--lines", LINES_3X3, "--seconds", "1"]),
         (lambda: dab.hint("2x2", penalty=1), ["hint", "2x2", "--penalty", "1", "--seconds", "1"]),
@@ -177,3 +181,15 @@ def test_ctrl_c_stops_a_long_solve():
     assert time.monotonic() - start < 5
     # The interpreter and the extension go on.
     assert dab.solve("2x2")["value"] == 2
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals reach the main thread")
+def test_ctrl_c_stops_a_review_between_positions():
+    # 60 positions of up to a second each: a minute, were it not stopped.
+    moves = list(range(60))
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        dab.review("5x5", moves, seconds=1.0, threads=1)
+    assert time.monotonic() - start < 5
