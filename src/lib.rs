@@ -32,6 +32,8 @@
 //! - [`scale`]: a position run at several thread counts, measured against predicted speedup.
 //! - [`serve`]: the web analysis board: the page and its JSON API.
 //! - [`bench`]: the rows of `dab bench`'s suites.
+//! - `python` (Cargo feature `python`): the Python extension, one function per command that
+//!   answers a position.
 //!
 //! The value of a position is the best net number of future boxes for the player to move:
 //!
@@ -59,6 +61,8 @@ pub mod pipeline;
 pub mod scale;
 pub mod serve;
 pub mod bench;
+#[cfg(feature = "python")]
+pub mod python;
 
 /// The unit tests allocate as the binary does (`main.rs` installs the same allocator).
 #[cfg(test)]

@@ -123,6 +123,11 @@ pub fn review(
     let positions = positions(record);
     let mut advice = Vec::with_capacity(positions.len());
     for (i, &pos) in positions.iter().enumerate() {
+        // A caller that no longer waits (Ctrl-C in Python) ends the review between positions:
+        // each is bounded by its budget, the whole game is not.
+        if ask.stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(super::QueryError::Search(super::search::SearchError::Stopped).into());
+        }
         progress(i, positions.len());
         advice.push(Ok(advise(pos, reader, ask, seconds)?));
     }
@@ -430,6 +435,26 @@ mod tests {
     fn numbers_are_written_as_runs() {
         assert_eq!(ranges(&[1, 2, 3, 5, 7, 8]), "1-3, 5, 7-8");
         assert_eq!(ranges(&[]), "");
+    }
+
+    #[test]
+    fn a_review_asked_to_stop_ends_before_its_next_position() {
+        let start = Position::empty("3x3".parse().unwrap());
+        let record = Record::parse(start, "0 1 2 3 4 5").unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let ask = Asking { stop: Some(&stop), ..Asking::new(super::super::Answerer::Auto, 1) };
+        let seen = std::cell::Cell::new(0);
+        let progress = |i: usize, _: usize| {
+            seen.set(i + 1);
+            if i == 2 {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        };
+        let Err(e) = review(&record, None, ask, 0.05, &progress) else { panic!("the review did not stop") };
+        assert!(e.to_string().contains("stopped"), "{e}");
+        assert_eq!(seen.get(), 3);
+        stop.store(false, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(review(&record, None, ask, 0.05, &|_, _| {}).unwrap().moves.len(), 6);
     }
 
     #[test]

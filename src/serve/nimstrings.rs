@@ -72,7 +72,7 @@ impl Nimstrings {
         let (tx, rx) = oneshot::channel();
         let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
         let spawned = std::thread::Builder::new().name("dab-nimstring".into()).spawn(move || {
-            let answer = nimstring_until(pos, Some(left), Some(stop));
+            let answer = nimstring_until(pos, Some(left), Some(&stop));
             drop(permit);
             let _ = tx.send(answer);
         });

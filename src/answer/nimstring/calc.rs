@@ -13,15 +13,14 @@
 //! a closed loop (nimber 0: every move in it is loony).
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
 use rustc_hash::FxBuildHasher;
 
 use super::net::{GROUND, Net};
 
-/// The valuing did not end before its deadline.
+/// The valuing did not end before its deadline, or was stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfTime;
 
@@ -30,7 +29,7 @@ pub struct OutOfTime;
 const MAX_STATES: usize = 1 << 23;
 
 /// The calculator's memory of shapes valued, shared by every region and move of an analysis.
-pub struct Calculator {
+pub struct Calculator<'s> {
     memo: HashMap<Box<[u8]>, u8, FxBuildHasher>,
     /// Nimbers of settled states (a part, or parts together) by (net number, state): nine
     /// in ten of the states met are met again (a pair of cuts made in either order), and
@@ -39,31 +38,32 @@ pub struct Calculator {
     /// [`MAX_STATES`], lower in a test of the forgetting.
     max_states: usize,
     deadline: Option<Instant>,
+    /// Set by another thread to stop the valuing as if its deadline had passed (a caller that
+    /// no longer waits: Ctrl-C in Python).
+    stop: Option<&'s AtomicBool>,
     /// Seconds from its making to the deadline (0 without one), for the error that names them.
     budget: f64,
-    /// Set by another thread to stop the valuing (a server's request that was dropped).
-    stop: Option<Arc<AtomicBool>>,
     ticks: u32,
 }
 
-impl Calculator {
+impl<'s> Calculator<'s> {
     /// A calculator that gives up at `deadline` (never, without one).
-    pub fn new(deadline: Option<Instant>) -> Calculator {
+    pub fn new(deadline: Option<Instant>) -> Calculator<'s> {
         let budget = deadline.map_or(0.0, |d| d.saturating_duration_since(Instant::now()).as_secs_f64());
         Calculator {
             memo: HashMap::default(),
             states: HashMap::default(),
             max_states: MAX_STATES,
             deadline,
-            budget,
             stop: None,
+            budget,
             ticks: 0,
         }
     }
 
-    /// The same calculator, giving up too once `stop` is set.
-    pub fn with_stop(self, stop: Arc<AtomicBool>) -> Calculator {
-        Calculator { stop: Some(stop), ..self }
+    /// The same calculator, giving up also once `stop` is set.
+    pub fn stopped_by(self, stop: Option<&'s AtomicBool>) -> Calculator<'s> {
+        Calculator { stop, ..self }
     }
 
     /// Seconds it was given (0: no limit).
@@ -143,8 +143,7 @@ impl Calculator {
     fn tick(&mut self) -> Result<(), OutOfTime> {
         self.ticks = self.ticks.wrapping_add(1);
         if self.ticks.is_multiple_of(256)
-            && (self.deadline.is_some_and(|d| Instant::now() >= d)
-                || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)))
+            && (self.deadline.is_some_and(|d| Instant::now() >= d) || self.stop.is_some_and(|s| s.load(Relaxed)))
         {
             return Err(OutOfTime);
         }

@@ -9,8 +9,6 @@ mod calc;
 mod net;
 mod twin;
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use serde::{Serialize, Serializer};
@@ -234,18 +232,16 @@ pub fn nimstring(pos: Position, seconds: Option<f64>) -> Result<NimAnswer, Nimst
     nimstring_until(pos, seconds, None)
 }
 
-/// [`nimstring`], giving up too (out of time) once `stop` is set by another thread.
+/// [`nimstring`], giving up also once `stop` is set (by another thread), with the error of a
+/// budget spent.
 pub fn nimstring_until(
     pos: Position,
     seconds: Option<f64>,
-    stop: Option<Arc<AtomicBool>>,
+    stop: Option<&std::sync::atomic::AtomicBool>,
 ) -> Result<NimAnswer, NimstringError> {
     let start = Instant::now();
     let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s.min(1e9)));
-    let mut calc = Calculator::new(deadline);
-    if let Some(stop) = stop {
-        calc = calc.with_stop(stop);
-    }
+    let mut calc = Calculator::new(deadline).stopped_by(stop);
     let late = |calc: &Calculator| NimstringError::OutOfTime { seconds: calc.budget(), shapes: calc.shapes() };
     let regions = Regions::of(pos, &mut calc)?;
     let mut moves = Vec::new();
