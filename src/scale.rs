@@ -90,7 +90,7 @@ struct Planned {
 /// carried here by), every run is predicted as `dab run` predicts it, from a probe taken just
 /// before it: the plan's job costs scaled by that probe over the plan's, since on a shared
 /// machine the probe behind the plans can be minutes old by the last run (measured in
-/// docs/prediction-history.md, "A probe before each run"). A row's prediction is the median of its runs' predictions, as
+/// docs/notes/prediction-history.md, "A probe before each run"). A row's prediction is the median of its runs' predictions, as
 /// its time is the median of theirs. `report` gets a line per plan and per run, and a note
 /// where the speedups are over the one-thread prediction because one thread is not in the list.
 pub fn scale(

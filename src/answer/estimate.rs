@@ -7,7 +7,7 @@
 //! zeroing its table. A store's book and the endgame theorems answer at once where they apply,
 //! so they are tried first. The fit's searches are recorded in
 //! `tests/data/search/search-fit.csv` (a test checks the constants are their fit); the
-//! measurements behind the table's size are in docs/search-notes.md.
+//! measurements behind the table's size are in docs/notes/search-notes.md.
 //!
 //! The walk for who must make the next loony move, which an answer takes after its engine, is
 //! priced too ([`walk_budget`]): a time a position, scaled to the cost model's machine like the
@@ -44,7 +44,7 @@ pub(crate) const SEARCH_MARGIN: f64 = 1.5;
 
 /// The search's speed-up on `threads` threads over one, at 1, 2, 4, 8 and 16 threads: the
 /// median of four 5x5 positions of 40 and 44 undrawn lines on a 16-core machine (each between
-/// 0.7x and 1.6x of it; docs/search-notes.md, "Sixteen threads again"), with two threads at
+/// 0.7x and 1.6x of it; docs/notes/search-notes.md, "Sixteen threads again"), with two threads at
 /// what this project's 2-core machine gives (1.8-2.0x).
 const SEARCH_SPEEDUP: [f64; 5] = [1.0, 1.8, 2.5, 3.75, 6.3];
 
@@ -70,7 +70,7 @@ const MIN_DEFAULT_TABLE: u64 = 4 << 20;
 /// and probes missing the processor's caches and page tables). An eighth of an entry when the
 /// search visited the fit's count; it now visits a fifth to a quarter of it: a 5x5 position of
 /// 44 undrawn lines searched 93 M positions with a 512 MiB table and 94 M with 4 GiB, in 12.8 s
-/// against 17.6 s (docs/search-notes.md). A 64th since the loony-endgame leaf (2026-11-28): the
+/// against 17.6 s (docs/notes/search-notes.md). A 64th since the loony-endgame leaf (2026-11-28): the
 /// three 5x5 positions of 44 undrawn lines and the empty 4x4 visited as many positions with half
 /// the tables a 32nd gave, and a fresh table's first touch costs 2.5 s of system time a GiB on a
 /// virtual machine whose host takes free memory back ("The table's size, again"). A 128th since
@@ -97,7 +97,7 @@ const LARGE_SEARCH_POSITIONS: f64 = 1e8;
 /// (`tests/data/search/5x5-44.csv`), 26 to 34 safe lines, fitted at 109 M to 1.5 G positions,
 /// searched 31 M to 209 M (value only), and the three the fit put lowest among the largest
 /// searches got 64 MiB and took 1.2-1.4x as long as with 128 MiB (1.3-1.7x against 256 MiB),
-/// where a table twice too large costs a few percent (docs/search-notes.md, "The table of a
+/// where a table twice too large costs a few percent (docs/notes/search-notes.md, "The table of a
 /// large search").
 const LARGE_SEARCH_TABLE: u64 = 128 << 20;
 
@@ -219,7 +219,7 @@ fn machine_scale(model: &CostModel) -> f64 {
 
 /// Seconds a slow twin takes on a position of `undrawn` lines on the built-in model's machine
 /// (None for the other engines): the minimax twin about 2.64x a line from 0.69 s on 17, the
-/// dense twin 2x a line from 93 s on 31 (docs/search-notes.md).
+/// dense twin 2x a line from 93 s on 31 (docs/notes/search-notes.md).
 pub fn twin_seconds(engine: super::Engine, undrawn: usize) -> Option<f64> {
     let n = undrawn as i32;
     match engine {

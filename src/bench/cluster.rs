@@ -1,6 +1,6 @@
 //! The cluster suite: how long planning a board for a cluster takes (every candidate
 //! simulated at a node's threads, then packed into tasks for the node count) and what it plans,
-//! on the cluster the README's "4x5 on a cluster" describes.
+//! on the cluster docs/guide/clusters.md's "4x5 on a cluster" describes.
 
 use std::time::Instant;
 

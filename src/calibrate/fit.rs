@@ -26,7 +26,7 @@ struct Normal {
 /// How far each case's weight is evened out: a case counts as its total time to the power
 /// 1 - CASE_BALANCE. At 0 the longest cases set the model and the shorter boards' jobs come
 /// out dearer than they ran; at 1 the long cases' sums drift; half-way keeps both close (the
-/// measurements are in `docs/cost-model-history.md`).
+/// measurements are in `docs/notes/cost-model-history.md`).
 const CASE_BALANCE: f64 = 0.5;
 
 impl Normal {

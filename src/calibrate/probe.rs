@@ -284,7 +284,7 @@ pub fn probe_model(model: &CostModel) -> Probed {
 /// while nothing else runs there. Its pace is the median of the paces its calibration read over
 /// minutes; one moment's reading is the pace of whichever core the probe ran on, and this
 /// project's shared machine runs its cores up to 1.5x apart, trading places within seconds,
-/// while whole runs of 3x5 vary by under a tenth (docs/cost-model-history.md). Where others
+/// while whole runs of 3x5 vary by under a tenth (docs/notes/cost-model-history.md). Where others
 /// take a share of the machine, the probe reads what they leave, and carries the model.
 pub fn keeps_model_pace(same_machine: bool, steady: &SteadyProbe) -> bool {
     same_machine && !steady.load.busy()

@@ -128,7 +128,7 @@ impl std::str::FromStr for Case {
 /// so that a case does not change with the default grouping), and twelve jobs each of the 3x5
 /// solve in three groups and in two and of the 4x4 solve in three, timed alone, for the wide
 /// rows, turned moves and gigabyte levels that no whole solve of seconds has (what they
-/// changed: `docs/cost-model-history.md`).
+/// changed: `docs/notes/cost-model-history.md`).
 pub const DEFAULT_CASES: &str = "3x3/2,2x5/3,2x5/2,3x4/2,3x4/3,3x4/4,3x5@32/3,3x5@32/2,3x5/3~12,3x5/2~12,4x4/3~12";
 /// The default board left out of the fit, to test the model on.
 pub const DEFAULT_HOLDOUT: &str = "2x6";

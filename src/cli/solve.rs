@@ -39,7 +39,7 @@ pub struct SolveArgs {
     pub leaf_lines: u8,
     /// With --engine search: positions keyed in the table by their exact canonical state, not by
     /// their strings-and-coins graph (the default where no symmetry fixes the root: fewer
-    /// positions, but a 64-bit hash; docs/search-notes.md).
+    /// positions, but a 64-bit hash; docs/notes/search-notes.md).
     #[arg(long)]
     pub state_keys: bool,
     /// Kernel path of the partitioned solver: the row path, or its scalar twin (benchmarks).

@@ -18,7 +18,7 @@ const ROW: f64 = 1024.0;
 /// Successor partitions each position's partition reads, assumed.
 const READS: f64 = 3.0;
 /// Gathered lanes per inner move, for a model of the kernel with byte gathers: a step of 64
-/// lanes holds about 32 moves (docs/kernel-profile.md, "Byte gathers over wide rows").
+/// lanes holds about 32 moves (docs/notes/kernel-profile.md, "Byte gathers over wide rows").
 const GATHERED_PER_MOVE: f64 = 2.0;
 
 /// A whole solve's size and its time on some threads, about.

@@ -5,7 +5,7 @@
 //! for another board, an older format, missing or overlapping jobs are refused before anything
 //! runs. Loading checks the fields themselves: every field present (`null` where a value may be
 //! absent) but the few whose default reads an older plan as it was made (the fields a format
-//! gained and the names it had: docs/plan-format-history.md), counts at least 1, seconds finite
+//! gained and the names it had: docs/notes/plan-format-history.md), counts at least 1, seconds finite
 //! and >= 0, contention factors finite and > 0. A two-level plan adds the cluster it was packed for and its tasks (which
 //! jobs run together on one node), checked against its jobs before any runs.
 
@@ -84,7 +84,7 @@ pub struct PredictedRange {
 
 impl PredictedRange {
     /// The range of the model alone on a quiet machine: how far whole runs of the boards it
-    /// was fitted on fell from their predictions (docs/prediction-history.md).
+    /// was fitted on fell from their predictions (docs/notes/prediction-history.md).
     pub const MODEL: PredictedRange = PredictedRange { below: 0.12, above: 0.12 };
 
     /// The range around `seconds`: (fastest, slowest).

@@ -14,7 +14,7 @@ use super::ReadyPlan;
 use super::tasks::Task;
 
 /// Lines of the partitions a cluster run keeps by default (`dab plan --nodes` without
-/// `--keep-lines`): the same book the README's local runs keep.
+/// `--keep-lines`): the same book the local runs of docs/guide/stores.md keep.
 pub const DEFAULT_BOOK_LINES: usize = 15;
 
 /// The files of a two-level plan as its tasks use them.

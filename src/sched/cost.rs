@@ -15,7 +15,7 @@ use crate::solver::Simd;
 
 /// The version of the model file this dab reads: it changes whenever the terms or the fields
 /// do, since a model fitted without a term cannot price it (the versions and why each came are
-/// in `docs/cost-model-history.md`).
+/// in `docs/notes/cost-model-history.md`).
 pub const MODEL_FORMAT: u32 = 8;
 
 /// Most bytes of a cost model file: a model is a few dozen numbers, about a kilobyte.
@@ -535,7 +535,7 @@ impl CostModel {
     /// probe's thread count by the change in the probe's own contention, or carried to the
     /// probe's factor at another thread count. A probe of another workload, or with times not
     /// finite and > 0, or with no threads, changes nothing (scale 1). Why each rule:
-    /// docs/cost-model-history.md ("Carrying a model").
+    /// docs/notes/cost-model-history.md ("Carrying a model").
     pub fn probed(&self, now: &Probe, same_machine: bool) -> Probed {
         let sound = |t: f64| t.is_finite() && t > 0.0;
         let usable = now.threads > 0 && sound(now.one_thread_seconds) && sound(now.all_threads_seconds);

@@ -5,7 +5,7 @@
 //! (every lane of the row through a rank map, whose successors lie anywhere) go eight a
 //! `vpgatherdd`, a 32-bit load at each successor's byte with its low byte kept. Then the
 //! offer and the max on byte lanes. One lane at a time, these moves were half of a solve's
-//! time on AVX2, and the chunks' gathers still nearly half (docs/kernel-profile.md).
+//! time on AVX2, and the chunks' gathers still nearly half (docs/notes/kernel-profile.md).
 //!
 //! A window or a gather reads past a successor's slot, so the successor row's copy holds
 //! [`PAD`] slots past every `u16` index. The one-lane loops in `runs.rs` and `kernel.rs` are

@@ -16,7 +16,7 @@
 //! The kernel asks [`vbmi`] once, when it is built; the runs and the `u16` gathers in
 //! `kernel.rs` are the portable path, and [`ByteIndex::relax_portable`] the twin a test
 //! compares this one with. Its `unsafe` blocks, each with its `SAFETY` note, are here because a
-//! benchmark showed they pay (docs/kernel-profile.md has the figures).
+//! benchmark showed they pay (docs/notes/kernel-profile.md has the figures).
 
 use super::simd::Simd;
 use crate::game::Value;

@@ -14,7 +14,7 @@ use super::dwords::{CHUNK, Chunk, NO_MOVE, PAD, WINDOW, lane, unlane};
 use super::gather::offer;
 
 /// Shortest run worth a pass of its own; shorter ones go to the lanes. Measured on 3x4 and 2x6
-/// in two groups (inner rows of up to 6435 values; docs/kernel-profile.md): 4 and 8 within
+/// in two groups (inner rows of up to 6435 values; docs/notes/kernel-profile.md): 4 and 8 within
 /// noise of each other, 2 and 12 or more slower.
 const MIN_RUN: usize = 8;
 

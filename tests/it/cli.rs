@@ -61,7 +61,7 @@ fn solve_json_counts_the_bytes_the_partition_listing_says_a_solve_moves() {
 
 #[test]
 fn both_position_formats_give_the_same_answer() {
-    let art = "# the README's example\n+-+ +\n|   |\n+ +-+\n";
+    let art = "# the example of docs/guide/formats.md\n+-+ +\n|   |\n+ +-+\n";
     let a = json(&["solve", "--position", "-", "--json"], Some(art));
     let b = json(&["solve", "1x2", "--lines", "1001101", "--json"], None);
     assert_eq!(a["value"], -2);

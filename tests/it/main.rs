@@ -22,6 +22,7 @@ mod cli_run;
 mod cli_sim;
 mod cli_ux;
 mod cluster;
+mod doc_links;
 mod endgame;
 mod exec;
 mod graph;

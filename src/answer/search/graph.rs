@@ -19,7 +19,7 @@
 //! capturable), it keeps every line's path ([`Arms`]), found from those of the node above that
 //! kept them, so that a child's key is a few codes summed rather than two or three walks.
 //! On by default: on 5x5 positions of 44 undrawn lines it visits 1.4-1.9x fewer positions in
-//! 1.0-1.4x less time (docs/search-notes.md, ninth session).
+//! 1.0-1.4x less time (docs/notes/search-notes.md, ninth session).
 
 use super::rules::{LOOP_HAND_BACK, NO_BOX, Opening, Rules, Structure, two_bits};
 

@@ -116,7 +116,7 @@ pub struct SearchOptions<'p> {
     pub theorems: bool,
     /// Positions of at most this many undrawn lines (at most [`MAX_LEAF_LINES`]) are valued
     /// by a retrograde pass over their subsets instead of searched. 0 by default: the table
-    /// already makes the last plies cheap (docs/search-notes.md).
+    /// already makes the last plies cheap (docs/notes/search-notes.md).
     pub leaf_lines: usize,
     /// Positions of at least this many undrawn lines look their children up in the table
     /// before searching any (enhanced transposition cutoffs); [`ETC_LINES`] by default, 0 at
@@ -131,7 +131,7 @@ pub struct SearchOptions<'p> {
     /// symmetry fixes the root (positions whose boxes of two undrawn sides run other routes
     /// share an entry; `graph.rs`), rather than by their canonical state. On by default: 5x5
     /// positions of 44 undrawn lines visit 1.4-1.9x fewer positions, in 1.0-1.4x less time
-    /// (docs/search-notes.md). The key is a 64-bit hash, so two positions may share an entry
+    /// (docs/notes/search-notes.md). The key is a 64-bit hash, so two positions may share an entry
     /// (about one false hit in 2,000 searches of 1e8 positions, against none by the state);
     /// off for exact keys.
     pub graph_keys: bool,
@@ -284,14 +284,14 @@ pub const ETC_LINES: u32 = 24;
 /// Fewest undrawn lines at which a node with nothing capturable keeps its paths
 /// (`graph::Arms`, found from those of the node above that kept them) so that its children's
 /// graph keys are a few codes summed rather than walks, and its lines' openings read rather
-/// than walked: 20 measured a little faster than 24 and no slower than 16 (docs/search-notes.md).
+/// than walked: 20 measured a little faster than 24 and no slower than 16 (docs/notes/search-notes.md).
 pub const ARMS_LINES: u32 = 20;
 
 /// Fewest undrawn lines at which the threads mark the positions they search and put off moves
 /// to those another thread searches (`SearchOptions::busy_lines`): on the fifteen 5x5 games of
 /// 44 undrawn lines, 36 to 42 alike (game 5 5.3-5.6 s on 2 threads, against 6.0 s without the
 /// marks, 6.5-6.7 s from 24, 7.7 s from 44, the root alone), and 34 to 40 again once two
-/// threads shared one root test (42: game 5 5.4-7.2 s against 4.8-5.0 s), docs/search-notes.md.
+/// threads shared one root test (42: game 5 5.4-7.2 s against 4.8-5.0 s), docs/notes/search-notes.md.
 pub const BUSY_LINES: u32 = 38;
 
 /// Nodes a thread counts before adding them to the shared counters the progress reads.

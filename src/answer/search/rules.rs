@@ -395,7 +395,7 @@ impl Rules {
                     Some((5, None))
                 }
                 // A chain of one or two handed out before longer openings: 5-14 % fewer
-                // positions on 3x4, 4x4 and 5x5 (docs/search-notes.md).
+                // positions on 3x4, 4x4 and 5x5 (docs/notes/search-notes.md).
                 Opening::Class(st) if st.keep == NO_LINE || st.keep as usize == i => {
                     *skip |= st.lines & !(1u64 << i);
                     Some((if st.hand_back == 0 { 3 } else { 4 }, Some(st)))

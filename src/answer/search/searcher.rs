@@ -17,7 +17,7 @@ pub(super) const BUSY_BITS: u32 = 12;
 /// below by the busy marks); with more, two tests at once. A second test beside the first
 /// searches on a table the first has not filled: on game 5 of `5x5-44.csv` (2 threads), "at
 /// least 3" took 11.0 M positions beside "at least 1" and 1.7 M after it, and one test at a
-/// time took the fifteen games' median from 5.26-5.37 s to 4.91-4.92 s (docs/search-notes.md).
+/// time took the fifteen games' median from 5.26-5.37 s to 4.91-4.92 s (docs/notes/search-notes.md).
 /// Sixteen threads were measured with two tests (6.3x one thread's speed), not with one.
 pub(super) const ONE_TEST_THREADS: usize = 2;
 
@@ -777,7 +777,7 @@ impl<K: Keys> Searcher<'_, K> {
             return top;
         }
         // One search of Q in (lo, hi), where two null-window tests (v(Q) < hi, then v(Q) > lo)
-        // searched 8-10 % more positions (docs/search-notes.md). Its fail-soft result settles
+        // searched 8-10 % more positions (docs/notes/search-notes.md). Its fail-soft result settles
         // the worth: at or below lo an upper bound on v(Q), so v(Q) + h - k (at most alpha)
         // bounds the worth from above; at or above hi a lower bound, so -k - v(Q) (at most
         // alpha) does; between them v(Q) itself, and the worth exactly.

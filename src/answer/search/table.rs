@@ -27,7 +27,7 @@ const CHECK_BITS: u32 = 64 - DATA_BITS;
 /// The transposition table: buckets of [`WAYS`] one-word entries, two buckets to a cache line,
 /// written and read without locks (a word is written whole, so no reader sees half an entry).
 /// (Eight entries to a bucket, a whole line, cost 5 % more instructions a position for no
-/// fewer positions: `docs/search-notes.md`.)
+/// fewer positions: `docs/notes/search-notes.md`.)
 ///
 /// A state of `key_bits` bits is hashed by a bijection of those bits (a multiplication by an
 /// odd constant modulo 2^key_bits); the hash's top bits pick the bucket, and the entry keeps its
@@ -207,7 +207,7 @@ impl Table {
             let b = self.slot(key).0;
             // SAFETY: a prefetch is a hint: it reads nothing the program sees and never faults,
             // whatever the address; SSE, which has it, is in the x86-64 baseline. A plain load
-            // in its place searched 5x5 positions 1.1-1.3x slower (docs/search-notes.md).
+            // in its place searched 5x5 positions 1.1-1.3x slower (docs/notes/search-notes.md).
             unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(b.as_ptr().cast::<i8>()) };
         }
     }

@@ -572,7 +572,7 @@ fn solve(args: BenchArgs) -> CliResult {
     let output = args.output.clone().unwrap_or_else(|| super::runs_path("bench.csv"));
     let cases = args.cases.iter().map(|c| Case::parse(c)).collect::<Result<Vec<_>, _>>()?;
     if args.cases.iter().any(|c| c == "chains-3x8") {
-        // Its dense twin alone takes minutes (docs/cost-model-history.md has the figures).
+        // Its dense twin alone takes minutes (docs/notes/cost-model-history.md has the figures).
         crate::cli::note!(
             "note: the solve suite takes about 6 minutes on a 2-core machine (the 32-line case's dense twin 3)"
         );
