@@ -577,19 +577,7 @@ const KNOWN_CIRCLES: &[&str] = &[
 /// The circles of imports between the files (and subfolders) of each folder of the library,
 /// each as `folder: a, b, c` (its members sorted).
 fn folder_circles(src: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = library_files(src);
     let folders: Vec<Vec<String>> = files
         .iter()
         .filter(|f| f.file_name().is_some_and(|n| n == "mod.rs"))
